@@ -1,0 +1,1 @@
+//! The runtime banked device allocator (tt-metal style). See `../shared/seeds/004_*`.

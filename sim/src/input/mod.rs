@@ -1,0 +1,1 @@
+//! Input formats: program JSON and minimalloc CSV.
