@@ -1,6 +1,55 @@
-//! dramalloc-core: a heap-free DRAM planner and banked device allocator.
+//! dramalloc-core: a heap-free (`no_std`, no `alloc`) DRAM planner and banked device
+//! allocator.
+//!
+//! The planner follows the AWS Neuron compiler's `DRAM_Allocator` as described in the seed
+//! "The DRAM Allocator — Interval Tree and Shared-DRAM Partitioning": liveness intervals over
+//! a flat instruction index ([`liveness`]), a static balanced max-augmented interval tree in
+//! one array ([`interval_tree`]), the Briggs elimination order ([`simplify`]), first-fit
+//! placement with page-straddle avoidance ([`search`], [`select`]), the HWM floor, the CC
+//! region ([`cc_region`]) and metrics ([`metrics`]). All storage is lent by the caller
+//! ([`workspace`]).
+//!
+//! ```
+//! use dramalloc_core::{plan_buffers, Buffer, PlanConfig, CcSize, StaticWorkspace};
+//! // B01 of the planner cases: touching live ranges interfere.
+//! let bufs = [Buffer::new(0, 9, 4096), Buffer::new(3, 5, 8192), Buffer::new(5, 8, 8192)];
+//! let mut st: StaticWorkspace<3, 3, 0> = StaticWorkspace::new();
+//! let mut ws = st.workspace();
+//! let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), ..PlanConfig::default() };
+//! plan_buffers(&bufs, 4096, &cfg, &mut ws)?;
+//! let addr: Vec<u64> = ws.infos.iter().map(|i| i.address).collect();
+//! assert_eq!(addr, [0, 4096, 12288]);
+//! # Ok::<(), dramalloc_core::PlanError>(())
+//! ```
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod align;
 pub mod banked;
+pub mod buffers;
+pub mod cc_region;
+pub mod error;
+pub mod info;
+pub mod interference;
+pub mod interval_tree;
+pub mod liveness;
+pub mod lower_bound;
+pub mod metrics;
+pub mod order;
+pub mod planner;
+pub mod program;
+pub mod search;
+pub mod select;
+pub mod simplify;
+pub mod strategy;
+pub mod workspace;
+
+pub use buffers::Buffer;
+pub use cc_region::CcSize;
+pub use error::{PlanError, Store};
+pub use info::Info;
+pub use metrics::Metrics;
+pub use planner::{plan_buffers, plan_function, Plan, PlanConfig, Status, DEFAULT_HBM_WINDOW};
+pub use strategy::Strategy;
+pub use workspace::{StaticWorkspace, Workspace};

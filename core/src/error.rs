@@ -1,0 +1,276 @@
+//! The planner's typed error.
+//!
+//! Every variant carries the culprit: the location (tensor) index, the instruction index, the
+//! sizes in bytes or the capacity that ran out. The seed's assertions (`dram_build.cpp:61/81/93`,
+//! `interval_tree.cpp:63`, `dram_select.cpp:70`) are errors here, not aborts.
+
+use core::fmt;
+
+/// Which fixed-capacity store ran out (see [`PlanError::Capacity`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Store {
+    /// Interval-tree nodes (one per liveness interval).
+    Nodes,
+    /// Info records (one per candidate location).
+    Infos,
+    /// Per-location scratch (reaching defs, keys, stamps) of the liveness pass.
+    Locations,
+    /// The elimination order / heap / neighbour buffers (one slot per candidate).
+    Order,
+    /// Occupied byte ranges gathered for one `search` call.
+    Occupied,
+    /// Shared-tensor tables of the multi-core passes.
+    Shared,
+    /// Anti-dependency edge list.
+    Edges,
+    /// Modules (cores) of a multi-core program.
+    Modules,
+}
+
+/// Errors of the DRAM planner.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum PlanError {
+    /// A fixed-capacity store is full: `needed` entries were required, `capacity` exist.
+    Capacity {
+        /// Which store.
+        store: Store,
+        /// Entries required (at least; counting stopped at the first that did not fit).
+        needed: usize,
+        /// Entries available.
+        capacity: usize,
+    },
+    /// A location has size 0 bytes.
+    ZeroSize {
+        /// Location index.
+        location: u32,
+    },
+    /// `bytes` rounded up to the alignment, or `address + bytes`, overflows `u64`.
+    SizeOverflow {
+        /// Location index.
+        location: u32,
+        /// The byte size (or element count × element size that overflowed: `u64::MAX`).
+        bytes: u64,
+    },
+    /// A liveness interval with `use < def` (closed interval `[def, use]`).
+    BadInterval {
+        /// Location (buffer) index.
+        location: u32,
+        /// Def flat instruction index.
+        def: u32,
+        /// Use flat instruction index.
+        last_use: u32,
+    },
+    /// A candidate location is read by an instruction before any instruction defines it
+    /// (seed "The Interval-Tree Liveness Model", assertion `dram_build.cpp:81`).
+    UseBeforeDef {
+        /// Location index.
+        location: u32,
+        /// Flat index of the reading instruction.
+        instruction: u32,
+    },
+    /// An operand names a location index that does not exist.
+    UnknownLocation {
+        /// Flat index of the instruction.
+        instruction: u32,
+        /// The bad location index.
+        location: u32,
+    },
+    /// An instruction's operand run `[first, first + count)` lies outside the operand array.
+    OperandRange {
+        /// Flat index of the instruction.
+        instruction: u32,
+        /// First operand index.
+        first: u32,
+        /// Operand count.
+        count: u32,
+    },
+    /// A candidate location has neither a liveness interval nor a fixed address
+    /// (assertion `dram_build.cpp:61`): it is never defined, read or pinned.
+    NoInterval {
+        /// Location index.
+        location: u32,
+    },
+    /// A pre-placed (input/output/weight) DRAM location has no address.
+    UnplacedPreplaced {
+        /// Location index.
+        location: u32,
+    },
+    /// A fixed (pinned) address is not a multiple of the alignment.
+    MisalignedFixed {
+        /// Location index.
+        location: u32,
+        /// The address, bytes.
+        address: u64,
+        /// Required alignment, bytes.
+        align: u64,
+    },
+    /// Two pinned locations interfere (their liveness overlaps) and their byte ranges overlap.
+    PinnedOverlap {
+        /// First location index.
+        a: u32,
+        /// Second location index.
+        b: u32,
+    },
+    /// A location cannot be placed: first-fit would need the region to extend to `needed`
+    /// bytes but only `available` exist (B13). `largest_gap` is the largest free gap seen
+    /// below the ceiling among the location's interfering neighbours.
+    DoesNotFit {
+        /// Location index.
+        location: u32,
+        /// Aligned size, bytes.
+        size: u64,
+        /// End address first-fit would need, bytes.
+        needed: u64,
+        /// Region ceiling (window minus CC region, or the window), bytes.
+        available: u64,
+        /// Largest free gap found below the ceiling, bytes.
+        largest_gap: u64,
+    },
+    /// A pinned or pre-placed location ends past the window.
+    OutsideWindow {
+        /// Location index.
+        location: u32,
+        /// End address (exclusive), bytes.
+        end: u64,
+        /// Window size, bytes.
+        window: u64,
+    },
+    /// The CC region (in bytes) is larger than the window.
+    CcRegionTooLarge {
+        /// CC region size, bytes.
+        cc_bytes: u64,
+        /// Window size, bytes.
+        window: u64,
+    },
+    /// A tree query named a node index out of range (assertion `interval_tree.cpp:63`).
+    NodeIndex {
+        /// The index.
+        index: u32,
+        /// Number of nodes.
+        len: u32,
+    },
+    /// After select a node is still unallocated (assertion `dram_select.cpp:70`).
+    Unallocated {
+        /// Location index.
+        location: u32,
+    },
+    /// A shared location on core `core` has no remote-local target, or its target
+    /// (`target_core`, `target_location`) does not exist.
+    MissingTwin {
+        /// Core of the location being synchronised.
+        core: u32,
+        /// Its location index.
+        location: u32,
+        /// The target core named.
+        target_core: u32,
+        /// The target location index named (`u32::MAX` when no target is set).
+        target_location: u32,
+    },
+    /// Twins of one shared tensor have different sizes.
+    TwinSizeMismatch {
+        /// Core of the location being synchronised.
+        core: u32,
+        /// Its location index.
+        location: u32,
+        /// Its size, bytes.
+        bytes: u64,
+        /// Target core.
+        target_core: u32,
+        /// Target location index.
+        target_location: u32,
+        /// Target size, bytes.
+        target_bytes: u64,
+    },
+    /// A core count of 0 or beyond the supported maximum.
+    BadCoreCount {
+        /// The count given.
+        cores: u32,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            PlanError::Capacity { store, needed, capacity } => write!(
+                f,
+                "fixed-capacity store {store:?} is full: {needed} entries needed, capacity {capacity}"
+            ),
+            PlanError::ZeroSize { location } => write!(f, "location {location} has size 0 bytes"),
+            PlanError::SizeOverflow { location, bytes } => write!(
+                f,
+                "location {location}: size {bytes} bytes overflows u64 when aligned or added to its address"
+            ),
+            PlanError::BadInterval { location, def, last_use } => write!(
+                f,
+                "location {location}: liveness interval [{def}, {last_use}] has use < def"
+            ),
+            PlanError::UseBeforeDef { location, instruction } => write!(
+                f,
+                "location {location} is read by instruction {instruction} before any instruction defines it"
+            ),
+            PlanError::UnknownLocation { instruction, location } => write!(
+                f,
+                "instruction {instruction} names unknown location {location}"
+            ),
+            PlanError::OperandRange { instruction, first, count } => write!(
+                f,
+                "instruction {instruction}: operand run [{first}, {first} + {count}) is out of range"
+            ),
+            PlanError::NoInterval { location } => write!(
+                f,
+                "candidate location {location} has no liveness interval and no fixed address"
+            ),
+            PlanError::UnplacedPreplaced { location } => write!(
+                f,
+                "pre-placed (input/output/weight) location {location} has no address"
+            ),
+            PlanError::MisalignedFixed { location, address, align } => write!(
+                f,
+                "location {location}: fixed address {address} is not a multiple of {align}"
+            ),
+            PlanError::PinnedOverlap { a, b } => write!(
+                f,
+                "pinned locations {a} and {b} interfere and their byte ranges overlap"
+            ),
+            PlanError::DoesNotFit { location, size, needed, available, largest_gap } => write!(
+                f,
+                "location {location} ({size} bytes) does not fit: {needed} bytes needed, {available} available (largest free gap {largest_gap} bytes)"
+            ),
+            PlanError::OutsideWindow { location, end, window } => write!(
+                f,
+                "location {location} ends at {end}, past the {window}-byte window"
+            ),
+            PlanError::CcRegionTooLarge { cc_bytes, window } => write!(
+                f,
+                "CC region of {cc_bytes} bytes does not fit in the {window}-byte window"
+            ),
+            PlanError::NodeIndex { index, len } => {
+                write!(f, "interval-tree node index {index} out of range (0..{len})")
+            }
+            PlanError::Unallocated { location } => {
+                write!(f, "location {location} is still unallocated after select")
+            }
+            PlanError::MissingTwin { core, location, target_core, target_location } => write!(
+                f,
+                "shared location {location} on core {core}: remote-local target (core {target_core}, location {target_location}) is missing"
+            ),
+            PlanError::TwinSizeMismatch {
+                core,
+                location,
+                bytes,
+                target_core,
+                target_location,
+                target_bytes,
+            } => write!(
+                f,
+                "shared location {location} on core {core} ({bytes} bytes) and its twin {target_location} on core {target_core} ({target_bytes} bytes) differ in size"
+            ),
+            PlanError::BadCoreCount { cores } => write!(f, "core count {cores} is not supported"),
+        }
+    }
+}
+
+impl core::error::Error for PlanError {}

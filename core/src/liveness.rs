@@ -1,0 +1,257 @@
+//! Flat numbering and liveness intervals (seed section "The Interval-Tree Liveness Model",
+//! `build_interval_tree` steps A, B and D).
+//!
+//! Instruction `i` of the function gets flat index `i` (unique and monotone; the seed numbers
+//! with a backward walk, only monotonicity matters). Every candidate location gets one closed
+//! interval `[def, use]` per def→use edge, each use paired with its reaching def; a def that
+//! is never read gets `[def, def]` (it is still written, so it interferes at its def). Within
+//! one instruction, uses are read before defs are written. A use with no reaching def is
+//! [`PlanError::UseBeforeDef`].
+
+use crate::align::{align_up, alignment_for};
+use crate::error::{PlanError, Store};
+use crate::info::Info;
+use crate::interval_tree::Node;
+use crate::program::{Access, Function};
+use crate::workspace::{LocScratch, Workspace};
+
+const NONE: u32 = u32::MAX;
+
+/// What the liveness pass found, besides the Info records and nodes it wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Built {
+    /// Candidate (Info) records written.
+    pub infos: u32,
+    /// Liveness intervals (tree nodes) written.
+    pub intervals: u32,
+    /// Seed HWM of the pre-placed DRAM locations: `max(addr + aligned - 1)`, `None` if none.
+    pub preplaced_hwm: Option<u64>,
+    /// Location index of the pre-placed location that sets `preplaced_hwm`.
+    pub preplaced_top: u32,
+    /// Bytes of pre-placed DRAM locations.
+    pub preplaced_bytes: u64,
+    /// Bytes of candidates without a fixed address (seed "spill").
+    pub spill_bytes: u64,
+    /// The same, each rounded up to the page (seed "aligned spill").
+    pub aligned_spill_bytes: u64,
+    /// Sum of the byte sizes of every operand of every collective instruction (each operand
+    /// occurrence counts), the input of the auto-sized CC region.
+    pub collective_bytes: u64,
+}
+
+/// Builds Info records and liveness intervals for `f` into `ws`.
+///
+/// Candidates are the DRAM spills, numbered in location order; a spill with an address is
+/// pinned there. Pre-placed DRAM locations (inputs, outputs, weights) must carry an address
+/// and set the HWM floor; they get no interval. Non-DRAM locations are ignored.
+///
+/// # Errors
+/// [`PlanError::ZeroSize`], [`PlanError::SizeOverflow`], [`PlanError::MisalignedFixed`],
+/// [`PlanError::UnplacedPreplaced`], [`PlanError::UnknownLocation`],
+/// [`PlanError::OperandRange`], [`PlanError::UseBeforeDef`], [`PlanError::NoInterval`], or
+/// [`PlanError::Capacity`] when the workspace is too small.
+pub fn build_from_function(f: &Function<'_>, ws: &mut Workspace<'_>) -> Result<Built, PlanError> {
+    let nloc = f.locations.len();
+    if nloc > ws.locations.len() {
+        return Err(PlanError::Capacity {
+            store: Store::Locations,
+            needed: nloc,
+            capacity: ws.locations.len(),
+        });
+    }
+    let cap = ws.info_capacity();
+    let mut b = Built::default();
+    let mut ninfo = 0usize;
+    for (l, loc) in f.locations.iter().enumerate() {
+        let li = l as u32;
+        ws.locations[l] = LocScratch { info: NONE, last_def: NONE, read: 0 };
+        if loc.memory != crate::program::MemoryType::Dram {
+            continue;
+        }
+        if loc.bytes == 0 {
+            return Err(PlanError::ZeroSize { location: li });
+        }
+        let align = alignment_for(loc.memory);
+        let aligned =
+            align_up(loc.bytes, align).ok_or(PlanError::SizeOverflow { location: li, bytes: loc.bytes })?;
+        if loc.is_preplaced() {
+            let addr = loc.address.ok_or(PlanError::UnplacedPreplaced { location: li })?;
+            let end = addr
+                .checked_add(aligned)
+                .ok_or(PlanError::SizeOverflow { location: li, bytes: loc.bytes })?;
+            if b.preplaced_hwm.is_none_or(|h| end - 1 > h) {
+                b.preplaced_hwm = Some(end - 1);
+                b.preplaced_top = li;
+            }
+            b.preplaced_bytes += loc.bytes;
+            continue;
+        }
+        if ninfo >= cap {
+            return Err(PlanError::Capacity { store: Store::Infos, needed: ninfo + 1, capacity: cap });
+        }
+        let mut info =
+            Info { aligned, bytes: loc.bytes, location: li, shared: loc.shared as u8, ..Info::default() };
+        if let Some(addr) = loc.address {
+            if addr % align != 0 {
+                return Err(PlanError::MisalignedFixed { location: li, address: addr, align });
+            }
+            addr.checked_add(aligned).ok_or(PlanError::SizeOverflow { location: li, bytes: loc.bytes })?;
+            info.address = addr;
+            info.pinned = 1;
+            info.allocated = 1;
+        } else {
+            b.spill_bytes += loc.bytes;
+            b.aligned_spill_bytes += aligned;
+        }
+        ws.infos[ninfo] = info;
+        ws.locations[l].info = ninfo as u32;
+        ninfo += 1;
+    }
+    b.infos = ninfo as u32;
+
+    let mut nodes = 0usize;
+    for i in 0..f.instructions.len() {
+        let ins = f.instructions[i];
+        let flat = i as u32;
+        let ops = f
+            .operands
+            .get(ins.first as usize..ins.first as usize + ins.count as usize)
+            .ok_or(PlanError::OperandRange { instruction: flat, first: ins.first, count: ins.count })?;
+        for op in ops {
+            if op.location as usize >= nloc {
+                return Err(PlanError::UnknownLocation { instruction: flat, location: op.location });
+            }
+            if ins.collective {
+                let loc = &f.locations[op.location as usize];
+                if loc.memory == crate::program::MemoryType::Dram {
+                    b.collective_bytes = b.collective_bytes.saturating_add(loc.bytes);
+                }
+                let info = ws.locations[op.location as usize].info;
+                if info != NONE {
+                    ws.infos[info as usize].collective = 1;
+                }
+            }
+        }
+        for op in ops.iter().filter(|o| o.access == Access::Use) {
+            let ls = ws.locations[op.location as usize];
+            if ls.info == NONE {
+                continue;
+            }
+            if ls.last_def == NONE {
+                return Err(PlanError::UseBeforeDef { location: op.location, instruction: flat });
+            }
+            push(ws, &mut nodes, Node::new(ls.last_def, flat, ls.info))?;
+            ws.locations[op.location as usize].read = 1;
+        }
+        for op in ops.iter().filter(|o| o.access == Access::Def) {
+            let ls = ws.locations[op.location as usize];
+            if ls.info == NONE {
+                continue;
+            }
+            if ls.last_def != NONE && ls.read == 0 {
+                push(ws, &mut nodes, Node::new(ls.last_def, ls.last_def, ls.info))?;
+            }
+            ws.locations[op.location as usize].last_def = flat;
+            ws.locations[op.location as usize].read = 0;
+        }
+    }
+    for l in 0..nloc {
+        let ls = ws.locations[l];
+        if ls.info != NONE && ls.last_def != NONE && ls.read == 0 {
+            push(ws, &mut nodes, Node::new(ls.last_def, ls.last_def, ls.info))?;
+        }
+    }
+    for info in ws.infos[..ninfo].iter() {
+        if info.interval_count == 0 && info.pinned == 0 {
+            return Err(PlanError::NoInterval { location: info.location });
+        }
+    }
+    b.intervals = nodes as u32;
+    Ok(b)
+}
+
+fn push(ws: &mut Workspace<'_>, nodes: &mut usize, node: Node) -> Result<(), PlanError> {
+    let cap = ws.node_capacity();
+    if *nodes >= cap {
+        return Err(PlanError::Capacity { store: Store::Nodes, needed: *nodes + 1, capacity: cap });
+    }
+    ws.nodes[*nodes] = node;
+    ws.infos[node.payload as usize].interval_count += 1;
+    *nodes += 1;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::program::{Instruction, Location, Operand, UsageClass};
+    use crate::workspace::StaticWorkspace;
+
+    fn ins(first: u32, count: u32) -> Instruction {
+        Instruction { first, count, collective: false }
+    }
+
+    #[test]
+    fn one_interval_per_def_use_edge_and_unread_def() {
+        // 0: def A; 1: use A, def B; 2: use A; 3: def C (never read)
+        let locs = [Location::spill(100), Location::spill(5000), Location::spill(1)];
+        let ops = [Operand::def(0), Operand::use_(0), Operand::def(1), Operand::use_(0), Operand::def(2)];
+        let instrs = [ins(0, 1), ins(1, 2), ins(3, 1), ins(4, 1)];
+        let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+        let mut st: StaticWorkspace<8, 16, 8> = StaticWorkspace::new();
+        let mut ws = st.workspace();
+        let b = build_from_function(&f, &mut ws).unwrap();
+        assert_eq!((b.infos, b.intervals), (3, 4));
+        assert_eq!(
+            &ws.nodes[..4],
+            &[Node::new(0, 1, 0), Node::new(0, 2, 0), Node::new(1, 1, 1), Node::new(3, 3, 2)]
+        );
+        assert_eq!(ws.infos[1].aligned, 8192);
+        assert_eq!((b.spill_bytes, b.aligned_spill_bytes), (5101, 4096 + 8192 + 4096));
+    }
+
+    #[test]
+    fn use_before_def_names_location_and_instruction() {
+        let locs = [Location::spill(100)];
+        let ops = [Operand::use_(0)];
+        let instrs = [ins(0, 0), ins(0, 1)];
+        let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+        let mut st: StaticWorkspace<4, 4, 4> = StaticWorkspace::new();
+        assert_eq!(
+            build_from_function(&f, &mut st.workspace()),
+            Err(PlanError::UseBeforeDef { location: 0, instruction: 1 })
+        );
+    }
+
+    #[test]
+    fn preplaced_sets_hwm_and_needs_an_address() {
+        let locs = [Location::preplaced(5000, UsageClass::Input, 0), Location::spill(10)];
+        let ops = [Operand::use_(0), Operand::def(1)];
+        let instrs = [ins(0, 2)];
+        let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+        let mut st: StaticWorkspace<4, 4, 4> = StaticWorkspace::new();
+        let b = build_from_function(&f, &mut st.workspace()).unwrap();
+        assert_eq!(b.preplaced_hwm, Some(8191));
+        let mut locs2 = locs;
+        locs2[0].address = None;
+        let f2 = Function { locations: &locs2, instructions: &instrs, operands: &ops };
+        assert_eq!(
+            build_from_function(&f2, &mut st.workspace()),
+            Err(PlanError::UnplacedPreplaced { location: 0 })
+        );
+    }
+
+    #[test]
+    fn capacity_exhaustion_is_an_error() {
+        let locs = [Location::spill(1), Location::spill(1)];
+        let ops = [Operand::def(0), Operand::def(1)];
+        let instrs = [ins(0, 2)];
+        let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+        let mut st: StaticWorkspace<1, 4, 4> = StaticWorkspace::new();
+        assert_eq!(
+            build_from_function(&f, &mut st.workspace()),
+            Err(PlanError::Capacity { store: Store::Infos, needed: 2, capacity: 1 })
+        );
+    }
+}

@@ -1,0 +1,243 @@
+//! The `allocate` driver (seed section "The allocate Driver"): liveness → interval tree →
+//! elimination order → `select`, with the HWM floor (`find_start_addr`), the CC region, the
+//! early exit and the metrics.
+
+use crate::buffers::{build_from_buffers, Buffer};
+use crate::cc_region::CcSize;
+use crate::error::PlanError;
+use crate::info::Info;
+use crate::interference::{build_csr, Graph};
+use crate::interval_tree::IntervalTree;
+use crate::liveness::{build_from_function, Built};
+use crate::lower_bound::max_load;
+use crate::metrics::Metrics;
+use crate::order::by_size;
+use crate::program::Function;
+use crate::search::Fit;
+use crate::select::{select, Regions, SelectBuffers};
+use crate::simplify::simplify;
+use crate::strategy::Strategy;
+use crate::workspace::{Scratch, Workspace};
+
+/// Default per-core HBM window, bytes: 24 GiB, the HBM of one logical NeuronCore (LNC = 2)
+/// of a Trainium2-class device (96 GiB HBM per chip over 4 logical cores).
+pub const DEFAULT_HBM_WINDOW: u64 = 24 << 30;
+
+/// Settings of one planning run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct PlanConfig {
+    /// Window (HBM bytes) the plan must fit in, CC region included.
+    pub window: u64,
+    /// CC region size (top of the window).
+    pub cc: CcSize,
+    /// Placement strategy.
+    pub strategy: Strategy,
+}
+
+impl Default for PlanConfig {
+    fn default() -> Self {
+        PlanConfig { window: DEFAULT_HBM_WINDOW, cc: CcSize::default(), strategy: Strategy::default() }
+    }
+}
+
+/// Whether any work was done.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Status {
+    /// Candidates were placed.
+    Planned,
+    /// Nothing needed a placement (no candidate, or all pinned): success with zero work
+    /// (seed: "No candidate, DRAM allocation successful").
+    NothingToPlace,
+}
+
+/// The result of a successful run. Addresses are in the workspace's Info records
+/// (`ws.infos[..metrics.candidates]`, `Info::location` names the location or buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Plan {
+    /// Planned or early exit.
+    pub status: Status,
+    /// The metrics.
+    pub metrics: Metrics,
+}
+
+/// Plans every DRAM spill of `f` (seed `DRAM_Allocator::allocate`). Alignment is the DRAM
+/// page (4096 bytes).
+///
+/// ```
+/// use dramalloc_core::program::{Function, Instruction, Location, Operand};
+/// use dramalloc_core::{plan_function, PlanConfig, CcSize, StaticWorkspace};
+/// // 0: def a; 1: use a, def b; 2: use b
+/// let locs = [Location::spill(4096), Location::spill(4096)];
+/// let ops = [Operand::def(0), Operand::use_(0), Operand::def(1), Operand::use_(1)];
+/// let ins = [Instruction { first: 0, count: 1, collective: false },
+///            Instruction { first: 1, count: 2, collective: false },
+///            Instruction { first: 3, count: 1, collective: false }];
+/// let f = Function { locations: &locs, instructions: &ins, operands: &ops };
+/// let mut st: StaticWorkspace<4, 8, 4> = StaticWorkspace::new();
+/// let mut ws = st.workspace();
+/// let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), ..PlanConfig::default() };
+/// let plan = plan_function(&f, &cfg, &mut ws)?;
+/// assert_eq!((ws.infos[0].address, ws.infos[1].address), (0, 4096)); // both live at 1
+/// assert_eq!(plan.metrics.hwm, 8192);
+/// # Ok::<(), dramalloc_core::PlanError>(())
+/// ```
+///
+/// # Errors
+/// Every input error of [`crate::liveness::build_from_function`]; [`PlanError::DoesNotFit`]
+/// when a candidate fits neither below the CC ceiling nor in the CC region;
+/// [`PlanError::OutsideWindow`], [`PlanError::PinnedOverlap`], [`PlanError::CcRegionTooLarge`].
+/// On error no address is reported as planned.
+pub fn plan_function(f: &Function<'_>, cfg: &PlanConfig, ws: &mut Workspace<'_>) -> Result<Plan, PlanError> {
+    let built = build_from_function(f, ws)?;
+    plan_built(ws, &built, cfg, crate::align::DRAM_PAGE)
+}
+
+/// Plans buffers that carry their own closed intervals, aligning sizes and the page-straddle
+/// rule to `align` bytes (1 for the DSA sets, 4096 for DRAM). Buffer `k` is Info `k`.
+///
+/// ```
+/// use dramalloc_core::{plan_buffers, Buffer, PlanConfig, CcSize, StaticWorkspace};
+/// let bufs = [Buffer::new(0, 9, 4096), Buffer::new(3, 5, 8192), Buffer::new(5, 8, 8192)];
+/// let mut st: StaticWorkspace<4, 4, 0> = StaticWorkspace::new();
+/// let mut ws = st.workspace();
+/// let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), ..PlanConfig::default() };
+/// let plan = plan_buffers(&bufs, 4096, &cfg, &mut ws)?;
+/// assert_eq!(plan.metrics.hwm, 20480); // all three live at 5
+/// # Ok::<(), dramalloc_core::PlanError>(())
+/// ```
+///
+/// # Errors
+/// As [`plan_function`], plus [`PlanError::BadInterval`] for `last_use < def`.
+pub fn plan_buffers(
+    buffers: &[Buffer],
+    align: u64,
+    cfg: &PlanConfig,
+    ws: &mut Workspace<'_>,
+) -> Result<Plan, PlanError> {
+    let built = build_from_buffers(buffers, align, ws)?;
+    plan_built(ws, &built, cfg, align)
+}
+
+fn plan_built(
+    ws: &mut Workspace<'_>,
+    built: &Built,
+    cfg: &PlanConfig,
+    align: u64,
+) -> Result<Plan, PlanError> {
+    let (n, m) = (built.infos as usize, built.intervals as usize);
+    ws.ensure(n, m)?;
+    let Workspace { nodes, interval_ids, infos, scratch, order, heap, neighbours, occupied, .. } = ws;
+    let infos = &mut infos[..n];
+    let scratch = &mut scratch[..n];
+    let cc_limit = cfg.cc.bytes(built.collective_bytes, cfg.window)?;
+    let floor = built.preplaced_hwm.map_or(0, |h| h + 1);
+    if floor > cfg.window {
+        return Err(PlanError::OutsideWindow {
+            location: built.preplaced_top,
+            end: floor,
+            window: cfg.window,
+        });
+    }
+    let tree = IntervalTree::build(&mut nodes[..m]);
+    build_csr(tree.nodes(), &mut interval_ids[..m], infos);
+    let mut graph = Graph::new(tree, &interval_ids[..m]);
+    scratch.iter_mut().for_each(|s| *s = Scratch::default());
+
+    let mut pinned = 0u64;
+    for v in 0..n {
+        if !infos[v].is_pinned() {
+            continue;
+        }
+        pinned += 1;
+        let a = infos[v];
+        if a.end() > cfg.window {
+            return Err(PlanError::OutsideWindow { location: a.location, end: a.end(), window: cfg.window });
+        }
+        let mut clash = None;
+        graph.for_each_neighbour(v as u32, infos, scratch, |u, _| {
+            let b = &infos[u as usize];
+            if clash.is_none()
+                && b.is_pinned()
+                && u as usize > v
+                && a.address < b.end()
+                && b.address < a.end()
+            {
+                clash = Some(b.location);
+            }
+        })?;
+        if let Some(b) = clash {
+            return Err(PlanError::PinnedOverlap { a: a.location, b });
+        }
+    }
+    let (load_all, load_free) = max_load(&mut graph, infos, scratch)?;
+    let mut metrics = Metrics {
+        candidates: n as u64,
+        intervals: m as u64,
+        pinned,
+        reserved_space: floor,
+        preplaced_bytes: built.preplaced_bytes,
+        spill_bytes: built.spill_bytes,
+        aligned_spill_bytes: built.aligned_spill_bytes,
+        lower_bound: load_all.max(if load_free > 0 { floor + load_free } else { 0 }),
+        cc_limit,
+        window: cfg.window,
+        ..Metrics::default()
+    };
+    let regions = Regions { start: floor, general_ceiling: cfg.window - cc_limit, window: cfg.window, align };
+    let status = if pinned == n as u64 {
+        Status::NothingToPlace
+    } else {
+        let mut run = |s: Strategy, infos: &mut [Info], graph: &mut Graph<'_>| -> Result<u64, PlanError> {
+            let (k, fit) = match s {
+                Strategy::Seed => {
+                    let k = simplify(graph, infos, scratch, heap, order)?;
+                    order[..k].reverse();
+                    (k, Fit::First)
+                }
+                Strategy::GreedySize => (by_size(graph, infos, scratch, order), Fit::First),
+                _ => (by_size(graph, infos, scratch, order), Fit::Best),
+            };
+            let mut buf = SelectBuffers { scratch, neighbours, occupied };
+            select(graph, infos, &order[..k], &mut buf, regions, fit)?;
+            Ok(infos.iter().map(Info::end).max().unwrap_or(0))
+        };
+        let chosen = match cfg.strategy {
+            Strategy::Auto => {
+                let portfolio = [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit];
+                let mut best: Option<(u64, Strategy)> = None;
+                let mut first_err = None;
+                for s in portfolio {
+                    match run(s, infos, &mut graph) {
+                        Ok(h) if best.is_none_or(|(bh, _)| h < bh) => best = Some((h, s)),
+                        Ok(_) => {}
+                        Err(e) => {
+                            first_err.get_or_insert(e);
+                        }
+                    }
+                }
+                let Some((_, s)) = best else {
+                    return Err(first_err.unwrap_or(PlanError::Unallocated { location: 0 }));
+                };
+                if s != portfolio[portfolio.len() - 1] {
+                    run(s, infos, &mut graph)?;
+                }
+                s
+            }
+            s => {
+                run(s, infos, &mut graph)?;
+                s
+            }
+        };
+        metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
+        Status::Planned
+    };
+    metrics.hwm = infos.iter().map(Info::end).max().unwrap_or(0).max(floor);
+    for i in infos.iter().filter(|i| i.address >= regions.general_ceiling && cc_limit > 0) {
+        metrics.allreduce_hwm = metrics.allreduce_hwm.max(i.end());
+    }
+    metrics.real_cc_bytes = metrics.allreduce_hwm.saturating_sub(regions.general_ceiling);
+    Ok(Plan { status, metrics })
+}

@@ -1,0 +1,104 @@
+//! `select`: assigns addresses in the elimination order (seed section "select and
+//! select_impl").
+//!
+//! Resets `allocated` on every non-pinned candidate; then, for each candidate in placement
+//! order, collects the `[address, address + aligned)` ranges of its already-allocated
+//! interfering neighbours (one tree query per interval), calls [`crate::search::search`] in
+//! the general region `[start, general_ceiling)` and, when nothing fits there, in the CC
+//! region `[cc_base, window)` (the seed's second `search`), and writes the address back.
+//! Non-interfering candidates may share addresses: that reuse is the point.
+
+use crate::error::PlanError;
+use crate::info::Info;
+use crate::interference::Graph;
+use crate::search::{search, Fit, Span};
+use crate::workspace::Scratch;
+
+/// The address regions of one placement, bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Regions {
+    /// Allocation floor (`find_start_addr`: pre-placed HWM + 1, or 0).
+    pub start: u64,
+    /// Ceiling of the general region: window minus the CC region.
+    pub general_ceiling: u64,
+    /// Window size: the CC region is `[general_ceiling, window)`.
+    pub window: u64,
+    /// Alignment (page) for the page-straddle rule.
+    pub align: u64,
+}
+
+/// The slices `select` works in.
+#[derive(Debug)]
+pub struct SelectBuffers<'a> {
+    /// Per-candidate scratch (stamps).
+    pub scratch: &'a mut [Scratch],
+    /// Neighbour list buffer, at least as long as the candidate count.
+    pub neighbours: &'a mut [u32],
+    /// Occupied-range buffer, at least as long as the candidate count.
+    pub occupied: &'a mut [Span],
+}
+
+/// Places every candidate of `order` (first element placed first).
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] naming the first candidate that fits neither region, with the
+/// end address first-fit would need and the general ceiling; [`PlanError::Unallocated`] if a
+/// non-pinned candidate was left out of `order` (assertion `dram_select.cpp:70`).
+pub fn select(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    order: &[u32],
+    buf: &mut SelectBuffers<'_>,
+    regions: Regions,
+    fit: Fit,
+) -> Result<(), PlanError> {
+    for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
+        info.allocated = 0;
+    }
+    for &v in order {
+        let k = graph.collect_neighbours(v, infos, buf.scratch, buf.neighbours)?;
+        let mut m = 0usize;
+        for &u in &buf.neighbours[..k] {
+            let nb = &infos[u as usize];
+            if nb.is_allocated() {
+                buf.occupied[m] = Span { lo: nb.address, hi: nb.end() };
+                m += 1;
+            }
+        }
+        let occ = &mut buf.occupied[..m];
+        let size = infos[v as usize].aligned;
+        let general = search(occ, size, regions.start, regions.general_ceiling, regions.align, fit);
+        let address = match general.address {
+            Some(a) => a,
+            None => {
+                let cc = if regions.window > regions.general_ceiling {
+                    search(occ, size, regions.general_ceiling, regions.window, regions.align, fit).address
+                } else {
+                    None
+                };
+                match cc {
+                    Some(a) => a,
+                    None => {
+                        let unbounded = search(occ, size, regions.start, u64::MAX, regions.align, Fit::First);
+                        let needed = unbounded.address.map_or(u64::MAX, |a| a.saturating_add(size));
+                        return Err(PlanError::DoesNotFit {
+                            location: infos[v as usize].location,
+                            size,
+                            needed,
+                            available: regions.general_ceiling,
+                            largest_gap: general.largest_gap,
+                        });
+                    }
+                }
+            }
+        };
+        let info = &mut infos[v as usize];
+        info.address = address;
+        info.allocated = 1;
+    }
+    if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
+        return Err(PlanError::Unallocated { location: i.location });
+    }
+    Ok(())
+}

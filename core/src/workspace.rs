@@ -1,0 +1,186 @@
+//! Caller-provided storage for one planning run.
+//!
+//! **Storage design.** The planner never allocates: every array it needs is a slice the caller
+//! lends it through a [`Workspace`]. The same code then serves a firmware image (slices of a
+//! `static` [`StaticWorkspace`] sized by const generics) and a host planning a million
+//! intervals (slices of `Vec`s, e.g. `dramalloc_sim::HostWorkspace`; never build a
+//! multi-megabyte array on the stack). Capacities are the slice lengths; running out is
+//! [`crate::PlanError::Capacity`], never a panic.
+//!
+//! Memory per candidate location: 40 B ([`Info`]) + 16 B ([`Scratch`]) + 3 × 4 B (order, heap,
+//! neighbours) + 16 B ([`Span`]) = 84 B; per interval: 24 B ([`Node`]) + 4 B (CSR id) = 28 B;
+//! per location of a [`crate::program::Function`]: 12 B ([`LocScratch`]). Linear in n.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::{PlanError, Store};
+use crate::info::Info;
+use crate::interval_tree::Node;
+use crate::search::Span;
+
+/// Per-candidate scratch used by `simplify` and neighbour de-duplication. Pod, 16 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Scratch {
+    /// Constraint key of `simplify` (bytes) or a strategy's sort key.
+    pub key: u64,
+    /// Visit stamp for de-duplicating neighbours.
+    pub stamp: u32,
+    /// Position in the simplify heap (`u32::MAX` = not in the heap).
+    pub heap_pos: u32,
+}
+
+/// Per-location scratch of the liveness pass. Pod, 12 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LocScratch {
+    /// Info index of the location, `u32::MAX` when it is not a candidate.
+    pub info: u32,
+    /// Flat index of the reaching def, `u32::MAX` when none yet.
+    pub last_def: u32,
+    /// 1 when the reaching def has been read.
+    pub read: u32,
+}
+
+/// The slices one planning run works in. Lengths are capacities.
+#[derive(Debug)]
+pub struct Workspace<'a> {
+    /// Interval-tree nodes: one per liveness interval.
+    pub nodes: &'a mut [Node],
+    /// CSR of node indices grouped by Info (same length as `nodes`).
+    pub interval_ids: &'a mut [u32],
+    /// Info records: one per candidate.
+    pub infos: &'a mut [Info],
+    /// Per-candidate scratch.
+    pub scratch: &'a mut [Scratch],
+    /// The placement order (elimination stack), one per candidate.
+    pub order: &'a mut [u32],
+    /// Heap of `simplify`, one per candidate.
+    pub heap: &'a mut [u32],
+    /// Neighbour list of one node, one per candidate.
+    pub neighbours: &'a mut [u32],
+    /// Occupied ranges of one `search`, one per candidate.
+    pub occupied: &'a mut [Span],
+    /// Per-location scratch of the liveness pass.
+    pub locations: &'a mut [LocScratch],
+}
+
+impl Workspace<'_> {
+    /// Candidates this workspace can hold (the shortest per-candidate slice).
+    pub fn info_capacity(&self) -> usize {
+        self.infos
+            .len()
+            .min(self.scratch.len())
+            .min(self.order.len())
+            .min(self.heap.len())
+            .min(self.neighbours.len())
+            .min(self.occupied.len())
+    }
+
+    /// Intervals this workspace can hold.
+    pub fn node_capacity(&self) -> usize {
+        self.nodes.len().min(self.interval_ids.len())
+    }
+
+    /// Checks that `infos` candidates and `nodes` intervals fit.
+    ///
+    /// # Errors
+    /// [`PlanError::Capacity`] naming the store that is too small.
+    pub fn ensure(&self, infos: usize, nodes: usize) -> Result<(), PlanError> {
+        if infos > self.info_capacity() {
+            return Err(PlanError::Capacity {
+                store: Store::Infos,
+                needed: infos,
+                capacity: self.info_capacity(),
+            });
+        }
+        if nodes > self.node_capacity() {
+            return Err(PlanError::Capacity {
+                store: Store::Nodes,
+                needed: nodes,
+                capacity: self.node_capacity(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Fixed-capacity storage for firmware: `I` candidates, `N` intervals, `L` locations.
+///
+/// Size is about `84 * I + 28 * N + 12 * L` bytes: keep it in a `static` (behind the
+/// firmware's own cell or mutex) or in a caller's buffer, not on a small stack.
+///
+/// ```
+/// use dramalloc_core::workspace::StaticWorkspace;
+/// let mut storage: StaticWorkspace<16, 32, 16> = StaticWorkspace::new();
+/// let ws = storage.workspace();
+/// assert_eq!((ws.info_capacity(), ws.node_capacity()), (16, 32));
+/// ```
+#[derive(Debug)]
+pub struct StaticWorkspace<const I: usize, const N: usize, const L: usize> {
+    nodes: [Node; N],
+    interval_ids: [u32; N],
+    infos: [Info; I],
+    scratch: [Scratch; I],
+    order: [u32; I],
+    heap: [u32; I],
+    neighbours: [u32; I],
+    occupied: [Span; I],
+    locations: [LocScratch; L],
+}
+
+impl<const I: usize, const N: usize, const L: usize> Default for StaticWorkspace<I, N, L> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
+    /// Zeroed storage; `const`, so it can initialise a `static`.
+    pub const fn new() -> Self {
+        const Z_NODE: Node = Node { hi: 0, lo: 0, max: 0, payload: 0, left: -1, right: -1 };
+        const Z_INFO: Info = Info {
+            aligned: 0,
+            address: 0,
+            bytes: 0,
+            location: 0,
+            first_interval: 0,
+            interval_count: 0,
+            allocated: 0,
+            pinned: 0,
+            shared: 0,
+            collective: 0,
+        };
+        const Z_SCRATCH: Scratch = Scratch { key: 0, stamp: 0, heap_pos: 0 };
+        const Z_SPAN: Span = Span { lo: 0, hi: 0 };
+        const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, read: 0 };
+        StaticWorkspace {
+            nodes: [Z_NODE; N],
+            interval_ids: [0; N],
+            infos: [Z_INFO; I],
+            scratch: [Z_SCRATCH; I],
+            order: [0; I],
+            heap: [0; I],
+            neighbours: [0; I],
+            occupied: [Z_SPAN; I],
+            locations: [Z_LOC; L],
+        }
+    }
+
+    /// Borrows the storage as a [`Workspace`].
+    pub fn workspace(&mut self) -> Workspace<'_> {
+        Workspace {
+            nodes: &mut self.nodes,
+            interval_ids: &mut self.interval_ids,
+            infos: &mut self.infos,
+            scratch: &mut self.scratch,
+            order: &mut self.order,
+            heap: &mut self.heap,
+            neighbours: &mut self.neighbours,
+            occupied: &mut self.occupied,
+            locations: &mut self.locations,
+        }
+    }
+}
