@@ -2,3 +2,6 @@
 #![forbid(unsafe_code)]
 
 pub mod input;
+pub mod atomic_write;
+pub mod layout_svg;
+pub mod verify;

@@ -1,1 +1,37 @@
-//! Input formats: program JSON and minimalloc CSV.
+//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]).
+//!
+//! Both readers return [`InputError`], whose message names the file, the place (JSON path
+//! or CSV line and column) and the offending value; the command line maps it to exit code 2.
+//! Sizes are bytes; every size must round up to a 4096-byte page ([`PAGE`]) without
+//! overflowing `u64`.
+
+pub mod error;
+pub mod minimalloc_csv;
+pub mod program_json;
+
+use std::path::Path;
+
+pub use error::{InputError, Location};
+pub use minimalloc_csv::{
+    parse_buffers, parse_solution, read_buffers, read_solution, write_solution, Buffer, SolutionRow,
+};
+pub use program_json::{pack_preplaced, parse_program, read_program, Op, Program, Tensor, TensorKind};
+
+/// The page size in bytes: pre-placement alignment and the round-up checked on every size.
+pub const PAGE: u64 = 4096;
+
+/// `value` rounded up to a multiple of `align` (a power of two), or `None` on overflow.
+pub(crate) fn align_up(value: u64, align: u64) -> Option<u64> {
+    debug_assert!(align.is_power_of_two());
+    Some(value.checked_add(align - 1)? & !(align - 1))
+}
+
+/// Reads a whole file as UTF-8; returns the text and the path as a display name.
+fn read_text(path: &Path) -> Result<(String, String), InputError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| InputError::Io { file: file.clone(), source })?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, file)),
+        Err(e) => Err(InputError::NotUtf8 { file, offset: e.utf8_error().valid_up_to() }),
+    }
+}

@@ -1,0 +1,209 @@
+//! Whole-or-nothing file writes: temp file in the same directory, fsync, rename.
+//!
+//! A reader of the target path sees either the old file (or no file) or the complete new
+//! one, never a prefix: the bytes go to a fresh temp file next to the target
+//! (`.NAME.tmp.PID.N`), which is flushed and `fsync`ed, then renamed over the target (atomic
+//! on POSIX file systems when both are in one directory), then the directory is synced on a
+//! best-effort basis. On any failure — including a panic inside the writer closure — the
+//! temp file is removed and the target is left untouched.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// How many temp names to try before giving up when they already exist.
+const TEMP_ATTEMPTS: u32 = 100;
+
+/// Distinguishes temp files of concurrent writes from one process.
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `bytes` to `path` atomically: the file is replaced whole or not at all.
+///
+/// # Errors
+/// Any I/O error of creating, writing, syncing or renaming; an error of kind
+/// `InvalidInput` when `path` has no file name. The old file (or its absence) is kept.
+///
+/// ```
+/// let dir = std::env::temp_dir().join(format!("dramalloc-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir)?;
+/// let path = dir.join("plan.csv");
+/// dramalloc_sim::atomic_write::write_atomic(&path, b"id\n")?;
+/// assert_eq!(std::fs::read(&path)?, b"id\n");
+/// # std::fs::remove_dir_all(&dir)?;
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// Like [`write_atomic`], but the content is produced by `fill`, which writes into a
+/// buffered writer on the temp file (useful for streaming large reports, and for tests that
+/// inject a failure half-way).
+///
+/// # Errors
+/// The error returned by `fill`, or any I/O error of the steps in the module docs. In every
+/// error case the temp file is removed and `path` is left as it was.
+pub fn write_atomic_with<F>(path: &Path, fill: F) -> io::Result<()>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: no file name to write", path.display()))
+    })?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
+    let guard = TempGuard(Some(temp));
+    let mut writer = BufWriter::new(file);
+    fill(&mut writer)?;
+    let file = writer.into_inner().map_err(io::IntoInnerError::into_error)?;
+    file.sync_all()?;
+    drop(file);
+    if let Some(temp) = guard.path() {
+        fs::rename(temp, path)?;
+    }
+    guard.disarm();
+    // Make the rename durable; some platforms cannot open or sync a directory.
+    if let Ok(d) = File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Creates a fresh temp file `.NAME.tmp.PID.N` in `dir`.
+fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
+    let pid = std::process::id();
+    let mut last = None;
+    for _ in 0..TEMP_ATTEMPTS {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = dir.join(format!(".{name}.tmp.{pid}.{n}"));
+        match OpenOptions::new().write(true).create_new(true).open(&temp) {
+            Ok(file) => return Ok((file, temp)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| io::Error::other("no free temp file name")))
+}
+
+/// Removes the temp file on drop unless disarmed (covers errors and panics).
+struct TempGuard(Option<PathBuf>);
+
+impl TempGuard {
+    fn path(&self) -> Option<&Path> {
+        self.0.as_deref()
+    }
+
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for TempGuard {
+    fn drop(&mut self) {
+        if let Some(temp) = self.0.take() {
+            let _ = fs::remove_file(temp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh empty directory under the system temp dir, removed on drop.
+    struct TestDir(PathBuf);
+
+    impl TestDir {
+        fn new(tag: &str) -> TestDir {
+            let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+            let dir = std::env::temp_dir().join(format!("dramalloc-atomic-{tag}-{}-{n}", std::process::id()));
+            let _ = fs::remove_dir_all(&dir);
+            fs::create_dir_all(&dir).unwrap();
+            TestDir(dir)
+        }
+
+        fn entries(&self) -> Vec<String> {
+            let mut names: Vec<String> = fs::read_dir(&self.0)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        }
+    }
+
+    impl Drop for TestDir {
+        fn drop(&mut self) {
+            let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn failing_fill(w: &mut dyn Write) -> io::Result<()> {
+        w.write_all(&[b'x'; 100_000])?; // more than the buffer: reaches the temp file
+        Err(io::Error::other("injected failure"))
+    }
+
+    #[test]
+    fn replaces_the_old_file() {
+        let dir = TestDir::new("replace");
+        let path = dir.0.join("out.csv");
+        fs::write(&path, b"old").unwrap();
+        write_atomic(&path, b"new content").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"new content");
+        assert_eq!(dir.entries(), vec!["out.csv"]);
+    }
+
+    #[test]
+    fn failure_keeps_the_old_file_and_removes_the_temp() {
+        let dir = TestDir::new("fail");
+        let path = dir.0.join("out.csv");
+        fs::write(&path, b"old").unwrap();
+        let err = write_atomic_with(&path, failing_fill).unwrap_err();
+        assert_eq!(err.to_string(), "injected failure");
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(dir.entries(), vec!["out.csv"]);
+    }
+
+    #[test]
+    fn failure_without_old_file_leaves_nothing() {
+        let dir = TestDir::new("none");
+        let path = dir.0.join("out.csv");
+        assert!(write_atomic_with(&path, failing_fill).is_err());
+        assert_eq!(dir.entries(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn panic_in_writer_keeps_the_old_file() {
+        let dir = TestDir::new("panic");
+        let path = dir.0.join("out.csv");
+        fs::write(&path, b"old").unwrap();
+        let result = std::panic::catch_unwind(|| {
+            let _ = write_atomic_with(&path, |w| {
+                w.write_all(b"partial")?;
+                panic!("writer panicked");
+            });
+        });
+        assert!(result.is_err());
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(dir.entries(), vec!["out.csv"]);
+    }
+
+    #[test]
+    fn missing_directory_is_an_error() {
+        let dir = TestDir::new("missing");
+        let path = dir.0.join("no/such/dir/out.csv");
+        let err = write_atomic(&path, b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::NotFound);
+        assert_eq!(dir.entries(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn path_without_file_name_is_invalid_input() {
+        let err = write_atomic(Path::new("/"), b"x").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    }
+}

@@ -1,0 +1,327 @@
+//! The one error type of both input readers ([`InputError`]) and the place it points at
+//! ([`Location`]).
+//!
+//! Every variant names the file (or, for [`pack_preplaced`](super::pack_preplaced), the
+//! program), the place inside it (a JSON path such as `tensors[12].bytes` or a CSV line and
+//! column) and the offending value, so the message alone tells the user what to fix.
+
+use std::fmt;
+use std::io;
+
+/// Where inside an input file an error was found.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Location {
+    /// A JSON path such as `tensors[12].bytes` or `ops[3].inputs[1]`.
+    Json(String),
+    /// A CSV cell: 1-based line number (the header is line 1) and the column name.
+    Csv {
+        /// 1-based line number of the record; the header is line 1.
+        line: u64,
+        /// Column name as written in the header (trimmed).
+        column: String,
+    },
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Json(path) => f.write_str(path),
+            Location::Csv { line, column } => write!(f, "line {line}, column `{column}`"),
+        }
+    }
+}
+
+/// A bad input file: why it was rejected and exactly where.
+///
+/// `file` is the path (or the `source` name given to a `parse_*` function; for
+/// [`pack_preplaced`](super::pack_preplaced) it is the program's name). The `Display`
+/// text is one line that names file, place and value; the command line prints it and
+/// exits with code 2.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum InputError {
+    /// The file could not be read.
+    #[error("{file}: cannot read: {source}")]
+    Io {
+        /// The file.
+        file: String,
+        /// The operating-system error.
+        #[source]
+        source: io::Error,
+    },
+    /// The file is not UTF-8 text.
+    #[error("{file}: not valid UTF-8 text (first bad byte at offset {offset})")]
+    NotUtf8 {
+        /// The file.
+        file: String,
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The file is not well-formed JSON; `line`/`column` are serde_json's (1-based).
+    #[error("{file}:{line}:{column}: malformed JSON: {message}")]
+    MalformedJson {
+        /// The file.
+        file: String,
+        /// 1-based line of the syntax error.
+        line: usize,
+        /// 1-based column of the syntax error.
+        column: usize,
+        /// serde_json's description.
+        message: String,
+    },
+    /// The file is not well-formed CSV (for example a row with a different number of fields).
+    #[error("{file}: line {line}: malformed CSV: {message}")]
+    MalformedCsv {
+        /// The file.
+        file: String,
+        /// 1-based line of the bad record (0 when the reader could not tell).
+        line: u64,
+        /// The csv crate's description.
+        message: String,
+    },
+    /// A required JSON field is absent.
+    #[error("{file}: {at}: missing field")]
+    MissingField {
+        /// The file.
+        file: String,
+        /// Path of the missing field, e.g. `tensors[12].bytes`.
+        at: Location,
+    },
+    /// A required CSV column is absent from the header.
+    #[error("{file}: line 1: missing column `{column}` in header `{header}`")]
+    MissingColumn {
+        /// The file.
+        file: String,
+        /// The missing column.
+        column: &'static str,
+        /// The header line as read (fields joined by `,`).
+        header: String,
+    },
+    /// A CSV header names a required column twice.
+    #[error("{file}: line 1: column `{column}` appears twice in the header")]
+    DuplicateColumn {
+        /// The file.
+        file: String,
+        /// The repeated column.
+        column: String,
+    },
+    /// A JSON value has the wrong type (or a string is not one of the allowed words).
+    #[error("{file}: {at}: expected {expected}, found {value}")]
+    WrongType {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+        /// What was expected, e.g. `a string` or `one of input|output|weight|intermediate`.
+        expected: &'static str,
+        /// The value found (JSON text, shortened to 80 characters).
+        value: String,
+    },
+    /// A size, bound or address is not a non-negative integer.
+    #[error("{file}: {at}: expected a non-negative integer, found {value}")]
+    NotANumber {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+        /// The value found (JSON text or the CSV cell).
+        value: String,
+    },
+    /// A size, bound or address is negative.
+    #[error("{file}: {at}: negative value {value} (sizes, bounds and addresses are unsigned)")]
+    Negative {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+        /// The value found.
+        value: String,
+    },
+    /// A size whose round-up to a 4096-byte page overflows `u64`.
+    #[error("{file}: {at}: size {value} bytes overflows u64 when rounded up to 4096 bytes")]
+    SizeOverflow {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+        /// The size in bytes.
+        value: u64,
+    },
+    /// A planned tensor (intermediate or output) or a CSV buffer of zero bytes.
+    #[error("{file}: {at}: `{name}` has size 0 bytes (only inputs and weights may be empty)")]
+    ZeroSize {
+        /// The file.
+        file: String,
+        /// Where the size is written.
+        at: Location,
+        /// Tensor name or buffer id.
+        name: String,
+    },
+    /// An empty tensor name or buffer id.
+    #[error("{file}: {at}: empty name")]
+    EmptyName {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+    },
+    /// A CSV row whose half-open lifetime `[lower, upper)` is empty.
+    #[error("{file}: line {line}: buffer `{id}` has upper {upper} <= lower {lower} (upper is exclusive)")]
+    EmptyLifetime {
+        /// The file.
+        file: String,
+        /// 1-based line of the row.
+        line: u64,
+        /// The buffer id.
+        id: String,
+        /// First live instant.
+        lower: u64,
+        /// One past the last live instant.
+        upper: u64,
+    },
+    /// A tensor name or buffer id used twice.
+    #[error("{file}: {at}: duplicate name `{name}` (first at {first})")]
+    Duplicate {
+        /// The file.
+        file: String,
+        /// The second occurrence.
+        at: Location,
+        /// The repeated name or id.
+        name: String,
+        /// The first occurrence.
+        first: Location,
+    },
+    /// An op names a tensor that is not in `tensors`.
+    #[error("{file}: {at}: unknown tensor `{name}`")]
+    UnknownTensor {
+        /// The file.
+        file: String,
+        /// Where the op names it, e.g. `ops[3].inputs[1]`.
+        at: Location,
+        /// The unknown name.
+        name: String,
+    },
+    /// An op reads an intermediate or output tensor that no earlier op has written.
+    #[error("{file}: {at}: op reads {kind} tensor `{name}` before any op defines it")]
+    ReadBeforeDef {
+        /// The file.
+        file: String,
+        /// Where the op reads it.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// Its kind (`intermediate` or `output`).
+        kind: &'static str,
+    },
+    /// A second op writes a tensor that an earlier op already defined.
+    #[error("{file}: {at}: tensor `{name}` is written again (first defined at {first})")]
+    Redefined {
+        /// The file.
+        file: String,
+        /// The second write.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// The first write.
+        first: Location,
+    },
+    /// An op writes an input or weight tensor (those are written only by the loader).
+    #[error("{file}: {at}: op writes {kind} tensor `{name}` (inputs and weights are read-only)")]
+    WritesPreloaded {
+        /// The file.
+        file: String,
+        /// Where the op writes it.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// Its kind (`input` or `weight`).
+        kind: &'static str,
+    },
+    /// An intermediate or output tensor that no op writes.
+    #[error("{file}: {at}: {kind} tensor `{name}` is never written by any op")]
+    NeverDefined {
+        /// The file.
+        file: String,
+        /// The tensor's entry, e.g. `tensors[7]`.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// Its kind.
+        kind: &'static str,
+    },
+    /// An explicit `address` on an intermediate tensor (only pre-placed kinds may have one).
+    #[error("{file}: {at}: intermediate tensor `{name}` has an explicit address {address} (only inputs, outputs and weights are pre-placed)")]
+    AddressOnIntermediate {
+        /// The file.
+        file: String,
+        /// Where the address is written.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// The address given.
+        address: u64,
+    },
+    /// More tensors or rows than the configured capacity.
+    #[error("{file}: {at}: more than {max} {what}")]
+    TooMany {
+        /// The file.
+        file: String,
+        /// The first entry beyond the capacity.
+        at: Location,
+        /// `tensors` or `rows`.
+        what: &'static str,
+        /// The configured capacity.
+        max: usize,
+    },
+    /// An explicit address not aligned to the pre-placement alignment.
+    #[error("{file}: {at}: address {address} of `{name}` is not a multiple of {align}")]
+    MisalignedAddress {
+        /// The program.
+        file: String,
+        /// Where the address is written.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// The address given.
+        address: u64,
+        /// The alignment in bytes.
+        align: u64,
+    },
+    /// Two explicitly placed tensors overlap (byte ranges use the aligned size, half-open).
+    #[error("{file}: pre-placed `{first}` at bytes [{first_start}, {first_end}) overlaps `{second}` at bytes [{second_start}, {second_end})")]
+    PreplacedOverlap {
+        /// The program.
+        file: String,
+        /// The lower-addressed tensor.
+        first: String,
+        /// Its first byte.
+        first_start: u64,
+        /// One past its last (aligned) byte.
+        first_end: u64,
+        /// The other tensor.
+        second: String,
+        /// Its first byte.
+        second_start: u64,
+        /// One past its last (aligned) byte.
+        second_end: u64,
+    },
+    /// Pre-placement ran past `u64::MAX`.
+    #[error("{file}: {at}: placing `{name}` ({bytes} bytes) overflows the u64 address space")]
+    AddressOverflow {
+        /// The program.
+        file: String,
+        /// The tensor's entry.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// Its size in bytes.
+        bytes: u64,
+    },
+    /// An alignment that is zero or not a power of two.
+    #[error("alignment {align} is not a power of two")]
+    BadAlign {
+        /// The alignment given.
+        align: u64,
+    },
+}
