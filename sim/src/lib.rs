@@ -5,3 +5,5 @@ pub mod input;
 pub mod atomic_write;
 pub mod layout_svg;
 pub mod verify;
+pub mod banked_report;
+pub mod replay;
