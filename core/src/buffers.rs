@@ -45,9 +45,22 @@ pub fn build_from_buffers(
     align: u64,
     ws: &mut Workspace<'_>,
 ) -> Result<Built, PlanError> {
-    ws.ensure(buffers.len(), buffers.len())?;
-    let mut b = Built { infos: buffers.len() as u32, intervals: buffers.len() as u32, ..Built::default() };
-    for (k, buf) in buffers.iter().enumerate() {
+    build_from_buffer_iter(buffers.iter().copied(), align, ws)
+}
+
+/// As [`build_from_buffers`], from any exact-size iterator of buffers.
+///
+/// # Errors
+/// As [`build_from_buffers`].
+pub fn build_from_buffer_iter(
+    buffers: impl ExactSizeIterator<Item = Buffer>,
+    align: u64,
+    ws: &mut Workspace<'_>,
+) -> Result<Built, PlanError> {
+    let n = buffers.len();
+    ws.ensure(n, n)?;
+    let mut b = Built { infos: n as u32, intervals: n as u32, ..Built::default() };
+    for (k, buf) in buffers.enumerate() {
         let location = k as u32;
         if buf.bytes == 0 {
             return Err(PlanError::ZeroSize { location });

@@ -184,6 +184,35 @@ pub enum PlanError {
         /// Target size, bytes.
         target_bytes: u64,
     },
+    /// Two locations of one core share a name (names identify twins across cores).
+    DuplicateName {
+        /// Core index.
+        core: u32,
+        /// First location index.
+        a: u32,
+        /// Second location index.
+        b: u32,
+    },
+    /// A location is shared on core `core` but its twin on `target_core` is private.
+    SharedMismatch {
+        /// Core of the shared location.
+        core: u32,
+        /// Its location index.
+        location: u32,
+        /// Core of the twin.
+        target_core: u32,
+        /// The twin's location index.
+        target_location: u32,
+    },
+    /// Two distinct DRAM operands of one instruction occupy overlapping bytes.
+    OperandOverlap {
+        /// Flat index of the instruction.
+        instruction: u32,
+        /// First location index.
+        a: u32,
+        /// Second location index.
+        b: u32,
+    },
     /// A core count of 0 or beyond the supported maximum.
     BadCoreCount {
         /// The count given.
@@ -267,6 +296,17 @@ impl fmt::Display for PlanError {
             } => write!(
                 f,
                 "shared location {location} on core {core} ({bytes} bytes) and its twin {target_location} on core {target_core} ({target_bytes} bytes) differ in size"
+            ),
+            PlanError::DuplicateName { core, a, b } => {
+                write!(f, "core {core}: locations {a} and {b} have the same name")
+            }
+            PlanError::SharedMismatch { core, location, target_core, target_location } => write!(
+                f,
+                "location {location} is shared on core {core} but its twin {target_location} on core {target_core} is private"
+            ),
+            PlanError::OperandOverlap { instruction, a, b } => write!(
+                f,
+                "instruction {instruction}: operands {a} and {b} occupy overlapping bytes"
             ),
             PlanError::BadCoreCount { cores } => write!(f, "core count {cores} is not supported"),
         }

@@ -36,6 +36,7 @@ pub mod interval_tree;
 pub mod liveness;
 pub mod lower_bound;
 pub mod metrics;
+pub mod multicore;
 pub mod order;
 pub mod planner;
 pub mod program;
@@ -50,6 +51,9 @@ pub use cc_region::CcSize;
 pub use error::{PlanError, Store};
 pub use info::Info;
 pub use metrics::Metrics;
-pub use planner::{plan_buffers, plan_function, Plan, PlanConfig, Status, DEFAULT_HBM_WINDOW};
+pub use planner::{
+    plan_buffer_iter, plan_buffers, plan_function, plan_function_excluding, Plan, PlanConfig, Status,
+    DEFAULT_HBM_WINDOW,
+};
 pub use strategy::Strategy;
 pub use workspace::{StaticWorkspace, Workspace};

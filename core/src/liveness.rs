@@ -52,6 +52,20 @@ pub struct Built {
 /// [`PlanError::OperandRange`], [`PlanError::UseBeforeDef`], [`PlanError::NoInterval`], or
 /// [`PlanError::Capacity`] when the workspace is too small.
 pub fn build_from_function(f: &Function<'_>, ws: &mut Workspace<'_>) -> Result<Built, PlanError> {
+    build_from_function_excluding(f, ws, |_| false)
+}
+
+/// As [`build_from_function`], but locations for which `exclude(location)` is true are not
+/// candidates (the multi-core passes exclude the shared set from each core's private plan):
+/// they get no Info record and no interval, and reading them before a def is not an error.
+///
+/// # Errors
+/// As [`build_from_function`].
+pub fn build_from_function_excluding(
+    f: &Function<'_>,
+    ws: &mut Workspace<'_>,
+    exclude: impl Fn(u32) -> bool,
+) -> Result<Built, PlanError> {
     let nloc = f.locations.len();
     if nloc > ws.locations.len() {
         return Err(PlanError::Capacity {
@@ -85,6 +99,9 @@ pub fn build_from_function(f: &Function<'_>, ws: &mut Workspace<'_>) -> Result<B
                 b.preplaced_top = li;
             }
             b.preplaced_bytes += loc.bytes;
+            continue;
+        }
+        if exclude(li) {
             continue;
         }
         if ninfo >= cap {

@@ -2,13 +2,13 @@
 //! elimination order → `select`, with the HWM floor (`find_start_addr`), the CC region, the
 //! early exit and the metrics.
 
-use crate::buffers::{build_from_buffers, Buffer};
+use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
 use crate::info::Info;
 use crate::interference::{build_csr, Graph};
 use crate::interval_tree::IntervalTree;
-use crate::liveness::{build_from_function, Built};
+use crate::liveness::{build_from_function_excluding, Built};
 use crate::lower_bound::max_load;
 use crate::metrics::Metrics;
 use crate::order::by_size;
@@ -91,7 +91,21 @@ pub struct Plan {
 /// [`PlanError::OutsideWindow`], [`PlanError::PinnedOverlap`], [`PlanError::CcRegionTooLarge`].
 /// On error no address is reported as planned.
 pub fn plan_function(f: &Function<'_>, cfg: &PlanConfig, ws: &mut Workspace<'_>) -> Result<Plan, PlanError> {
-    let built = build_from_function(f, ws)?;
+    plan_function_excluding(f, cfg, ws, |_| false)
+}
+
+/// As [`plan_function`], with the locations for which `exclude(location)` is true left out
+/// of the plan (see [`crate::liveness::build_from_function_excluding`]).
+///
+/// # Errors
+/// As [`plan_function`].
+pub fn plan_function_excluding(
+    f: &Function<'_>,
+    cfg: &PlanConfig,
+    ws: &mut Workspace<'_>,
+    exclude: impl Fn(u32) -> bool,
+) -> Result<Plan, PlanError> {
+    let built = build_from_function_excluding(f, ws, exclude)?;
     plan_built(ws, &built, cfg, crate::align::DRAM_PAGE)
 }
 
@@ -117,7 +131,20 @@ pub fn plan_buffers(
     cfg: &PlanConfig,
     ws: &mut Workspace<'_>,
 ) -> Result<Plan, PlanError> {
-    let built = build_from_buffers(buffers, align, ws)?;
+    plan_buffer_iter(buffers.iter().copied(), align, cfg, ws)
+}
+
+/// As [`plan_buffers`], from any exact-size iterator of buffers (no slice needed).
+///
+/// # Errors
+/// As [`plan_buffers`].
+pub fn plan_buffer_iter(
+    buffers: impl ExactSizeIterator<Item = Buffer>,
+    align: u64,
+    cfg: &PlanConfig,
+    ws: &mut Workspace<'_>,
+) -> Result<Plan, PlanError> {
+    let built = build_from_buffer_iter(buffers, align, ws)?;
     plan_built(ws, &built, cfg, align)
 }
 

@@ -1,0 +1,151 @@
+//! Modules (one per logical core), per-location state and the name index.
+
+use bytemuck::{Pod, Zeroable};
+
+use crate::error::PlanError;
+use crate::metrics::Metrics;
+use crate::program::Function;
+
+/// Largest supported core count.
+pub const MAX_CORES: usize = 64;
+
+const ALLOCATED: u32 = 1;
+const SHARED: u32 = 2;
+const REMOTE: u32 = 4;
+
+/// One core's copy of the function (seed: a `bir::Module` made by `lnc_splitter`) and the
+/// names of its locations (`names[i]` names `function.locations[i]`; twins on different cores
+/// share a name).
+#[derive(Clone, Copy, Debug)]
+pub struct Module<'a> {
+    /// The function this core runs.
+    pub function: Function<'a>,
+    /// Location names, parallel to `function.locations`.
+    pub names: &'a [&'a str],
+}
+
+/// The remote-local target of a shared location on cores 1..N-1 (seed:
+/// `getRemoteLocalTarget() -> { remote_name, coreIdx }`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RemoteLocalTarget<'a> {
+    /// Name of the twin on the target core.
+    pub remote_name: &'a str,
+    /// Target core index.
+    pub core_idx: u32,
+}
+
+/// What the passes decided for one location of one core. Pod, 40 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LocState {
+    /// Byte address in this core's address view (valid when allocated).
+    pub address: u64,
+    /// Aligned size, bytes.
+    pub aligned: u64,
+    /// Partition (always 0 for DRAM; carried as the seed's sync copies it).
+    pub partition: u32,
+    /// Bank (always 0 for DRAM; carried as the seed's sync copies it).
+    pub bank: u32,
+    /// First flat instruction index accessing the location on this core (`u32::MAX`: none).
+    pub first_access: u32,
+    /// Last flat instruction index accessing it on this core.
+    pub last_access: u32,
+    remote_core: u32,
+    flags: u32,
+}
+
+impl LocState {
+    /// True once an address is assigned (by a plan, as pre-placed, or by sync).
+    pub const fn is_allocated(&self) -> bool {
+        self.flags & ALLOCATED != 0
+    }
+    /// The seed's `isSharedPostDRAMAlloc()`: the single source of truth that this location
+    /// is one buffer shared by all cores. Only the allocator's marking sets it.
+    pub const fn is_shared_post_dram_alloc(&self) -> bool {
+        self.flags & SHARED != 0
+    }
+    /// The remote-local target, if one was set (`own_name` is the twin's name).
+    pub fn remote_local_target<'a>(&self, own_name: &'a str) -> Option<RemoteLocalTarget<'a>> {
+        (self.flags & REMOTE != 0)
+            .then_some(RemoteLocalTarget { remote_name: own_name, core_idx: self.remote_core })
+    }
+    pub(crate) fn set_allocated(&mut self, address: u64) {
+        self.address = address;
+        self.flags |= ALLOCATED;
+    }
+    pub(crate) fn set_shared_post_dram_alloc(&mut self) {
+        self.flags |= SHARED;
+    }
+    pub(crate) fn set_remote_target(&mut self, core: u32) {
+        self.remote_core = core;
+        self.flags |= REMOTE;
+    }
+    /// Test support: drops the remote-local target (fault injection).
+    pub fn clear_remote_target(&mut self) {
+        self.flags &= !REMOTE;
+    }
+    pub(crate) fn reset(&mut self, aligned: u64) {
+        *self = LocState { aligned, first_access: u32::MAX, ..LocState::default() };
+    }
+}
+
+/// Per-core pass state, lent by the caller.
+#[derive(Debug)]
+pub struct ModuleState<'s> {
+    /// One entry per location of the core's function.
+    pub locations: &'s mut [LocState],
+    /// Name index: a permutation of location indices sorted by name (filled by the passes).
+    pub by_name: &'s mut [u32],
+    /// Metrics of this core's private plan.
+    pub metrics: Metrics,
+    /// Spills left without an address (the gate was set, or the core had none planned).
+    pub unaddressed: u64,
+}
+
+impl<'s> ModuleState<'s> {
+    /// Wraps caller storage (`locations` and `by_name` at least as long as the function's
+    /// location list).
+    pub fn new(locations: &'s mut [LocState], by_name: &'s mut [u32]) -> ModuleState<'s> {
+        ModuleState { locations, by_name, metrics: Metrics::default(), unaddressed: 0 }
+    }
+}
+
+/// Fills `state.by_name` for `module` (sort by name).
+///
+/// # Errors
+/// [`PlanError::Capacity`] when the state is shorter than the location list;
+/// [`PlanError::DuplicateName`] when two locations share a name.
+pub fn build_name_index(
+    core: u32,
+    module: &Module<'_>,
+    state: &mut ModuleState<'_>,
+) -> Result<(), PlanError> {
+    let n = module.function.locations.len();
+    if state.locations.len() < n || state.by_name.len() < n || module.names.len() < n {
+        return Err(PlanError::Capacity {
+            store: crate::error::Store::Shared,
+            needed: n,
+            capacity: state.locations.len().min(state.by_name.len()).min(module.names.len()),
+        });
+    }
+    let idx = &mut state.by_name[..n];
+    for (i, slot) in idx.iter_mut().enumerate() {
+        *slot = i as u32;
+    }
+    idx.sort_unstable_by(|&a, &b| module.names[a as usize].cmp(module.names[b as usize]));
+    for w in idx.windows(2) {
+        if module.names[w[0] as usize] == module.names[w[1] as usize] {
+            return Err(PlanError::DuplicateName { core, a: w[0].min(w[1]), b: w[0].max(w[1]) });
+        }
+    }
+    Ok(())
+}
+
+/// Finds a location by name through the index built by [`build_name_index`]. O(log n).
+pub fn find_by_name(module: &Module<'_>, state: &ModuleState<'_>, name: &str) -> Option<u32> {
+    let n = module.function.locations.len();
+    let idx = &state.by_name[..n];
+    idx.binary_search_by(|&i| module.names[i as usize].cmp(name)).ok().map(|p| idx[p])
+}

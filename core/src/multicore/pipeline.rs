@@ -1,0 +1,403 @@
+//! The pass pipeline and the `disable_dram_allocation` gate (seed "The
+//! disable_dram_allocation Gate": the gate is checked in the pipeline BUILDER, so with it set
+//! the DRAM pass and its paired passes are never registered, not skipped at run time).
+//!
+//! Passes, in order:
+//! 1. [`Pass::DramAllocation`] — per core: mark the shared set, plan the private spills.
+//! 2. [`Pass::DmaCleanup`] — per core: every instruction's distinct DRAM operands occupy
+//!    disjoint bytes (the hazard a DMA engine would hit); counts the operand pairs checked.
+//! 3. [`Pass::BuildDependencies`] — per core: counts the address-reuse pairs (private
+//!    locations sharing bytes), each one an ordering dependency for a runtime.
+//! 4. [`Pass::AntiDependencyPostDram`] — per core: checks every reuse pair is ordered in
+//!    time (access hulls disjoint) and counts the WAR edges (last access → next def).
+//! 5. [`Pass::SharedDramAllocation`] — core 0 places the shared set; other cores get
+//!    remote-local targets.
+//! 6. [`Pass::SyncSharedAllocations`] — address equalization across cores.
+//! 7. [`Pass::AntiDependencyPostSharedDram`] — cross-core RAW/WAR/WAW edges over the shared
+//!    region.
+//!
+//! With `disable_dram_allocation` none of them is registered: every DRAM spill stays
+//! unaddressed and [`MultiReport::unaddressed_spills`] says how many.
+
+use heapless::Vec;
+
+use crate::align::{align_up, DRAM_PAGE};
+use crate::error::{PlanError, Store};
+use crate::planner::PlanConfig;
+use crate::program::MemoryType;
+use crate::workspace::Workspace;
+
+use super::antidep::{build_edges, Edge, SharedAccess};
+use super::module::{build_name_index, Module, ModuleState, MAX_CORES};
+use super::private_alloc::{allocate_private, reset_state};
+use super::shared_alloc::{allocate_shared, SharedEntry};
+use super::sync::sync_shared_allocations;
+
+/// A pass of the pipeline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Pass {
+    /// `coloring_allocator_dram`: private DRAM allocation per core (marks the shared set).
+    DramAllocation,
+    /// `dynamic_dma_cleanup` slot: per-instruction operand-overlap check after placement.
+    DmaCleanup,
+    /// `build_fdeps` slot: address-reuse dependency count per core.
+    BuildDependencies,
+    /// Post-DRAM anti-dependency analysis per core.
+    AntiDependencyPostDram,
+    /// `coloring_allocator_dram_shared`: the shared set placed once by core 0.
+    SharedDramAllocation,
+    /// `sync_shared_allocations`.
+    SyncSharedAllocations,
+    /// `anti_dependency_analyzer_post_shared_dram`: cross-core edges.
+    AntiDependencyPostSharedDram,
+}
+
+/// Where private and shared tensors live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum SharedMode {
+    /// Each core has its own window `[0, window)`; the shared region starts above the highest
+    /// private HWM of all cores (page-aligned) and must end below every core's CC region.
+    #[default]
+    Windows,
+    /// Shared mode 1: one device address space; core k's private tensors live in its slab
+    /// `[k * cap, (k + 1) * cap)` with `cap = mb_per_core << 20`; the shared region starts at
+    /// `N * cap`, outside every slab, and may use `cap` bytes.
+    Slabs {
+        /// Slab size per core, MiB.
+        mb_per_core: u64,
+    },
+}
+
+/// Settings of a multi-core run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct MultiConfig {
+    /// Per-core plan settings (window = the per-core HBM window in [`SharedMode::Windows`]).
+    pub plan: PlanConfig,
+    /// Address-space layout.
+    pub mode: SharedMode,
+    /// The gate: when set, no DRAM pass is registered.
+    pub disable_dram_allocation: bool,
+}
+
+/// Caller-provided storage of a multi-core run.
+#[derive(Debug)]
+pub struct MultiStorage<'a> {
+    /// Planner workspace, reused core after core (sized for the largest core).
+    pub ws: Workspace<'a>,
+    /// Shared-set table.
+    pub shared: &'a mut [SharedEntry],
+    /// Shared access records (one per operand touching a shared tensor, all cores).
+    pub accesses: &'a mut [SharedAccess],
+    /// Cross-core edges.
+    pub edges: &'a mut [Edge],
+    /// Index scratch, at least as long as the largest core's location list.
+    pub index: &'a mut [u32],
+}
+
+/// A pass error: which pass, which core, what.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct MultiError {
+    /// The pass that failed.
+    pub pass: Pass,
+    /// The core it failed on.
+    pub core: u32,
+    /// The error (location indices are that core's).
+    pub error: PlanError,
+}
+
+impl core::fmt::Display for MultiError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{:?} on core {}: {}", self.pass, self.core, self.error)
+    }
+}
+
+impl core::error::Error for MultiError {}
+
+/// What a pipeline run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MultiReport {
+    /// The passes that ran, in order.
+    pub ran: Vec<Pass, 8>,
+    /// Shared tensors placed.
+    pub shared_tensors: u32,
+    /// Start of the shared region, bytes.
+    pub shared_base: u64,
+    /// Bytes of the shared region in use.
+    pub shared_region_bytes: u64,
+    /// Locations written by `sync_shared_allocations`.
+    pub synced: u32,
+    /// Cross-core edges written (`storage.edges[..edges]`).
+    pub edges: usize,
+    /// Operand pairs checked by the DMA hazard check.
+    pub operand_pairs_checked: u64,
+    /// Address-reuse pairs over all cores (BuildDependencies).
+    pub reuse_pairs: u64,
+    /// Per-core WAR edges implied by reuse (AntiDependencyPostDram).
+    pub private_war_edges: u64,
+    /// DRAM spills left without an address (all of them when the gate is set).
+    pub unaddressed_spills: u64,
+}
+
+/// The pass list, decided when it is built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pipeline {
+    passes: Vec<Pass, 8>,
+}
+
+impl Pipeline {
+    /// Builds the pass list. The gate is checked HERE: with `disable_dram_allocation` the
+    /// DRAM pass and all passes paired with it are not registered.
+    ///
+    /// ```
+    /// use dramalloc_core::multicore::{MultiConfig, Pipeline, Pass};
+    /// let on = Pipeline::build(&MultiConfig::default());
+    /// assert_eq!(on.passes().len(), 7);
+    /// let off = Pipeline::build(&MultiConfig { disable_dram_allocation: true, ..MultiConfig::default() });
+    /// assert!(off.passes().is_empty());
+    /// ```
+    pub fn build(cfg: &MultiConfig) -> Pipeline {
+        let mut passes = Vec::new();
+        if !cfg.disable_dram_allocation {
+            for p in [
+                Pass::DramAllocation,
+                Pass::DmaCleanup,
+                Pass::BuildDependencies,
+                Pass::AntiDependencyPostDram,
+                Pass::SharedDramAllocation,
+                Pass::SyncSharedAllocations,
+                Pass::AntiDependencyPostSharedDram,
+            ] {
+                // capacity 8 > 7 passes: cannot fail
+                let _ = passes.push(p);
+            }
+        }
+        Pipeline { passes }
+    }
+
+    /// The registered passes, in order.
+    pub fn passes(&self) -> &[Pass] {
+        &self.passes
+    }
+
+    /// Runs the passes over `modules` (one per core, 1..=64) with per-core `states`.
+    ///
+    /// # Errors
+    /// [`MultiError`] naming the pass, the core and the [`PlanError`]:
+    /// [`PlanError::BadCoreCount`], any planner error, the shared-set errors of
+    /// [`super::shared_alloc::allocate_shared`] and [`super::sync::sync_shared_allocations`],
+    /// [`PlanError::OperandOverlap`], [`PlanError::Capacity`].
+    pub fn run(
+        &self,
+        cfg: &MultiConfig,
+        modules: &[Module<'_>],
+        states: &mut [ModuleState<'_>],
+        storage: &mut MultiStorage<'_>,
+    ) -> Result<MultiReport, MultiError> {
+        let n = modules.len();
+        let fail = |pass: Pass, core: u32| move |error: PlanError| MultiError { pass, core, error };
+        if n == 0 || n > MAX_CORES || states.len() < n {
+            return Err(MultiError {
+                pass: Pass::DramAllocation,
+                core: 0,
+                error: PlanError::BadCoreCount { cores: n as u32 },
+            });
+        }
+        for k in 0..n {
+            build_name_index(k as u32, &modules[k], &mut states[k])
+                .map_err(fail(Pass::DramAllocation, k as u32))?;
+            reset_state(&modules[k], &mut states[k]).map_err(fail(Pass::DramAllocation, k as u32))?;
+        }
+        let mut rep = MultiReport::default();
+        let (mut entries, mut accesses) = (0usize, 0usize);
+        for &pass in self.passes() {
+            match pass {
+                Pass::DramAllocation => {
+                    let (window, slab) = match cfg.mode {
+                        SharedMode::Windows => (cfg.plan.window, 0),
+                        SharedMode::Slabs { mb_per_core } => {
+                            let cap = mb_per_core
+                                .checked_mul(1 << 20)
+                                .filter(|c| c.checked_mul(n as u64 + 1).is_some());
+                            let cap = cap.ok_or(fail(pass, 0)(PlanError::CcRegionTooLarge {
+                                cc_bytes: u64::MAX,
+                                window: cfg.plan.window,
+                            }))?;
+                            (cap, cap)
+                        }
+                    };
+                    let pc = PlanConfig { window, ..cfg.plan };
+                    for k in 0..n {
+                        allocate_private(&modules[k], &mut states[k], &pc, slab * k as u64, &mut storage.ws)
+                            .map_err(fail(pass, k as u32))?;
+                    }
+                }
+                Pass::DmaCleanup => {
+                    for k in 0..n {
+                        rep.operand_pairs_checked +=
+                            check_operands(&modules[k], &states[k]).map_err(fail(pass, k as u32))?;
+                    }
+                }
+                Pass::BuildDependencies | Pass::AntiDependencyPostDram => {
+                    for k in 0..n {
+                        let (pairs, war) = reuse_pairs(&modules[k], &states[k], storage.index, pass)
+                            .map_err(fail(pass, k as u32))?;
+                        if pass == Pass::BuildDependencies {
+                            rep.reuse_pairs += pairs;
+                        } else {
+                            rep.private_war_edges += war;
+                        }
+                    }
+                }
+                Pass::SharedDramAllocation => {
+                    let (base, capacity) = match cfg.mode {
+                        SharedMode::Windows => {
+                            let top = states[..n].iter().map(|s| s.metrics.hwm).max().unwrap_or(0);
+                            let base = align_up(top, DRAM_PAGE).unwrap_or(u64::MAX);
+                            let ceiling = states[..n]
+                                .iter()
+                                .map(|s| s.metrics.window - s.metrics.cc_limit)
+                                .min()
+                                .unwrap_or(cfg.plan.window);
+                            (base, ceiling.saturating_sub(base))
+                        }
+                        SharedMode::Slabs { mb_per_core } => {
+                            let cap = mb_per_core << 20;
+                            (cap * n as u64, cap)
+                        }
+                    };
+                    let (out, ne) = allocate_shared(
+                        modules,
+                        states,
+                        storage.shared,
+                        storage.accesses,
+                        &mut storage.ws,
+                        cfg.plan.strategy,
+                        base,
+                        capacity,
+                    )
+                    .map_err(|(core, error)| MultiError { pass, core, error })?;
+                    entries = ne;
+                    rep.shared_tensors = out.tensors;
+                    rep.shared_base = base;
+                    rep.shared_region_bytes = out.region_bytes;
+                    accesses = out.accesses as usize;
+                }
+                Pass::SyncSharedAllocations => {
+                    rep.synced = sync_shared_allocations(modules, states).map_err(|e| MultiError {
+                        pass,
+                        core: twin_core(&e),
+                        error: e,
+                    })?;
+                }
+                Pass::AntiDependencyPostSharedDram => {
+                    rep.edges = build_edges(
+                        &mut storage.shared[..entries],
+                        &mut storage.accesses[..accesses],
+                        storage.edges,
+                    )
+                    .map_err(fail(pass, 0))?;
+                }
+            }
+            let _ = rep.ran.push(pass);
+        }
+        for k in 0..n {
+            let f = &modules[k].function;
+            let un = f
+                .locations
+                .iter()
+                .zip(states[k].locations.iter())
+                .filter(|(l, s)| l.is_candidate() && l.memory == MemoryType::Dram && !s.is_allocated())
+                .count() as u64;
+            states[k].unaddressed = un;
+            rep.unaddressed_spills += un;
+        }
+        Ok(rep)
+    }
+}
+
+fn twin_core(e: &PlanError) -> u32 {
+    match *e {
+        PlanError::MissingTwin { core, .. } | PlanError::TwinSizeMismatch { core, .. } => core,
+        _ => 0,
+    }
+}
+
+/// DMA hazard check: distinct allocated DRAM operands of one instruction must not overlap.
+fn check_operands(m: &Module<'_>, s: &ModuleState<'_>) -> Result<u64, PlanError> {
+    let f = &m.function;
+    let mut pairs = 0u64;
+    for i in 0..f.instructions.len() {
+        let ops = f.operands_of(i);
+        for (x, a) in ops.iter().enumerate() {
+            for b in &ops[x + 1..] {
+                let (la, lb) = (a.location as usize, b.location as usize);
+                let (sa, sb) = (s.locations[la], s.locations[lb]);
+                if la == lb || !sa.is_allocated() || !sb.is_allocated() {
+                    continue;
+                }
+                if f.locations[la].memory != MemoryType::Dram || f.locations[lb].memory != MemoryType::Dram {
+                    continue;
+                }
+                pairs += 1;
+                if sa.address < sb.address + sb.aligned && sb.address < sa.address + sa.aligned {
+                    return Err(PlanError::OperandOverlap {
+                        instruction: i as u32,
+                        a: la as u32,
+                        b: lb as u32,
+                    });
+                }
+            }
+        }
+    }
+    Ok(pairs)
+}
+
+/// Address-reuse pairs among a core's private allocated spills: `(pairs, war edges)`.
+fn reuse_pairs(
+    m: &Module<'_>,
+    s: &ModuleState<'_>,
+    index: &mut [u32],
+    pass: Pass,
+) -> Result<(u64, u64), PlanError> {
+    let f = &m.function;
+    let mut k = 0usize;
+    for (l, loc) in f.locations.iter().enumerate() {
+        let st = s.locations[l];
+        if loc.is_candidate() && st.is_allocated() && !st.is_shared_post_dram_alloc() {
+            let slot = index.get_mut(k).ok_or(PlanError::Capacity {
+                store: Store::Order,
+                needed: k + 1,
+                capacity: k,
+            })?;
+            *slot = l as u32;
+            k += 1;
+        }
+    }
+    let idx = &mut index[..k];
+    idx.sort_unstable_by_key(|&l| (s.locations[l as usize].address, l));
+    let (mut pairs, mut war) = (0u64, 0u64);
+    for (i, &a) in idx.iter().enumerate() {
+        let sa = s.locations[a as usize];
+        let end = sa.address + sa.aligned;
+        for &b in &idx[i + 1..] {
+            let sb = s.locations[b as usize];
+            if sb.address >= end {
+                break;
+            }
+            pairs += 1;
+            // hulls disjoint: one WAR edge, last access of the earlier -> first access of the
+            // later. Overlapping hulls only arise for locations defined more than once whose
+            // intervals interleave; their order is already the def/use order of the core.
+            if pass == Pass::AntiDependencyPostDram
+                && (sa.last_access < sb.first_access || sb.last_access < sa.first_access)
+            {
+                war += 1;
+            }
+        }
+    }
+    Ok((pairs, war))
+}

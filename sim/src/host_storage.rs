@@ -1,0 +1,118 @@
+//! Heap-backed storage for the core planner on a host: the `Vec`s behind a
+//! [`dramalloc_core::Workspace`] and a [`dramalloc_core::multicore::MultiStorage`]. The core
+//! itself never allocates; this is where a std program gets the slices it lends it.
+
+use dramalloc_core::info::Info;
+use dramalloc_core::interval_tree::Node;
+use dramalloc_core::multicore::antidep::SharedAccess;
+use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedEntry};
+use dramalloc_core::search::Span;
+use dramalloc_core::workspace::{LocScratch, Scratch};
+use dramalloc_core::Workspace;
+
+/// Vectors sized for `infos` candidates, `nodes` intervals and `locations` locations.
+#[derive(Debug, Default)]
+pub struct HostWorkspace {
+    nodes: Vec<Node>,
+    interval_ids: Vec<u32>,
+    infos: Vec<Info>,
+    scratch: Vec<Scratch>,
+    order: Vec<u32>,
+    heap: Vec<u32>,
+    neighbours: Vec<u32>,
+    occupied: Vec<Span>,
+    locations: Vec<LocScratch>,
+}
+
+impl HostWorkspace {
+    /// Storage for up to `infos` candidates, `nodes` intervals and `locations` locations.
+    pub fn new(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
+        HostWorkspace {
+            nodes: vec![Node::default(); nodes],
+            interval_ids: vec![0; nodes],
+            infos: vec![Info::default(); infos],
+            scratch: vec![Scratch::default(); infos],
+            order: vec![0; infos],
+            heap: vec![0; infos],
+            neighbours: vec![0; infos],
+            occupied: vec![Span::default(); infos],
+            locations: vec![LocScratch::default(); locations],
+        }
+    }
+
+    /// Borrows the vectors as a workspace.
+    pub fn workspace(&mut self) -> Workspace<'_> {
+        Workspace {
+            nodes: &mut self.nodes,
+            interval_ids: &mut self.interval_ids,
+            infos: &mut self.infos,
+            scratch: &mut self.scratch,
+            order: &mut self.order,
+            heap: &mut self.heap,
+            neighbours: &mut self.neighbours,
+            occupied: &mut self.occupied,
+            locations: &mut self.locations,
+        }
+    }
+
+    /// The Info records (addresses after a plan).
+    pub fn infos(&self) -> &[Info] {
+        &self.infos
+    }
+}
+
+/// Storage for a multi-core pipeline run over `cores` cores.
+#[derive(Debug, Default)]
+pub struct HostMulti {
+    /// Planner workspace.
+    pub ws: HostWorkspace,
+    /// Shared-set table.
+    pub shared: Vec<SharedEntry>,
+    /// Shared access records.
+    pub accesses: Vec<SharedAccess>,
+    /// Cross-core edges.
+    pub edges: Vec<Edge>,
+    /// Index scratch.
+    pub index: Vec<u32>,
+    /// Per-core location states.
+    pub states: Vec<Vec<LocState>>,
+    /// Per-core name indices.
+    pub by_name: Vec<Vec<u32>>,
+}
+
+impl HostMulti {
+    /// Sizes everything for `locations[k]` locations and `operands[k]` operands on core k,
+    /// and `edges` cross-core edges.
+    pub fn new(locations: &[usize], operands: &[usize], edges: usize) -> HostMulti {
+        let max_loc = locations.iter().copied().max().unwrap_or(0);
+        let max_ops = operands.iter().copied().max().unwrap_or(0);
+        let all_ops: usize = operands.iter().sum();
+        HostMulti {
+            ws: HostWorkspace::new(max_loc.max(1), max_ops.max(max_loc).max(1), max_loc.max(1)),
+            shared: vec![SharedEntry::default(); max_loc.max(1)],
+            accesses: vec![SharedAccess::default(); all_ops.max(1)],
+            edges: vec![Edge::default(); edges.max(1)],
+            index: vec![0; max_loc.max(1)],
+            states: locations.iter().map(|&n| vec![LocState::default(); n]).collect(),
+            by_name: locations.iter().map(|&n| vec![0; n]).collect(),
+        }
+    }
+
+    /// Splits into the pipeline's storage and per-core states.
+    pub fn split(&mut self) -> (MultiStorage<'_>, Vec<ModuleState<'_>>) {
+        let storage = MultiStorage {
+            ws: self.ws.workspace(),
+            shared: &mut self.shared,
+            accesses: &mut self.accesses,
+            edges: &mut self.edges,
+            index: &mut self.index,
+        };
+        let states = self
+            .states
+            .iter_mut()
+            .zip(self.by_name.iter_mut())
+            .map(|(l, b)| ModuleState::new(l, b))
+            .collect();
+        (storage, states)
+    }
+}

@@ -1,0 +1,309 @@
+//! Multi-core passes: shared placement, remote-local targets, `sync_shared_allocations`,
+//! memory pressure counted once, the disable gate, and hand-written anti-dependency edges.
+//! Includes the public case B12 of `notes/cases-planner.md`.
+
+use dramalloc_core::multicore::pressure::{core_private_bytes, shared_bytes, total_pressure};
+use dramalloc_core::multicore::{DepKind, Edge, Module, MultiConfig, Pass, Pipeline, SharedMode};
+use dramalloc_core::program::{Function, Instruction, Location, Operand};
+use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
+use dramalloc_sim::host_storage::HostMulti;
+
+const K: u64 = 1024;
+
+/// A tiny program builder: instructions are appended in flat-index order.
+#[derive(Default, Clone)]
+struct Prog {
+    names: Vec<String>,
+    locs: Vec<Location>,
+    ins: Vec<Instruction>,
+    ops: Vec<Operand>,
+}
+
+impl Prog {
+    fn loc(&mut self, name: &str, bytes: u64, shared: bool) -> u32 {
+        self.names.push(name.to_string());
+        self.locs.push(Location { shared, ..Location::spill(bytes) });
+        (self.locs.len() - 1) as u32
+    }
+    fn id(&self, name: &str) -> u32 {
+        self.names.iter().position(|n| n == name).unwrap() as u32
+    }
+    /// Instruction at flat index `i` (earlier missing indices become empty instructions).
+    fn at(&mut self, i: usize, ops: &[Operand], collective: bool) {
+        while self.ins.len() < i {
+            self.ins.push(Instruction { first: self.ops.len() as u32, count: 0, collective: false });
+        }
+        assert_eq!(self.ins.len(), i, "instructions must be appended in order");
+        self.ins.push(Instruction { first: self.ops.len() as u32, count: ops.len() as u32, collective });
+        self.ops.extend_from_slice(ops);
+    }
+}
+
+#[derive(Debug)]
+struct Run {
+    names: Vec<Vec<String>>,
+    addr: Vec<Vec<Option<u64>>>,
+    shared: Vec<Vec<bool>>,
+    report: dramalloc_core::multicore::MultiReport,
+    edges: Vec<Edge>,
+    private: Vec<u64>,
+    shared_bytes: u64,
+    total: u64,
+    hwm: Vec<u64>,
+}
+
+impl Run {
+    fn addr(&self, core: usize, name: &str) -> Option<u64> {
+        let l = self.names[core].iter().position(|n| n == name).unwrap();
+        self.addr[core][l]
+    }
+}
+
+fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multicore::pipeline::MultiError> {
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules: Vec<Module> = progs
+        .iter()
+        .zip(names.iter())
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect();
+    let mut host = HostMulti::new(
+        &progs.iter().map(|p| p.locs.len()).collect::<Vec<_>>(),
+        &progs.iter().map(|p| p.ops.len()).collect::<Vec<_>>(),
+        10_000,
+    );
+    let (mut storage, mut states) = host.split();
+    let pipeline = Pipeline::build(cfg);
+    let report = pipeline.run(cfg, &modules, &mut states, &mut storage)?;
+    let entries = &storage.shared[..report.shared_tensors as usize];
+    Ok(Run {
+        names: progs.iter().map(|p| p.names.clone()).collect(),
+        addr: states
+            .iter()
+            .zip(progs)
+            .map(|(s, p)| {
+                (0..p.locs.len())
+                    .map(|l| s.locations[l].is_allocated().then_some(s.locations[l].address))
+                    .collect()
+            })
+            .collect(),
+        shared: states
+            .iter()
+            .zip(progs)
+            .map(|(s, p)| (0..p.locs.len()).map(|l| s.locations[l].is_shared_post_dram_alloc()).collect())
+            .collect(),
+        edges: storage.edges[..report.edges].to_vec(),
+        private: modules.iter().zip(states.iter()).map(|(m, s)| core_private_bytes(m, s)).collect(),
+        shared_bytes: shared_bytes(entries),
+        total: total_pressure(&modules, &states, entries),
+        hwm: states.iter().map(|s| s.metrics.hwm).collect(),
+        report,
+    })
+}
+
+fn cfg() -> MultiConfig {
+    MultiConfig {
+        plan: PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Seed },
+        ..MultiConfig::default()
+    }
+}
+
+fn b12() -> Vec<Prog> {
+    let mut c0 = Prog::default();
+    let p0 = c0.loc("P0", 8 * K, false);
+    let s = c0.loc("S", 16 * K, true);
+    c0.at(0, &[Operand::def(p0)], false);
+    c0.at(1, &[Operand::def(s)], false);
+    c0.at(4, &[Operand::use_(s)], false);
+    c0.at(5, &[Operand::use_(p0)], false);
+    let mut c1 = Prog::default();
+    let p1 = c1.loc("P1", 24 * K, false);
+    let s1 = c1.loc("S", 16 * K, true);
+    c1.at(0, &[Operand::def(p1)], false);
+    c1.at(4, &[Operand::use_(s1)], false);
+    c1.at(5, &[Operand::use_(p1)], false);
+    vec![c0, c1]
+}
+
+#[test]
+fn b12_shared_buffer_has_one_address_on_both_cores() {
+    let r = run(&b12(), &cfg()).unwrap();
+    assert_eq!(r.addr(0, "P0"), Some(0));
+    assert_eq!(r.addr(1, "P1"), Some(0));
+    assert_eq!(r.addr(0, "S"), Some(24 * K));
+    assert_eq!(r.addr(1, "S"), Some(24 * K));
+    assert_eq!(r.report.shared_base, 24 * K);
+    assert_eq!(r.report.shared_region_bytes, 16 * K);
+    // per-core peak with the shared region: 40 KiB on both cores
+    for k in 0..2 {
+        assert_eq!(r.report.shared_base + r.report.shared_region_bytes, 40 * K);
+        assert!(r.hwm[k] <= 24 * K);
+    }
+    assert_eq!(r.report.synced, 1);
+}
+
+#[test]
+fn b12_missing_twin_is_a_planning_error() {
+    let mut progs = b12();
+    // core 1 calls its copy "S2": core 0 has no such twin
+    progs[1].names[1] = "S2".into();
+    let e = run(&progs, &cfg()).unwrap_err();
+    assert_eq!(e.pass, Pass::SharedDramAllocation);
+    assert_eq!(
+        e.error,
+        PlanError::MissingTwin { core: 1, location: 1, target_core: 0, target_location: u32::MAX }
+    );
+    // a twin of another size
+    let mut progs = b12();
+    progs[1].locs[1].bytes = 20 * K;
+    let e = run(&progs, &cfg()).unwrap_err();
+    assert_eq!(
+        e.error,
+        PlanError::TwinSizeMismatch {
+            core: 1,
+            location: 1,
+            bytes: 20 * K,
+            target_core: 0,
+            target_location: 1,
+            target_bytes: 16 * K
+        }
+    );
+}
+
+/// N cores: each has a private tensor of (k+1) × 8 KiB, and all share a staging buffer
+/// written by a collective on core 0 and read everywhere, plus an explicitly shared handoff.
+fn n_cores(n: usize) -> Vec<Prog> {
+    (0..n)
+        .map(|k| {
+            let mut p = Prog::default();
+            let x = p.loc("X", (k as u64 + 1) * 8 * K, false);
+            let st = p.loc("stage", 12 * K, true);
+            let h = p.loc("handoff", 4 * K, true);
+            let y = p.loc("Y", 8 * K, false);
+            p.at(0, &[Operand::def(x)], false);
+            if k == 0 {
+                p.at(1, &[Operand::use_(x), Operand::def(st)], true);
+                p.at(2, &[Operand::def(h)], false);
+            } else {
+                p.at(2, &[], false);
+            }
+            p.at(3, &[Operand::use_(st), Operand::use_(h), Operand::def(y)], false);
+            p.at(4, &[Operand::use_(y)], false);
+            p
+        })
+        .collect()
+}
+
+#[test]
+fn shared_tensors_resolve_identically_on_2_4_8_cores() {
+    for n in [2usize, 4, 8] {
+        let progs = n_cores(n);
+        let r = run(&progs, &cfg()).unwrap();
+        assert_eq!(r.report.shared_tensors, 2, "n={n}");
+        assert_eq!(r.report.synced as usize, 2 * (n - 1), "core 0 placed, the others synced");
+        let (s0, h0) = (r.addr(0, "stage").unwrap(), r.addr(0, "handoff").unwrap());
+        for k in 0..n {
+            assert_eq!(r.addr(k, "stage"), Some(s0), "n={n} core {k}");
+            assert_eq!(r.addr(k, "handoff"), Some(h0), "n={n} core {k}");
+            assert!(r.shared[k][1] && r.shared[k][2] && !r.shared[k][0] && !r.shared[k][3]);
+            // private tensors never overlap the shared region
+            for name in ["X", "Y"] {
+                let a = r.addr(k, name).unwrap();
+                let bytes = progs[k].locs[progs[k].id(name) as usize].bytes;
+                assert!(a + bytes <= r.report.shared_base, "n={n} core {k} {name}");
+            }
+        }
+        // the shared region starts above the largest private HWM: on core n-1, X (n × 8 KiB,
+        // never read there: live at [0, 0]) and Y ([3, 4]) do not interfere, so the HWM is n × 8 KiB
+        assert_eq!(r.report.shared_base, (n as u64) * 8 * K);
+        assert_eq!(s0.min(h0), r.report.shared_base);
+    }
+}
+
+#[test]
+fn memory_pressure_counts_shared_bytes_once() {
+    for n in [2usize, 4, 8] {
+        let r = run(&n_cores(n), &cfg()).unwrap();
+        let s = 12 * K + 4 * K;
+        assert_eq!(r.shared_bytes, s);
+        let private: u64 = (0..n as u64).map(|k| (k + 1) * 8 * K + 8 * K).sum();
+        assert_eq!(r.private.iter().sum::<u64>(), private);
+        assert_eq!(r.total, private + s, "n={n}");
+        // the over-report a naive sum makes: (n-1) × S
+        let naive = private + n as u64 * s;
+        assert_eq!(naive - r.total, (n as u64 - 1) * s);
+    }
+}
+
+#[test]
+fn slab_mode_puts_each_core_in_its_slab_and_shared_above() {
+    let c = MultiConfig { mode: SharedMode::Slabs { mb_per_core: 1 }, ..cfg() };
+    let r = run(&n_cores(4), &c).unwrap();
+    for k in 0..4u64 {
+        let x = r.addr(k as usize, "X").unwrap();
+        assert!(x >= k << 20 && x < (k + 1) << 20, "core {k} X at {x}");
+    }
+    assert_eq!(r.report.shared_base, 4 << 20);
+    assert_eq!(r.addr(3, "stage"), r.addr(0, "stage"));
+}
+
+#[test]
+fn disable_gate_registers_no_dram_pass_and_leaves_spills_unaddressed() {
+    let c = MultiConfig { disable_dram_allocation: true, ..cfg() };
+    assert!(Pipeline::build(&c).passes().is_empty());
+    let r = run(&n_cores(2), &c).unwrap();
+    assert!(r.report.ran.is_empty());
+    assert_eq!(r.report.unaddressed_spills, 8); // 4 spills on each of 2 cores
+    assert!(r.addr.iter().flatten().all(Option::is_none));
+    assert!(r.shared.iter().flatten().all(|s| !s), "no marking without the allocator");
+    let on = run(&n_cores(2), &cfg()).unwrap();
+    assert_eq!(
+        on.report.ran.as_slice(),
+        &[
+            Pass::DramAllocation,
+            Pass::DmaCleanup,
+            Pass::BuildDependencies,
+            Pass::AntiDependencyPostDram,
+            Pass::SharedDramAllocation,
+            Pass::SyncSharedAllocations,
+            Pass::AntiDependencyPostSharedDram
+        ]
+    );
+    assert_eq!(on.report.unaddressed_spills, 0);
+}
+
+#[test]
+fn anti_dependency_edges_of_a_two_core_handoff_written_by_hand() {
+    // core 0: 0 def H (shared handoff), 3 def G (shared, later, may reuse H's bytes)
+    // core 1: 1 use H,                    4 use G
+    let mut c0 = Prog::default();
+    let h = c0.loc("H", 8 * K, true);
+    let g = c0.loc("G", 8 * K, true);
+    c0.at(0, &[Operand::def(h)], false);
+    c0.at(3, &[Operand::def(g)], false);
+    let mut c1 = Prog::default();
+    let h1 = c1.loc("H", 8 * K, true);
+    let g1 = c1.loc("G", 8 * K, true);
+    c1.at(1, &[Operand::use_(h1)], false);
+    c1.at(4, &[Operand::use_(g1)], false);
+    let r = run(&[c0, c1], &cfg()).unwrap();
+    // H lives [0,1], G [3,4]: they share bytes
+    assert_eq!(r.addr(0, "H"), r.addr(0, "G"));
+    let mut e: Vec<(u32, u32, u32, u32, DepKind)> = r
+        .edges
+        .iter()
+        .map(|e| (e.from_core, e.from_instruction, e.to_core, e.to_instruction, e.kind()))
+        .collect();
+    e.sort_by_key(|x| (x.0, x.1, x.2, x.3));
+    assert_eq!(
+        e,
+        vec![
+            (0, 0, 1, 1, DepKind::Raw), // core 1 reads H after core 0 wrote it
+            (0, 0, 1, 4, DepKind::Raw), // G's read touches bytes H's write touched (every pair is emitted)
+            (0, 3, 1, 4, DepKind::Raw), // core 1 reads G after core 0 wrote it
+            (1, 1, 0, 3, DepKind::War), // core 0 may overwrite H's bytes with G only after core 1 read H
+        ]
+    );
+}
