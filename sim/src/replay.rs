@@ -49,7 +49,7 @@ use dramalloc_core::banked::{
 use crate::banked_report::{write_reports, MemoryView};
 
 /// Block-table capacity of every allocator a replay creates.
-pub const REPLAY_BLOCKS: usize = 1024;
+pub const REPLAY_BLOCKS: usize = 512;
 /// Capacity of the CB table of a replay.
 pub const REPLAY_CBS: usize = 256;
 /// Default L1 unreserved base when a named device gives none (the notes' Blackhole example).

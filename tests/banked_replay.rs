@@ -1,0 +1,125 @@
+//! Runs every `tests/replay/*.replay` script through `dramalloc_sim::replay` and compares the
+//! output with `tests/replay/*.expected` (byte for byte). `report.replay` also compares the
+//! three CSV reports with `tests/replay/report/*.csv`.
+//! Set `DRAMALLOC_BLESS=1` to (re)write the expected files after reviewing a change.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use dramalloc_sim::replay::{replay_str, run_replay, ReplayError};
+
+fn replay_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("replay")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dramalloc-banked-replay-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn bless() -> bool {
+    std::env::var_os("DRAMALLOC_BLESS").is_some()
+}
+
+fn check_text(expected_path: &Path, actual: &str) -> Result<(), String> {
+    if bless() {
+        fs::write(expected_path, actual).map_err(|e| e.to_string())?;
+        return Ok(());
+    }
+    let expected =
+        fs::read_to_string(expected_path).map_err(|e| format!("{}: {e}", expected_path.display()))?;
+    if expected != actual {
+        return Err(format!(
+            "{} differs:\n--- expected\n{expected}--- actual\n{actual}",
+            expected_path.display()
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn every_script_matches_its_expected_output() -> Result<(), String> {
+    let mut scripts: Vec<PathBuf> = fs::read_dir(replay_dir())
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "replay"))
+        .collect();
+    scripts.sort();
+    assert!(scripts.len() >= 40, "expected every public scenario, found {}", scripts.len());
+    let mut failures = Vec::new();
+    for script in &scripts {
+        let stem = script.file_stem().and_then(|s| s.to_str()).unwrap_or("script").to_string();
+        let text = fs::read_to_string(script).map_err(|e| e.to_string())?;
+        let dir = scratch(&stem);
+        let outcome = replay_str(&text, Some(&dir)).map_err(|e| format!("{stem}: {e}"))?;
+        let mut actual = outcome.lines.join("\n");
+        actual.push('\n');
+        if let Err(e) = check_text(&script.with_extension("expected"), &actual) {
+            failures.push(e);
+        }
+        if stem == "report" {
+            for f in ["memory_usage_summary.csv", "l1_usage_summary.csv", "detailed_memory_usage.csv"] {
+                let got = fs::read_to_string(dir.join("out").join(format!("test_{f}")))
+                    .map_err(|e| e.to_string())?;
+                if let Err(e) = check_text(&replay_dir().join("report").join(f), &got) {
+                    failures.push(e);
+                }
+            }
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(failures.join("\n"))
+    }
+}
+
+#[test]
+fn malformed_script_is_exit_code_2_and_prints_nothing() -> Result<(), String> {
+    let dir = scratch("malformed");
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let script = dir.join("bad.replay");
+    fs::write(&script, "device wormhole\nbuffer a dram 24K 2048\nreport out\nbuffer b dram 24K\n")
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let r = run_replay(&script, &mut out);
+    match r {
+        Err(e @ ReplayError::Parse { line: 4, .. }) => {
+            assert_eq!(e.exit_code(), 2);
+            assert!(e.to_string().starts_with("line 4: "), "{e}");
+        }
+        other => return Err(format!("expected a parse error on line 4, got {other:?}")),
+    }
+    assert!(out.is_empty());
+    assert!(!dir.join("out").exists(), "nothing may be written before the parse succeeds");
+    let _ = fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+#[test]
+fn run_replay_prints_one_line_per_operation() -> Result<(), String> {
+    let dir = scratch("ok");
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let script = dir.join("ok.replay");
+    fs::write(&script, "# comment\nallocator 1G min=1K align=1K\n\nalloc a 1K\nfree a\nfree a\n")
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let o = run_replay(&script, &mut out).map_err(|e| e.to_string())?;
+    assert_eq!(o.errors, 1);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "allocator 1073741824 offset=0 min=1024 align=1024 policy=first\na 0\nfree a\n\
+         error free a : double free: address 0 is not allocated (it lies in free memory)\n"
+    );
+    let _ = fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+#[test]
+fn unreadable_script_is_exit_code_1() {
+    let mut out = Vec::new();
+    let r = run_replay(Path::new("/nonexistent/dramalloc.replay"), &mut out);
+    assert!(matches!(&r, Err(e @ ReplayError::Read { .. }) if e.exit_code() == 1));
+}
