@@ -80,6 +80,7 @@ pub struct LayoutOptions {
 /// let svg = render_layout(&[rect], &LayoutOptions { hwm: Some(4096), ..Default::default() });
 /// assert!(svg.starts_with("<svg") && svg.contains("a&lt;b") && svg.ends_with("</svg>\n"));
 /// ```
+#[must_use]
 pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
     let x_max = rects.iter().map(|r| u64::from(r.last_use) + 1).max().unwrap_or(1).max(1);
     let data_top = rects
@@ -309,6 +310,7 @@ fn nice_step(max: u64, binary: bool) -> u64 {
 /// Bytes as a short human string: `0`, `512 B`, `4 KiB`, `1.5 MiB`, `16 GiB`.
 ///
 /// Up to two decimals, trailing zeros dropped.
+#[must_use]
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
     if bytes == 0 {

@@ -58,7 +58,7 @@ pub enum InputError {
         /// Byte offset of the first invalid byte.
         offset: usize,
     },
-    /// The file is not well-formed JSON; `line`/`column` are serde_json's (1-based).
+    /// The file is not well-formed JSON; `line`/`column` are `serde_json`'s (1-based).
     #[error("{file}:{line}:{column}: malformed JSON: {message}")]
     MalformedJson {
         /// The file.
@@ -67,7 +67,7 @@ pub enum InputError {
         line: usize,
         /// 1-based column of the syntax error.
         column: usize,
-        /// serde_json's description.
+        /// `serde_json`'s description.
         message: String,
     },
     /// The file is not well-formed CSV (for example a row with a different number of fields).

@@ -157,6 +157,7 @@ pub fn read_solution(path: &Path, max_rows: usize) -> Result<Vec<SolutionRow>, I
 /// let row = SolutionRow { id: "b1".into(), lower: 0, upper: 3, size: 4, offset: 8 };
 /// assert_eq!(write_solution(&[row]), "id,lower,upper,size,offset\nb1,0,3,4,8\n");
 /// ```
+#[must_use]
 pub fn write_solution(rows: &[SolutionRow]) -> String {
     let mut out = String::with_capacity(32 + rows.len() * 40);
     out.push_str("id,lower,upper,size,offset\n");

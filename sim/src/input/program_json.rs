@@ -79,6 +79,7 @@ pub enum TensorKind {
 
 impl TensorKind {
     /// The word used in the JSON file (`input`, `output`, `weight`, `intermediate`).
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             TensorKind::Input => "input",
@@ -89,11 +90,13 @@ impl TensorKind {
     }
 
     /// Whether the tensor is placed before planning (inputs, outputs, weights).
+    #[must_use]
     pub fn is_preplaced(self) -> bool {
         !matches!(self, TensorKind::Intermediate)
     }
 
     /// Whether the loader writes it before the first op (inputs and weights).
+    #[must_use]
     pub fn is_loaded(self) -> bool {
         matches!(self, TensorKind::Input | TensorKind::Weight)
     }
@@ -104,7 +107,7 @@ impl TensorKind {
 pub struct Op {
     /// The op's name.
     pub name: String,
-    /// The op type (ONNX op type or TFLite builtin name).
+    /// The op type (`ONNX` op type or `TFLite` builtin name).
     pub op: String,
     /// Tensors read, as indices into [`Program::tensors`], in file order (repeats kept).
     pub inputs: Vec<u32>,
