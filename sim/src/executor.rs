@@ -1,0 +1,424 @@
+//! Executes a planned model on N simulated cores and proves it.
+//!
+//! Every core is a thread with its own private arena; one shared arena backs the shared
+//! region `[shared_base, shared_base + shared bytes)`, mapped into every core's view at the
+//! same addresses (an address decides the arena, not the tensor). The loader writes every
+//! input and weight at its pre-placed address on every core. Each core then runs its ops in
+//! order: before op `i` it waits for every cross-core edge into `(core, i)`; it READS each
+//! input tensor and checks every byte against the fingerprint its defining op wrote
+//! ([`crate::fingerprint`]); it checks that the op's distinct operands occupy disjoint bytes
+//! (an in-flight overlap); then it WRITES each output with its fingerprint. A shared tensor
+//! written on one core and read on another goes through the shared arena: that proves the
+//! alias. The first failure stops every core and is reported with core, op, tensors and
+//! address.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use dramalloc_core::program::Access;
+
+use crate::arena::SparseArena;
+use crate::fingerprint::{fill, first_mismatch, writer_of, TensorId, LOADER_DEF};
+use crate::model::SimModel;
+use crate::planning::PlannedModel;
+
+/// What an execution did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExecReport {
+    /// Instructions executed over all cores.
+    pub instructions: u64,
+    /// Bytes written by the loader and by ops.
+    pub bytes_written: u64,
+    /// Bytes read back and checked against their fingerprint.
+    pub bytes_verified: u64,
+    /// Arena bytes committed (pages touched × 4096), all arenas.
+    pub committed_bytes: u64,
+    /// Wall time.
+    pub sim_time: Duration,
+}
+
+/// A detected collision.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Collision {
+    /// A read found bytes that the expected writer did not write.
+    #[error("core {core}, op `{op}`: reading `{tensor}` at address {address:#x} found bytes of {found}")]
+    WrongBytes {
+        /// Core index.
+        core: u32,
+        /// Op name.
+        op: String,
+        /// Tensor being read.
+        tensor: String,
+        /// Whose bytes were found (`tensor `x` (def op N)` or `never-written memory`).
+        found: String,
+        /// Address of the first wrong byte.
+        address: u64,
+    },
+    /// Two distinct operands of one op occupy overlapping bytes.
+    #[error("core {core}, op `{op}`: operands `{a}` and `{b}` overlap at address {address:#x}")]
+    InFlight {
+        /// Core index.
+        core: u32,
+        /// Op name.
+        op: String,
+        /// First tensor.
+        a: String,
+        /// Second tensor.
+        b: String,
+        /// Start of the overlap.
+        address: u64,
+    },
+    /// A tensor the program reads or writes has no address.
+    #[error("core {core}, op `{op}`: tensor `{tensor}` has no address")]
+    Unaddressed {
+        /// Core index.
+        core: u32,
+        /// Op name.
+        op: String,
+        /// The tensor.
+        tensor: String,
+    },
+}
+
+/// Options for [`execute`].
+#[derive(Debug, Clone, Default)]
+pub struct ExecOptions {
+    /// Advanced by one after each instruction (progress display).
+    pub progress: Option<indicatif::ProgressBar>,
+}
+
+struct Shared<'m> {
+    model: &'m SimModel,
+    plan: &'m PlannedModel,
+    region: (u64, u64),
+    arena: Mutex<SparseArena>,
+    progress: Mutex<Vec<u64>>,
+    advanced: Condvar,
+    abort: AtomicBool,
+    shared_of: Vec<Vec<Option<u32>>>,
+    shared_defs: Vec<Vec<(u32, u32)>>,
+}
+
+impl Shared<'_> {
+    fn in_region(&self, addr: u64) -> bool {
+        addr >= self.region.0 && addr < self.region.1
+    }
+
+    fn write(&self, private: &mut SparseArena, addr: u64, data: &[u8]) {
+        self.chunks(addr, data.len() as u64, |a, off, len, shared| {
+            let d = &data[off..off + len];
+            if shared {
+                self.arena.lock().unwrap_or_else(|e| e.into_inner()).write(a, d);
+            } else {
+                private.write(a, d);
+            }
+        });
+    }
+
+    fn read(&self, private: &SparseArena, addr: u64, out: &mut [u8]) {
+        let len = out.len() as u64;
+        self.chunks(addr, len, |a, off, n, shared| {
+            let o = &mut out[off..off + n];
+            if shared {
+                self.arena.lock().unwrap_or_else(|e| e.into_inner()).read(a, o);
+            } else {
+                private.read(a, o);
+            }
+        });
+    }
+
+    /// Splits `[addr, addr + len)` at the shared-region boundaries.
+    fn chunks(&self, addr: u64, len: u64, mut f: impl FnMut(u64, usize, usize, bool)) {
+        let mut done = 0u64;
+        while done < len {
+            let a = addr.saturating_add(done);
+            let shared = self.in_region(a);
+            let limit = if shared {
+                self.region.1
+            } else if a < self.region.0 {
+                self.region.0
+            } else {
+                u64::MAX
+            };
+            let n = (limit - a).min(len - done).max(1);
+            f(a, done as usize, n as usize, shared);
+            done += n;
+        }
+    }
+
+    fn id(&self, core: usize, loc: u32) -> TensorId {
+        match self.shared_of[core][loc as usize] {
+            Some(e) => TensorId::Shared(e),
+            None => TensorId::Private { core: core as u32, location: loc },
+        }
+    }
+
+    fn describe(&self, core: usize, found: u64) -> String {
+        match writer_of(found) {
+            None => "never-written memory".to_string(),
+            Some(TensorId::Private { core: c, location }) => {
+                let name = self
+                    .model
+                    .cores
+                    .get(c as usize)
+                    .and_then(|p| p.names.get(location as usize))
+                    .map_or("?", String::as_str);
+                let def = (found >> 16) & 0xFFFF;
+                let by = if def == LOADER_DEF as u64 { "loader".to_string() } else { format!("op {def}") };
+                if c as usize == core {
+                    format!("tensor `{name}` (written by {by})")
+                } else {
+                    format!("tensor `{name}` of core {c} (written by {by})")
+                }
+            }
+            Some(TensorId::Shared(e)) => {
+                let name = self
+                    .plan
+                    .shared
+                    .get(e as usize)
+                    .and_then(|s| self.model.cores[0].names.get(s.location as usize))
+                    .map_or("?", String::as_str);
+                format!("shared tensor `{name}` (written by op {})", (found >> 16) & 0xFFFF)
+            }
+        }
+    }
+
+    fn fail(&self) {
+        self.abort.store(true, Ordering::SeqCst);
+        let mut p = self.progress.lock().unwrap_or_else(|e| e.into_inner());
+        p.iter_mut().for_each(|x| *x = u64::MAX);
+        self.advanced.notify_all();
+    }
+}
+
+/// Runs `model` with the addresses of `plan`. See the module docs.
+///
+/// # Errors
+/// The first [`Collision`] any core detects.
+pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Result<ExecReport, Collision> {
+    let start = Instant::now();
+    let n = model.cores.len();
+    let base = plan.report.shared_base;
+    let region = if plan.shared.is_empty() { (0, 0) } else { (base, base + plan.report.shared_region_bytes) };
+    // shared entry of each (core, location), by name through core 0's twin
+    let mut by_name0 = std::collections::HashMap::new();
+    for (k, e) in plan.shared.iter().enumerate() {
+        by_name0.insert(model.cores[0].names[e.location as usize].as_str(), k as u32);
+    }
+    let shared_of: Vec<Vec<Option<u32>>> = model
+        .cores
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            (0..c.names.len())
+                .map(|l| {
+                    if plan.placements[k][l].shared {
+                        by_name0.get(c.names[l].as_str()).copied()
+                    } else {
+                        None
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let mut shared_defs = vec![Vec::new(); plan.shared.len()];
+    for (k, c) in model.cores.iter().enumerate() {
+        for i in 0..c.instructions.len() {
+            for o in c.operands_of(i) {
+                if let (Access::Def, Some(e)) = (o.access, shared_of[k][o.location as usize]) {
+                    shared_defs[e as usize].push((i as u32, k as u32));
+                }
+            }
+        }
+    }
+    shared_defs.iter_mut().for_each(|d| d.sort_unstable());
+    let mut incoming: Vec<Vec<Vec<(u32, u32)>>> =
+        model.cores.iter().map(|c| vec![Vec::new(); c.instructions.len()]).collect();
+    for e in &plan.edges {
+        if let Some(slot) =
+            incoming.get_mut(e.to_core as usize).and_then(|v| v.get_mut(e.to_instruction as usize))
+        {
+            slot.push((e.from_core, e.from_instruction));
+        }
+    }
+    let sh = Shared {
+        model,
+        plan,
+        region,
+        arena: Mutex::new(SparseArena::new()),
+        progress: Mutex::new(vec![0; n]),
+        advanced: Condvar::new(),
+        abort: AtomicBool::new(false),
+        shared_of,
+        shared_defs,
+    };
+    let results: Vec<Result<(ExecReport, u64), Collision>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..n)
+            .map(|k| {
+                let (sh, inc, opts) = (&sh, &incoming[k], &opts);
+                s.spawn(move || run_core(sh, k, inc, opts))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    let mut total = ExecReport::default();
+    let mut first_err = None;
+    for r in results {
+        match r {
+            Ok((rep, committed)) => {
+                total.instructions += rep.instructions;
+                total.bytes_written += rep.bytes_written;
+                total.bytes_verified += rep.bytes_verified;
+                total.committed_bytes += committed;
+            }
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    if let Some(e) = first_err {
+        return Err(e);
+    }
+    total.committed_bytes += sh.arena.lock().unwrap_or_else(|e| e.into_inner()).committed_bytes();
+    total.sim_time = start.elapsed();
+    Ok(total)
+}
+
+fn run_core(
+    sh: &Shared<'_>,
+    k: usize,
+    incoming: &[Vec<(u32, u32)>],
+    opts: &ExecOptions,
+) -> Result<(ExecReport, u64), Collision> {
+    let r = run_core_inner(sh, k, incoming, opts);
+    if r.is_err() {
+        sh.fail();
+    } else {
+        let mut p = sh.progress.lock().unwrap_or_else(|e| e.into_inner());
+        p[k] = u64::MAX;
+        sh.advanced.notify_all();
+    }
+    r
+}
+
+fn run_core_inner(
+    sh: &Shared<'_>,
+    k: usize,
+    incoming: &[Vec<(u32, u32)>],
+    opts: &ExecOptions,
+) -> Result<(ExecReport, u64), Collision> {
+    let c = &sh.model.cores[k];
+    let pl = &sh.plan.placements[k];
+    let mut arena = SparseArena::new();
+    let mut rep = ExecReport::default();
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    let op_name = |i: usize| c.op_names.get(i).cloned().unwrap_or_default();
+    let addr_of = |l: u32, i: usize| {
+        pl[l as usize].address.ok_or_else(|| Collision::Unaddressed {
+            core: k as u32,
+            op: op_name(i),
+            tensor: c.names[l as usize].clone(),
+        })
+    };
+    // the loader
+    for (l, kind) in c.kinds.iter().enumerate() {
+        if kind.is_loaded() {
+            if let Some(a) = pl[l].address {
+                fill(&mut buf, sh.id(k, l as u32), LOADER_DEF, c.locations[l].bytes);
+                sh.write(&mut arena, a, &buf);
+                rep.bytes_written += buf.len() as u64;
+            }
+        }
+    }
+    let mut last_def: Vec<u32> =
+        c.kinds.iter().map(|kd| if kd.is_loaded() { LOADER_DEF } else { u32::MAX }).collect();
+    for (i, waits) in incoming.iter().enumerate().take(c.instructions.len()) {
+        if sh.abort.load(Ordering::SeqCst) {
+            return Ok((rep, arena.committed_bytes()));
+        }
+        if !waits.is_empty() {
+            let mut p = sh.progress.lock().unwrap_or_else(|e| e.into_inner());
+            while waits.iter().any(|&(fc, fi)| p[fc as usize] <= fi as u64) {
+                p = sh.advanced.wait(p).unwrap_or_else(|e| e.into_inner());
+            }
+            if sh.abort.load(Ordering::SeqCst) {
+                return Ok((rep, arena.committed_bytes()));
+            }
+        }
+        let ops = c.operands_of(i);
+        // in-flight: distinct operands must not overlap
+        for (x, a) in ops.iter().enumerate() {
+            for b in &ops[x + 1..] {
+                if a.location == b.location {
+                    continue;
+                }
+                let (aa, ab) = (addr_of(a.location, i)?, addr_of(b.location, i)?);
+                let (ea, eb) = (
+                    aa + c.locations[a.location as usize].bytes,
+                    ab + c.locations[b.location as usize].bytes,
+                );
+                if aa < eb && ab < ea {
+                    return Err(Collision::InFlight {
+                        core: k as u32,
+                        op: op_name(i),
+                        a: c.names[a.location as usize].clone(),
+                        b: c.names[b.location as usize].clone(),
+                        address: aa.max(ab),
+                    });
+                }
+            }
+        }
+        for o in ops.iter().filter(|o| o.access == Access::Use) {
+            let l = o.location;
+            let a = addr_of(l, i)?;
+            let bytes = c.locations[l as usize].bytes;
+            let id = sh.id(k, l);
+            let def = match id {
+                TensorId::Shared(e) => sh.shared_defs[e as usize]
+                    .iter()
+                    .rev()
+                    .find(|&&(di, dc)| (di, dc) < (i as u32, k as u32))
+                    .map_or(u32::MAX, |&(di, _)| di),
+                TensorId::Private { .. } => last_def[l as usize],
+            };
+            buf.resize(bytes as usize, 0);
+            sh.read(&arena, a, &mut buf);
+            if let Some(bad) = first_mismatch(&buf, id, def) {
+                let w = bad / 8 * 8;
+                let mut word = [0u8; 8];
+                let end = (w + 8).min(buf.len());
+                word[..end - w].copy_from_slice(&buf[w..end]);
+                return Err(Collision::WrongBytes {
+                    core: k as u32,
+                    op: op_name(i),
+                    tensor: c.names[l as usize].clone(),
+                    found: sh.describe(k, u64::from_le_bytes(word)),
+                    address: a + bad as u64,
+                });
+            }
+            rep.bytes_verified += bytes;
+        }
+        for o in ops.iter().filter(|o| o.access == Access::Def) {
+            let l = o.location;
+            let a = addr_of(l, i)?;
+            fill(&mut out, sh.id(k, l), i as u32, c.locations[l as usize].bytes);
+            sh.write(&mut arena, a, &out);
+            rep.bytes_written += out.len() as u64;
+            last_def[l as usize] = i as u32;
+        }
+        rep.instructions += 1;
+        {
+            let mut p = sh.progress.lock().unwrap_or_else(|e| e.into_inner());
+            if p[k] != u64::MAX {
+                p[k] = i as u64 + 1;
+            }
+            sh.advanced.notify_all();
+        }
+        if let Some(pb) = &opts.progress {
+            pb.inc(1);
+        }
+    }
+    Ok((rep, arena.committed_bytes()))
+}

@@ -1,0 +1,209 @@
+//! Fault injection: corrupt a correct plan on purpose so tests can prove the simulator and
+//! the verifier catch it. Every fault is chosen by a seeded SplitMix64, so a seed reproduces
+//! the same fault.
+
+use std::fmt;
+
+use dramalloc_core::multicore::{DepKind, Edge};
+
+use crate::model::SimModel;
+use crate::planning::PlannedModel;
+
+/// A kind of fault, with the seed that chooses where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Move one private tensor onto the address of a neighbour it interferes with.
+    MoveOntoNeighbour(u64),
+    /// Give one core's copy of a shared tensor a different address than its twins.
+    TwinAddress(u64),
+    /// Run one cross-core RAW or WAR edge backwards (and drop the other edges).
+    ReverseEdge(u64),
+}
+
+impl Fault {
+    /// Parses `move:SEED`, `twin:SEED`, `reverse:SEED`, or a bare `SEED` (= move).
+    pub fn parse(s: &str) -> Option<Fault> {
+        let (kind, seed) = s.split_once(':').unwrap_or(("move", s));
+        let seed = seed.parse().ok()?;
+        match kind {
+            "move" => Some(Fault::MoveOntoNeighbour(seed)),
+            "twin" => Some(Fault::TwinAddress(seed)),
+            "reverse" => Some(Fault::ReverseEdge(seed)),
+            _ => None,
+        }
+    }
+}
+
+/// What was injected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Injected {
+    /// `tensor` on `core` now sits at `onto`'s address.
+    Moved {
+        /// Core.
+        core: usize,
+        /// The moved tensor.
+        tensor: String,
+        /// The neighbour it was moved onto.
+        onto: String,
+        /// The new address.
+        address: u64,
+    },
+    /// `tensor`'s copy on `core` moved from `from` to `to`.
+    TwinMoved {
+        /// Core.
+        core: usize,
+        /// The shared tensor.
+        tensor: String,
+        /// Its correct address.
+        from: u64,
+        /// Its wrong address.
+        to: u64,
+    },
+    /// The edge now runs backwards; all other edges are dropped.
+    IgnoreEdges {
+        /// The original edge.
+        edge: Edge,
+    },
+}
+
+impl fmt::Display for Injected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Injected::Moved { core, tensor, onto, address } => {
+                write!(f, "moved `{tensor}` onto `{onto}` at {address:#x} on core {core}")
+            }
+            Injected::TwinMoved { core, tensor, from, to } => {
+                write!(f, "moved core {core}'s twin of shared `{tensor}` from {from:#x} to {to:#x}")
+            }
+            Injected::IgnoreEdges { edge } => write!(
+                f,
+                "reversed {:?} edge core {} op {} -> core {} op {}",
+                edge.kind(),
+                edge.from_core,
+                edge.from_instruction,
+                edge.to_core,
+                edge.to_instruction
+            ),
+        }
+    }
+}
+
+/// SplitMix64.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(pub u64);
+
+impl SplitMix64 {
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+/// Injects `fault` into `plan`.
+///
+/// # Errors
+/// A message when the model has no place for this fault (e.g. no shared tensor).
+pub fn inject(model: &SimModel, plan: &mut PlannedModel, fault: Fault) -> Result<Injected, String> {
+    match fault {
+        Fault::MoveOntoNeighbour(seed) => move_onto_neighbour(model, plan, seed),
+        Fault::TwinAddress(seed) => twin_address(model, plan, seed),
+        Fault::ReverseEdge(seed) => reverse_edge(plan, seed),
+    }
+}
+
+fn move_onto_neighbour(model: &SimModel, plan: &mut PlannedModel, seed: u64) -> Result<Injected, String> {
+    let mut rng = SplitMix64(seed);
+    let n = model.cores.len();
+    for _ in 0..10_000 {
+        let k = rng.below(n);
+        let c = &model.cores[k];
+        let pl = &plan.placements[k];
+        let movable: Vec<usize> = (0..pl.len())
+            .filter(|&l| {
+                c.locations[l].is_candidate()
+                    && !pl[l].shared
+                    && pl[l].address.is_some()
+                    && pl[l].first_access != u32::MAX
+            })
+            .collect();
+        if movable.is_empty() {
+            continue;
+        }
+        let t = movable[rng.below(movable.len())];
+        let (ta, tf, tl) = (pl[t].address.unwrap_or(0), pl[t].first_access, pl[t].last_access);
+        let neighbours: Vec<usize> = movable
+            .iter()
+            .copied()
+            .filter(|&u| u != t && pl[u].first_access <= tl && tf <= pl[u].last_access)
+            .filter(|&u| pl[u].address != Some(ta))
+            .collect();
+        if neighbours.is_empty() {
+            continue;
+        }
+        let u = neighbours[rng.below(neighbours.len())];
+        let address = pl[u].address.unwrap_or(0);
+        plan.placements[k][t].address = Some(address);
+        return Ok(Injected::Moved {
+            core: k,
+            tensor: c.names[t].clone(),
+            onto: c.names[u].clone(),
+            address,
+        });
+    }
+    Err("no private tensor with an interfering neighbour".into())
+}
+
+fn twin_address(model: &SimModel, plan: &mut PlannedModel, seed: u64) -> Result<Injected, String> {
+    let mut rng = SplitMix64(seed);
+    let n = model.cores.len();
+    if n < 2 || plan.shared.is_empty() {
+        return Err("needs at least 2 cores and a shared tensor".into());
+    }
+    for _ in 0..10_000 {
+        let k = 1 + rng.below(n - 1);
+        let pl = &plan.placements[k];
+        let shared: Vec<usize> = (0..pl.len())
+            .filter(|&l| pl[l].shared && pl[l].address.is_some() && pl[l].first_access != u32::MAX)
+            .collect();
+        if shared.is_empty() {
+            continue;
+        }
+        let t = shared[rng.below(shared.len())];
+        let from = pl[t].address.unwrap_or(0);
+        // shift by one to four pages, wrapping inside the shared region
+        let region = plan.report.shared_region_bytes.max(4096);
+        let delta = 4096 * (1 + rng.below(4) as u64);
+        let base = plan.report.shared_base;
+        let to = base + (from - base + delta) % region;
+        let to = if to == from { base + (from - base + 4096) % (region + 4096) } else { to };
+        plan.placements[k][t].address = Some(to);
+        return Ok(Injected::TwinMoved { core: k, tensor: model.cores[k].names[t].clone(), from, to });
+    }
+    Err("no shared tensor accessed on cores 1..N-1".into())
+}
+
+fn reverse_edge(plan: &mut PlannedModel, seed: u64) -> Result<Injected, String> {
+    let mut rng = SplitMix64(seed);
+    let eligible: Vec<Edge> =
+        plan.edges.iter().copied().filter(|e| matches!(e.kind(), DepKind::Raw | DepKind::War)).collect();
+    if eligible.is_empty() {
+        return Err("no cross-core RAW or WAR edge".into());
+    }
+    let edge = eligible[rng.below(eligible.len())];
+    plan.edges = vec![Edge {
+        from_core: edge.to_core,
+        from_instruction: edge.to_instruction,
+        to_core: edge.from_core,
+        to_instruction: edge.from_instruction,
+        ..edge
+    }];
+    Ok(Injected::IgnoreEdges { edge })
+}

@@ -1,0 +1,150 @@
+//! `dramalloc quality`: peak versus the max-load lower bound, per file and strategy.
+
+use serde::Serialize;
+
+use dramalloc_core::Strategy;
+
+use crate::input::Buffer;
+use crate::problem::solve;
+
+/// One strategy's result on one file.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct StrategyResult {
+    /// Strategy name.
+    pub strategy: String,
+    /// Peak (max offset + aligned size), bytes; 0 when it failed.
+    pub peak: u64,
+    /// Peak / lower bound.
+    pub ratio: f64,
+    /// Plan time, seconds.
+    pub seconds: f64,
+    /// The error, if the plan failed.
+    pub error: Option<String>,
+}
+
+/// One file's line.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QualityRow {
+    /// Set (folder) name.
+    pub set: String,
+    /// File name.
+    pub name: String,
+    /// Buffers.
+    pub n: usize,
+    /// Max-load lower bound with aligned sizes, bytes.
+    pub lower_bound: u64,
+    /// Per strategy.
+    pub results: Vec<StrategyResult>,
+}
+
+/// Closing line per strategy.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct QualityTotal {
+    /// Strategy name.
+    pub strategy: String,
+    /// Mean peak / LB over the files planned.
+    pub mean_ratio: f64,
+    /// Files whose peak equals the LB.
+    pub at_bound: usize,
+    /// Files planned.
+    pub files: usize,
+    /// Largest plan time, seconds.
+    pub max_seconds: f64,
+}
+
+/// Plans every problem with every strategy (unbounded capacity, sizes aligned to `align`).
+pub fn evaluate(
+    problems: &[(String, String, Vec<Buffer>)],
+    align: u64,
+    strategies: &[Strategy],
+) -> Vec<QualityRow> {
+    problems
+        .iter()
+        .map(|(set, name, bufs)| {
+            let mut lb = 0;
+            let results = strategies
+                .iter()
+                .map(|&s| match solve(bufs, align, None, s) {
+                    Ok(sol) => {
+                        lb = sol.metrics.lower_bound;
+                        StrategyResult {
+                            strategy: s.name().into(),
+                            peak: sol.metrics.hwm,
+                            ratio: sol.metrics.hwm as f64 / sol.metrics.lower_bound.max(1) as f64,
+                            seconds: sol.time.as_secs_f64(),
+                            error: None,
+                        }
+                    }
+                    Err(e) => StrategyResult {
+                        strategy: s.name().into(),
+                        peak: 0,
+                        ratio: f64::NAN,
+                        seconds: 0.0,
+                        error: Some(e.to_string()),
+                    },
+                })
+                .collect();
+            QualityRow { set: set.clone(), name: name.clone(), n: bufs.len(), lower_bound: lb, results }
+        })
+        .collect()
+}
+
+/// The closing line per strategy.
+pub fn totals(rows: &[QualityRow], strategies: &[Strategy]) -> Vec<QualityTotal> {
+    strategies
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let ok: Vec<&StrategyResult> =
+                rows.iter().map(|r| &r.results[i]).filter(|r| r.error.is_none()).collect();
+            let files = ok.len();
+            QualityTotal {
+                strategy: s.name().into(),
+                mean_ratio: ok.iter().map(|r| r.ratio).sum::<f64>() / files.max(1) as f64,
+                at_bound: rows
+                    .iter()
+                    .filter(|r| r.results[i].error.is_none() && r.results[i].peak == r.lower_bound)
+                    .count(),
+                files,
+                max_seconds: ok.iter().map(|r| r.seconds).fold(0.0, f64::max),
+            }
+        })
+        .collect()
+}
+
+/// The table as text.
+pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = write!(s, "{:<12} {:<32} {:>6} {:>14}", "set", "file", "n", "LB");
+    for t in totals {
+        let _ = write!(s, " | {:>14} {:>7} {:>8}", format!("{} peak", t.strategy), "ratio", "ms");
+    }
+    s.push('\n');
+    for r in rows {
+        let _ = write!(s, "{:<12} {:<32} {:>6} {:>14}", r.set, r.name, r.n, r.lower_bound);
+        for x in &r.results {
+            match &x.error {
+                None => {
+                    let _ = write!(s, " | {:>14} {:>7.4} {:>8.2}", x.peak, x.ratio, x.seconds * 1e3);
+                }
+                Some(_) => {
+                    let _ = write!(s, " | {:>14} {:>7} {:>8}", "error", "-", "-");
+                }
+            }
+        }
+        s.push('\n');
+    }
+    for t in totals {
+        let _ = writeln!(
+            s,
+            "{}: mean peak/LB {:.4} over {} files, {} at the LB, slowest {:.1} ms",
+            t.strategy,
+            t.mean_ratio,
+            t.files,
+            t.at_bound,
+            t.max_seconds * 1e3
+        );
+    }
+    s
+}

@@ -1,0 +1,97 @@
+//! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
+//! `layout.svg`, each written whole (temp file + rename) or not at all.
+
+use std::io;
+use std::path::Path;
+
+use crate::atomic_write::write_atomic;
+use crate::layout_svg::{render_layout, LayoutOptions, LayoutRect};
+use crate::model::SimModel;
+use crate::planning::PlannedModel;
+use crate::run::Summary;
+
+/// `plan.csv`: `tensor,core,address,bytes,aligned_bytes,def,last_use,shared`, one row per
+/// addressed DRAM tensor of every core (def/last_use: first and last instruction accessing it
+/// on that core).
+pub fn plan_csv(model: &SimModel, plan: &PlannedModel) -> Result<Vec<u8>, csv::Error> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record(["tensor", "core", "address", "bytes", "aligned_bytes", "def", "last_use", "shared"])?;
+    for (k, c) in model.cores.iter().enumerate() {
+        for (l, p) in plan.placements[k].iter().enumerate() {
+            let Some(a) = p.address else { continue };
+            let (d, u) = if p.first_access == u32::MAX {
+                (String::new(), String::new())
+            } else {
+                (p.first_access.to_string(), p.last_access.to_string())
+            };
+            w.write_record([
+                c.names[l].as_str(),
+                &k.to_string(),
+                &a.to_string(),
+                &c.locations[l].bytes.to_string(),
+                &p.aligned.to_string(),
+                &d,
+                &u,
+                if p.shared { "true" } else { "false" },
+            ])?;
+        }
+    }
+    w.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+}
+
+/// The layout picture of core 0's view (private, pre-placed and shared tensors).
+pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> String {
+    let c = &model.cores[0];
+    let n = c.instructions.len() as u32;
+    let rects: Vec<LayoutRect> = plan.placements[0]
+        .iter()
+        .enumerate()
+        .filter_map(|(l, p)| {
+            let a = p.address?;
+            let (def, last) = if c.kinds[l].is_preplaced() || p.first_access == u32::MAX {
+                (0, n.saturating_sub(1))
+            } else {
+                (p.first_access, p.last_access)
+            };
+            Some(LayoutRect {
+                label: c.names[l].clone(),
+                core: 0,
+                def,
+                last_use: last,
+                address: a,
+                bytes: c.locations[l].bytes,
+                shared: p.shared,
+            })
+        })
+        .collect();
+    let m = &plan.metrics[0];
+    let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0).then(|| (m.window - m.cc_limit, m.window));
+    let opts = LayoutOptions {
+        title: format!(
+            "{}: core 0 of {} ({} tensors, HWM {})",
+            summary.model,
+            summary.cores,
+            rects.len(),
+            crate::layout_svg::human_bytes(summary.per_core[0].hwm)
+        ),
+        cc_region: cc,
+        hwm: Some(summary.per_core[0].hwm),
+        window: None,
+    };
+    render_layout(&rects, &opts)
+}
+
+/// Writes the three files into `dir` (created if missing).
+///
+/// # Errors
+/// Any I/O error; a file either holds its complete new content or its previous one.
+pub fn write_reports(dir: &Path, model: &SimModel, plan: &PlannedModel, summary: &Summary) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let csv = plan_csv(model, plan).map_err(io::Error::other)?;
+    let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
+    let svg = layout_svg(model, plan, summary);
+    write_atomic(&dir.join("plan.csv"), &csv)?;
+    write_atomic(&dir.join("summary.json"), &json)?;
+    write_atomic(&dir.join("layout.svg"), svg.as_bytes())?;
+    Ok(())
+}

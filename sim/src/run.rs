@@ -1,0 +1,318 @@
+//! `dramalloc run`: plan a program on N cores, verify every plan geometrically, execute it on
+//! the simulator, and summarise.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::executor::{execute, Collision, ExecOptions, ExecReport};
+use crate::faults::{inject, Fault, Injected};
+use crate::input::{InputError, Program};
+use crate::model::SimModel;
+use crate::plan_check::check_plans;
+use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
+use crate::tensor_parallel;
+use crate::verify::VerifyError;
+
+/// How a single-core model becomes N cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    /// Every core runs its own copy; nothing is shared (unless the JSON flags it).
+    #[default]
+    None,
+    /// See [`crate::tensor_parallel`].
+    TensorParallel,
+}
+
+/// Options of one run.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Core count (1..=64).
+    pub cores: usize,
+    /// Split.
+    pub split: Split,
+    /// Planner options.
+    pub plan: PlanOptions,
+    /// A fault to inject after planning (tests and `--inject-fault`).
+    pub fault: Option<Fault>,
+    /// Show a progress bar (only drawn on a terminal).
+    pub progress: bool,
+    /// Where to write `plan.csv`, `summary.json`, `layout.svg`.
+    pub report_dir: Option<PathBuf>,
+}
+
+/// One core's line of the summary.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CoreSummary {
+    /// Core index.
+    pub core: usize,
+    /// HWM of the core's view (private, pre-placed and shared tensors), bytes.
+    pub hwm: u64,
+    /// Max-load lower bound of the core's view, bytes.
+    pub lower_bound: u64,
+    /// Private plan's HWM, bytes.
+    pub private_hwm: u64,
+    /// Real CC buffer bytes used.
+    pub cc_bytes: u64,
+    /// Spills left unaddressed.
+    pub unaddressed: u64,
+}
+
+/// The summary of a run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// Model name.
+    pub model: String,
+    /// Cores.
+    pub cores: usize,
+    /// Split.
+    pub split: Split,
+    /// Strategy name.
+    pub strategy: String,
+    /// Tensors over all cores.
+    pub tensors: usize,
+    /// Liveness intervals over all cores.
+    pub intervals: u64,
+    /// Shared tensors.
+    pub shared_tensors: u32,
+    /// Pre-placed bytes (core 0).
+    pub preplaced_bytes: u64,
+    /// Shared region start and bytes.
+    pub shared_base: u64,
+    /// Shared region bytes in use.
+    pub shared_bytes: u64,
+    /// Cross-core edges.
+    pub edges: usize,
+    /// Per-core lines.
+    pub per_core: Vec<CoreSummary>,
+    /// CC region limit, bytes.
+    pub cc_limit: u64,
+    /// Bytes written by the simulator.
+    pub bytes_written: u64,
+    /// Bytes read back and verified.
+    pub bytes_verified: u64,
+    /// Arena bytes committed.
+    pub committed_bytes: u64,
+    /// Planning time, seconds.
+    pub plan_seconds: f64,
+    /// Simulation time, seconds.
+    pub sim_seconds: f64,
+    /// Passes that ran.
+    pub passes: Vec<String>,
+    /// The fault injected, if any.
+    pub fault: Option<String>,
+    /// "OK" or the failure.
+    pub verdict: String,
+}
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad input file (exit 2).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// The planner failed (exit 1 when it does not fit, else 2).
+    #[error("plan failed: {0}")]
+    Plan(#[from] PlanFailure),
+    /// The geometric verifier found a collision in a plan (exit 1).
+    #[error("verifier: core {core}: {error}")]
+    Verify {
+        /// Core.
+        core: usize,
+        /// The finding.
+        error: Box<VerifyError>,
+        /// The summary up to the failure.
+        summary: Box<Summary>,
+    },
+    /// The simulator detected a collision (exit 1).
+    #[error("simulator: {error}")]
+    Collision {
+        /// The finding.
+        error: Collision,
+        /// The summary up to the failure.
+        summary: Box<Summary>,
+    },
+    /// A fault could not be injected (no candidate for it).
+    #[error("cannot inject fault: {0}")]
+    Fault(String),
+    /// Writing a report failed (exit 1).
+    #[error("writing reports: {0}")]
+    Report(#[from] std::io::Error),
+}
+
+impl RunError {
+    /// Process exit code: 2 for bad input, 1 for a plan that does not fit or fails.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::Input(_) => 2,
+            RunError::Plan(p) if !p.does_not_fit => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// A run that completed: the model, the plan, the execution and the summary.
+#[derive(Debug)]
+pub struct RunOutcome {
+    /// The simulated model.
+    pub model: SimModel,
+    /// The plan.
+    pub plan: PlannedModel,
+    /// The execution.
+    pub exec: ExecReport,
+    /// The summary.
+    pub summary: Summary,
+    /// The fault that was injected (it was NOT detected if this is `Some` and we got here).
+    pub injected: Option<Injected>,
+}
+
+/// Builds the N-core model of `program`.
+///
+/// # Errors
+/// Pre-placement errors.
+pub fn build_model(program: &Program, cores: usize, split: Split) -> Result<SimModel, InputError> {
+    match split {
+        Split::None => SimModel::replicated(program, cores),
+        Split::TensorParallel => tensor_parallel::split(program, cores),
+    }
+}
+
+/// Runs `program`. See the module docs.
+///
+/// # Errors
+/// [`RunError`]; a collision or a verifier finding carries the summary.
+pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError> {
+    let model = build_model(program, opts.cores.max(1), opts.split)?;
+    let mut plan = plan_model(&model, &opts.plan)?;
+    let injected = match opts.fault {
+        Some(f) => Some(inject(&model, &mut plan, f).map_err(RunError::Fault)?),
+        None => None,
+    };
+    let mut summary = summarize(&model, &plan, &ExecReport::default(), opts, injected.as_ref());
+    if let Err((core, error)) = check_plans(&model, &plan) {
+        summary.verdict = format!("FAILED: verifier: core {core}: {error}");
+        return Err(RunError::Verify { core, error: Box::new(error), summary: Box::new(summary) });
+    }
+    let total: u64 = model.cores.iter().map(|c| c.instructions.len() as u64).sum();
+    let bar = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let pb = indicatif::ProgressBar::new(total);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} simulating {pos}/{len} instructions {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        pb
+    });
+    let exec_opts = ExecOptions { progress: bar.clone() };
+    let exec = execute(&model, &plan, &exec_opts);
+    if let Some(pb) = bar {
+        pb.finish_and_clear();
+    }
+    let exec = match exec {
+        Ok(e) => e,
+        Err(error) => {
+            summary.verdict = format!("FAILED: {error}");
+            return Err(RunError::Collision { error, summary: Box::new(summary) });
+        }
+    };
+    let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());
+    if let Some(dir) = &opts.report_dir {
+        crate::report::write_reports(dir, &model, &plan, &summary)?;
+    }
+    Ok(RunOutcome { model, plan, exec, summary, injected })
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// Builds the summary of a planned (and possibly executed) model.
+pub fn summarize(
+    model: &SimModel,
+    plan: &PlannedModel,
+    exec: &ExecReport,
+    opts: &RunOptions,
+    injected: Option<&Injected>,
+) -> Summary {
+    let per_core = (0..model.cores.len())
+        .map(|k| {
+            let (hwm, lb) = view_hwm_and_bound(model, plan, k);
+            CoreSummary {
+                core: k,
+                hwm,
+                lower_bound: lb,
+                private_hwm: plan.metrics[k].hwm,
+                cc_bytes: plan.metrics[k].real_cc_bytes,
+                unaddressed: model.cores[k]
+                    .locations
+                    .iter()
+                    .zip(&plan.placements[k])
+                    .filter(|(l, p)| l.is_candidate() && p.address.is_none())
+                    .count() as u64,
+            }
+        })
+        .collect();
+    Summary {
+        model: model.name.clone(),
+        cores: model.cores.len(),
+        split: opts.split,
+        strategy: opts.plan.strategy.name().to_string(),
+        tensors: model.tensor_count(),
+        intervals: plan.metrics.iter().map(|m| m.intervals).sum(),
+        shared_tensors: plan.report.shared_tensors,
+        preplaced_bytes: plan.metrics.first().map_or(0, |m| m.preplaced_bytes),
+        shared_base: plan.report.shared_base,
+        shared_bytes: plan.report.shared_region_bytes,
+        edges: plan.report.edges,
+        per_core,
+        cc_limit: plan.metrics.first().map_or(0, |m| m.cc_limit),
+        bytes_written: exec.bytes_written,
+        bytes_verified: exec.bytes_verified,
+        committed_bytes: exec.committed_bytes,
+        plan_seconds: secs(plan.plan_time),
+        sim_seconds: secs(exec.sim_time),
+        passes: plan.report.ran.iter().map(|p| format!("{p:?}")).collect(),
+        fault: injected.map(|f| f.to_string()),
+        verdict: "OK".to_string(),
+    }
+}
+
+/// HWM and max-load lower bound of core `k`'s view: every addressed DRAM tensor the core
+/// sees (pre-placed, private, shared). The bound is the pre-placed floor plus the largest
+/// sum of aligned sizes of planned tensors live at one instruction.
+pub fn view_hwm_and_bound(model: &SimModel, plan: &PlannedModel, k: usize) -> (u64, u64) {
+    let c = &model.cores[k];
+    let pl = &plan.placements[k];
+    let hwm = pl.iter().filter_map(|p| p.address.map(|a| a + p.aligned)).max().unwrap_or(0);
+    let floor = plan.metrics[k].reserved_space;
+    let mut events: Vec<(u32, i8, u64)> = Vec::new();
+    for (l, p) in pl.iter().enumerate() {
+        if !c.locations[l].is_candidate() || p.first_access == u32::MAX {
+            continue;
+        }
+        let (a, b) = if p.shared {
+            plan.shared
+                .iter()
+                .find(|e| model.cores[0].names[e.location as usize] == c.names[l])
+                .map_or((p.first_access, p.last_access), |e| (e.first_access, e.last_access))
+        } else {
+            (p.first_access, p.last_access)
+        };
+        events.push((a, 1, p.aligned));
+        events.push((b.saturating_add(1), -1, p.aligned));
+    }
+    events.sort_unstable_by_key(|&(t, d, _)| (t, d));
+    let (mut live, mut best) = (0u64, 0u64);
+    for (_, d, s) in events {
+        if d > 0 {
+            live += s;
+            best = best.max(live);
+        } else {
+            live -= s;
+        }
+    }
+    (hwm.max(floor), floor + best)
+}

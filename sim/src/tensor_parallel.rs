@@ -1,0 +1,89 @@
+//! `--split tensor-parallel`: turns a single-core model into an N-core one.
+//!
+//! Exactly what it does, for N cores:
+//! - Every core runs the whole model (its own copy of every tensor; pre-placed tensors at the
+//!   same addresses on every core, in that core's private window).
+//! - After every op whose type is one of [`SPLIT_OPS`] with output `T` (its first output),
+//!   two ops are inserted on every core k:
+//!   1. `<op>/allreduce_stage` — a **collective** op: reads `T` and writes
+//!      `<T>/cc_slice<k>`, core k's slice of the staging buffer. Slices are
+//!      `ceil(bytes(T) / N)` bytes each; slice j is flagged shared, so it is ONE buffer
+//!      that all cores address identically.
+//!   2. `<op>/allreduce_gather` — reads all N slices `<T>/cc_slice0 .. <T>/cc_slice<N-1>`
+//!      (every core reads bytes that every other core wrote) and writes `<T>/reduced`, the
+//!      core's private copy of the result, `bytes(T)` bytes.
+//!
+//!   Every later op that read `T` reads `<T>/reduced` instead. A graph output `T` is still
+//!   written by the op itself.
+//! - Core k defines only its own slice; the others are read-only on it. The anti-dependency
+//!   edges order slice j's write on core j before its reads on every other core, and a later
+//!   all-reduce's write into reused bytes after the earlier reads.
+
+use dramalloc_core::program::{Location, UsageClass};
+
+use crate::input::{InputError, Program, TensorKind};
+use crate::model::{CoreProgram, SimModel};
+
+/// Op types after which an all-reduce is inserted.
+pub const SPLIT_OPS: [&str; 6] =
+    ["Conv", "MatMul", "Gemm", "CONV_2D", "FULLY_CONNECTED", "DEPTHWISE_CONV_2D"];
+
+/// Builds the N-core tensor-parallel model described in the module docs.
+///
+/// # Errors
+/// The pre-placement errors of [`SimModel::core_from_program`].
+pub fn split(p: &Program, cores: usize) -> Result<SimModel, InputError> {
+    let n = cores.max(1);
+    let base = SimModel::core_from_program(p)?;
+    let mut out = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut c = CoreProgram::default();
+        for (i, name) in base.names.iter().enumerate() {
+            c.add_tensor(name.clone(), base.kinds[i], base.locations[i]);
+        }
+        // rename map: reads of T go to T/reduced after its all-reduce
+        let mut read_as: Vec<u32> = (0..base.locations.len() as u32).collect();
+        for (i, op) in p.ops.iter().enumerate() {
+            let uses: Vec<u32> = op.inputs.iter().map(|&t| read_as[t as usize]).collect();
+            c.add_op(base.op_names[i].clone(), base.op_types[i].clone(), &uses, &op.outputs, op.collective);
+            let Some(&t) = op.outputs.first() else { continue };
+            if !SPLIT_OPS.contains(&op.op.as_str()) {
+                continue;
+            }
+            let tname = &base.names[t as usize];
+            let bytes = base.locations[t as usize].bytes;
+            let slice = bytes.div_ceil(n as u64);
+            let slices: Vec<u32> = (0..n)
+                .map(|j| {
+                    c.add_tensor(
+                        format!("{tname}/cc_slice{j}"),
+                        TensorKind::Intermediate,
+                        Location { shared: true, ..Location::spill(slice) },
+                    )
+                })
+                .collect();
+            let reduced = c.add_tensor(
+                format!("{tname}/reduced"),
+                TensorKind::Intermediate,
+                Location { usage: UsageClass::Spill, ..Location::spill(bytes) },
+            );
+            c.add_op(
+                format!("{}/allreduce_stage", op.name),
+                "AllReduceStage".into(),
+                &[t],
+                &[slices[k]],
+                true,
+            );
+            c.add_op(
+                format!("{}/allreduce_gather", op.name),
+                "AllReduceGather".into(),
+                &slices,
+                &[reduced],
+                false,
+            );
+            read_as[t as usize] = reduced;
+        }
+        out.push(c);
+    }
+    Ok(SimModel { name: p.name.clone(), cores: out })
+}
