@@ -191,6 +191,8 @@ fn small<P: Peer>(p: &mut P) -> u64 {
 }
 
 type Workload<P> = fn(&mut P) -> u64;
+/// One row of the ratio table: a name and the workload for each allocator.
+type Row = (&'static str, Workload<Ours>, Workload<Offset>, Workload<Ranges>);
 
 fn time_ns<P: Peer>(p: &mut P, w: Workload<P>, iters: u32) -> f64 {
     black_box(w(p));
@@ -206,7 +208,7 @@ fn print_ratios() {
     let iters = if quick { 2 } else { 30 };
     let (mut a, mut b, mut c) = (ours(), offset(), ranges());
     println!("banked free list vs peers (ns per iteration, {iters} iterations; ratio = peer / dramalloc)");
-    let rows: [(&str, Workload<Ours>, Workload<Offset>, Workload<Ranges>); 4] = [
+    let rows: [Row; 4] = [
         ("WorstCase", worst_case::<Ours>, worst_case::<Offset>, worst_case::<Ranges>),
         ("TypicalCase", typical_case::<Ours>, typical_case::<Offset>, typical_case::<Ranges>),
         ("MixedAllocations", mixed::<Ours>, mixed::<Offset>, mixed::<Ranges>),
