@@ -104,9 +104,7 @@ pub fn align_up(x: u64, a: u64) -> Result<u64, BankedError> {
     if a == 0 {
         return Ok(x);
     }
-    x.div_ceil(a)
-        .checked_mul(a)
-        .ok_or(BankedError::Overflow { value: x })
+    x.div_ceil(a).checked_mul(a).ok_or(BankedError::Overflow { value: x })
 }
 
 /// Bytes each bank stores for a buffer of `size` bytes in pages of `page_size` over
@@ -130,17 +128,10 @@ pub fn size_per_bank(
     page_alignment: u64,
 ) -> Result<u64, BankedError> {
     if num_banks == 0 {
-        return Err(BankedError::InvalidConfig {
-            what: "num_banks",
-            value: 0,
-        });
+        return Err(BankedError::InvalidConfig { what: "num_banks", value: 0 });
     }
     if page_size == 0 {
-        return if size == 0 {
-            Ok(0)
-        } else {
-            Err(BankedError::PageSizeMismatch { size, page_size })
-        };
+        return if size == 0 { Ok(0) } else { Err(BankedError::PageSizeMismatch { size, page_size }) };
     }
     if !size.is_multiple_of(page_size) {
         return Err(BankedError::PageSizeMismatch { size, page_size });
@@ -160,9 +151,7 @@ pub fn size_per_bank(
 /// assert!(!dramalloc_core::banked::is_supported_bank_count(13));
 /// ```
 pub const fn is_supported_bank_count(n: u32) -> bool {
-    const LIST: [u32; 18] = [
-        7, 12, 20, 48, 56, 63, 70, 72, 80, 94, 108, 110, 117, 120, 124, 126, 130, 140,
-    ];
+    const LIST: [u32; 18] = [7, 12, 20, 48, 56, 63, 70, 72, 80, 94, 108, 110, 117, 120, 124, 126, 130, 140];
     if n.is_power_of_two() {
         return true;
     }
@@ -205,16 +194,10 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
     /// configuration.
     pub fn new(config: BankConfig) -> Result<Self, BankedError> {
         if config.num_banks == 0 {
-            return Err(BankedError::InvalidConfig {
-                what: "num_banks",
-                value: 0,
-            });
+            return Err(BankedError::InvalidConfig { what: "num_banks", value: 0 });
         }
         if config.offset_period == 0 {
-            return Err(BankedError::InvalidConfig {
-                what: "offset_period",
-                value: 0,
-            });
+            return Err(BankedError::InvalidConfig { what: "offset_period", value: 0 });
         }
         let allocator = FreeList::new(FreeListConfig::new(
             config.bank_size,
@@ -256,18 +239,12 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
             Layout::Interleaved => self.config.num_banks,
             Layout::Sharded { cores } => {
                 if cores == 0 || cores > self.config.num_banks {
-                    return Err(BankedError::TooManyShards {
-                        shards: cores,
-                        banks: self.config.num_banks,
-                    });
+                    return Err(BankedError::TooManyShards { shards: cores, banks: self.config.num_banks });
                 }
                 cores
             }
         };
-        Ok((
-            size_per_bank(size, page_size, banks, self.config.page_alignment)?,
-            banks,
-        ))
+        Ok((size_per_bank(size, page_size, banks, self.config.page_alignment)?, banks))
     }
 
     /// Allocates a buffer in the manager's default direction.
@@ -300,10 +277,7 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
             (BufferType::L1, Layout::Interleaved) => self.config.address_limit,
             _ => 0,
         };
-        let address = match self
-            .allocator
-            .allocate_with_limit(per_bank, bottom_up, limit)
-        {
+        let address = match self.allocator.allocate_with_limit(per_bank, bottom_up, limit) {
             Ok(a) => a,
             Err(BankedError::OutOfMemory(oom)) => {
                 return Err(BankedError::OutOfMemory(OutOfMemory {
@@ -325,9 +299,7 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
 
     /// Whether a buffer with `per_bank` bytes per bank would fit now.
     pub fn can_allocate(&self, per_bank: u64) -> bool {
-        self.allocator
-            .find(per_bank, self.config.bottom_up)
-            .is_some()
+        self.allocator.find(per_bank, self.config.bottom_up).is_some()
     }
 
     /// Frees the buffer at `address` in every bank; returns its per-bank size.
@@ -349,16 +321,11 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
     /// [`BankedError::NoSuchBank`].
     pub fn bank_offset(&self, bank: u32) -> Result<u64, BankedError> {
         if bank >= self.config.num_banks {
-            return Err(BankedError::NoSuchBank {
-                bank,
-                banks: self.config.num_banks,
-            });
+            return Err(BankedError::NoSuchBank { bank, banks: self.config.num_banks });
         }
         u64::from(bank % self.config.offset_period)
             .checked_mul(self.config.offset_step)
-            .ok_or(BankedError::Overflow {
-                value: u64::from(bank),
-            })
+            .ok_or(BankedError::Overflow { value: u64::from(bank) })
     }
 
     /// `address + bank_offset(bank)`.
@@ -366,9 +333,7 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
     /// # Errors
     /// As [`Self::bank_offset`].
     pub fn physical_address(&self, address: u64, bank: u32) -> Result<u64, BankedError> {
-        address
-            .checked_add(self.bank_offset(bank)?)
-            .ok_or(BankedError::Overflow { value: address })
+        address.checked_add(self.bank_offset(bank)?).ok_or(BankedError::Overflow { value: address })
     }
 
     /// Where page `page` of an interleaved buffer at `address` lives: bank `page % banks`,
@@ -388,11 +353,7 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
             .checked_mul(aligned_page)
             .and_then(|x| x.checked_add(address))
             .ok_or(BankedError::Overflow { value: page })?;
-        Ok(PageLocation {
-            bank,
-            address: a,
-            physical: self.physical_address(a, bank)?,
-        })
+        Ok(PageLocation { bank, address: a, physical: self.physical_address(a, bank)? })
     }
 
     /// Per-bank statistics of the shared allocator.

@@ -40,10 +40,7 @@ impl CoreRange {
     pub const fn new(x0: u32, y0: u32, x1: u32, y1: u32) -> Self {
         let (ax, bx) = if x0 <= x1 { (x0, x1) } else { (x1, x0) };
         let (ay, by) = if y0 <= y1 { (y0, y1) } else { (y1, y0) };
-        Self {
-            start: CoreCoord { x: ax, y: ay },
-            end: CoreCoord { x: bx, y: by },
-        }
+        Self { start: CoreCoord { x: ax, y: ay }, end: CoreCoord { x: bx, y: by } }
     }
 
     /// The single core `(x, y)`.
@@ -73,11 +70,7 @@ impl CoreRange {
 
 impl core::fmt::Display for CoreRange {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        write!(
-            f,
-            "({},{})-({},{})",
-            self.start.x, self.start.y, self.end.x, self.end.y
-        )
+        write!(f, "({},{})-({},{})", self.start.x, self.start.y, self.end.x, self.end.y)
     }
 }
 
@@ -148,17 +141,9 @@ impl<const N: usize> CircularBuffers<N> {
         page_size: u64,
     ) -> Result<CbId, BankedError> {
         let id = self.cbs.len() as CbId;
-        self.cbs
-            .push(CircularBuffer {
-                core_range,
-                total_size,
-                page_size,
-                address: None,
-            })
-            .map_err(|_| BankedError::CapacityExhausted {
-                table: "circular buffer table",
-                capacity: N as u32,
-            })?;
+        self.cbs.push(CircularBuffer { core_range, total_size, page_size, address: None }).map_err(|_| {
+            BankedError::CapacityExhausted { table: "circular buffer table", capacity: N as u32 }
+        })?;
         self.invalidate();
         Ok(id)
     }
@@ -169,10 +154,7 @@ impl<const N: usize> CircularBuffers<N> {
     /// # Errors
     /// [`BankedError::NoSuchCb`].
     pub fn set_total_size(&mut self, id: CbId, total_size: u64) -> Result<(), BankedError> {
-        let cb = self
-            .cbs
-            .get_mut(id as usize)
-            .ok_or(BankedError::NoSuchCb { index: id })?;
+        let cb = self.cbs.get_mut(id as usize).ok_or(BankedError::NoSuchCb { index: id })?;
         cb.total_size = total_size;
         self.invalidate();
         Ok(())
@@ -189,10 +171,7 @@ impl<const N: usize> CircularBuffers<N> {
     /// # Errors
     /// [`BankedError::NoSuchCb`].
     pub fn address(&self, id: CbId) -> Result<Option<u64>, BankedError> {
-        self.cbs
-            .get(id as usize)
-            .map(|c| c.address)
-            .ok_or(BankedError::NoSuchCb { index: id })
+        self.cbs.get(id as usize).map(|c| c.address).ok_or(BankedError::NoSuchCb { index: id })
     }
 
     /// Packs every CB in creation order upward from `base` (the L1 unreserved base), each at
@@ -223,8 +202,7 @@ impl<const N: usize> CircularBuffers<N> {
                 }
             }
             let addr = super::bank_manager::align_up(addr, alignment)?;
-            addr.checked_add(self.cbs[i].total_size)
-                .ok_or(BankedError::Overflow { value: addr })?;
+            addr.checked_add(self.cbs[i].total_size).ok_or(BankedError::Overflow { value: addr })?;
             self.cbs[i].address = Some(addr);
         }
         Ok(())
@@ -253,11 +231,7 @@ impl<const N: usize> CircularBuffers<N> {
                 continue;
             };
             if end > l1_size {
-                return Err(BankedError::CbBeyondL1 {
-                    core_range: cb.core_range,
-                    region_end: end,
-                    l1_size,
-                });
+                return Err(BankedError::CbBeyondL1 { core_range: cb.core_range, region_end: end, l1_size });
             }
             if let Some(lowest) = lowest_l1_buffer {
                 if lowest < end {

@@ -6,9 +6,7 @@
 //! and "Reserved region in SRAM is used to hold FW, Kernels, and related runtime metadata".
 //! Values from `banked-allocator.md` §2; layout from §1.5.
 
-use super::bank_manager::{
-    align_up, BankConfig, BankManager, BufferAllocation, BufferType, Layout,
-};
+use super::bank_manager::{align_up, BankConfig, BankManager, BufferAllocation, BufferType, Layout};
 use super::error::BankedError;
 use super::free_list::Policy;
 
@@ -130,10 +128,7 @@ impl DeviceDescriptor {
             .dram_bank_size
             .checked_sub(self.dram_reserved)
             .filter(|s| *s > 0)
-            .ok_or(BankedError::InvalidConfig {
-                what: "dram_reserved",
-                value: self.dram_reserved,
-            })?;
+            .ok_or(BankedError::InvalidConfig { what: "dram_reserved", value: self.dram_reserved })?;
         Ok(BankConfig {
             buffer_type: BufferType::Dram,
             num_banks: self.dram_banks,
@@ -155,14 +150,9 @@ impl DeviceDescriptor {
     /// # Errors
     /// [`BankedError::InvalidConfig`] when the base is at or above the L1 size.
     pub fn l1_config(&self) -> Result<BankConfig, BankedError> {
-        let bank_size = self
-            .l1_size
-            .checked_sub(self.l1_unreserved_base)
-            .filter(|s| *s > 0)
-            .ok_or(BankedError::InvalidConfig {
-                what: "l1_unreserved_base",
-                value: self.l1_unreserved_base,
-            })?;
+        let bank_size = self.l1_size.checked_sub(self.l1_unreserved_base).filter(|s| *s > 0).ok_or(
+            BankedError::InvalidConfig { what: "l1_unreserved_base", value: self.l1_unreserved_base },
+        )?;
         Ok(BankConfig {
             buffer_type: BufferType::L1,
             num_banks: self.l1_banks,

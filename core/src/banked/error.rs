@@ -75,12 +75,7 @@ impl fmt::Display for OutOfMemory {
             f,
             "buffer across {} banks, where each bank needs to store {} B, but bank size is {} B \
              (allocated: {} B, free: {} B, largest free block: {} B); ",
-            self.num_banks,
-            self.per_bank,
-            self.bank_size,
-            self.allocated,
-            self.free,
-            self.largest_free
+            self.num_banks, self.per_bank, self.bank_size, self.allocated, self.free, self.largest_free
         )?;
         match self.kind {
             OomKind::Full => f.write_str("memory is full"),

@@ -75,20 +75,8 @@ pub struct FreeListConfig {
 
 impl FreeListConfig {
     /// Bundles the five parameters; `FLO(size, offset, min, align, policy)` in the cases file.
-    pub const fn new(
-        size: u64,
-        offset: u64,
-        min_allocation: u64,
-        alignment: u64,
-        policy: Policy,
-    ) -> Self {
-        Self {
-            size,
-            offset,
-            min_allocation,
-            alignment,
-            policy,
-        }
+    pub const fn new(size: u64, offset: u64, min_allocation: u64, alignment: u64, policy: Policy) -> Self {
+        Self { size, offset, min_allocation, alignment, policy }
     }
 }
 
@@ -220,16 +208,10 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         #[allow(clippy::let_unit_value)]
         let () = Self::CAPACITY_OK;
         if config.size == 0 {
-            return Err(BankedError::InvalidConfig {
-                what: "size",
-                value: 0,
-            });
+            return Err(BankedError::InvalidConfig { what: "size", value: 0 });
         }
         if config.alignment == 0 {
-            return Err(BankedError::InvalidConfig {
-                what: "alignment",
-                value: 0,
-            });
+            return Err(BankedError::InvalidConfig { what: "alignment", value: 0 });
         }
         match config.offset.checked_add(config.size) {
             Some(end) if end <= MAX_ADDRESS => {}
@@ -288,9 +270,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     pub fn alloc_size(&self, size: u64) -> Result<u64, BankedError> {
         let a = self.config.alignment;
         let s = size.max(self.config.min_allocation).max(1);
-        s.div_ceil(a)
-            .checked_mul(a)
-            .ok_or(BankedError::Overflow { value: size })
+        s.div_ceil(a).checked_mul(a).ok_or(BankedError::Overflow { value: size })
     }
 
     fn slots_available(&self) -> usize {
@@ -350,26 +330,15 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
 
     fn index_free(&mut self, slot: u32) -> Result<(), BankedError> {
         let b = self.block(slot);
-        let ck = ClassKey {
-            key: class_key(b.size, b.addr),
-            slot,
-        };
-        let sk = SizeKey {
-            size: b.size,
-            addr: b.addr,
-            slot,
-        };
+        let ck = ClassKey { key: class_key(b.size, b.addr), slot };
+        let sk = SizeKey { size: b.size, addr: b.addr, slot };
         let ci = self.by_class.binary_search(&ck).unwrap_or_else(|e| e);
         let si = self.by_size.binary_search(&sk).unwrap_or_else(|e| e);
         if self.by_class.len() >= BLOCKS || self.by_size.len() >= BLOCKS {
             return Err(table_full(BLOCKS));
         }
-        self.by_class
-            .insert(ci, ck)
-            .map_err(|_| table_full(BLOCKS))?;
-        self.by_size
-            .insert(si, sk)
-            .map_err(|_| table_full(BLOCKS))?;
+        self.by_class.insert(ci, ck).map_err(|_| table_full(BLOCKS))?;
+        self.by_size.insert(si, sk).map_err(|_| table_full(BLOCKS))?;
         let c = class_of(b.size);
         self.class_len[c as usize] += 1;
         self.class_mask |= 1 << c;
@@ -378,15 +347,8 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
 
     fn unindex_free(&mut self, slot: u32) {
         let b = self.block(slot);
-        let ck = ClassKey {
-            key: class_key(b.size, b.addr),
-            slot,
-        };
-        let sk = SizeKey {
-            size: b.size,
-            addr: b.addr,
-            slot,
-        };
+        let ck = ClassKey { key: class_key(b.size, b.addr), slot };
+        let sk = SizeKey { size: b.size, addr: b.addr, slot };
         if let Ok(i) = self.by_class.binary_search(&ck) {
             self.by_class.remove(i);
             let c = class_of(b.size) as usize;
@@ -543,11 +505,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         let s = self.alloc_size(size).ok()?;
         let slot = self.find_block(s, bottom_up)?;
         let b = self.block(slot);
-        let rel = if bottom_up {
-            b.addr
-        } else {
-            b.addr + b.size - s
-        };
+        let rel = if bottom_up { b.addr } else { b.addr + b.size - s };
         Some(rel + self.config.offset)
     }
 
@@ -579,21 +537,12 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         address_limit: u64,
     ) -> Result<u64, BankedError> {
         let s = self.alloc_size(size)?;
-        let slot = self
-            .find_block(s, bottom_up)
-            .ok_or_else(|| self.oom(size, s))?;
+        let slot = self.find_block(s, bottom_up).ok_or_else(|| self.oom(size, s))?;
         let b = self.block(slot);
-        let rel = if bottom_up {
-            b.addr
-        } else {
-            b.addr + b.size - s
-        };
+        let rel = if bottom_up { b.addr } else { b.addr + b.size - s };
         let abs = rel + self.config.offset;
         if abs < address_limit {
-            return Err(BankedError::BelowAddressLimit {
-                address: abs,
-                limit: address_limit,
-            });
+            return Err(BankedError::BelowAddressLimit { address: abs, limit: address_limit });
         }
         self.place(slot, rel, s)?;
         Ok(abs)
@@ -616,12 +565,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// ```
     pub fn allocate_at(&mut self, address: u64, size: u64) -> Result<u64, BankedError> {
         let s = self.alloc_size(size)?;
-        let out_of_range = BankedError::OutOfRange {
-            address,
-            size: s,
-            start: self.start(),
-            end: self.end(),
-        };
+        let out_of_range = BankedError::OutOfRange { address, size: s, start: self.start(), end: self.end() };
         let Some(rel) = address.checked_sub(self.config.offset) else {
             return Err(out_of_range);
         };
@@ -860,9 +804,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// ```
     pub fn available_addresses(&self, size: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
         let s = self.alloc_size(size).unwrap_or(u64::MAX);
-        self.blocks()
-            .filter(move |b| !b.allocated && b.size >= s)
-            .map(|b| (b.address, b.address + b.size))
+        self.blocks().filter(move |b| !b.allocated && b.size >= s).map(|b| (b.address, b.address + b.size))
     }
 
     /// The lowest allocated absolute address, if any. O(1).
@@ -875,10 +817,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     pub fn allocated_addresses(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.live.iter().map(move |k| {
             let b = self.block(k.slot);
-            (
-                k.addr + self.config.offset,
-                k.addr + b.size + self.config.offset,
-            )
+            (k.addr + self.config.offset, k.addr + b.size + self.config.offset)
         })
     }
 
@@ -922,10 +861,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
 
     /// Every block of the current range in address order (absolute addresses). O(n).
     pub fn blocks(&self) -> Blocks<'_, BLOCKS> {
-        Blocks {
-            list: self,
-            next: self.head,
-        }
+        Blocks { list: self, next: self.head }
     }
 
     /// Checks every structural invariant: the blocks tile `[start, end)` in order with no
@@ -964,11 +900,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             if b.allocated {
                 alloc_n += 1;
                 alloc_b += b.size;
-                if self
-                    .live
-                    .binary_search(&LiveKey { addr: b.addr, slot })
-                    .is_err()
-                {
+                if self.live.binary_search(&LiveKey { addr: b.addr, slot }).is_err() {
                     return Err("allocated block missing from the allocated index");
                 }
                 prev_free = false;
@@ -977,18 +909,11 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
                     return Err("two adjacent free blocks");
                 }
                 free_n += 1;
-                let ck = ClassKey {
-                    key: class_key(b.size, b.addr),
-                    slot,
-                };
+                let ck = ClassKey { key: class_key(b.size, b.addr), slot };
                 if self.by_class.binary_search(&ck).is_err() {
                     return Err("free block missing from the class index");
                 }
-                let sk = SizeKey {
-                    size: b.size,
-                    addr: b.addr,
-                    slot,
-                };
+                let sk = SizeKey { size: b.size, addr: b.addr, slot };
                 if self.by_size.binary_search(&sk).is_err() {
                     return Err("free block missing from the size index");
                 }
@@ -1037,11 +962,7 @@ impl<const BLOCKS: usize> Iterator for Blocks<'_, BLOCKS> {
     fn next(&mut self) -> Option<BlockInfo> {
         let b = self.list.blocks.get(self.next as usize)?;
         self.next = b.next;
-        Some(BlockInfo {
-            address: b.addr + self.list.config.offset,
-            size: b.size,
-            allocated: b.allocated,
-        })
+        Some(BlockInfo { address: b.addr + self.list.config.offset, size: b.size, allocated: b.allocated })
     }
 }
 
@@ -1064,8 +985,7 @@ mod tests {
         fl.allocate_at(32 * K, K)?;
         assert_eq!(fl.allocate(K, true)?, 0);
         assert_eq!(fl.allocate(K, false)?, 63 * K);
-        fl.check_invariants()
-            .map_err(|_| BankedError::Overflow { value: 0 })?;
+        fl.check_invariants().map_err(|_| BankedError::Overflow { value: 0 })?;
         Ok(())
     }
 
@@ -1076,10 +996,7 @@ mod tests {
         assert_eq!(fl.allocate(K, true)?, K);
         // 3 blocks used: [0,1K) [1K,2K) [2K,64K). A middle alloc_at needs two more.
         let before = fl.statistics();
-        assert!(matches!(
-            fl.allocate_at(10 * K, K),
-            Err(BankedError::CapacityExhausted { capacity: 3, .. })
-        ));
+        assert!(matches!(fl.allocate_at(10 * K, K), Err(BankedError::CapacityExhausted { capacity: 3, .. })));
         assert_eq!(fl.statistics(), before);
         assert!(fl.check_invariants().is_ok());
         Ok(())

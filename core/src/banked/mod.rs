@@ -32,8 +32,8 @@ pub mod error;
 pub mod free_list;
 
 pub use bank_manager::{
-    align_up, is_supported_bank_count, size_per_bank, BankConfig, BankManager, BufferAllocation,
-    BufferType, Layout, PageLocation,
+    align_up, is_supported_bank_count, size_per_bank, BankConfig, BankManager, BufferAllocation, BufferType,
+    Layout, PageLocation,
 };
 pub use circular_buffer::{CbId, CircularBuffer, CircularBuffers, CoreCoord, CoreRange};
 pub use device::{
