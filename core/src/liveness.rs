@@ -44,7 +44,8 @@ pub struct Built {
 ///
 /// Candidates are the DRAM spills, numbered in location order; a spill with an address is
 /// pinned there. Pre-placed DRAM locations (inputs, outputs, weights) must carry an address
-/// and set the HWM floor; they get no interval. Non-DRAM locations are ignored.
+/// and set the HWM floor; they get no interval; a zero-byte one takes no space and is
+/// skipped. Non-DRAM locations are ignored.
 ///
 /// # Errors
 /// [`PlanError::ZeroSize`], [`PlanError::SizeOverflow`], [`PlanError::MisalignedFixed`],
@@ -84,6 +85,9 @@ pub fn build_from_function_excluding(
             continue;
         }
         if loc.bytes == 0 {
+            if loc.is_preplaced() {
+                continue; // an empty input/weight/output takes no space
+            }
             return Err(PlanError::ZeroSize { location: li });
         }
         let align = alignment_for(loc.memory);

@@ -7,7 +7,10 @@
 //! order: before op `i` it waits for every cross-core edge into `(core, i)`; it READS each
 //! input tensor and checks every byte against the fingerprint its defining op wrote
 //! ([`crate::fingerprint`]); it checks that the op's distinct operands occupy disjoint bytes
-//! (an in-flight overlap); then it WRITES each output with its fingerprint. A shared tensor
+//! (an in-flight overlap); then it WRITES each output with its fingerprint. A tensor's
+//! bytes are its whole aligned footprint `[address, address + aligned)` (4 KiB pages for
+//! DRAM): the planner reserves the padding for it, and filling it means even a 1-byte tensor
+//! carries its writer's id, so a stale or foreign page is always caught. A shared tensor
 //! written on one core and read on another goes through the shared arena: that proves the
 //! alias. The first failure stops every core and is reported with core, op, tensors and
 //! address.
@@ -326,7 +329,7 @@ fn run_core_inner(
     for (l, kind) in c.kinds.iter().enumerate() {
         if kind.is_loaded() {
             if let Some(a) = pl[l].address {
-                fill(&mut buf, sh.id(k, l as u32), LOADER_DEF, c.locations[l].bytes);
+                fill(&mut buf, sh.id(k, l as u32), LOADER_DEF, pl[l].aligned);
                 sh.write(&mut arena, a, &buf);
                 rep.bytes_written += buf.len() as u64;
             }
@@ -355,10 +358,7 @@ fn run_core_inner(
                     continue;
                 }
                 let (aa, ab) = (addr_of(a.location, i)?, addr_of(b.location, i)?);
-                let (ea, eb) = (
-                    aa + c.locations[a.location as usize].bytes,
-                    ab + c.locations[b.location as usize].bytes,
-                );
+                let (ea, eb) = (aa + pl[a.location as usize].aligned, ab + pl[b.location as usize].aligned);
                 if aa < eb && ab < ea {
                     return Err(Collision::InFlight {
                         core: k as u32,
@@ -373,7 +373,7 @@ fn run_core_inner(
         for o in ops.iter().filter(|o| o.access == Access::Use) {
             let l = o.location;
             let a = addr_of(l, i)?;
-            let bytes = c.locations[l as usize].bytes;
+            let bytes = pl[l as usize].aligned;
             let id = sh.id(k, l);
             let def = match id {
                 TensorId::Shared(e) => sh.shared_defs[e as usize]
@@ -403,7 +403,7 @@ fn run_core_inner(
         for o in ops.iter().filter(|o| o.access == Access::Def) {
             let l = o.location;
             let a = addr_of(l, i)?;
-            fill(&mut out, sh.id(k, l), i as u32, c.locations[l as usize].bytes);
+            fill(&mut out, sh.id(k, l), i as u32, pl[l as usize].aligned);
             sh.write(&mut arena, a, &out);
             rep.bytes_written += out.len() as u64;
             last_def[l as usize] = i as u32;

@@ -55,24 +55,34 @@ pub fn writer_of(found: u64) -> Option<TensorId> {
 /// Fills `out` with the fingerprint of `bytes` bytes of `id` defined by `def`.
 pub fn fill(out: &mut Vec<u8>, id: TensorId, def: u32, bytes: u64) {
     out.clear();
-    let words = bytes.div_ceil(8);
-    out.reserve(bytes as usize);
-    for w in 0..words {
-        out.extend_from_slice(&word(id, def, w).to_le_bytes());
+    out.resize(bytes as usize, 0);
+    let hi = ((id.code() as u64 + 1) << 32) | ((def as u64 & 0xFFFF) << 16);
+    let mut chunks = out.chunks_exact_mut(8);
+    for (w, c) in (&mut chunks).enumerate() {
+        c.copy_from_slice(&(hi | (w as u64 & 0xFFFF)).to_le_bytes());
     }
-    out.truncate(bytes as usize);
+    let rem = chunks.into_remainder();
+    let w = bytes / 8;
+    let n = rem.len();
+    rem.copy_from_slice(&word(id, def, w).to_le_bytes()[..n]);
 }
 
 /// Index of the first byte of `found` that differs from the fingerprint, if any.
 pub fn first_mismatch(found: &[u8], id: TensorId, def: u32) -> Option<usize> {
-    for (w, chunk) in found.chunks(8).enumerate() {
-        let expect = word(id, def, w as u64).to_le_bytes();
-        if chunk != &expect[..chunk.len()] {
-            let b = chunk.iter().zip(expect.iter()).position(|(a, b)| a != b).unwrap_or(0);
+    let hi = ((id.code() as u64 + 1) << 32) | ((def as u64 & 0xFFFF) << 16);
+    let mut chunks = found.chunks_exact(8);
+    for (w, c) in (&mut chunks).enumerate() {
+        let got = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        let want = hi | (w as u64 & 0xFFFF);
+        if got != want {
+            let b = ((got ^ want).trailing_zeros() / 8) as usize;
             return Some(w * 8 + b);
         }
     }
-    None
+    let rem = chunks.remainder();
+    let w = found.len() / 8;
+    let expect = word(id, def, w as u64).to_le_bytes();
+    rem.iter().zip(expect.iter()).position(|(a, b)| a != b).map(|b| w * 8 + b)
 }
 
 #[cfg(test)]

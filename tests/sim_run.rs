@@ -1,0 +1,255 @@
+//! The simulator end to end: every shared model on 1 core and on 4 cores tensor-parallel,
+//! plan → verify round trips, exit codes, and fault injection (every injected fault caught).
+//! Reads `../shared/traces` when it exists (skips otherwise).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use dramalloc_sim::executor::{execute, ExecOptions};
+use dramalloc_sim::faults::{inject, Fault};
+use dramalloc_sim::input::{read_buffers, read_program, Program};
+use dramalloc_sim::plan_check::check_plans;
+use dramalloc_sim::planning::{plan_model, PlanOptions};
+use dramalloc_sim::run::{build_model, run, RunOptions, Split};
+
+fn shared() -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
+    p.is_dir().then_some(p)
+}
+
+fn models() -> Vec<(String, Program)> {
+    let Some(dir) = shared() else { return Vec::new() };
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir.join("models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    v.iter()
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), read_program(p, 1_000_000).unwrap()))
+        .collect()
+}
+
+fn cli(args: &[&str]) -> ExitCode {
+    dramalloc_sim::cli::main_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into))
+}
+
+#[test]
+fn every_model_runs_on_1_core_and_4_cores_tensor_parallel() {
+    let models = models();
+    for (name, p) in &models {
+        for (cores, split) in [(1, Split::None), (4, Split::TensorParallel)] {
+            let opts = RunOptions { cores, split, ..RunOptions::default() };
+            let out = run(p, &opts).unwrap_or_else(|e| panic!("{name} on {cores} cores: {e}"));
+            assert_eq!(out.summary.verdict, "OK", "{name}");
+            assert_eq!(out.summary.cores, cores);
+            for c in &out.summary.per_core {
+                assert!(
+                    c.hwm >= c.lower_bound,
+                    "{name} core {}: HWM {} < LB {}",
+                    c.core,
+                    c.hwm,
+                    c.lower_bound
+                );
+                assert_eq!(c.unaddressed, 0);
+            }
+            assert!(out.exec.bytes_verified > 0 && out.exec.bytes_written > 0);
+            if split == Split::TensorParallel {
+                assert!(out.summary.shared_tensors > 0, "{name}: tensor-parallel shares staging slices");
+                // every core resolves every shared tensor to one address
+                for e in &out.plan.shared {
+                    let n0 = &out.model.cores[0].names[e.location as usize];
+                    for (k, c) in out.model.cores.iter().enumerate() {
+                        let l = c.names.iter().position(|x| x == n0).unwrap();
+                        assert_eq!(
+                            out.plan.placements[k][l].address,
+                            Some(e.address),
+                            "{name} {n0} core {k}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bundled_default_run_succeeds() {
+    assert_eq!(cli(&[]), ExitCode::SUCCESS);
+}
+
+#[test]
+fn plan_then_verify_accepts_every_shared_problem() {
+    let Some(dir) = shared() else { return };
+    let out = std::env::temp_dir().join(format!("dramalloc-sim-run-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let mut n = 0;
+    for sub in ["models", "minimalloc/challenging", "minimalloc/examples", "large"] {
+        for e in std::fs::read_dir(dir.join(sub)).unwrap() {
+            let p = e.unwrap().path();
+            let ext = p.extension().map(|e| e.to_string_lossy().into_owned()).unwrap_or_default();
+            if (ext != "csv" && ext != "json") || p.file_name().unwrap() == "index.csv" {
+                continue;
+            }
+            let sol = out.join(format!("{}.{ext}.solution.csv", p.file_stem().unwrap().to_string_lossy()));
+            let (ps, ss) = (p.to_str().unwrap(), sol.to_str().unwrap());
+            for align in ["1", "4096"] {
+                assert_eq!(cli(&["plan", ps, "--align", align, "-o", ss]), ExitCode::SUCCESS, "plan {ps}");
+                assert_eq!(cli(&["verify", ps, ss, "--align", align]), ExitCode::SUCCESS, "verify {ps}");
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 30, "{n} files");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn verify_rejects_a_colliding_solution_with_exit_1() {
+    let dir = std::env::temp_dir().join(format!("dramalloc-collide-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (p, s) = (dir.join("p.csv"), dir.join("s.csv"));
+    std::fs::write(&p, "id,lower,upper,size\na,0,5,4096\nb,3,8,4096\n").unwrap();
+    std::fs::write(&s, "id,lower,upper,size,offset\na,0,5,4096,0\nb,3,8,4096,2048\n").unwrap();
+    assert_eq!(cli(&["verify", p.to_str().unwrap(), s.to_str().unwrap(), "--align", "1"]), ExitCode::from(1));
+    std::fs::write(&s, "id,lower,upper,size,offset\na,0,5,4096,0\nb,3,8,4096,4096\n").unwrap();
+    assert_eq!(cli(&["verify", p.to_str().unwrap(), s.to_str().unwrap()]), ExitCode::SUCCESS);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn exit_codes_bad_input_2_does_not_fit_1() {
+    let dir = std::env::temp_dir().join(format!("dramalloc-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.json");
+    std::fs::write(&bad, "{\"name\": \"m\", \"tensors\": [").unwrap();
+    assert_eq!(cli(&["run", bad.to_str().unwrap()]), ExitCode::from(2));
+    let csv = dir.join("p.csv");
+    std::fs::write(&csv, "id,lower,upper,size\na,0,4,98304\nb,1,4,65536\nc,2,4,49152\n").unwrap();
+    let sol = dir.join("s.csv");
+    // B13 through the command line: 208 KiB needed, 192 KiB available -> exit 1, no file
+    assert_eq!(
+        cli(&[
+            "plan",
+            csv.to_str().unwrap(),
+            "--capacity",
+            "196608",
+            "--strategy",
+            "seed",
+            "-o",
+            sol.to_str().unwrap()
+        ]),
+        ExitCode::from(1)
+    );
+    assert!(!sol.exists(), "no partial solution is written");
+    std::fs::write(&csv, "id,lower,upper,size\na,4,4,1\n").unwrap();
+    assert_eq!(cli(&["plan", csv.to_str().unwrap(), "-o", sol.to_str().unwrap()]), ExitCode::from(2));
+    assert_eq!(cli(&["run", "--cores", "0"]), ExitCode::from(2));
+    assert_eq!(cli(&["run", "--allreduce-buffer-size", "-5"]), ExitCode::from(2));
+    // a window smaller than the pre-placed tensors does not fit: exit 1
+    assert_eq!(cli(&["run", "--hbm-window", "1048576", "--allreduce-buffer-size", "0"]), ExitCode::from(1));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn report_dir_gets_three_whole_files() {
+    let dir = std::env::temp_dir().join(format!("dramalloc-report-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(
+        cli(&["run", "--cores", "2", "--split", "tensor-parallel", "--report-dir", dir.to_str().unwrap()]),
+        ExitCode::SUCCESS
+    );
+    let csv = std::fs::read_to_string(dir.join("plan.csv")).unwrap();
+    assert!(csv.starts_with("tensor,core,address,bytes,aligned_bytes,def,last_use,shared\n"));
+    assert!(csv.lines().any(|l| l.ends_with(",true")), "shared rows present");
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["verdict"], "OK");
+    assert_eq!(summary["cores"], 2);
+    let svg = std::fs::read_to_string(dir.join("layout.svg")).unwrap();
+    assert!(svg.starts_with("<svg") || svg.starts_with("<?xml"));
+    assert!(svg.trim_end().ends_with("</svg>"));
+    let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(leftovers.len(), 3, "no temp files left: {leftovers:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn fault_count() -> usize {
+    std::env::var("DRAMALLOC_FAULTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
+}
+
+/// Injects `count` faults of one kind spread over the models; every one must be caught by
+/// the geometric verifier or the simulator. Returns how many were caught by each.
+fn inject_all(
+    kind: fn(u64) -> Fault,
+    count: usize,
+    models: &[(String, Program)],
+    cores: usize,
+) -> (usize, usize) {
+    let planned: Vec<_> = models
+        .iter()
+        .map(|(n, p)| {
+            let m = build_model(p, cores, Split::TensorParallel).unwrap();
+            let plan = plan_model(&m, &PlanOptions::default()).unwrap();
+            (n, m, plan)
+        })
+        .collect();
+    let (mut by_verifier, mut by_sim) = (0, 0);
+    for i in 0..count {
+        let (name, model, plan) = &planned[i % planned.len()];
+        let mut bad = plan.clone();
+        let what = inject(model, &mut bad, kind(i as u64)).unwrap_or_else(|e| panic!("{name}: {e}"));
+        if let Err((_, e)) = check_plans(model, &bad) {
+            let msg = e.to_string();
+            if let dramalloc_sim::faults::Injected::Moved { tensor, .. } = &what {
+                assert!(msg.contains(tensor.as_str()), "{name}: verifier names `{tensor}`: {msg}");
+            }
+            by_verifier += 1;
+            continue;
+        }
+        match execute(model, &bad, &ExecOptions::default()) {
+            Err(_) => by_sim += 1,
+            Ok(_) => panic!("{name}: fault #{i} not detected: {what}"),
+        }
+    }
+    (by_verifier, by_sim)
+}
+
+#[test]
+fn every_moved_tensor_is_caught() {
+    let models = models();
+    if models.is_empty() {
+        return;
+    }
+    let (v, s) = inject_all(Fault::MoveOntoNeighbour, fault_count(), &models, 2);
+    assert_eq!(v + s, fault_count());
+}
+
+/// The smallest models, for the faults that need a full execution to show.
+fn small_models() -> Vec<(String, Program)> {
+    let mut m = models();
+    m.sort_by_key(|(_, p)| p.tensors.iter().map(|t| t.bytes).sum::<u64>());
+    m.truncate(5);
+    m
+}
+
+#[test]
+fn every_twin_moved_on_one_core_is_caught() {
+    let models = small_models();
+    if models.is_empty() {
+        return;
+    }
+    let (v, s) = inject_all(Fault::TwinAddress, fault_count(), &models, 2);
+    assert_eq!(v + s, fault_count());
+}
+
+#[test]
+fn every_reversed_cross_core_edge_is_caught() {
+    let models = small_models();
+    if models.is_empty() {
+        return;
+    }
+    let (v, s) = inject_all(Fault::ReverseEdge, fault_count(), &models, 2);
+    assert_eq!(v + s, fault_count());
+    assert_eq!(v, 0, "reordering is invisible to the geometry: the simulator catches it");
+}
