@@ -39,15 +39,19 @@ pub fn plan_csv(model: &SimModel, plan: &PlannedModel) -> Result<Vec<u8>, csv::E
     w.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
-/// The layout picture of core 0's view (private, pre-placed and shared tensors).
+/// The layout picture of core 0's view: the planned (private and shared) tensors, with
+/// addresses drawn relative to the pre-placed floor (inputs, weights and outputs sit below
+/// it and are left out, or they would fill the picture).
 pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> String {
     let c = &model.cores[0];
     let n = c.instructions.len() as u32;
+    let floor = plan.metrics[0].reserved_space;
     let rects: Vec<LayoutRect> = plan.placements[0]
         .iter()
         .enumerate()
+        .filter(|(l, _)| !c.kinds[*l].is_preplaced())
         .filter_map(|(l, p)| {
-            let a = p.address?;
+            let a = p.address?.saturating_sub(floor);
             let (def, last) = if c.kinds[l].is_preplaced() || p.first_access == u32::MAX {
                 (0, n.saturating_sub(1))
             } else {
@@ -65,17 +69,19 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> S
         })
         .collect();
     let m = &plan.metrics[0];
-    let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0).then(|| (m.window - m.cc_limit, m.window));
+    let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0)
+        .then(|| ((m.window - m.cc_limit).saturating_sub(floor), m.window.saturating_sub(floor)));
     let opts = LayoutOptions {
         title: format!(
-            "{}: core 0 of {} ({} tensors, HWM {})",
+            "{}: core 0 of {}, {} planned tensors above the {} pre-placed floor, HWM {}",
             summary.model,
             summary.cores,
             rects.len(),
+            crate::layout_svg::human_bytes(floor),
             crate::layout_svg::human_bytes(summary.per_core[0].hwm)
         ),
         cc_region: cc,
-        hwm: Some(summary.per_core[0].hwm),
+        hwm: Some(summary.per_core[0].hwm.saturating_sub(floor)),
         window: None,
     };
     render_layout(&rects, &opts)
