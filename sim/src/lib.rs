@@ -22,3 +22,9 @@ pub mod report;
 pub mod run;
 pub mod bundled;
 pub mod quality;
+pub mod generate;
+
+/// The README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
