@@ -14,19 +14,35 @@
 //!
 //! # Structure and complexity
 //!
-//! `n` = number of blocks (at most `BLOCKS`).
+//! `n` = number of blocks (at most `BLOCKS`); every structure lives in fixed arrays indexed by
+//! block-table slot, linked by `u32` slot numbers, so nothing is ever moved in bulk.
 //!
-//! * A block table of `BLOCKS` slots, doubly linked in address order; slots freed by merging
-//!   go on a LIFO stack and are reused first.
-//! * The free blocks in two sorted index arrays: by `(size class, address)` with 64 power-of-two
-//!   classes (class `k` holds sizes in `[2^k, 2^(k+1))`), and by `(size, address)`.
-//! * The allocated blocks in one array sorted by address.
+//! * **Block table**: `BLOCKS` slots, doubly linked in address order; slots freed by merging
+//!   go on a LIFO stack (linked through the table) and are reused first.
+//! * **Address tree**: the free blocks in a treap ordered by address, each node augmented with
+//!   the largest free size in its subtree. FIRST is one descent: the lowest-address fitting
+//!   block (left first) bottom-up, the highest (right first) top-down. The largest free block
+//!   of [`FreeList::statistics`] is the root's augmentation plus one descent.
+//! * **Size tree** (BEST only): the free blocks in a second treap ordered by `(size, address)`;
+//!   BEST is one or two descents.
+//! * **Allocated map**: a chained hash table of `BLOCKS` buckets from address to slot, for
+//!   [`FreeList::free`] and [`FreeList::allocation_size`].
 //!
-//! FIRST scans only the request's own size class (every block of a higher class fits, so the
-//! first entry of each non-empty higher class is its lowest-address candidate): O(64 + c) where
-//! `c` is the length of that one class. BEST is one binary search: O(log n). Placement and free
-//! are O(log n) searches plus an O(n) `memmove` of 16–24 byte index entries. Statistics,
-//! [`FreeList::lowest_occupied_address`] and the largest free block are O(1)/O(log n).
+//! Treap priorities are a fixed bijective hash of the slot number, so the trees are balanced in
+//! expectation (depth `O(log n)`) and the whole structure is deterministic. Splitting a free
+//! block keeps its tree node (the remainder has the same place in address order) and only
+//! re-propagates the augmentation, so the common allocation path does no tree insertion at all.
+//!
+//! | operation | time |
+//! |---|---|
+//! | `allocate`, `find`, `can_allocate` | `O(log n)` expected |
+//! | `allocate_at` | `O(log n)`; the [`BankedError::Overlap`] error path walks the allocated blocks between the preceding free block and `address` |
+//! | `free` | `O(1)` lookup + `O(log n)` tree update |
+//! | `statistics` | `O(log n)` |
+//! | `lowest_occupied_address` | `O(1)` |
+//! | `shrink`, `reset` | `O(log n)` |
+//! | `clear` | `O(BLOCKS)` (bucket reset) |
+//! | `blocks`, `available_addresses`, `allocated_addresses` | `O(n)` walk in address order |
 //!
 //! All sizes and addresses are bytes. Addresses passed in and returned are absolute
 //! (`offset` included).
@@ -37,12 +53,12 @@ use super::error::{BankedError, OutOfMemory};
 
 /// "No block" in the block table's links.
 const NONE: u32 = u32::MAX;
-/// Number of power-of-two size classes of the free index.
-const CLASSES: u32 = 64;
-/// Bits reserved for the relative address inside a class key; ranges must end below 2^57.
+/// Bits of the largest supported relative address (kept from the original key layout).
 const ADDRESS_BITS: u32 = 57;
 /// The largest supported `offset + size`.
 pub const MAX_ADDRESS: u64 = 1 << ADDRESS_BITS;
+/// Fibonacci hashing multiplier (2^64 / golden ratio) of the allocated map.
+const HASH_MULTIPLIER: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Placement policy (issue 5).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -112,45 +128,66 @@ pub struct BlockInfo {
     pub allocated: bool,
 }
 
+/// What a block-table slot currently holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum State {
+    /// A free block, linked into the address tree (and the size tree under BEST).
+    Free,
+    /// An allocated block, linked into the allocated map.
+    Allocated,
+    /// An unused slot on the spare stack.
+    Spare,
+}
+
+/// One block-table slot (48 bytes).
 #[derive(Clone, Copy, Debug)]
 struct Block {
+    /// Start, relative to the allocator's 0.
     addr: u64,
     size: u64,
+    /// Free blocks: the largest `size` in this node's address-tree subtree.
+    max_free: u64,
+    /// Previous block in address order.
     prev: u32,
+    /// Next block in address order; for a spare slot, the next spare slot.
     next: u32,
-    allocated: bool,
-    live: bool,
+    /// Free: left child in the address tree. Allocated: next slot in the same hash bucket.
+    left: u32,
+    /// Free: right child in the address tree.
+    right: u32,
+    /// Free: parent in the address tree (`NONE` at the root).
+    parent: u32,
+    state: State,
 }
 
-/// Free index entry ordered by `(class, address)`; `key = class << 57 | address`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct ClassKey {
-    key: u64,
-    slot: u32,
+impl Block {
+    const VOID: Self = Self::new(0, 0, NONE, NONE, State::Spare);
+
+    const fn new(addr: u64, size: u64, prev: u32, next: u32, state: State) -> Self {
+        Self { addr, size, max_free: size, prev, next, left: NONE, right: NONE, parent: NONE, state }
+    }
 }
 
-/// Free index entry ordered by `(size, address)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct SizeKey {
-    size: u64,
-    addr: u64,
-    slot: u32,
+/// The size-tree links of one slot (used under BEST only), parallel to the block table.
+#[derive(Clone, Copy, Debug)]
+struct SizeLinks {
+    left: u32,
+    right: u32,
+    parent: u32,
 }
 
-/// Allocated index entry ordered by address.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-struct LiveKey {
-    addr: u64,
-    slot: u32,
+impl SizeLinks {
+    const VOID: Self = Self { left: NONE, right: NONE, parent: NONE };
 }
 
-fn class_of(size: u64) -> u32 {
-    // size > 0 for every block; a 0 would land in class 0.
-    63u32.saturating_sub(size.leading_zeros())
-}
-
-fn class_key(size: u64, addr: u64) -> u64 {
-    (u64::from(class_of(size)) << ADDRESS_BITS) | addr
+/// Treap priority of a slot: murmur3's 32-bit finaliser, a bijection, so no two slots tie.
+const fn priority(slot: u32) -> u32 {
+    let mut h = slot;
+    h ^= h >> 16;
+    h = h.wrapping_mul(0x85eb_ca6b);
+    h ^= h >> 13;
+    h = h.wrapping_mul(0xc2b2_ae35);
+    h ^ (h >> 16)
 }
 
 fn table_full(capacity: usize) -> BankedError {
@@ -164,6 +201,7 @@ fn table_full(capacity: usize) -> BankedError {
 ///
 /// Capacity exhaustion is an error ([`BankedError::CapacityExhausted`]) that leaves the
 /// allocator unchanged. `BLOCKS` must be in `1..=u32::MAX - 1` (checked at compile time).
+/// Footprint: about 64 bytes per block.
 ///
 /// ```
 /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
@@ -179,16 +217,517 @@ fn table_full(capacity: usize) -> BankedError {
 pub struct FreeList<const BLOCKS: usize> {
     config: FreeListConfig,
     blocks: Vec<Block, BLOCKS>,
-    spare: Vec<u32, BLOCKS>,
+    /// Parallel to `blocks`; only linked under [`Policy::Best`].
+    size_links: Vec<SizeLinks, BLOCKS>,
+    /// Allocated map: first slot of each hash bucket.
+    buckets: [u32; BLOCKS],
+    /// Top of the spare-slot stack.
+    spare: u32,
+    spare_len: u32,
+    /// Lowest block in address order.
     head: u32,
-    by_class: Vec<ClassKey, BLOCKS>,
-    by_size: Vec<SizeKey, BLOCKS>,
-    live: Vec<LiveKey, BLOCKS>,
-    class_len: [u32; CLASSES as usize],
-    class_mask: u64,
+    /// Root of the address tree.
+    root: u32,
+    /// Root of the size tree.
+    size_root: u32,
+    free_count: u32,
+    allocated_count: u32,
     /// Bytes shrunk off the bottom (relative).
     base: u64,
     allocated_bytes: u64,
+    /// Write sink for out-of-range slots (never happens while the invariants hold); keeps the
+    /// hot path free of panics.
+    scratch: Block,
+    /// Likewise for `size_links`.
+    scratch_links: SizeLinks,
+}
+
+/// Block table, slot stack and linked-list plumbing.
+impl<const BLOCKS: usize> FreeList<BLOCKS> {
+    fn b(&self, slot: u32) -> &Block {
+        self.blocks.get(slot as usize).unwrap_or(&Block::VOID)
+    }
+
+    fn m(&mut self, slot: u32) -> &mut Block {
+        match self.blocks.get_mut(slot as usize) {
+            Some(b) => b,
+            None => &mut self.scratch,
+        }
+    }
+
+    fn sl(&self, slot: u32) -> &SizeLinks {
+        self.size_links.get(slot as usize).unwrap_or(&SizeLinks::VOID)
+    }
+
+    fn sm(&mut self, slot: u32) -> &mut SizeLinks {
+        match self.size_links.get_mut(slot as usize) {
+            Some(l) => l,
+            None => &mut self.scratch_links,
+        }
+    }
+
+    fn is_free(&self, slot: u32) -> bool {
+        slot != NONE && self.b(slot).state == State::Free
+    }
+
+    fn slots_available(&self) -> usize {
+        self.spare_len as usize + (BLOCKS - self.blocks.len())
+    }
+
+    fn new_slot(&mut self, block: Block) -> Result<u32, BankedError> {
+        if self.spare != NONE {
+            let slot = self.spare;
+            self.spare = self.b(slot).next;
+            self.spare_len -= 1;
+            *self.m(slot) = block;
+            *self.sm(slot) = SizeLinks::VOID;
+            return Ok(slot);
+        }
+        let slot = self.blocks.len() as u32;
+        self.blocks.push(block).map_err(|_| table_full(BLOCKS))?;
+        // Same length as `blocks`, so there is room.
+        let _ = self.size_links.push(SizeLinks::VOID);
+        Ok(slot)
+    }
+
+    /// Puts an unlinked slot on the spare stack.
+    fn retire(&mut self, slot: u32) {
+        let spare = self.spare;
+        *self.m(slot) = Block { next: spare, ..Block::VOID };
+        self.spare = slot;
+        self.spare_len += 1;
+    }
+
+    /// Links the new block `a` into the address list right before `at`.
+    fn link_before(&mut self, a: u32, at: u32) {
+        let prev = self.b(at).prev;
+        let n = self.m(a);
+        n.prev = prev;
+        n.next = at;
+        if prev == NONE {
+            self.head = a;
+        } else {
+            self.m(prev).next = a;
+        }
+        self.m(at).prev = a;
+    }
+
+    /// Links the new block `a` into the address list right after `at`.
+    fn link_after(&mut self, a: u32, at: u32) {
+        let next = self.b(at).next;
+        let n = self.m(a);
+        n.prev = at;
+        n.next = next;
+        if next != NONE {
+            self.m(next).prev = a;
+        }
+        self.m(at).next = a;
+    }
+
+    /// Removes `slot` from the address list.
+    fn unlink(&mut self, slot: u32) {
+        let Block { prev, next, .. } = *self.b(slot);
+        if prev == NONE {
+            self.head = next;
+        } else {
+            self.m(prev).next = next;
+        }
+        if next != NONE {
+            self.m(next).prev = prev;
+        }
+    }
+}
+
+/// The address tree: a treap of the free blocks by address, augmented with `max_free`.
+impl<const BLOCKS: usize> FreeList<BLOCKS> {
+    fn max_of(&self, slot: u32) -> u64 {
+        if slot == NONE {
+            0
+        } else {
+            self.b(slot).max_free
+        }
+    }
+
+    /// Recomputes `max_free` of `slot` from its size and children; returns the new value.
+    fn pull(&mut self, slot: u32) -> u64 {
+        let b = *self.b(slot);
+        let m = b.size.max(self.max_of(b.left)).max(self.max_of(b.right));
+        self.m(slot).max_free = m;
+        m
+    }
+
+    /// Recomputes `max_free` from `slot` up to the root, stopping once a value is unchanged.
+    fn refresh_up(&mut self, mut slot: u32) {
+        while slot != NONE {
+            let old = self.b(slot).max_free;
+            if self.pull(slot) == old {
+                return;
+            }
+            slot = self.b(slot).parent;
+        }
+    }
+
+    /// Makes `new` the child of `parent` (or the root) in place of `old`.
+    fn replace_child(&mut self, parent: u32, old: u32, new: u32) {
+        if parent == NONE {
+            self.root = new;
+        } else {
+            let p = self.m(parent);
+            if p.left == old {
+                p.left = new;
+            } else {
+                p.right = new;
+            }
+        }
+        if new != NONE {
+            self.m(new).parent = parent;
+        }
+    }
+
+    /// Rotates `x` above its parent, keeping the augmentation of both.
+    fn rotate_up(&mut self, x: u32) {
+        let p = self.b(x).parent;
+        let g = self.b(p).parent;
+        let inner = if self.b(p).left == x {
+            let inner = self.b(x).right;
+            self.m(p).left = inner;
+            self.m(x).right = p;
+            inner
+        } else {
+            let inner = self.b(x).left;
+            self.m(p).right = inner;
+            self.m(x).left = p;
+            inner
+        };
+        if inner != NONE {
+            self.m(inner).parent = p;
+        }
+        self.m(p).parent = x;
+        self.replace_child(g, p, x);
+        self.pull(p);
+        self.pull(x);
+    }
+
+    fn tree_insert(&mut self, x: u32) {
+        let Block { addr, size, .. } = *self.b(x);
+        let mut parent = NONE;
+        let mut cur = self.root;
+        let mut go_left = false;
+        while cur != NONE {
+            let c = self.m(cur);
+            // x ends up in this subtree.
+            c.max_free = c.max_free.max(size);
+            parent = cur;
+            go_left = addr < c.addr;
+            cur = if go_left { c.left } else { c.right };
+        }
+        let n = self.m(x);
+        n.left = NONE;
+        n.right = NONE;
+        n.max_free = size;
+        n.parent = parent;
+        if parent == NONE {
+            self.root = x;
+        } else if go_left {
+            self.m(parent).left = x;
+        } else {
+            self.m(parent).right = x;
+        }
+        let px = priority(x);
+        loop {
+            let p = self.b(x).parent;
+            if p == NONE || priority(p) > px {
+                break;
+            }
+            self.rotate_up(x);
+        }
+    }
+
+    fn tree_remove(&mut self, x: u32) {
+        loop {
+            let Block { left, right, parent, .. } = *self.b(x);
+            if left == NONE || right == NONE {
+                let child = if left == NONE { right } else { left };
+                self.replace_child(parent, x, child);
+                self.refresh_up(parent);
+                let n = self.m(x);
+                n.left = NONE;
+                n.right = NONE;
+                n.parent = NONE;
+                return;
+            }
+            let up = if priority(left) > priority(right) { left } else { right };
+            self.rotate_up(up);
+        }
+    }
+
+    /// The lowest-address free block of at least `s` bytes.
+    fn lowest_fit(&self, s: u64) -> Option<u32> {
+        let mut n = self.root;
+        if self.max_of(n) < s {
+            return None;
+        }
+        while n != NONE {
+            let b = self.b(n);
+            if self.max_of(b.left) >= s {
+                n = b.left;
+            } else if b.size >= s {
+                return Some(n);
+            } else {
+                n = b.right;
+            }
+        }
+        None
+    }
+
+    /// The highest-address free block of at least `s` bytes.
+    fn highest_fit(&self, s: u64) -> Option<u32> {
+        let mut n = self.root;
+        if self.max_of(n) < s {
+            return None;
+        }
+        while n != NONE {
+            let b = self.b(n);
+            if self.max_of(b.right) >= s {
+                n = b.right;
+            } else if b.size >= s {
+                return Some(n);
+            } else {
+                n = b.left;
+            }
+        }
+        None
+    }
+
+    /// The free block with the highest address `<= rel`.
+    fn free_at_or_below(&self, rel: u64) -> Option<u32> {
+        let mut n = self.root;
+        let mut found = None;
+        while n != NONE {
+            let b = self.b(n);
+            if b.addr <= rel {
+                found = Some(n);
+                n = b.right;
+            } else {
+                n = b.left;
+            }
+        }
+        found
+    }
+}
+
+/// The size tree: a treap of the free blocks by `(size, address)`, maintained under BEST only.
+impl<const BLOCKS: usize> FreeList<BLOCKS> {
+    fn size_key(&self, slot: u32) -> (u64, u64) {
+        let b = self.b(slot);
+        (b.size, b.addr)
+    }
+
+    fn size_replace_child(&mut self, parent: u32, old: u32, new: u32) {
+        if parent == NONE {
+            self.size_root = new;
+        } else {
+            let p = self.sm(parent);
+            if p.left == old {
+                p.left = new;
+            } else {
+                p.right = new;
+            }
+        }
+        if new != NONE {
+            self.sm(new).parent = parent;
+        }
+    }
+
+    fn size_rotate_up(&mut self, x: u32) {
+        let p = self.sl(x).parent;
+        let g = self.sl(p).parent;
+        let inner = if self.sl(p).left == x {
+            let inner = self.sl(x).right;
+            self.sm(p).left = inner;
+            self.sm(x).right = p;
+            inner
+        } else {
+            let inner = self.sl(x).left;
+            self.sm(p).right = inner;
+            self.sm(x).left = p;
+            inner
+        };
+        if inner != NONE {
+            self.sm(inner).parent = p;
+        }
+        self.sm(p).parent = x;
+        self.size_replace_child(g, p, x);
+    }
+
+    fn size_insert(&mut self, x: u32) {
+        let key = self.size_key(x);
+        let mut parent = NONE;
+        let mut cur = self.size_root;
+        let mut go_left = false;
+        while cur != NONE {
+            parent = cur;
+            go_left = key < self.size_key(cur);
+            let l = self.sl(cur);
+            cur = if go_left { l.left } else { l.right };
+        }
+        *self.sm(x) = SizeLinks { left: NONE, right: NONE, parent };
+        if parent == NONE {
+            self.size_root = x;
+        } else if go_left {
+            self.sm(parent).left = x;
+        } else {
+            self.sm(parent).right = x;
+        }
+        let px = priority(x);
+        loop {
+            let p = self.sl(x).parent;
+            if p == NONE || priority(p) > px {
+                break;
+            }
+            self.size_rotate_up(x);
+        }
+    }
+
+    fn size_remove(&mut self, x: u32) {
+        loop {
+            let SizeLinks { left, right, parent } = *self.sl(x);
+            if left == NONE || right == NONE {
+                let child = if left == NONE { right } else { left };
+                self.size_replace_child(parent, x, child);
+                *self.sm(x) = SizeLinks::VOID;
+                return;
+            }
+            let up = if priority(left) > priority(right) { left } else { right };
+            self.size_rotate_up(up);
+        }
+    }
+
+    /// BEST: the smallest free block of at least `s` bytes; among equal sizes the lowest
+    /// address bottom-up and the highest top-down.
+    fn best_fit(&self, s: u64, bottom_up: bool) -> Option<u32> {
+        let mut n = self.size_root;
+        let mut found = None;
+        while n != NONE {
+            let l = self.sl(n);
+            if self.b(n).size >= s {
+                found = Some(n);
+                n = l.left;
+            } else {
+                n = l.right;
+            }
+        }
+        let first = found?;
+        if bottom_up {
+            return Some(first);
+        }
+        let z = self.b(first).size;
+        let mut n = self.size_root;
+        let mut last = first;
+        while n != NONE {
+            let l = self.sl(n);
+            if self.b(n).size <= z {
+                last = n;
+                n = l.right;
+            } else {
+                n = l.left;
+            }
+        }
+        Some(last)
+    }
+}
+
+/// The free-block indexes together, and the allocated map.
+impl<const BLOCKS: usize> FreeList<BLOCKS> {
+    fn best(&self) -> bool {
+        self.config.policy == Policy::Best
+    }
+
+    /// Marks `slot` free and indexes it.
+    fn index_free(&mut self, slot: u32) {
+        self.m(slot).state = State::Free;
+        self.tree_insert(slot);
+        if self.best() {
+            self.size_insert(slot);
+        }
+        self.free_count += 1;
+    }
+
+    fn unindex_free(&mut self, slot: u32) {
+        self.tree_remove(slot);
+        if self.best() {
+            self.size_remove(slot);
+        }
+        self.free_count -= 1;
+    }
+
+    /// Moves the indexed free block `slot` to `[addr, addr + size)`; its neighbours in address
+    /// order among the free blocks must stay the same.
+    fn resize_free(&mut self, slot: u32, addr: u64, size: u64) {
+        let best = self.best();
+        if best {
+            self.size_remove(slot);
+        }
+        let b = self.m(slot);
+        b.addr = addr;
+        b.size = size;
+        self.refresh_up(slot);
+        if best {
+            self.size_insert(slot);
+        }
+    }
+
+    fn bucket(addr: u64) -> usize {
+        // Multiply-shift range reduction of the top 32 bits of a Fibonacci hash: BLOCKS <
+        // 2^32, so the product fits in u64 and the result is always < BLOCKS.
+        (((addr.wrapping_mul(HASH_MULTIPLIER) >> 32) * BLOCKS as u64) >> 32) as usize
+    }
+
+    fn map_insert(&mut self, slot: u32) {
+        let h = Self::bucket(self.b(slot).addr);
+        let first = self.buckets.get(h).copied().unwrap_or(NONE);
+        self.m(slot).left = first;
+        if let Some(e) = self.buckets.get_mut(h) {
+            *e = slot;
+        }
+    }
+
+    /// The allocated block starting at relative `rel`.
+    fn map_find(&self, rel: u64) -> Option<u32> {
+        let mut i = self.buckets.get(Self::bucket(rel)).copied().unwrap_or(NONE);
+        while i != NONE {
+            let b = self.b(i);
+            if b.addr == rel {
+                return Some(i);
+            }
+            i = b.left;
+        }
+        None
+    }
+
+    /// Removes the allocated block starting at relative `rel` from the map and returns it.
+    fn map_take(&mut self, rel: u64) -> Option<u32> {
+        let h = Self::bucket(rel);
+        let mut prev = NONE;
+        let mut i = self.buckets.get(h).copied().unwrap_or(NONE);
+        while i != NONE {
+            let b = *self.b(i);
+            if b.addr == rel {
+                if prev == NONE {
+                    if let Some(e) = self.buckets.get_mut(h) {
+                        *e = b.left;
+                    }
+                } else {
+                    self.m(prev).left = b.left;
+                }
+                self.m(i).left = NONE;
+                return Some(i);
+            }
+            prev = i;
+            i = b.left;
+        }
+        None
+    }
 }
 
 impl<const BLOCKS: usize> FreeList<BLOCKS> {
@@ -225,15 +764,19 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         let mut fl = Self {
             config,
             blocks: Vec::new(),
-            spare: Vec::new(),
+            size_links: Vec::new(),
+            buckets: [NONE; BLOCKS],
+            spare: NONE,
+            spare_len: 0,
             head: NONE,
-            by_class: Vec::new(),
-            by_size: Vec::new(),
-            live: Vec::new(),
-            class_len: [0; CLASSES as usize],
-            class_mask: 0,
+            root: NONE,
+            size_root: NONE,
+            free_count: 0,
+            allocated_count: 0,
             base: 0,
             allocated_bytes: 0,
+            scratch: Block::VOID,
+            scratch_links: SizeLinks::VOID,
         };
         fl.clear();
         Ok(fl)
@@ -273,207 +816,63 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         s.div_ceil(a).checked_mul(a).ok_or(BankedError::Overflow { value: size })
     }
 
-    fn slots_available(&self) -> usize {
-        self.spare.len() + (BLOCKS - self.blocks.len())
-    }
-
-    fn block(&self, slot: u32) -> Block {
-        // Slots handed around internally are always in range.
-        self.blocks.get(slot as usize).copied().unwrap_or(Block {
-            addr: 0,
-            size: 0,
-            prev: NONE,
-            next: NONE,
-            allocated: false,
-            live: false,
-        })
-    }
-
-    fn block_mut(&mut self, slot: u32) -> Option<&mut Block> {
-        self.blocks.get_mut(slot as usize)
-    }
-
-    fn set_prev(&mut self, slot: u32, prev: u32) {
-        if let Some(b) = self.block_mut(slot) {
-            b.prev = prev;
-        }
-    }
-
-    fn set_next(&mut self, slot: u32, next: u32) {
-        if let Some(b) = self.block_mut(slot) {
-            b.next = next;
-        }
-    }
-
-    fn new_slot(&mut self, block: Block) -> Result<u32, BankedError> {
-        if let Some(slot) = self.spare.pop() {
-            if let Some(b) = self.block_mut(slot) {
-                *b = block;
-            }
-            return Ok(slot);
-        }
-        let slot = self.blocks.len() as u32;
-        self.blocks.push(block).map_err(|_| table_full(BLOCKS))?;
-        Ok(slot)
-    }
-
-    fn retire(&mut self, slot: u32) {
-        if let Some(b) = self.block_mut(slot) {
-            b.live = false;
-            b.size = 0;
-            b.prev = NONE;
-            b.next = NONE;
-        }
-        // Cannot overflow: every retired slot was a live one.
-        let _ = self.spare.push(slot);
-    }
-
-    fn index_free(&mut self, slot: u32) -> Result<(), BankedError> {
-        let b = self.block(slot);
-        let ck = ClassKey { key: class_key(b.size, b.addr), slot };
-        let sk = SizeKey { size: b.size, addr: b.addr, slot };
-        let ci = self.by_class.binary_search(&ck).unwrap_or_else(|e| e);
-        let si = self.by_size.binary_search(&sk).unwrap_or_else(|e| e);
-        if self.by_class.len() >= BLOCKS || self.by_size.len() >= BLOCKS {
-            return Err(table_full(BLOCKS));
-        }
-        self.by_class.insert(ci, ck).map_err(|_| table_full(BLOCKS))?;
-        self.by_size.insert(si, sk).map_err(|_| table_full(BLOCKS))?;
-        let c = class_of(b.size);
-        self.class_len[c as usize] += 1;
-        self.class_mask |= 1 << c;
-        Ok(())
-    }
-
-    fn unindex_free(&mut self, slot: u32) {
-        let b = self.block(slot);
-        let ck = ClassKey { key: class_key(b.size, b.addr), slot };
-        let sk = SizeKey { size: b.size, addr: b.addr, slot };
-        if let Ok(i) = self.by_class.binary_search(&ck) {
-            self.by_class.remove(i);
-            let c = class_of(b.size) as usize;
-            self.class_len[c] = self.class_len[c].saturating_sub(1);
-            if self.class_len[c] == 0 {
-                self.class_mask &= !(1 << c);
-            }
-        }
-        if let Ok(i) = self.by_size.binary_search(&sk) {
-            self.by_size.remove(i);
-        }
-    }
-
     /// Finds the free block the policy would use for `s` bytes (already rounded).
     fn find_block(&self, s: u64, bottom_up: bool) -> Option<u32> {
-        match self.config.policy {
-            Policy::Best => {
-                let pos = self.by_size.partition_point(|k| k.size < s);
-                let first = self.by_size.get(pos)?;
-                if bottom_up {
-                    Some(first.slot)
-                } else {
-                    let z = first.size;
-                    let last = self.by_size.partition_point(|k| k.size <= z);
-                    self.by_size.get(last.checked_sub(1)?).map(|k| k.slot)
-                }
-            }
-            Policy::First => {
-                let c = class_of(s);
-                let mut best: Option<(u64, u32)> = None;
-                let mut start = 0usize;
-                for k in 0..CLASSES {
-                    let len = self.class_len[k as usize] as usize;
-                    if len == 0 || k < c {
-                        start += len;
-                        continue;
-                    }
-                    let entries = self.by_class.get(start..start + len).unwrap_or(&[]);
-                    start += len;
-                    let hit = if k == c {
-                        // The request's own class: scan for the first fitting block.
-                        if bottom_up {
-                            entries.iter().find(|e| self.block(e.slot).size >= s)
-                        } else {
-                            entries.iter().rev().find(|e| self.block(e.slot).size >= s)
-                        }
-                    } else if bottom_up {
-                        entries.first()
-                    } else {
-                        entries.last()
-                    };
-                    if let Some(e) = hit {
-                        let a = self.block(e.slot).addr;
-                        let better = match best {
-                            None => true,
-                            Some((ba, _)) => {
-                                if bottom_up {
-                                    a < ba
-                                } else {
-                                    a > ba
-                                }
-                            }
-                        };
-                        if better {
-                            best = Some((a, e.slot));
-                        }
-                    }
-                }
-                best.map(|(_, slot)| slot)
-            }
+        match (self.config.policy, bottom_up) {
+            (Policy::First, true) => self.lowest_fit(s),
+            (Policy::First, false) => self.highest_fit(s),
+            (Policy::Best, _) => self.best_fit(s, bottom_up),
         }
     }
 
     /// Carves `[start, start + s)` (relative) out of the free block `slot`, which must
     /// contain it. Checks table capacity first, so an error changes nothing.
+    ///
+    /// The free block keeps its slot and tree node for the left remainder (or, without one,
+    /// for the right remainder), so only a middle split inserts a tree node.
     fn place(&mut self, slot: u32, start: u64, s: u64) -> Result<(), BankedError> {
-        let b = self.block(slot);
+        let b = *self.b(slot);
         let end = start + s;
         let b_end = b.addr + b.size;
-        let need = usize::from(start > b.addr) + usize::from(end < b_end);
-        if self.slots_available() < need || self.live.len() >= BLOCKS {
+        let left = start > b.addr;
+        let right = end < b_end;
+        if self.slots_available() < usize::from(left) + usize::from(right) {
             return Err(table_full(BLOCKS));
         }
-        self.unindex_free(slot);
-        if start > b.addr {
-            let left = self.new_slot(Block {
-                addr: b.addr,
-                size: start - b.addr,
-                prev: b.prev,
-                next: slot,
-                allocated: false,
-                live: true,
-            })?;
-            if b.prev == NONE {
-                self.head = left;
-            } else {
-                self.set_next(b.prev, left);
+        let allocated = Block::new(start, s, NONE, NONE, State::Allocated);
+        let a = match (left, right) {
+            (false, false) => {
+                self.unindex_free(slot);
+                let m = self.m(slot);
+                m.state = State::Allocated;
+                m.left = NONE;
+                slot
             }
-            self.set_prev(slot, left);
-            self.index_free(left)?;
-        }
-        if end < b_end {
-            let right = self.new_slot(Block {
-                addr: end,
-                size: b_end - end,
-                prev: slot,
-                next: b.next,
-                allocated: false,
-                live: true,
-            })?;
-            if b.next != NONE {
-                self.set_prev(b.next, right);
+            (false, true) => {
+                let a = self.new_slot(allocated)?;
+                self.link_before(a, slot);
+                self.resize_free(slot, end, b_end - end);
+                a
             }
-            self.set_next(slot, right);
-            self.index_free(right)?;
-        }
-        if let Some(m) = self.block_mut(slot) {
-            m.addr = start;
-            m.size = s;
-            m.allocated = true;
-        }
-        let lk = LiveKey { addr: start, slot };
-        let li = self.live.binary_search(&lk).unwrap_or_else(|e| e);
-        self.live.insert(li, lk).map_err(|_| table_full(BLOCKS))?;
+            (true, false) => {
+                let a = self.new_slot(allocated)?;
+                self.link_after(a, slot);
+                self.resize_free(slot, b.addr, start - b.addr);
+                a
+            }
+            (true, true) => {
+                let a = self.new_slot(allocated)?;
+                self.link_after(a, slot);
+                let r = self.new_slot(Block::new(end, b_end - end, NONE, NONE, State::Free))?;
+                self.link_after(r, a);
+                self.resize_free(slot, b.addr, start - b.addr);
+                self.index_free(r);
+                a
+            }
+        };
+        self.map_insert(a);
         self.allocated_bytes += s;
+        self.allocated_count += 1;
         Ok(())
     }
 
@@ -493,6 +892,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     }
 
     /// Where an allocation of `size` bytes would go (absolute), without allocating.
+    /// O(log n).
     ///
     /// ```
     /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
@@ -504,7 +904,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     pub fn find(&self, size: u64, bottom_up: bool) -> Option<u64> {
         let s = self.alloc_size(size).ok()?;
         let slot = self.find_block(s, bottom_up)?;
-        let b = self.block(slot);
+        let b = self.b(slot);
         let rel = if bottom_up { b.addr } else { b.addr + b.size - s };
         Some(rel + self.config.offset)
     }
@@ -516,7 +916,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     }
 
     /// Allocates `size` bytes (rounded by [`Self::alloc_size`]); bottom-up places at the start
-    /// of the chosen block, top-down at its end. Returns the absolute address.
+    /// of the chosen block, top-down at its end. Returns the absolute address. O(log n).
     ///
     /// # Errors
     /// [`BankedError::OutOfMemory`] when no block fits (with full/fragmented verdict);
@@ -538,7 +938,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     ) -> Result<u64, BankedError> {
         let s = self.alloc_size(size)?;
         let slot = self.find_block(s, bottom_up).ok_or_else(|| self.oom(size, s))?;
-        let b = self.block(slot);
+        let b = self.b(slot);
         let rel = if bottom_up { b.addr } else { b.addr + b.size - s };
         let abs = rel + self.config.offset;
         if abs < address_limit {
@@ -549,12 +949,14 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     }
 
     /// Allocates exactly `[address, address + alloc_size(size))` (absolute). No alignment check
-    /// is made on `address` (as the reference's FreeListOpt).
+    /// is made on `address` (as the reference's FreeListOpt). O(log n) on success.
     ///
     /// # Errors
-    /// [`BankedError::Overlap`] naming the live block in the way; [`BankedError::OutOfRange`]
-    /// when the range leaves the current allocatable range (e.g. below a shrink);
-    /// [`BankedError::CapacityExhausted`].
+    /// [`BankedError::Overlap`] naming the live block in the way (the one containing
+    /// `address`, else the first one after it); [`BankedError::OutOfRange`] when the range
+    /// leaves the current allocatable range (e.g. below a shrink);
+    /// [`BankedError::CapacityExhausted`]. Finding the block that contains `address` walks
+    /// the allocated blocks between the free block below `address` and it.
     ///
     /// ```
     /// use dramalloc_core::banked::{BankedError, FreeList, FreeListConfig, Policy};
@@ -573,89 +975,84 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             Some(e) if rel >= self.base && e <= self.config.size => {}
             _ => return Err(out_of_range),
         }
-        let pos = self.live.partition_point(|k| k.addr <= rel);
-        let overlap = |k: &LiveKey, b: Block| BankedError::Overlap {
+        let overlap = |b: &Block| BankedError::Overlap {
             address,
             size: s,
-            conflict_address: k.addr + self.config.offset,
+            conflict_address: b.addr + self.config.offset,
             conflict_size: b.size,
         };
-        let mut candidate = self.head;
-        if let Some(k) = pos.checked_sub(1).and_then(|p| self.live.get(p)) {
-            let b = self.block(k.slot);
+        let below = self.free_at_or_below(rel);
+        let mut walk = self.head;
+        if let Some(f) = below {
+            let fb = self.b(f);
+            let f_end = fb.addr + fb.size;
+            if f_end >= rel + s {
+                self.place(f, rel, s)?;
+                return Ok(address);
+            }
+            if f_end > rel {
+                // `rel` is free but the block is too short: the next block is allocated (no
+                // two free blocks touch) and starts before `rel + s`.
+                return Err(overlap(self.b(fb.next)));
+            }
+            walk = fb.next;
+        }
+        // `rel` lies inside an allocated block after the free block below it (or the head).
+        while walk != NONE {
+            let b = self.b(walk);
             if b.addr + b.size > rel {
-                return Err(overlap(k, b));
+                return Err(overlap(b));
             }
-            candidate = b.next;
+            walk = b.next;
         }
-        if let Some(k) = self.live.get(pos) {
-            let b = self.block(k.slot);
-            if b.addr < rel + s {
-                return Err(overlap(k, b));
-            }
-        }
-        let c = self.block(candidate);
-        if candidate == NONE || c.allocated || c.addr > rel || c.addr + c.size < rel + s {
-            // Unreachable while the invariants hold: the range is free and in range.
-            return Err(out_of_range);
-        }
-        self.place(candidate, rel, s)?;
-        Ok(address)
+        // Unreachable while the invariants hold: the blocks tile the range.
+        Err(out_of_range)
     }
 
     /// Frees the allocation starting at `address` (absolute), merging it with free neighbours.
-    /// Returns the freed size in bytes.
+    /// Returns the freed size in bytes. O(1) lookup plus O(log n) index update.
     ///
     /// # Errors
     /// [`BankedError::DoubleFree`] when `address` lies in free memory of the range;
     /// [`BankedError::UnknownFree`] otherwise (outside the range, or inside an allocation).
     /// The state is unchanged on error. (The reference silently ignores both.)
     pub fn free(&mut self, address: u64) -> Result<u64, BankedError> {
-        let rel = address.wrapping_sub(self.config.offset);
-        let found = if address >= self.config.offset {
-            self.live.binary_search_by_key(&rel, |k| k.addr).ok()
-        } else {
-            None
-        };
-        let Some(i) = found else {
+        let found = address.checked_sub(self.config.offset).and_then(|rel| self.map_take(rel));
+        let Some(slot) = found else {
             return Err(self.classify_bad_free(address));
         };
-        let mut slot = self.live.remove(i).slot;
-        let freed = self.block(slot).size;
-        if let Some(b) = self.block_mut(slot) {
-            b.allocated = false;
+        let b = *self.b(slot);
+        self.allocated_bytes -= b.size;
+        self.allocated_count -= 1;
+        let prev_free = self.is_free(b.prev);
+        let next_free = self.is_free(b.next);
+        match (prev_free, next_free) {
+            (false, false) => self.index_free(slot),
+            (true, false) => {
+                let p = *self.b(b.prev);
+                self.unlink(slot);
+                self.retire(slot);
+                self.resize_free(b.prev, p.addr, p.size + b.size);
+            }
+            (false, true) => {
+                // Same place among the free blocks: nothing free lies between them.
+                let n = *self.b(b.next);
+                self.unlink(slot);
+                self.retire(slot);
+                self.resize_free(b.next, b.addr, n.size + b.size);
+            }
+            (true, true) => {
+                let p = *self.b(b.prev);
+                let n = *self.b(b.next);
+                self.unindex_free(b.next);
+                self.unlink(slot);
+                self.unlink(b.next);
+                self.retire(slot);
+                self.retire(b.next);
+                self.resize_free(b.prev, p.addr, p.size + b.size + n.size);
+            }
         }
-        self.allocated_bytes -= freed;
-        let prev = self.block(slot).prev;
-        if prev != NONE && !self.block(prev).allocated {
-            self.unindex_free(prev);
-            let b = self.block(slot);
-            if let Some(p) = self.block_mut(prev) {
-                p.size += b.size;
-                p.next = b.next;
-            }
-            if b.next != NONE {
-                self.set_prev(b.next, prev);
-            }
-            self.retire(slot);
-            slot = prev;
-        }
-        let next = self.block(slot).next;
-        if next != NONE && !self.block(next).allocated {
-            self.unindex_free(next);
-            let n = self.block(next);
-            if let Some(b) = self.block_mut(slot) {
-                b.size += n.size;
-                b.next = n.next;
-            }
-            if n.next != NONE {
-                self.set_prev(n.next, slot);
-            }
-            self.retire(next);
-        }
-        // Room is guaranteed: the number of free blocks did not grow.
-        self.index_free(slot)?;
-        Ok(freed)
+        Ok(b.size)
     }
 
     fn classify_bad_free(&self, address: u64) -> BankedError {
@@ -665,43 +1062,35 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if rel < self.base || rel >= self.config.size {
             return BankedError::UnknownFree { address };
         }
-        let pos = self.live.partition_point(|k| k.addr <= rel);
-        if let Some(k) = pos.checked_sub(1).and_then(|p| self.live.get(p)) {
-            let b = self.block(k.slot);
-            if b.addr + b.size > rel {
-                return BankedError::UnknownFree { address };
-            }
+        match self.free_at_or_below(rel) {
+            Some(f) if self.b(f).addr + self.b(f).size > rel => BankedError::DoubleFree { address },
+            _ => BankedError::UnknownFree { address },
         }
-        BankedError::DoubleFree { address }
     }
 
     /// Frees everything and undoes all shrinks: one free block over the whole range. Also
-    /// resets the lowest occupied address (the reference does not).
+    /// resets the lowest occupied address (the reference does not). O(BLOCKS).
     pub fn clear(&mut self) {
         self.blocks.clear();
-        self.spare.clear();
-        self.by_class.clear();
-        self.by_size.clear();
-        self.live.clear();
-        self.class_len = [0; CLASSES as usize];
-        self.class_mask = 0;
+        self.size_links.clear();
+        self.buckets = [NONE; BLOCKS];
+        self.spare = NONE;
+        self.spare_len = 0;
+        self.root = NONE;
+        self.size_root = NONE;
+        self.free_count = 0;
+        self.allocated_count = 0;
         self.base = 0;
         self.allocated_bytes = 0;
         // BLOCKS >= 1 (compile-time check), so an empty table takes one block.
-        let _ = self.blocks.push(Block {
-            addr: 0,
-            size: self.config.size,
-            prev: NONE,
-            next: NONE,
-            allocated: false,
-            live: true,
-        });
+        let _ = self.blocks.push(Block::new(0, self.config.size, NONE, NONE, State::Free));
+        let _ = self.size_links.push(SizeLinks::VOID);
         self.head = 0;
-        let _ = self.index_free(0);
+        self.index_free(0);
     }
 
     /// Removes `bytes` from the bottom of the allocatable range. Shrinks accumulate until
-    /// [`Self::reset`].
+    /// [`Self::reset`]. O(log n).
     ///
     /// # Errors
     /// [`BankedError::ShrinkTooLarge`] when `bytes >=` the current size ("must be smaller than
@@ -726,34 +1115,26 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             return Err(BankedError::ShrinkTooLarge { bytes, max_size });
         }
         let new_base = self.base + bytes;
-        if let Some(k) = self.live.first() {
-            if k.addr < new_base {
-                return Err(BankedError::ShrinkPastAllocation {
-                    bytes,
-                    address: k.addr + self.config.offset,
-                });
+        if let Some(lowest) = self.lowest_occupied_address() {
+            if lowest - self.config.offset < new_base {
+                return Err(BankedError::ShrinkPastAllocation { bytes, address: lowest });
             }
         }
         // The head block is free and reaches at least new_base.
         let head = self.head;
-        self.unindex_free(head);
-        let h = self.block(head);
+        let h = *self.b(head);
         if h.size == bytes {
-            self.head = h.next;
-            self.set_prev(h.next, NONE);
+            self.unindex_free(head);
+            self.unlink(head);
             self.retire(head);
         } else {
-            if let Some(b) = self.block_mut(head) {
-                b.addr = new_base;
-                b.size -= bytes;
-            }
-            self.index_free(head)?;
+            self.resize_free(head, new_base, h.size - bytes);
         }
         self.base = new_base;
         Ok(())
     }
 
-    /// Undoes all shrinks.
+    /// Undoes all shrinks. O(log n).
     ///
     /// # Errors
     /// [`BankedError::CapacityExhausted`] when the lowest block is allocated and no table slot
@@ -763,29 +1144,16 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             return Ok(());
         }
         let head = self.head;
-        let h = self.block(head);
-        if !h.allocated {
-            self.unindex_free(head);
-            if let Some(b) = self.block_mut(head) {
-                b.addr = 0;
-                b.size += h.addr;
-            }
-            self.index_free(head)?;
+        let h = *self.b(head);
+        if h.state == State::Free {
+            self.resize_free(head, 0, h.size + h.addr);
         } else {
             if self.slots_available() == 0 {
                 return Err(table_full(BLOCKS));
             }
-            let slot = self.new_slot(Block {
-                addr: 0,
-                size: self.base,
-                prev: NONE,
-                next: head,
-                allocated: false,
-                live: true,
-            })?;
-            self.set_prev(head, slot);
-            self.head = slot;
-            self.index_free(slot)?;
+            let slot = self.new_slot(Block::new(0, self.base, NONE, NONE, State::Free))?;
+            self.link_before(slot, head);
+            self.index_free(slot);
         }
         self.base = 0;
         Ok(())
@@ -807,25 +1175,24 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         self.blocks().filter(move |b| !b.allocated && b.size >= s).map(|b| (b.address, b.address + b.size))
     }
 
-    /// The lowest allocated absolute address, if any. O(1).
+    /// The lowest allocated absolute address, if any. O(1): no two free blocks touch, so it
+    /// is the first or the second block.
     pub fn lowest_occupied_address(&self) -> Option<u64> {
-        self.live.first().map(|k| k.addr + self.config.offset)
+        let head = self.b(self.head);
+        let lowest = if head.state == State::Allocated { head } else { self.b(head.next) };
+        (lowest.state == State::Allocated).then(|| lowest.addr + self.config.offset)
     }
 
     /// The allocated blocks as absolute `(start, end)`, in address order (the reference lists
-    /// them in slot order; case P22).
+    /// them in slot order; case P22). O(n) walk of the block list.
     pub fn allocated_addresses(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.live.iter().map(move |k| {
-            let b = self.block(k.slot);
-            (k.addr + self.config.offset, k.addr + b.size + self.config.offset)
-        })
+        self.blocks().filter(|b| b.allocated).map(|b| (b.address, b.address + b.size))
     }
 
-    /// Size of the allocation starting at absolute `address`, if there is one.
+    /// Size of the allocation starting at absolute `address`, if there is one. O(1) expected.
     pub fn allocation_size(&self, address: u64) -> Option<u64> {
         let rel = address.checked_sub(self.config.offset)?;
-        let i = self.live.binary_search_by_key(&rel, |k| k.addr).ok()?;
-        self.live.get(i).map(|k| self.block(k.slot).size)
+        self.map_find(rel).map(|slot| self.b(slot).size)
     }
 
     /// Current statistics (bytes). O(log n).
@@ -840,13 +1207,11 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// ```
     pub fn statistics(&self) -> Statistics {
         let total = self.config.size - self.base;
-        let (largest_free, largest_free_address) = match self.by_size.last() {
-            Some(k) => {
-                let first = self.by_size.partition_point(|e| e.size < k.size);
-                let addr = self.by_size.get(first).map_or(k.addr, |e| e.addr);
-                (k.size, Some(addr + self.config.offset))
-            }
-            None => (0, None),
+        let largest_free = self.max_of(self.root);
+        let largest_free_address = if self.root == NONE {
+            None
+        } else {
+            self.lowest_fit(largest_free).map(|slot| self.b(slot).addr + self.config.offset)
         };
         Statistics {
             total,
@@ -854,8 +1219,8 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             free: total - self.allocated_bytes,
             largest_free,
             largest_free_address,
-            free_blocks: self.by_size.len() as u32,
-            allocated_blocks: self.live.len() as u32,
+            free_blocks: self.free_count,
+            allocated_blocks: self.allocated_count,
         }
     }
 
@@ -865,18 +1230,23 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     }
 
     /// Checks every structural invariant: the blocks tile `[start, end)` in order with no
-    /// empty block and no two adjacent free blocks; the indices hold exactly the free
-    /// (allocated) blocks in order; the byte counters match. O(n log n).
+    /// empty block and no two adjacent free blocks; the address tree holds exactly the free
+    /// blocks in address order with correct parent links, heap priorities and `max_free`; the
+    /// size tree (BEST) holds them in `(size, address)` order; the allocated map finds every
+    /// allocated block; the counters and the spare stack match. O(n).
     ///
     /// # Errors
     /// A static description of the first violated invariant.
     pub fn check_invariants(&self) -> Result<(), &'static str> {
+        self.check_tree_nodes()?;
         let mut at = self.base;
         let mut prev = NONE;
         let mut slot = self.head;
-        let (mut free_n, mut alloc_n, mut alloc_b) = (0usize, 0usize, 0u64);
+        let (mut free_n, mut alloc_n, mut alloc_b) = (0u32, 0u32, 0u64);
         let mut prev_free = false;
         let mut steps = 0usize;
+        // In-order cursor over the address tree, advanced with every free block of the list.
+        let mut cursor = self.tree_first(self.root);
         while slot != NONE {
             steps += 1;
             if steps > BLOCKS {
@@ -885,7 +1255,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             let Some(b) = self.blocks.get(slot as usize) else {
                 return Err("link to a slot beyond the table");
             };
-            if !b.live {
+            if b.state == State::Spare {
                 return Err("dead slot linked into the list");
             }
             if b.prev != prev {
@@ -897,10 +1267,10 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             if b.size == 0 {
                 return Err("zero-size block");
             }
-            if b.allocated {
+            if b.state == State::Allocated {
                 alloc_n += 1;
                 alloc_b += b.size;
-                if self.live.binary_search(&LiveKey { addr: b.addr, slot }).is_err() {
+                if self.map_find(b.addr) != Some(slot) {
                     return Err("allocated block missing from the allocated index");
                 }
                 prev_free = false;
@@ -909,14 +1279,10 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
                     return Err("two adjacent free blocks");
                 }
                 free_n += 1;
-                let ck = ClassKey { key: class_key(b.size, b.addr), slot };
-                if self.by_class.binary_search(&ck).is_err() {
-                    return Err("free block missing from the class index");
+                if cursor != slot {
+                    return Err("free block missing from the address tree or out of order");
                 }
-                let sk = SizeKey { size: b.size, addr: b.addr, slot };
-                if self.by_size.binary_search(&sk).is_err() {
-                    return Err("free block missing from the size index");
-                }
+                cursor = self.tree_next(cursor);
                 prev_free = true;
             }
             at += b.size;
@@ -926,24 +1292,162 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if at != self.config.size {
             return Err("blocks do not reach the end of the range");
         }
-        if free_n != self.by_class.len() || free_n != self.by_size.len() {
+        if cursor != NONE || free_n != self.free_count {
             return Err("stale entries in the free index");
         }
-        if alloc_n != self.live.len() || alloc_b != self.allocated_bytes {
+        if alloc_n != self.allocated_count || alloc_b != self.allocated_bytes {
             return Err("allocated index or byte count drifted");
         }
-        if self.blocks.len() != free_n + alloc_n + self.spare.len() {
+        let mapped: usize = (0..BLOCKS).map(|h| self.bucket_len(h)).sum();
+        if mapped != alloc_n as usize {
+            return Err("stale entries in the allocated index");
+        }
+        let (mut spare_n, mut s) = (0u32, self.spare);
+        while s != NONE {
+            spare_n += 1;
+            if spare_n as usize > BLOCKS || self.b(s).state != State::Spare {
+                return Err("spare stack is corrupt");
+            }
+            s = self.b(s).next;
+        }
+        if spare_n != self.spare_len || self.blocks.len() != (free_n + alloc_n + spare_n) as usize {
             return Err("slot accounting drifted");
         }
-        if self.by_class.windows(2).any(|w| w[0] >= w[1])
-            || self.by_size.windows(2).any(|w| w[0] >= w[1])
-            || self.live.windows(2).any(|w| w[0] >= w[1])
-        {
-            return Err("an index is not sorted");
+        self.check_size_tree(free_n)
+    }
+
+    fn bucket_len(&self, h: usize) -> usize {
+        let mut n = 0;
+        let mut i = self.buckets.get(h).copied().unwrap_or(NONE);
+        while i != NONE && n <= BLOCKS {
+            n += 1;
+            i = self.b(i).left;
         }
-        let counted: u32 = self.class_len.iter().sum();
-        if counted as usize != free_n {
-            return Err("class counts drifted");
+        n
+    }
+
+    /// Local checks of every address-tree node: links both ways, strict heap order (which
+    /// rules out cycles), key order against the children and the augmentation.
+    fn check_tree_nodes(&self) -> Result<(), &'static str> {
+        if self.root != NONE && (!self.is_free(self.root) || self.b(self.root).parent != NONE) {
+            return Err("bad address-tree root");
+        }
+        for (i, b) in self.blocks.iter().enumerate() {
+            let i = i as u32;
+            if b.state != State::Free {
+                continue;
+            }
+            if b.parent == NONE && i != self.root {
+                return Err("free block not linked into the address tree");
+            }
+            for (c, left) in [(b.left, true), (b.right, false)] {
+                if c == NONE {
+                    continue;
+                }
+                let cb = self.b(c);
+                if cb.state != State::Free || cb.parent != i || priority(c) >= priority(i) {
+                    return Err("address-tree link or heap order broken");
+                }
+                if (cb.addr < b.addr) != left {
+                    return Err("address tree out of order");
+                }
+            }
+            if b.max_free != b.size.max(self.max_of(b.left)).max(self.max_of(b.right)) {
+                return Err("address-tree augmentation drifted");
+            }
+        }
+        Ok(())
+    }
+
+    fn tree_first(&self, mut n: u32) -> u32 {
+        while n != NONE && self.b(n).left != NONE {
+            n = self.b(n).left;
+        }
+        n
+    }
+
+    /// In-order successor in the address tree.
+    fn tree_next(&self, n: u32) -> u32 {
+        let b = self.b(n);
+        if b.right != NONE {
+            return self.tree_first(b.right);
+        }
+        let (mut child, mut p) = (n, b.parent);
+        while p != NONE && self.b(p).right == child {
+            child = p;
+            p = self.b(p).parent;
+        }
+        p
+    }
+
+    fn size_first(&self, mut n: u32) -> u32 {
+        while n != NONE && self.sl(n).left != NONE {
+            n = self.sl(n).left;
+        }
+        n
+    }
+
+    /// In-order successor in the size tree.
+    fn size_next(&self, n: u32) -> u32 {
+        let l = self.sl(n);
+        if l.right != NONE {
+            return self.size_first(l.right);
+        }
+        let (mut child, mut p) = (n, l.parent);
+        while p != NONE && self.sl(p).right == child {
+            child = p;
+            p = self.sl(p).parent;
+        }
+        p
+    }
+
+    fn check_size_tree(&self, free_n: u32) -> Result<(), &'static str> {
+        if !self.best() {
+            return if self.size_root == NONE { Ok(()) } else { Err("size tree linked under FIRST") };
+        }
+        if self.size_root != NONE && self.sl(self.size_root).parent != NONE {
+            return Err("bad size-tree root");
+        }
+        let mut count = 0u32;
+        for (i, l) in self.size_links.iter().enumerate() {
+            let i = i as u32;
+            if !self.is_free(i) {
+                continue;
+            }
+            count += 1;
+            if l.parent == NONE && i != self.size_root {
+                return Err("free block not linked into the size tree");
+            }
+            for (c, left) in [(l.left, true), (l.right, false)] {
+                if c == NONE {
+                    continue;
+                }
+                if !self.is_free(c) || self.sl(c).parent != i || priority(c) >= priority(i) {
+                    return Err("size-tree link or heap order broken");
+                }
+                if (self.size_key(c) < self.size_key(i)) != left {
+                    return Err("size tree out of order");
+                }
+            }
+        }
+        // Local order plus strict heap order gives a tree; check it is one tree of all of them
+        // in strictly increasing key order.
+        let (mut seen, mut last) = (0u32, None);
+        let mut n = self.size_first(self.size_root);
+        while n != NONE {
+            let key = self.size_key(n);
+            if last.is_some_and(|l| l >= key) {
+                return Err("size tree out of order");
+            }
+            last = Some(key);
+            seen += 1;
+            if seen > count {
+                break;
+            }
+            n = self.size_next(n);
+        }
+        if seen != count || count != free_n {
+            return Err("size tree does not hold exactly the free blocks");
         }
         Ok(())
     }
@@ -962,7 +1466,11 @@ impl<const BLOCKS: usize> Iterator for Blocks<'_, BLOCKS> {
     fn next(&mut self) -> Option<BlockInfo> {
         let b = self.list.blocks.get(self.next as usize)?;
         self.next = b.next;
-        Some(BlockInfo { address: b.addr + self.list.config.offset, size: b.size, allocated: b.allocated })
+        Some(BlockInfo {
+            address: b.addr + self.list.config.offset,
+            size: b.size,
+            allocated: b.state == State::Allocated,
+        })
     }
 }
 
@@ -999,6 +1507,76 @@ mod tests {
         assert!(matches!(fl.allocate_at(10 * K, K), Err(BankedError::CapacityExhausted { capacity: 3, .. })));
         assert_eq!(fl.statistics(), before);
         assert!(fl.check_invariants().is_ok());
+        Ok(())
+    }
+
+    #[test]
+    fn overlap_names_the_block_containing_the_address() -> Result<(), BankedError> {
+        let mut fl = flo(64 * K, Policy::First);
+        for _ in 0..10 {
+            fl.allocate(K, true)?;
+        }
+        // [0, 10K) allocated in ten blocks, no free block below 7.5K.
+        let e = fl.allocate_at(7 * K + 512, K);
+        assert!(
+            matches!(e, Err(BankedError::Overlap { conflict_address: a, conflict_size: K, .. }) if a == 7 * K)
+        );
+        fl.free(8 * K)?;
+        // 7.5K is allocated, 8K free: still the block containing the address.
+        assert!(
+            matches!(fl.allocate_at(7 * K + 512, K), Err(BankedError::Overlap { conflict_address: a, .. }) if a == 7 * K)
+        );
+        // 8.5K is free but [8.5K, 9.5K) runs into the block at 9K.
+        assert!(
+            matches!(fl.allocate_at(8 * K + 512, K), Err(BankedError::Overlap { conflict_address: a, .. }) if a == 9 * K)
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn best_ties_go_low_bottom_up_and_high_top_down() -> Result<(), BankedError> {
+        let mut fl = flo(64 * K, Policy::Best);
+        let mut at = 0;
+        for _ in 0..4 {
+            fl.allocate_at(at + 2 * K, K)?; // leaves 2K holes at 0, 3K, 6K, 9K
+            at += 3 * K;
+        }
+        // Four 2K holes at 0, 3K, 6K and 9K, then the tail [12K, 64K).
+        assert_eq!(fl.find(K, true), Some(0));
+        assert_eq!(fl.find(K, false), Some(10 * K));
+        assert_eq!(fl.allocate(2 * K + 256, true)?, 12 * K); // rounds to 3K: only the tail fits
+        fl.free(2 * K)?; // merges into the hole [0, 5K): the smallest fit for 3K, top-down = its end
+        assert_eq!(fl.allocate(3 * K, false)?, 2 * K);
+        assert!(fl.check_invariants().is_ok());
+        Ok(())
+    }
+
+    #[test]
+    fn churn_keeps_every_index_consistent() -> Result<(), BankedError> {
+        let mut fl = FreeList::<256>::new(FreeListConfig::new(1 << 20, 4096, 64, 64, Policy::Best))?;
+        let mut live = [0u64; 256];
+        let mut n = 0;
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..4000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if n > 0 && (x % 5 < 2 || n == live.len()) {
+                let i = (x >> 8) as usize % n;
+                fl.free(live[i])?;
+                n -= 1;
+                live[i] = live[n];
+            } else if let Ok(a) = fl.allocate((x >> 20) % 8192, step % 3 != 0) {
+                live[n] = a;
+                n += 1;
+            }
+            assert_eq!(fl.check_invariants(), Ok(()));
+            let st = fl.statistics();
+            let largest =
+                fl.blocks().filter(|b| !b.allocated).max_by_key(|b| (b.size, core::cmp::Reverse(b.address)));
+            assert_eq!(st.largest_free_address, largest.map(|b| b.address));
+            assert_eq!(st.allocated_blocks as usize, n);
+        }
         Ok(())
     }
 }
