@@ -30,6 +30,7 @@ pub mod banked;
 pub mod buffers;
 pub mod cc_region;
 pub mod error;
+pub mod exact;
 pub mod info;
 pub mod interference;
 pub mod interval_tree;
@@ -40,10 +41,12 @@ pub mod multicore;
 pub mod order;
 pub mod planner;
 pub mod program;
+pub mod scan;
 pub mod search;
 pub mod select;
 pub mod simplify;
 pub mod strategy;
+pub mod sweep;
 pub mod workspace;
 
 pub use buffers::Buffer;
@@ -52,8 +55,8 @@ pub use error::{PlanError, Store};
 pub use info::Info;
 pub use metrics::Metrics;
 pub use planner::{
-    plan_buffer_iter, plan_buffers, plan_function, plan_function_excluding, Plan, PlanConfig, Status,
-    DEFAULT_HBM_WINDOW,
+    plan_buffer_iter, plan_buffer_iter_with, plan_buffers, plan_buffers_with, plan_function,
+    plan_function_excluding, Plan, PlanConfig, Status, DEFAULT_HBM_WINDOW,
 };
 pub use strategy::Strategy;
 pub use workspace::{StaticWorkspace, Workspace};

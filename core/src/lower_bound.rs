@@ -1,7 +1,9 @@
 //! The max-load lower bound: the largest sum of aligned sizes live at one instruction.
 //! Every valid plan's peak is at least this (and, above a floor, at least floor + the live
-//! non-pinned sum). Computed from the sorted interval tree: the load can only peak where an
-//! interval starts, so one point query per distinct interval start suffices; no heap.
+//! non-pinned sum). The load can only peak where an interval starts. When every candidate has
+//! one interval, a sweep over the `lo`-sorted tree nodes with a min-heap of ends (in the
+//! caller's `heap` slice) computes it in O(n log n); otherwise one point query per distinct
+//! interval start (de-duplicating a candidate's several intervals). No heap allocation.
 
 use crate::error::PlanError;
 use crate::info::Info;
@@ -9,6 +11,8 @@ use crate::interference::Graph;
 use crate::workspace::Scratch;
 
 /// Peak load over instructions, bytes: `(all candidates, non-pinned candidates only)`.
+/// `heap` (at least one entry per interval for the O(n log n) sweep; shorter falls back to
+/// point queries) is scratch.
 ///
 /// # Errors
 /// Only a tree-query stack overflow, impossible for a tree built here.
@@ -16,8 +20,12 @@ pub fn max_load(
     graph: &mut Graph<'_>,
     infos: &[Info],
     scratch: &mut [Scratch],
+    heap: &mut [u32],
 ) -> Result<(u64, u64), PlanError> {
     let tree_nodes = graph.tree().nodes();
+    if heap.len() >= tree_nodes.len() && infos.iter().all(|i| i.interval_count == 1) {
+        return Ok(sweep_load(tree_nodes, infos, heap));
+    }
     let (mut best_all, mut best_free) = (0u64, 0u64);
     let mut prev: Option<u32> = None;
     for node in tree_nodes {
@@ -42,4 +50,51 @@ pub fn max_load(
         best_free = best_free.max(free);
     }
     Ok((best_all, best_free))
+}
+
+fn sweep_load(nodes: &[crate::interval_tree::Node], infos: &[Info], heap: &mut [u32]) -> (u64, u64) {
+    let hi = |i: u32| nodes[i as usize].hi;
+    let (mut all, mut free, mut best_all, mut best_free, mut len) = (0u64, 0u64, 0u64, 0u64, 0usize);
+    for (i, node) in nodes.iter().enumerate() {
+        while len > 0 && hi(heap[0]) < node.lo {
+            let info = &infos[nodes[heap[0] as usize].payload as usize];
+            all -= info.aligned;
+            if !info.is_pinned() {
+                free -= info.aligned;
+            }
+            len -= 1;
+            heap[0] = heap[len];
+            let mut k = 0;
+            loop {
+                let (l, r) = (2 * k + 1, 2 * k + 2);
+                let mut m = k;
+                if l < len && hi(heap[l]) < hi(heap[m]) {
+                    m = l;
+                }
+                if r < len && hi(heap[r]) < hi(heap[m]) {
+                    m = r;
+                }
+                if m == k {
+                    break;
+                }
+                heap.swap(k, m);
+                k = m;
+            }
+        }
+        let info = &infos[node.payload as usize];
+        all += info.aligned;
+        if !info.is_pinned() {
+            free += info.aligned;
+        }
+        best_all = best_all.max(all);
+        best_free = best_free.max(free);
+        heap[len] = i as u32;
+        let mut k = len;
+        len += 1;
+        while k > 0 && hi(heap[k]) < hi(heap[(k - 1) / 2]) {
+            heap.swap(k, (k - 1) / 2);
+            k = (k - 1) / 2;
+        }
+    }
+    (best_all, best_free)
 }

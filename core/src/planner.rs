@@ -5,6 +5,7 @@
 use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
+use crate::exact::{branch_and_bound, prepare, Budget};
 use crate::info::Info;
 use crate::interference::{build_csr, Graph};
 use crate::interval_tree::IntervalTree;
@@ -13,11 +14,28 @@ use crate::lower_bound::max_load;
 use crate::metrics::Metrics;
 use crate::order::by_size;
 use crate::program::Function;
+use crate::scan::{interval_of, scan};
 use crate::search::Fit;
+use crate::search::Span;
 use crate::select::{select, Regions, SelectBuffers};
 use crate::simplify::simplify;
 use crate::strategy::Strategy;
-use crate::workspace::{Scratch, Workspace};
+use crate::sweep::sweep;
+use crate::workspace::{Placed, Scratch, Section, Slot, Workspace};
+
+/// Node budget of [`Strategy::Exact`] when the caller gives none (`plan_buffers`).
+pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
+
+/// Node budget of the branch and bound inside [`Strategy::Auto`]: deterministic, about
+/// 10–40 ms on the hard DSA instances (150–450 buffers) on one core.
+pub const AUTO_EXACT_NODES: u64 = 5_000;
+
+/// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
+pub const AUTO_EXACT_MAX: usize = 2_000;
+
+/// Work budget of [`Strategy::Auto`]'s greedy members, in estimated interval tests per
+/// member (see [`placement_work`]): members above it are skipped and the sweep runs instead.
+pub const AUTO_WORK_BUDGET: u64 = 450_000_000;
 
 /// Default per-core HBM window, bytes: 24 GiB, the HBM of one logical NeuronCore (LNC = 2)
 /// of a Trainium2-class device (96 GiB HBM per chip over 4 logical cores).
@@ -134,6 +152,57 @@ pub fn plan_buffers(
     plan_buffer_iter(buffers.iter().copied(), align, cfg, ws)
 }
 
+/// As [`plan_buffers`], with the search budget of the [`Strategy::Exact`] strategy given by
+/// the caller: at most `budget.max_nodes` search nodes, and `budget.keep_going` is asked
+/// every [`crate::exact::CHECK_EVERY`] nodes (a host passes a clock for a time limit). The
+/// best plan found so far is returned when the budget ends (anytime). Other strategies ignore
+/// the budget.
+///
+/// ```
+/// use dramalloc_core::{plan_buffers_with, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};
+/// use dramalloc_core::exact::Budget;
+/// // Size-descending first-fit needs 3 units here; the optimum is the lower bound, 2.
+/// let bufs = [Buffer::new(0, 1, 1), Buffer::new(1, 2, 1), Buffer::new(2, 3, 1),
+///             Buffer::new(0, 0, 1), Buffer::new(3, 3, 1)];
+/// let mut st: StaticWorkspace<5, 5, 0> = StaticWorkspace::new();
+/// let mut ws = st.workspace();
+/// let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: Strategy::Exact };
+/// let mut calls = 0;
+/// let mut keep_going = || { calls += 1; calls < 1000 };
+/// let mut budget = Budget { max_nodes: 10_000, keep_going: &mut keep_going };
+/// let plan = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget)?;
+/// assert_eq!((plan.metrics.hwm, plan.metrics.lower_bound), (2, 2));
+/// # Ok::<(), dramalloc_core::PlanError>(())
+/// ```
+///
+/// # Errors
+/// As [`plan_buffers`].
+pub fn plan_buffers_with(
+    buffers: &[Buffer],
+    align: u64,
+    cfg: &PlanConfig,
+    ws: &mut Workspace<'_>,
+    budget: &mut Budget<'_>,
+) -> Result<Plan, PlanError> {
+    let built = build_from_buffer_iter(buffers.iter().copied(), align, ws)?;
+    plan_built_with(ws, &built, cfg, align, budget)
+}
+
+/// As [`plan_buffers_with`], from any exact-size iterator of buffers.
+///
+/// # Errors
+/// As [`plan_buffers`].
+pub fn plan_buffer_iter_with(
+    buffers: impl ExactSizeIterator<Item = Buffer>,
+    align: u64,
+    cfg: &PlanConfig,
+    ws: &mut Workspace<'_>,
+    budget: &mut Budget<'_>,
+) -> Result<Plan, PlanError> {
+    let built = build_from_buffer_iter(buffers, align, ws)?;
+    plan_built_with(ws, &built, cfg, align, budget)
+}
+
 /// As [`plan_buffers`], from any exact-size iterator of buffers (no slice needed).
 ///
 /// # Errors
@@ -154,9 +223,34 @@ fn plan_built(
     cfg: &PlanConfig,
     align: u64,
 ) -> Result<Plan, PlanError> {
+    let mut always = || true;
+    let mut budget = Budget { max_nodes: EXACT_DEFAULT_NODES, keep_going: &mut always };
+    plan_built_with(ws, built, cfg, align, &mut budget)
+}
+
+fn plan_built_with(
+    ws: &mut Workspace<'_>,
+    built: &Built,
+    cfg: &PlanConfig,
+    align: u64,
+    budget: &mut Budget<'_>,
+) -> Result<Plan, PlanError> {
     let (n, m) = (built.infos as usize, built.intervals as usize);
     ws.ensure(n, m)?;
-    let Workspace { nodes, interval_ids, infos, scratch, order, heap, neighbours, occupied, .. } = ws;
+    let Workspace {
+        nodes,
+        interval_ids,
+        infos,
+        scratch,
+        order,
+        heap,
+        neighbours,
+        occupied,
+        placed,
+        slots,
+        sections,
+        ..
+    } = ws;
     let infos = &mut infos[..n];
     let scratch = &mut scratch[..n];
     let cc_limit = cfg.cc.bytes(built.collective_bytes, cfg.window)?;
@@ -199,7 +293,7 @@ fn plan_built(
             return Err(PlanError::PinnedOverlap { a: a.location, b });
         }
     }
-    let (load_all, load_free) = max_load(&mut graph, infos, scratch)?;
+    let (load_all, load_free) = max_load(&mut graph, infos, scratch, heap)?;
     let mut metrics = Metrics {
         candidates: n as u64,
         intervals: m as u64,
@@ -217,47 +311,8 @@ fn plan_built(
     let status = if pinned == n as u64 {
         Status::NothingToPlace
     } else {
-        let mut run = |s: Strategy, infos: &mut [Info], graph: &mut Graph<'_>| -> Result<u64, PlanError> {
-            let (k, fit) = match s {
-                Strategy::Seed => {
-                    let k = simplify(graph, infos, scratch, heap, order)?;
-                    order[..k].reverse();
-                    (k, Fit::First)
-                }
-                Strategy::GreedySize => (by_size(graph, infos, scratch, order), Fit::First),
-                _ => (by_size(graph, infos, scratch, order), Fit::Best),
-            };
-            let mut buf = SelectBuffers { scratch, neighbours, occupied };
-            select(graph, infos, &order[..k], &mut buf, regions, fit)?;
-            Ok(infos.iter().map(Info::end).max().unwrap_or(0))
-        };
-        let chosen = match cfg.strategy {
-            Strategy::Auto => {
-                let portfolio = [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit];
-                let mut best: Option<(u64, Strategy)> = None;
-                let mut first_err = None;
-                for s in portfolio {
-                    match run(s, infos, &mut graph) {
-                        Ok(h) if best.is_none_or(|(bh, _)| h < bh) => best = Some((h, s)),
-                        Ok(_) => {}
-                        Err(e) => {
-                            first_err.get_or_insert(e);
-                        }
-                    }
-                }
-                let Some((_, s)) = best else {
-                    return Err(first_err.unwrap_or(PlanError::Unallocated { location: 0 }));
-                };
-                if s != portfolio[portfolio.len() - 1] {
-                    run(s, infos, &mut graph)?;
-                }
-                s
-            }
-            s => {
-                run(s, infos, &mut graph)?;
-                s
-            }
-        };
+        let mut st = Storage { scratch, order, heap, neighbours, occupied, placed, slots, sections };
+        let chosen = run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
         metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
         Status::Planned
     };
@@ -267,4 +322,177 @@ fn plan_built(
     }
     metrics.real_cc_bytes = metrics.allreduce_hwm.saturating_sub(regions.general_ceiling);
     Ok(Plan { status, metrics })
+}
+
+/// Slices the strategies work in.
+struct Storage<'s, 'w> {
+    scratch: &'s mut [Scratch],
+    order: &'s mut &'w mut [u32],
+    heap: &'s mut &'w mut [u32],
+    neighbours: &'s mut &'w mut [u32],
+    occupied: &'s mut &'w mut [Span],
+    placed: &'s mut &'w mut [Placed],
+    slots: &'s mut &'w mut [Slot],
+    sections: &'s mut &'w mut [Section],
+}
+
+/// Estimated nodes the interval-tree queries of `select` visit for one-interval candidates
+/// (`None` when some candidate has several intervals): a query for `[lo, hi]` on the
+/// `lo`-sorted, max-augmented tree walks every interval starting in `[lo - L, hi]` for the
+/// longest lifetime `L`. O(n log n) from the tree's `lo`-sorted nodes.
+pub fn query_work(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
+    if infos.iter().any(|i| i.interval_count != 1) {
+        return None;
+    }
+    let nodes = graph.tree().nodes();
+    let longest = nodes.iter().map(|x| x.hi - x.lo).max().unwrap_or(0);
+    let mut work = 0u64;
+    for nd in nodes {
+        let j = nodes.partition_point(|x| x.lo <= nd.hi);
+        let i = nodes.partition_point(|x| x.lo < nd.lo.saturating_sub(longest));
+        work += j.saturating_sub(i) as u64;
+    }
+    Some(work)
+}
+
+/// Estimated cost of one greedy member, in interval tests, and whether the address-ordered
+/// scan ([`crate::scan`], n²/2 tests) is the cheaper placer; `select` costs about 4 units per
+/// visited tree node (see [`query_work`]). Multi-interval candidates always use `select`.
+pub fn placement_work(n: usize, visits: Option<u64>) -> (u64, bool) {
+    let scan_work = (n as u64).saturating_mul(n as u64) / 2;
+    match visits {
+        Some(e) if scan_work <= e.saturating_mul(4) => (scan_work, true),
+        Some(e) => (e.saturating_mul(4), false),
+        None => (u64::MAX, false),
+    }
+}
+
+fn peak(infos: &[Info]) -> u64 {
+    infos.iter().map(Info::end).max().unwrap_or(0)
+}
+
+/// Places with one greedy member; returns its peak.
+fn run_member(
+    s: Strategy,
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    use_scan: bool,
+) -> Result<u64, PlanError> {
+    let n = infos.len();
+    let (k, fit) = match s {
+        Strategy::Seed => {
+            let k = simplify(graph, infos, st.scratch, st.heap, st.order)?;
+            st.order[..k].reverse();
+            (k, Fit::First)
+        }
+        Strategy::Sweep => {
+            if sweep(graph, infos, st.order, st.heap, st.placed, st.occupied, regions, Fit::First)? {
+                return Ok(peak(infos));
+            }
+            (by_size(graph, infos, st.scratch, st.order), Fit::First)
+        }
+        Strategy::GreedySize => (by_size(graph, infos, st.scratch, st.order), Fit::First),
+        _ => (by_size(graph, infos, st.scratch, st.order), Fit::Best),
+    };
+    if use_scan && st.placed.len() >= n {
+        scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit)?;
+    } else {
+        let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
+        select(graph, infos, &st.order[..k], &mut buf, regions, fit)?;
+    }
+    Ok(peak(infos))
+}
+
+/// Runs `strategy`; returns the strategy that produced the final addresses.
+fn run_strategy(
+    strategy: Strategy,
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    metrics: &Metrics,
+    budget: &mut Budget<'_>,
+) -> Result<Strategy, PlanError> {
+    let n = infos.len();
+    let pairs = query_work(graph, infos);
+    let (work, use_scan) = placement_work(n, pairs);
+    match strategy {
+        Strategy::Auto | Strategy::Exact => {}
+        s => {
+            run_member(s, graph, infos, st, regions, use_scan)?;
+            return Ok(s);
+        }
+    }
+    let keep = st.slots.len() >= n;
+    let mut best: Option<(u64, Strategy)> = None;
+    let mut first_err = None;
+    let greedy_ok = strategy == Strategy::Exact || work <= AUTO_WORK_BUDGET;
+    // The seed's simplify costs O(E log n) on top of placement.
+    let seed_ok = strategy == Strategy::Exact || work.saturating_mul(2) <= AUTO_WORK_BUDGET;
+    let portfolio = [
+        (Strategy::Seed, seed_ok),
+        (Strategy::GreedySize, greedy_ok),
+        (Strategy::BestFit, greedy_ok),
+        (Strategy::Sweep, !greedy_ok),
+    ];
+    for (s, on) in portfolio {
+        if !on {
+            continue;
+        }
+        match run_member(s, graph, infos, st, regions, use_scan) {
+            Ok(h) if best.is_none_or(|(bh, _)| h < bh) => {
+                best = Some((h, s));
+                if keep {
+                    for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
+                        slot.best = info.address;
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                first_err.get_or_insert(e);
+            }
+        }
+    }
+    let Some((best_peak, mut chosen)) = best else {
+        return Err(first_err.unwrap_or(PlanError::Unallocated { location: 0 }));
+    };
+    if keep {
+        for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
+            info.address = slot.best;
+            info.allocated = 1;
+        }
+    } else {
+        run_member(chosen, graph, infos, st, regions, use_scan)?;
+    }
+    // Branch and bound: one-interval, unpinned, aligned start, CC region unused.
+    let exact_ok = keep
+        && pairs.is_some()
+        && (strategy == Strategy::Exact || n <= AUTO_EXACT_MAX)
+        && best_peak <= regions.general_ceiling
+        && regions.start.is_multiple_of(regions.align.max(1))
+        && best_peak > metrics.lower_bound;
+    if exact_ok {
+        let g = &*graph;
+        if let Some(count) = prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections) {
+            let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
+            let (start, lb) = (regions.start, metrics.lower_bound);
+            let out = if strategy == Strategy::Exact {
+                branch_and_bound(slots, secs, start, lb, best_peak, budget)
+            } else {
+                let mut always = || true;
+                let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
+                branch_and_bound(slots, secs, start, lb, best_peak, &mut b)
+            };
+            if out.improved {
+                for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
+                    info.address = slot.best;
+                }
+                chosen = strategy;
+            }
+        }
+    }
+    Ok(chosen)
 }

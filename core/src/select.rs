@@ -39,6 +39,40 @@ pub struct SelectBuffers<'a> {
     pub occupied: &'a mut [Span],
 }
 
+/// Chooses the address of `info` among the gaps left by `occ` (its placed interfering
+/// neighbours' byte ranges): first the general region `[start, general_ceiling)`, then the CC
+/// region `[general_ceiling, window)` (the seed's second `search`). Sorts `occ`.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] with the end address first-fit would need, the general ceiling
+/// and the largest gap seen.
+pub fn place_one(occ: &mut [Span], info: &Info, regions: Regions, fit: Fit) -> Result<u64, PlanError> {
+    let size = info.aligned;
+    let general = search(occ, size, regions.start, regions.general_ceiling, regions.align, fit);
+    if let Some(a) = general.address {
+        return Ok(a);
+    }
+    let cc = if regions.window > regions.general_ceiling {
+        search(occ, size, regions.general_ceiling, regions.window, regions.align, fit).address
+    } else {
+        None
+    };
+    match cc {
+        Some(a) => Ok(a),
+        None => {
+            let unbounded = search(occ, size, regions.start, u64::MAX, regions.align, Fit::First);
+            let needed = unbounded.address.map_or(u64::MAX, |a| a.saturating_add(size));
+            Err(PlanError::DoesNotFit {
+                location: info.location,
+                size,
+                needed,
+                available: regions.general_ceiling,
+                largest_gap: general.largest_gap,
+            })
+        }
+    }
+}
+
 /// Places every candidate of `order` (first element placed first).
 ///
 /// # Errors
@@ -66,33 +100,7 @@ pub fn select(
                 m += 1;
             }
         }
-        let occ = &mut buf.occupied[..m];
-        let size = infos[v as usize].aligned;
-        let general = search(occ, size, regions.start, regions.general_ceiling, regions.align, fit);
-        let address = match general.address {
-            Some(a) => a,
-            None => {
-                let cc = if regions.window > regions.general_ceiling {
-                    search(occ, size, regions.general_ceiling, regions.window, regions.align, fit).address
-                } else {
-                    None
-                };
-                match cc {
-                    Some(a) => a,
-                    None => {
-                        let unbounded = search(occ, size, regions.start, u64::MAX, regions.align, Fit::First);
-                        let needed = unbounded.address.map_or(u64::MAX, |a| a.saturating_add(size));
-                        return Err(PlanError::DoesNotFit {
-                            location: infos[v as usize].location,
-                            size,
-                            needed,
-                            available: regions.general_ceiling,
-                            largest_gap: general.largest_gap,
-                        });
-                    }
-                }
-            }
-        };
+        let address = place_one(&mut buf.occupied[..m], &infos[v as usize], regions, fit)?;
         let info = &mut infos[v as usize];
         info.address = address;
         info.allocated = 1;

@@ -11,22 +11,40 @@ pub enum Strategy {
     GreedySize,
     /// Size-descending best-fit (XLA heap simulator style): the same order, smallest gap.
     BestFit,
-    /// The default: runs a portfolio (seed, greedy-size, best-fit) and keeps the lowest peak
-    /// (ties: the first in that list), so it is never worse than any of them.
+    /// Time sweep ([`crate::sweep`]): place in def order among the live buffers, like a
+    /// run-time allocator; O(n log n + n·d), for millions of short-lived buffers.
+    Sweep,
+    /// The portfolio of `auto`, then the anytime branch and bound of [`crate::exact`] with
+    /// the caller's budget (`plan_*_with`) or [`crate::planner::EXACT_DEFAULT_NODES`] nodes.
+    Exact,
+    /// The default: a portfolio (seed, greedy-size, best-fit, and the sweep for very large
+    /// inputs) keeping the lowest peak (ties: the first in that list), then, for up to
+    /// [`crate::planner::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
+    /// bound ([`crate::planner::AUTO_EXACT_NODES`]). Never worse than the members it runs;
+    /// see [`crate::planner`] for which run at which size.
     #[default]
     Auto,
 }
 
 impl Strategy {
     /// Every strategy, in portfolio order.
-    pub const ALL: [Strategy; 4] = [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit, Strategy::Auto];
+    pub const ALL: [Strategy; 6] = [
+        Strategy::Seed,
+        Strategy::GreedySize,
+        Strategy::BestFit,
+        Strategy::Sweep,
+        Strategy::Exact,
+        Strategy::Auto,
+    ];
 
-    /// The command-line name (`seed`, `greedy-size`, `best-fit`, `auto`).
+    /// The command-line name (`seed`, `greedy-size`, `best-fit`, `sweep`, `exact`, `auto`).
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::Seed => "seed",
             Strategy::GreedySize => "greedy-size",
             Strategy::BestFit => "best-fit",
+            Strategy::Sweep => "sweep",
+            Strategy::Exact => "exact",
             Strategy::Auto => "auto",
         }
     }

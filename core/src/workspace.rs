@@ -10,6 +10,13 @@
 //! Memory per candidate location: 40 B ([`Info`]) + 16 B ([`Scratch`]) + 3 × 4 B (order, heap,
 //! neighbours) + 16 B ([`Span`]) = 84 B; per interval: 24 B ([`Node`]) + 4 B (CSR id) = 28 B;
 //! per location of a [`crate::program::Function`]: 12 B ([`LocScratch`]). Linear in n.
+//!
+//! Optional per-candidate slices used by the faster and better strategies (each may be
+//! shorter than the candidate count, even empty: a strategy that lacks its storage falls back
+//! to the slower equivalent or is skipped, never an error): [`Placed`] (24 B, the
+//! address-ordered scan of [`crate::scan`] and the live list of [`crate::sweep`]),
+//! [`Slot`] (40 B, the branch and bound of [`crate::exact`] and the best plan kept by the
+//! `auto` portfolio) and [`Section`] (16 B, up to two per candidate, [`crate::exact`]).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -29,6 +36,54 @@ pub struct Scratch {
     pub stamp: u32,
     /// Position in the simplify heap (`u32::MAX` = not in the heap).
     pub heap_pos: u32,
+}
+
+/// A placed buffer in address order: its closed instruction interval and byte range. Pod,
+/// 24 bytes. Used by [`crate::scan`] and [`crate::sweep`].
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Placed {
+    /// First instruction (inclusive).
+    pub lo: u32,
+    /// Last instruction (inclusive).
+    pub hi: u32,
+    /// First byte.
+    pub addr: u64,
+    /// One past the last byte.
+    pub end: u64,
+}
+
+/// Per-candidate record of the branch and bound ([`crate::exact`]) and of the `auto`
+/// portfolio (the best addresses found so far). Pod, 40 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Slot {
+    /// First section (inclusive) of the candidate's interval.
+    pub lo: u32,
+    /// Last section (inclusive).
+    pub hi: u32,
+    /// Aligned size, bytes.
+    pub size: u64,
+    /// Highest section floor under the candidate (bytes): its lowest canonical offset.
+    pub floor: u64,
+    /// Address in the best plan found so far, bytes.
+    pub best: u64,
+    /// Current address while placed by the search, bytes (`u64::MAX` = unplaced).
+    pub at: u64,
+}
+
+/// One time section of the branch and bound ([`crate::exact`]): the span between two
+/// consecutive interval boundaries. Pod, 16 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Section {
+    /// Top of the highest placed buffer in the section, bytes.
+    pub floor: u64,
+    /// Sum of the sizes of the unplaced buffers crossing the section, bytes.
+    pub remaining: u64,
 }
 
 /// Per-location scratch of the liveness pass. Pod, 12 bytes.
@@ -65,6 +120,15 @@ pub struct Workspace<'a> {
     pub occupied: &'a mut [Span],
     /// Per-location scratch of the liveness pass.
     pub locations: &'a mut [LocScratch],
+    /// Optional: address-ordered placed list, one per candidate ([`crate::scan`],
+    /// [`crate::sweep`]); shorter means those strategies fall back to `select`.
+    pub placed: &'a mut [Placed],
+    /// Optional: branch-and-bound records and the portfolio's best plan, one per candidate;
+    /// shorter means no branch and bound and the portfolio re-runs its winner.
+    pub slots: &'a mut [Slot],
+    /// Optional: sections of the branch and bound, up to `2 * candidates`; shorter means the
+    /// branch and bound is skipped when the problem has more sections.
+    pub sections: &'a mut [Section],
 }
 
 impl Workspace<'_> {
@@ -108,8 +172,10 @@ impl Workspace<'_> {
 }
 
 /// Fixed-capacity storage for firmware: `I` candidates, `N` intervals, `L` locations.
+/// The optional slices get `I` placed entries, `I` slots and `N` sections (so the branch
+/// and bound runs when the problem has at most `N` sections).
 ///
-/// Size is about `84 * I + 28 * N + 12 * L` bytes: keep it in a `static` (behind the
+/// Size is about `148 * I + 44 * N + 12 * L` bytes: keep it in a `static` (behind the
 /// firmware's own cell or mutex) or in a caller's buffer, not on a small stack.
 ///
 /// ```
@@ -129,6 +195,9 @@ pub struct StaticWorkspace<const I: usize, const N: usize, const L: usize> {
     neighbours: [u32; I],
     occupied: [Span; I],
     locations: [LocScratch; L],
+    placed: [Placed; I],
+    slots: [Slot; I],
+    sections: [Section; N],
 }
 
 impl<const I: usize, const N: usize, const L: usize> Default for StaticWorkspace<I, N, L> {
@@ -156,6 +225,9 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
         const Z_SCRATCH: Scratch = Scratch { key: 0, stamp: 0, heap_pos: 0 };
         const Z_SPAN: Span = Span { lo: 0, hi: 0 };
         const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, read: 0 };
+        const Z_PLACED: Placed = Placed { lo: 0, hi: 0, addr: 0, end: 0 };
+        const Z_SLOT: Slot = Slot { lo: 0, hi: 0, size: 0, floor: 0, best: 0, at: 0 };
+        const Z_SECTION: Section = Section { floor: 0, remaining: 0 };
         StaticWorkspace {
             nodes: [Z_NODE; N],
             interval_ids: [0; N],
@@ -166,6 +238,9 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             neighbours: [0; I],
             occupied: [Z_SPAN; I],
             locations: [Z_LOC; L],
+            placed: [Z_PLACED; I],
+            slots: [Z_SLOT; I],
+            sections: [Z_SECTION; N],
         }
     }
 
@@ -181,6 +256,9 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             neighbours: &mut self.neighbours,
             occupied: &mut self.occupied,
             locations: &mut self.locations,
+            placed: &mut self.placed,
+            slots: &mut self.slots,
+            sections: &mut self.sections,
         }
     }
 }

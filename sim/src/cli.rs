@@ -108,6 +108,10 @@ pub enum Command {
         /// Solution CSV to write (id,lower,upper,size,offset).
         #[arg(short, long)]
         output: PathBuf,
+        /// Time limit of the `exact` strategy's search, seconds (anytime: the best plan
+        /// found so far is written when it runs out).
+        #[arg(long, default_value_t = 1.0)]
+        time_limit: f64,
     },
     /// Check a solution independently of the planner (sweep line).
     Verify {
@@ -140,6 +144,16 @@ pub enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Time limit of the `exact` strategy per file, seconds.
+        #[arg(long, default_value_t = 1.0)]
+        time_limit: f64,
+        /// Instead of files: generated problems (`dramalloc_sim::generate`) of these sizes,
+        /// comma-separated, e.g. `1000,10000,100000,1000000`.
+        #[arg(long, value_delimiter = ',')]
+        generated: Vec<usize>,
+        /// Seed of the generated problems.
+        #[arg(long, default_value_t = crate::generate::DEFAULT_SEED)]
+        seed: u64,
     },
 }
 
@@ -170,15 +184,18 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
     };
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(a) => cmd_run(&a),
-        Command::Plan { input, strategy, align, capacity, output } => {
+        Command::Plan { input, strategy, align, capacity, output, time_limit } => {
             if align == 0 {
                 return err("--align must be at least 1", 2);
             }
+            let Some(limit) = seconds(time_limit) else {
+                return err("--time-limit must be a non-negative number of seconds", 2);
+            };
             let problem = match read_problem(&input) {
                 Ok(p) => p,
                 Err(e) => return err(e, 2),
             };
-            match crate::problem::solve(&problem, align, capacity, strategy) {
+            match crate::problem::solve_within(&problem, align, capacity, strategy, limit) {
                 Ok(sol) => {
                     let text = input::write_solution(&sol.rows);
                     if let Err(e) = crate::atomic_write::write_atomic(&output, text.as_bytes()) {
@@ -233,18 +250,42 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
                 }
             }
         }
-        Command::Quality { paths, align, strategies, json } => cmd_quality(&paths, align, &strategies, json),
+        Command::Quality { paths, align, strategies, json, time_limit, generated, seed } => {
+            let Some(limit) = seconds(time_limit) else {
+                return err("--time-limit must be a non-negative number of seconds", 2);
+            };
+            cmd_quality(&paths, align, &strategies, json, limit, &generated, seed)
+        }
     }
 }
 
-fn cmd_quality(paths: &[PathBuf], align: u64, strategies: &[Strategy], json: bool) -> ExitCode {
+fn seconds(s: f64) -> Option<std::time::Duration> {
+    std::time::Duration::try_from_secs_f64(s).ok()
+}
+
+fn cmd_quality(
+    paths: &[PathBuf],
+    align: u64,
+    strategies: &[Strategy],
+    json: bool,
+    limit: std::time::Duration,
+    generated: &[usize],
+    seed: u64,
+) -> ExitCode {
     if align == 0 {
         return err("--align must be at least 1", 2);
     }
     let strategies: Vec<Strategy> =
         if strategies.is_empty() { Strategy::ALL.to_vec() } else { strategies.to_vec() };
     let mut problems = Vec::new();
-    if paths.is_empty() {
+    if !generated.is_empty() {
+        for &n in generated {
+            if n == 0 || n > MAX_TENSORS {
+                return err(format!("--generated {n}: use 1..={MAX_TENSORS}"), 2);
+            }
+            problems.push(("generated".to_string(), format!("n={n}"), crate::generate::problem(n, seed)));
+        }
+    } else if paths.is_empty() {
         for (set, name, text) in crate::bundled::PROBLEMS {
             match input::parse_buffers(text, name, MAX_TENSORS) {
                 Ok(b) => problems.push((set.to_string(), name.to_string(), b)),
@@ -265,7 +306,7 @@ fn cmd_quality(paths: &[PathBuf], align: u64, strategies: &[Strategy], json: boo
             }
         }
     }
-    let rows = crate::quality::evaluate(&problems, align, &strategies);
+    let rows = crate::quality::evaluate(&problems, align, &strategies, limit);
     let totals = crate::quality::totals(&rows, &strategies);
     if json {
         let v = serde_json::json!({ "align": align, "rows": rows, "totals": totals });

@@ -4,8 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use dramalloc_core::exact::Budget;
 use dramalloc_core::{
-    plan_buffer_iter, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
+    plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
 };
 
 use crate::host_storage::HostWorkspace;
@@ -86,6 +87,25 @@ pub fn solve(
     capacity: Option<u64>,
     strategy: Strategy,
 ) -> Result<Solved, SolveError> {
+    solve_within(problem, align, capacity, strategy, DEFAULT_TIME_LIMIT)
+}
+
+/// Default time limit of the `exact` strategy's search: 1 s.
+pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
+
+/// As [`solve`], with the `exact` strategy's search stopped after `time_limit` (measured from
+/// the start of the plan with [`Instant`], checked every few hundred search nodes; the best
+/// plan found so far is returned). Other strategies ignore it.
+///
+/// # Errors
+/// As [`solve`].
+pub fn solve_within(
+    problem: &[Buffer],
+    align: u64,
+    capacity: Option<u64>,
+    strategy: Strategy,
+    time_limit: Duration,
+) -> Result<Solved, SolveError> {
     for b in problem {
         if b.upper > u32::MAX as u64 {
             return Err(SolveError::TimeRange { id: b.id.clone(), upper: b.upper });
@@ -95,18 +115,21 @@ pub fn solve(
     let cfg = PlanConfig { window: capacity.unwrap_or(u64::MAX), cc: CcSize::Mib(0), strategy };
     let start = Instant::now();
     let bufs = problem.iter().map(|b| CoreBuffer::new(b.lower as u32, (b.upper - 1) as u32, b.size));
-    let plan = plan_buffer_iter(bufs, align, &cfg, &mut host.workspace()).map_err(|error| {
-        let id = match error {
-            PlanError::DoesNotFit { location, .. }
-            | PlanError::ZeroSize { location }
-            | PlanError::BadInterval { location, .. }
-            | PlanError::SizeOverflow { location, .. } => {
-                problem.get(location as usize).map(|b| b.id.clone())
-            }
-            _ => None,
-        };
-        SolveError::Plan { id, error }
-    })?;
+    let mut keep_going = || start.elapsed() < time_limit;
+    let mut budget = Budget { max_nodes: u64::MAX, keep_going: &mut keep_going };
+    let plan =
+        plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget).map_err(|error| {
+            let id = match error {
+                PlanError::DoesNotFit { location, .. }
+                | PlanError::ZeroSize { location }
+                | PlanError::BadInterval { location, .. }
+                | PlanError::SizeOverflow { location, .. } => {
+                    problem.get(location as usize).map(|b| b.id.clone())
+                }
+                _ => None,
+            };
+            SolveError::Plan { id, error }
+        })?;
     let time = start.elapsed();
     let rows = problem
         .iter()

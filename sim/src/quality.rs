@@ -5,7 +5,9 @@ use serde::Serialize;
 use dramalloc_core::Strategy;
 
 use crate::input::Buffer;
-use crate::problem::solve;
+use std::time::Duration;
+
+use crate::problem::solve_within;
 
 /// One strategy's result on one file.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -52,11 +54,13 @@ pub struct QualityTotal {
     pub max_seconds: f64,
 }
 
-/// Plans every problem with every strategy (unbounded capacity, sizes aligned to `align`).
+/// Plans every problem with every strategy (unbounded capacity, sizes aligned to `align`),
+/// the `exact` strategy within `time_limit` per file.
 pub fn evaluate(
     problems: &[(String, String, Vec<Buffer>)],
     align: u64,
     strategies: &[Strategy],
+    time_limit: Duration,
 ) -> Vec<QualityRow> {
     problems
         .iter()
@@ -64,7 +68,7 @@ pub fn evaluate(
             let mut lb = 0;
             let results = strategies
                 .iter()
-                .map(|&s| match solve(bufs, align, None, s) {
+                .map(|&s| match solve_within(bufs, align, None, s, time_limit) {
                     Ok(sol) => {
                         lb = sol.metrics.lower_bound;
                         StrategyResult {
