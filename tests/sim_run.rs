@@ -207,7 +207,8 @@ fn inject_all(
             by_verifier += 1;
             continue;
         }
-        match execute(model, &bad, &ExecOptions::default()) {
+        let opts = ExecOptions { corrupt: what.corruption(), ..ExecOptions::default() };
+        match execute(model, &bad, &opts) {
             Err(_) => by_sim += 1,
             Ok(_) => panic!("{name}: fault #{i} not detected: {what}"),
         }
@@ -252,4 +253,61 @@ fn every_reversed_cross_core_edge_is_caught() {
     let (v, s) = inject_all(Fault::ReverseEdge, fault_count(), &models, 2);
     assert_eq!(v + s, fault_count());
     assert_eq!(v, 0, "reordering is invisible to the geometry: the simulator catches it");
+}
+
+#[test]
+fn every_corrupted_byte_of_a_live_tensor_is_caught() {
+    let models = small_models();
+    if models.is_empty() {
+        return;
+    }
+    let (v, s) = inject_all(Fault::CorruptByte, fault_count(), &models, 2);
+    assert_eq!((v, s), (0, fault_count()), "the plan is fine: only the simulator can see it");
+}
+
+#[test]
+fn every_dropped_remote_target_is_caught_by_sync() {
+    use dramalloc_core::multicore::{MultiConfig, Pass, Pipeline};
+    use dramalloc_core::PlanError;
+    use dramalloc_sim::faults::SplitMix64;
+    use dramalloc_sim::host_storage::HostMulti;
+    let models = small_models();
+    if models.is_empty() {
+        return;
+    }
+    let built: Vec<_> =
+        models.iter().map(|(n, p)| (n, build_model(p, 4, Split::TensorParallel).unwrap())).collect();
+    for i in 0..fault_count() {
+        let (name, m) = &built[i % built.len()];
+        let names = m.name_refs();
+        let modules = m.modules(&names);
+        let locs: Vec<usize> = m.cores.iter().map(|c| c.locations.len()).collect();
+        let ops: Vec<usize> = m.cores.iter().map(|c| c.operands.len()).collect();
+        let mut host = HostMulti::new(&locs, &ops, 1 << 12);
+        let (mut storage, mut states) = host.split();
+        let cfg = MultiConfig::default();
+        let mut rng = SplitMix64(i as u64);
+        let mut dropped = None;
+        let res =
+            Pipeline::build(&cfg).run_observed(&cfg, &modules, &mut states, &mut storage, |pass, st| {
+                if pass != Pass::SharedDramAllocation {
+                    return;
+                }
+                let k = 1 + rng.below(st.len() - 1);
+                let shared: Vec<usize> = (0..st[k].locations.len().min(locs[k]))
+                    .filter(|&l| st[k].locations[l].is_shared_post_dram_alloc())
+                    .collect();
+                let l = shared[rng.below(shared.len())];
+                st[k].locations[l].clear_remote_target();
+                dropped = Some((k as u32, l as u32));
+            });
+        let (k, l) = dropped.unwrap();
+        let e = res.expect_err(&format!("{name}: dropped target #{i} not caught"));
+        assert_eq!(e.pass, Pass::SyncSharedAllocations);
+        assert_eq!(
+            e.error,
+            PlanError::MissingTwin { core: k, location: l, target_core: u32::MAX, target_location: u32::MAX },
+            "{name} #{i}"
+        );
+    }
 }

@@ -33,7 +33,9 @@ fn parse_strategy(s: &str) -> Result<Strategy, String> {
 }
 
 fn parse_fault(s: &str) -> Result<Fault, String> {
-    Fault::parse(s).ok_or_else(|| format!("bad fault `{s}`: use SEED, move:SEED, twin:SEED or reverse:SEED"))
+    Fault::parse(s).ok_or_else(|| {
+        format!("bad fault `{s}`: use SEED, move:SEED, twin:SEED, reverse:SEED or corrupt:SEED")
+    })
 }
 
 /// Options of `dramalloc run`.
@@ -65,7 +67,7 @@ pub struct RunArgs {
     /// Write plan.csv, summary.json and layout.svg here.
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
-    /// Inject a fault after planning (SEED, move:SEED, twin:SEED, reverse:SEED); the run must fail.
+    /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
 }

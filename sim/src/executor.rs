@@ -45,7 +45,7 @@ pub struct ExecReport {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Collision {
     /// A read found bytes that the expected writer did not write.
-    #[error("core {core}, op `{op}`: reading `{tensor}` at address {address:#x} found bytes of {found}")]
+    #[error("core {core}, op `{op}`: reading `{tensor}` at address {address:#x} found {found}")]
     WrongBytes {
         /// Core index.
         core: u32,
@@ -53,7 +53,7 @@ pub enum Collision {
         op: String,
         /// Tensor being read.
         tensor: String,
-        /// Whose bytes were found (`tensor `x` (def op N)` or `never-written memory`).
+        /// What was found: ``bytes of tensor `x` (written by op N)``, `never-written memory`, …
         found: String,
         /// Address of the first wrong byte.
         address: u64,
@@ -89,6 +89,20 @@ pub enum Collision {
 pub struct ExecOptions {
     /// Advanced by one after each instruction (progress display).
     pub progress: Option<indicatif::ProgressBar>,
+    /// Fault injection: flip one byte after an instruction.
+    pub corrupt: Option<Corruption>,
+}
+
+/// A byte flipped (xor 0xFF) in `core`'s view at `address` right after instruction
+/// `after_instruction` of that core completes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Corruption {
+    /// Core.
+    pub core: usize,
+    /// Flat index of the instruction after which the byte flips.
+    pub after_instruction: u32,
+    /// Byte address in the core's view.
+    pub address: u64,
 }
 
 struct Shared<'m> {
@@ -157,33 +171,37 @@ impl Shared<'_> {
         }
     }
 
-    fn describe(&self, core: usize, found: u64) -> String {
-        match writer_of(found) {
-            None => "never-written memory".to_string(),
-            Some(TensorId::Private { core: c, location }) => {
-                let name = self
-                    .model
-                    .cores
-                    .get(c as usize)
-                    .and_then(|p| p.names.get(location as usize))
-                    .map_or("?", String::as_str);
-                let def = (found >> 16) & 0xFFFF;
-                let by = if def == LOADER_DEF as u64 { "loader".to_string() } else { format!("op {def}") };
-                if c as usize == core {
-                    format!("tensor `{name}` (written by {by})")
-                } else {
-                    format!("tensor `{name}` of core {c} (written by {by})")
-                }
+    /// Names whose bytes `found` (one 8-byte word at word index `w`) are, for a read of
+    /// `expected` defined by `def`.
+    fn describe(&self, core: usize, found: u64, expected: TensorId, def: u32, w: u64) -> String {
+        let Some(id) = writer_of(found) else { return "never-written memory".to_string() };
+        let name = match id {
+            TensorId::Private { core: c, location } => {
+                self.model.cores.get(c as usize).and_then(|p| p.names.get(location as usize)).map(|n| {
+                    if c as usize == core {
+                        format!("tensor `{n}`")
+                    } else {
+                        format!("tensor `{n}` of core {c}")
+                    }
+                })
             }
-            Some(TensorId::Shared(e)) => {
-                let name = self
-                    .plan
-                    .shared
-                    .get(e as usize)
-                    .and_then(|s| self.model.cores[0].names.get(s.location as usize))
-                    .map_or("?", String::as_str);
-                format!("shared tensor `{name}` (written by op {})", (found >> 16) & 0xFFFF)
+            TensorId::Shared(e) => self
+                .plan
+                .shared
+                .get(e as usize)
+                .and_then(|s| self.model.cores[0].names.get(s.location as usize))
+                .map(|n| format!("shared tensor `{n}`")),
+        };
+        let fdef = ((found >> 16) & 0xFFFF) as u32;
+        match name {
+            Some(n) if id == expected => {
+                format!("bytes of {n} that differ from what op {def} wrote at word {w} (found {found:#018x})")
             }
+            Some(n) => {
+                let by = if fdef == LOADER_DEF { "loader".to_string() } else { format!("op {fdef}") };
+                format!("bytes of {n} (written by {by})")
+            }
+            None => format!("corrupted bytes (word {found:#018x})"),
         }
     }
 
@@ -394,7 +412,7 @@ fn run_core_inner(
                     core: k as u32,
                     op: op_name(i),
                     tensor: c.names[l as usize].clone(),
-                    found: sh.describe(k, u64::from_le_bytes(word)),
+                    found: sh.describe(k, u64::from_le_bytes(word), id, def, (bad / 8) as u64),
                     address: a + bad as u64,
                 });
             }
@@ -407,6 +425,12 @@ fn run_core_inner(
             sh.write(&mut arena, a, &out);
             rep.bytes_written += out.len() as u64;
             last_def[l as usize] = i as u32;
+        }
+        if let Some(x) = opts.corrupt.filter(|x| x.core == k && x.after_instruction as usize == i) {
+            let mut b = [0u8; 1];
+            sh.read(&arena, x.address, &mut b);
+            b[0] ^= 0xFF;
+            sh.write(&mut arena, x.address, &b);
         }
         rep.instructions += 1;
         {

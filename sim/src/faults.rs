@@ -18,10 +18,12 @@ pub enum Fault {
     TwinAddress(u64),
     /// Run one cross-core RAW or WAR edge backwards (and drop the other edges).
     ReverseEdge(u64),
+    /// Flip one byte of a live tensor between its def and a later use (at execution time).
+    CorruptByte(u64),
 }
 
 impl Fault {
-    /// Parses `move:SEED`, `twin:SEED`, `reverse:SEED`, or a bare `SEED` (= move).
+    /// Parses `move:SEED`, `twin:SEED`, `reverse:SEED`, `corrupt:SEED`, or a bare `SEED` (= move).
     pub fn parse(s: &str) -> Option<Fault> {
         let (kind, seed) = s.split_once(':').unwrap_or(("move", s));
         let seed = seed.parse().ok()?;
@@ -29,6 +31,7 @@ impl Fault {
             "move" => Some(Fault::MoveOntoNeighbour(seed)),
             "twin" => Some(Fault::TwinAddress(seed)),
             "reverse" => Some(Fault::ReverseEdge(seed)),
+            "corrupt" => Some(Fault::CorruptByte(seed)),
             _ => None,
         }
     }
@@ -64,6 +67,31 @@ pub enum Injected {
         /// The original edge.
         edge: Edge,
     },
+    /// One byte of `tensor` flips after instruction `after` (see [`Injected::corruption`]).
+    Corrupt {
+        /// Core.
+        core: usize,
+        /// The tensor hit.
+        tensor: String,
+        /// The instruction after which the byte flips.
+        after: u32,
+        /// The byte's address.
+        address: u64,
+    },
+}
+
+impl Injected {
+    /// The execution-time corruption this fault needs, if it is one.
+    pub fn corruption(&self) -> Option<crate::executor::Corruption> {
+        match self {
+            Injected::Corrupt { core, after, address, .. } => Some(crate::executor::Corruption {
+                core: *core,
+                after_instruction: *after,
+                address: *address,
+            }),
+            _ => None,
+        }
+    }
 }
 
 impl fmt::Display for Injected {
@@ -74,6 +102,9 @@ impl fmt::Display for Injected {
             }
             Injected::TwinMoved { core, tensor, from, to } => {
                 write!(f, "moved core {core}'s twin of shared `{tensor}` from {from:#x} to {to:#x}")
+            }
+            Injected::Corrupt { core, tensor, after, address } => {
+                write!(f, "flipped byte {address:#x} of `{tensor}` on core {core} after op {after}")
             }
             Injected::IgnoreEdges { edge } => write!(
                 f,
@@ -116,7 +147,45 @@ pub fn inject(model: &SimModel, plan: &mut PlannedModel, fault: Fault) -> Result
         Fault::MoveOntoNeighbour(seed) => move_onto_neighbour(model, plan, seed),
         Fault::TwinAddress(seed) => twin_address(model, plan, seed),
         Fault::ReverseEdge(seed) => reverse_edge(plan, seed),
+        Fault::CorruptByte(seed) => corrupt_byte(model, plan, seed),
     }
+}
+
+fn corrupt_byte(model: &SimModel, plan: &PlannedModel, seed: u64) -> Result<Injected, String> {
+    use dramalloc_core::program::Access;
+    let mut rng = SplitMix64(seed);
+    let n = model.cores.len();
+    for _ in 0..10_000 {
+        let k = rng.below(n);
+        let c = &model.cores[k];
+        // (tensor, def instruction, a later use) on this core
+        let mut def_at = vec![None; c.locations.len()];
+        let mut picks = Vec::new();
+        for i in 0..c.instructions.len() {
+            for o in c.operands_of(i) {
+                let l = o.location as usize;
+                match o.access {
+                    Access::Use => {
+                        if let Some(d) = def_at[l] {
+                            if d < i as u32 {
+                                picks.push((l, d));
+                            }
+                        }
+                    }
+                    Access::Def => def_at[l] = Some(i as u32),
+                }
+            }
+        }
+        if picks.is_empty() {
+            continue;
+        }
+        let (l, d) = picks[rng.below(picks.len())];
+        let p = plan.placements[k][l];
+        let Some(a) = p.address else { continue };
+        let address = a + rng.next_u64() % p.aligned.max(1);
+        return Ok(Injected::Corrupt { core: k, tensor: c.names[l].clone(), after: d, address });
+    }
+    Err("no tensor is read after its def".into())
 }
 
 fn move_onto_neighbour(model: &SimModel, plan: &mut PlannedModel, seed: u64) -> Result<Injected, String> {

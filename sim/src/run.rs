@@ -206,7 +206,8 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
         );
         pb
     });
-    let exec_opts = ExecOptions { progress: bar.clone() };
+    let exec_opts =
+        ExecOptions { progress: bar.clone(), corrupt: injected.as_ref().and_then(Injected::corruption) };
     let exec = execute(&model, &plan, &exec_opts);
     if let Some(pb) = bar {
         pb.finish_and_clear();

@@ -197,6 +197,23 @@ impl Pipeline {
         states: &mut [ModuleState<'_>],
         storage: &mut MultiStorage<'_>,
     ) -> Result<MultiReport, MultiError> {
+        self.run_observed(cfg, modules, states, storage, |_, _| {})
+    }
+
+    /// As [`Pipeline::run`], calling `after(pass, states)` after every pass that ran. An
+    /// observer may inspect the per-core state between passes (or, in fault-injection tests,
+    /// corrupt it — e.g. drop a remote-local target before `sync_shared_allocations`).
+    ///
+    /// # Errors
+    /// As [`Pipeline::run`].
+    pub fn run_observed(
+        &self,
+        cfg: &MultiConfig,
+        modules: &[Module<'_>],
+        states: &mut [ModuleState<'_>],
+        storage: &mut MultiStorage<'_>,
+        mut after: impl FnMut(Pass, &mut [ModuleState<'_>]),
+    ) -> Result<MultiReport, MultiError> {
         let n = modules.len();
         let fail = |pass: Pass, core: u32| move |error: PlanError| MultiError { pass, core, error };
         if n == 0 || n > MAX_CORES || states.len() < n {
@@ -303,6 +320,7 @@ impl Pipeline {
                 }
             }
             let _ = rep.ran.push(pass);
+            after(pass, states);
         }
         for k in 0..n {
             let f = &modules[k].function;
