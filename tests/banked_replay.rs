@@ -123,3 +123,40 @@ fn unreadable_script_is_exit_code_1() {
     let r = run_replay(Path::new("/nonexistent/dramalloc.replay"), &mut out);
     assert!(matches!(&r, Err(e @ ReplayError::Read { .. }) if e.exit_code() == 1));
 }
+
+/// A replay far past the old 512-block tables: 3000 live allocations with a hole between
+/// each pair (6000 blocks), then 3000 live buffers on a device, in this (debug-buildable,
+/// 2 MiB) test thread.
+#[test]
+fn replay_holds_thousands_of_live_blocks() -> Result<(), ReplayError> {
+    const N: usize = 3000;
+    let mut script = String::from("allocator 1G min=1K align=1K\n");
+    for i in 0..N {
+        script.push_str(&format!("alloc a{i} 1K\nalloc h{i} 1K\n"));
+    }
+    for i in 0..N {
+        script.push_str(&format!("free h{i}\n"));
+    }
+    script.push_str("stats\nlowest\n");
+    let out = replay_str(&script, None)?;
+    assert_eq!(out.errors, 0, "{:?}", out.lines.iter().find(|l| l.starts_with("error")));
+    assert_eq!(out.lines[2 * N], format!("h{} {}", N - 1, (2 * N - 1) * 1024));
+    let stats = format!(
+        "stats total={} allocated={} free={} largest={}",
+        1u64 << 30,
+        N * 1024,
+        (1 << 30) - N * 1024,
+        (1 << 30) - 2 * N * 1024 + 1024
+    );
+    assert_eq!(out.lines[3 * N + 1], stats);
+    assert_eq!(out.lines[3 * N + 2], "lowest 0");
+
+    let mut script = String::from("device wormhole\n");
+    for i in 0..N {
+        script.push_str(&format!("buffer b{i} dram 12K 1K\n"));
+    }
+    let out = replay_str(&script, None)?;
+    assert_eq!(out.errors, 0, "{:?}", out.lines.iter().find(|l| l.starts_with("error")));
+    assert!(out.lines[N].starts_with(&format!("b{} ", N - 1)), "{}", out.lines[N]);
+    Ok(())
+}

@@ -48,8 +48,13 @@ use dramalloc_core::banked::{
 
 use crate::banked_report::{write_reports, MemoryView};
 
-/// Block-table capacity of every allocator a replay creates.
-pub const REPLAY_BLOCKS: usize = 512;
+/// Block-table capacity (free plus allocated blocks) of every allocator a replay creates.
+pub const REPLAY_BLOCKS: usize = 8192;
+/// Stack of the thread a replay runs on (bytes). The allocators live in `Box`es, but an
+/// unoptimised build assembles a `Device<REPLAY_BLOCKS>` (about 1 MiB) on the stack and copies
+/// it through several frames before boxing it, which overflows a 2 MiB test thread. Stack pages
+/// are committed only when touched.
+const REPLAY_STACK: usize = 16 * std::mem::size_of::<Device<REPLAY_BLOCKS>>() + (8 << 20);
 /// Capacity of the CB table of a replay.
 pub const REPLAY_CBS: usize = 256;
 /// Default L1 unreserved base when a named device gives none (the notes' Blackhole example).
@@ -737,9 +742,26 @@ impl Machine {
 /// ```
 pub fn replay_str(script: &str, base_dir: Option<&Path>) -> Result<ReplayOutcome, ReplayError> {
     let lines = parse_script(script)?;
-    let mut m = Machine::new(base_dir.map(Path::to_path_buf));
+    let base = base_dir.map(Path::to_path_buf);
+    // Run on a thread with a known, large stack (see REPLAY_STACK), whatever the caller's is.
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("dramalloc-replay".into())
+            .stack_size(REPLAY_STACK)
+            .spawn_scoped(s, || execute(&lines, base.clone()));
+        match worker {
+            Ok(handle) => Ok(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+            // No thread to be had: run here and hope the caller's stack suffices.
+            Err(_) => Ok(execute(&lines, base.clone())),
+        }
+    })
+}
+
+/// Executes parsed lines on a fresh machine.
+fn execute(lines: &[Line], base_dir: Option<PathBuf>) -> ReplayOutcome {
+    let mut m = Machine::new(base_dir);
     let mut outcome = ReplayOutcome::default();
-    for l in &lines {
+    for l in lines {
         let _ = l.number;
         match m.exec(&l.op) {
             Ok(s) => outcome.lines.push(s),
@@ -749,7 +771,7 @@ pub fn replay_str(script: &str, base_dir: Option<&Path>) -> Result<ReplayOutcome
             }
         }
     }
-    Ok(outcome)
+    outcome
 }
 
 /// The `dramalloc replay SCRIPT` entry point: reads the script, runs it, and writes the output
