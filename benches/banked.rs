@@ -7,6 +7,10 @@
 //! fits); range-alloc gets bytes. The peers have no allocate-at, so in `Small` they skip the
 //! `at(25M, 2K)` step (ours does it). GetAvailableAddresses/Statistics/ShrinkReset are ours only.
 //!
+//! Every workload starts with a clear/reset; the `Clear` row times that alone (offset-allocator's
+//! `reset` rebuilds its whole node table, which dominates its `Small` row), so the operations'
+//! own cost is a row minus `Clear`.
+//!
 //! Before the criterion groups run, a short timing pass prints ns per iteration and the ratio
 //! peer / dramalloc for each shared workload. Run: `cargo bench -p dramalloc-suite --bench banked`
 //! (smoke: `-- --test`; short: `-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
@@ -190,6 +194,12 @@ fn small<P: Peer>(p: &mut P) -> u64 {
     sum
 }
 
+/// Only the clear/reset every workload starts with.
+fn clear_only<P: Peer>(p: &mut P) -> u64 {
+    p.clear();
+    0
+}
+
 type Workload<P> = fn(&mut P) -> u64;
 /// One row of the ratio table: a name and the workload for each allocator.
 type Row = (&'static str, Workload<Ours>, Workload<Offset>, Workload<Ranges>);
@@ -208,11 +218,12 @@ fn print_ratios() {
     let iters = if quick { 2 } else { 30 };
     let (mut a, mut b, mut c) = (ours(), offset(), ranges());
     println!("banked free list vs peers (ns per iteration, {iters} iterations; ratio = peer / dramalloc)");
-    let rows: [Row; 4] = [
+    let rows: [Row; 5] = [
         ("WorstCase", worst_case::<Ours>, worst_case::<Offset>, worst_case::<Ranges>),
         ("TypicalCase", typical_case::<Ours>, typical_case::<Offset>, typical_case::<Ranges>),
         ("MixedAllocations", mixed::<Ours>, mixed::<Offset>, mixed::<Ranges>),
         ("Small", small::<Ours>, small::<Offset>, small::<Ranges>),
+        ("Clear", clear_only::<Ours>, clear_only::<Offset>, clear_only::<Ranges>),
     ];
     for (name, wa, wb, wc) in rows {
         let ta = time_ns(&mut a, wa, iters);
@@ -244,6 +255,7 @@ fn shared(c: &mut Criterion) {
     group!("TypicalCase", typical_case);
     group!("MixedAllocations", mixed);
     group!("Small", small);
+    group!("Clear", clear_only);
 }
 
 fn ours_only(c: &mut Criterion) {
