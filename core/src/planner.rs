@@ -23,8 +23,12 @@ use crate::strategy::Strategy;
 use crate::sweep::sweep;
 use crate::workspace::{Placed, Scratch, Section, Slot, Workspace};
 
-/// Node budget of [`Strategy::Exact`] when the caller gives none (`plan_buffers`).
+/// Node budget of [`Strategy::Exact`] when the caller gives none (`plan_buffers`): at most
+/// this many nodes, and at most [`EXACT_DEFAULT_WORK`] / n (a node costs O(n)).
 pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
+
+/// Work cap of the default [`Strategy::Exact`] budget, in candidate visits.
+pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
 
 /// Node budget of the branch and bound inside [`Strategy::Auto`]: deterministic, about
 /// 10–40 ms on the hard DSA instances (150–450 buffers) on one core.
@@ -224,7 +228,8 @@ fn plan_built(
     align: u64,
 ) -> Result<Plan, PlanError> {
     let mut always = || true;
-    let mut budget = Budget { max_nodes: EXACT_DEFAULT_NODES, keep_going: &mut always };
+    let nodes = (EXACT_DEFAULT_WORK / (built.infos as u64).max(1)).min(EXACT_DEFAULT_NODES);
+    let mut budget = Budget { max_nodes: nodes, keep_going: &mut always };
     plan_built_with(ws, built, cfg, align, &mut budget)
 }
 
@@ -479,13 +484,19 @@ fn run_strategy(
         if let Some(count) = prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections) {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
             let (start, lb) = (regions.start, metrics.lower_bound);
-            let out = if strategy == Strategy::Exact {
-                branch_and_bound(slots, secs, start, lb, best_peak, budget)
-            } else {
-                let mut always = || true;
-                let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
+            // auto's deterministic search first (so exact is never worse than auto), then the
+            // caller's budget for exact
+            let mut always = || true;
+            let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
+            let mut out = if n <= AUTO_EXACT_MAX {
                 branch_and_bound(slots, secs, start, lb, best_peak, &mut b)
+            } else {
+                crate::exact::ExactOutcome { peak: best_peak, ..Default::default() }
             };
+            if strategy == Strategy::Exact && !out.optimal {
+                let more = branch_and_bound(slots, secs, start, lb, out.peak, budget);
+                out.improved |= more.improved;
+            }
             if out.improved {
                 for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
                     info.address = slot.best;

@@ -1,0 +1,63 @@
+//! `auto` is never worse than the members it runs, on every bundled problem, and every
+//! strategy's plan is valid (checked by the sim's independent verifier).
+
+use dramalloc_core::Strategy;
+use dramalloc_sim::input::parse_buffers;
+use dramalloc_sim::problem::{solve, solve_within};
+use dramalloc_sim::verify::verify;
+
+const MEMBERS: [Strategy; 3] = [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit];
+
+#[test]
+fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
+    for (set, name, text) in dramalloc_sim::bundled::PROBLEMS {
+        if *name == "iopddl_S_1" {
+            continue; // 28,526 buffers: seconds per member in debug builds; see `dramalloc quality`
+        }
+        let bufs = parse_buffers(text, name, 10_000_000).unwrap();
+        for align in [1u64, 4096] {
+            let auto = solve(&bufs, align, None, Strategy::Auto).unwrap();
+            assert!(auto.metrics.hwm >= auto.metrics.lower_bound, "{set}/{name}");
+            verify(&bufs, &auto.rows, align, None).unwrap();
+            for s in MEMBERS {
+                let m = solve(&bufs, align, None, s).unwrap();
+                assert!(
+                    auto.metrics.hwm <= m.metrics.hwm,
+                    "{set}/{name} align {align}: auto {} > {s:?} {}",
+                    auto.metrics.hwm,
+                    m.metrics.hwm
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn sweep_and_exact_plans_are_valid_and_exact_is_at_most_auto() {
+    for (_, name, text) in dramalloc_sim::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
+        let bufs = parse_buffers(text, name, 10_000_000).unwrap();
+        let sweep = solve(&bufs, 1, None, Strategy::Sweep).unwrap();
+        verify(&bufs, &sweep.rows, 1, None).unwrap();
+        let exact =
+            solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_millis(200)).unwrap();
+        verify(&bufs, &exact.rows, 1, None).unwrap();
+        let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
+        assert!(exact.metrics.hwm <= auto.metrics.hwm, "{name}");
+    }
+}
+
+#[test]
+fn exact_reaches_the_lower_bound_on_a_small_case() {
+    use dramalloc_sim::input::Buffer;
+    // optimum (= max load): 2
+    let rows = [(0, 2, 1), (1, 3, 1), (2, 4, 1), (0, 1, 1), (3, 4, 1)];
+    let bufs: Vec<Buffer> = rows
+        .iter()
+        .enumerate()
+        .map(|(k, &(lower, upper, size))| Buffer { id: k.to_string(), lower, upper, size })
+        .collect();
+    let greedy = solve(&bufs, 1, None, Strategy::GreedySize).unwrap();
+    let exact = solve(&bufs, 1, None, Strategy::Exact).unwrap();
+    assert_eq!((exact.metrics.hwm, exact.metrics.lower_bound), (2, 2));
+    assert!(greedy.metrics.hwm >= exact.metrics.hwm);
+}
