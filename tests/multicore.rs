@@ -204,14 +204,14 @@ fn shared_tensors_resolve_identically_on_2_4_8_cores() {
         assert_eq!(r.report.shared_tensors, 2, "n={n}");
         assert_eq!(r.report.synced as usize, 2 * (n - 1), "core 0 placed, the others synced");
         let (s0, h0) = (r.addr(0, "stage").unwrap(), r.addr(0, "handoff").unwrap());
-        for k in 0..n {
+        for (k, prog) in progs.iter().enumerate() {
             assert_eq!(r.addr(k, "stage"), Some(s0), "n={n} core {k}");
             assert_eq!(r.addr(k, "handoff"), Some(h0), "n={n} core {k}");
             assert!(r.shared[k][1] && r.shared[k][2] && !r.shared[k][0] && !r.shared[k][3]);
             // private tensors never overlap the shared region
             for name in ["X", "Y"] {
                 let a = r.addr(k, name).unwrap();
-                let bytes = progs[k].locs[progs[k].id(name) as usize].bytes;
+                let bytes = prog.locs[prog.id(name) as usize].bytes;
                 assert!(a + bytes <= r.report.shared_base, "n={n} core {k} {name}");
             }
         }

@@ -80,7 +80,7 @@ fn build(s: &Spec) -> Built {
         let first = ops.len() as u32;
         ops.extend(uses.iter().map(|&l| Operand::use_(l)));
         ops.extend(defs.iter().map(|&l| Operand::def(l)));
-        let collective = s.collective_every > 0 && i as u32 % s.collective_every == 0;
+        let collective = s.collective_every > 0 && (i as u32).is_multiple_of(s.collective_every);
         ins.push(Instruction { first, count: ops.len() as u32 - first, collective });
     }
     Built { locs, ins, ops, live }
@@ -106,7 +106,7 @@ fn check(b: &Built, s: &Spec, strategy: PlanStrategy, window: u64) -> Result<(),
     let n = plan.metrics.candidates as usize;
     let infos = &host.infos()[..n];
     let floor = plan.metrics.reserved_space;
-    let aligned_world = s.input_address % PAGE == 0;
+    let aligned_world = s.input_address.is_multiple_of(PAGE);
     // interfering pairs by a sweep over defs: O(n log n + pairs)
     let hull = |i: usize| b.live[infos[i].location as usize].unwrap();
     let mut by_def: Vec<usize> = (0..n).collect();

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use dramalloc_sim::executor::{execute, ExecOptions};
 use dramalloc_sim::faults::{inject, Fault};
-use dramalloc_sim::input::{read_buffers, read_program, Program};
+use dramalloc_sim::input::{read_program, Program};
 use dramalloc_sim::plan_check::check_plans;
 use dramalloc_sim::planning::{plan_model, PlanOptions};
 use dramalloc_sim::run::{build_model, run, RunOptions, Split};

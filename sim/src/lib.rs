@@ -1,28 +1,35 @@
 //! dramalloc-sim: the simulator and command-line front end of dramalloc.
+//!
+//! Input readers ([`input`]), the simulated model ([`model`], [`tensor_parallel`]), planning
+//! with the core's multi-core pipeline ([`planning`]), lazily committed HBM arenas ([`arena`]),
+//! the N-core executor with byte fingerprints ([`executor`], [`fingerprint`]), the independent
+//! verifier ([`verify`], [`plan_check`]), fault injection ([`faults`]), reports ([`report`],
+//! [`layout_svg`], [`banked_report`]), the banked-allocator replay ([`replay`]), planning
+//! quality ([`problem`], [`quality`], [`generate`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 
+pub mod arena;
+pub mod atomic_write;
+pub mod banked_report;
+pub mod bundled;
+pub mod cli;
+pub mod executor;
+pub mod faults;
+pub mod fingerprint;
+pub mod generate;
 pub mod host_storage;
 pub mod input;
-pub mod atomic_write;
 pub mod layout_svg;
-pub mod verify;
-pub mod banked_report;
-pub mod replay;
-pub mod arena;
-pub mod executor;
-pub mod fingerprint;
 pub mod model;
-pub mod planning;
-pub mod tensor_parallel;
-pub mod cli;
-pub mod faults;
 pub mod plan_check;
+pub mod planning;
 pub mod problem;
+pub mod quality;
+pub mod replay;
 pub mod report;
 pub mod run;
-pub mod bundled;
-pub mod quality;
-pub mod generate;
+pub mod tensor_parallel;
+pub mod verify;
 
 /// The README's Rust examples, compiled and run as doctests.
 #[cfg(doctest)]
