@@ -3,13 +3,13 @@
 //! blocks tile the range, and every result equals that of a simple reference allocator (a
 //! plain address-ordered segment list with the same documented policies).
 //!
-//! Cases: `DRAMALLOC_PROPTEST_CASES` (default 256).
+//! Cases: `DRAMALLOC_PROPTEST_CASES` (default 2,000).
 
 use dramalloc_core::banked::{BankedError, BlockInfo, FreeList, FreeListConfig, Policy};
 use proptest::prelude::*;
 
 fn cases() -> u32 {
-    std::env::var("DRAMALLOC_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(256)
+    std::env::var("DRAMALLOC_PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(2_000)
 }
 
 #[derive(Clone, Debug)]
