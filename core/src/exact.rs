@@ -1,44 +1,53 @@
 //! The `exact` strategy: an anytime branch and bound over canonical placements, after
-//! MiniMalloc (Moffitt, ASPLOS 2023) and TelaMalloc (ASPLOS 2023), written here from their
-//! published ideas (see `planning-algorithms.md`).
+//! MiniMalloc (Moffitt, ASPLOS 2023), written here from its published ideas (see
+//! `planning-algorithms.md`); sections come from [`crate::sections`].
 //!
-//! **Model.** The time axis is cut at every interval boundary into *sections*; each section
-//! keeps a *floor* (top of the highest placed buffer crossing it) and the *remaining* total
-//! size of the unplaced buffers crossing it. Buffers are placed in non-decreasing offset
-//! order, each *left-justified*: at the highest floor under it, but not below the offset of
-//! the buffer placed before (the *level*). Every plan can be sorted by offset and pushed
-//! down into such a sequence without raising its peak, so the search loses no optimum.
+//! **Decision search (one capacity).** Buffers are placed one at a time in a *canonical*
+//! sequence: each at its *minimum offset* (the top of the highest placed buffer it overlaps
+//! in time, left-justified), the sequence sorted by (offset, preorder rank). Every plan can be
+//! pushed down and sorted into such a sequence without raising its peak, so no optimum is
+//! lost. A buffer whose minimum offset fell below the offset of the last placement can only
+//! be placed once something raises it.
 //!
 //! **Pruning.**
-//! - *Section inference*: a node is dropped when some section's `max(floor, level) +
-//!   remaining` exceeds the capacity being tried.
-//! - *Dynamic ordering*: children are tried by smallest offset, then larger size, then
-//!   longer lifetime.
-//! - *Dominance*: a buffer `d` is not tried while another unplaced buffer `c` would fit
-//!   entirely below `d`'s offset (`offset(c) + size(c) <= offset(d)`): choosing `d` would turn
-//!   that space into waste that `c` could have used at no cost.
-//! - *Symmetry*: buffers at the same offset never overlap in time, so they are placed in
-//!   index order only.
+//! - *Section inference*: a node is dropped when some section's floor plus the total size
+//!   of its unplaced buffers exceeds the capacity. The floor of a section is the lowest
+//!   minimum offset of its unplaced buffers (the *unallocated floor*), and never below the
+//!   offset of the last placement (the *monotonic floor*).
+//! - *Dominance*: a buffer is not placed at or above the lowest top (minimum offset + size)
+//!   of the unplaced buffers: that buffer would fit entirely below, in a gap that the
+//!   canonical sequence can no longer fill.
+//! - *Dynamic ordering*: children are tried by smallest minimum offset, then preorder rank.
+//! - *Static preordering*: ranks come from sorting by the largest section total a buffer
+//!   touches, its area (size × lifetime) and its lifetime; three such orders are tried in
+//!   turn with a node limit that doubles each round (MiniMalloc's round robin).
 //!
-//! **Anytime.** The search starts from the best greedy peak (the caller's plan) and first asks
-//! for a plan at the lower bound (capacity = LB; most instances that have one are solved
-//! quickly this way), then runs branch and bound with the capacity tightened below each plan
-//! found. It stops at the lower bound, when the search space is exhausted (the plan is then
-//! optimal), after `max_nodes` nodes, or when the caller's `keep_going` callback returns
-//! false (checked every [`CHECK_EVERY`] nodes; a host passes a clock, firmware a counter).
-//! The best plan found is kept in the workspace slots.
+//! **Incremental state.** Placing a buffer raises the floors of its sections and the
+//! minimum offsets of the unplaced buffers it overlaps (overlap = a shared section);
+//! unplacing rebuilds only those sections' floors from the placed buffers overlapping it and
+//! the minimum offsets that it set. The path is a stack of ranks in a caller's slice.
 //!
-//! Complexity per node O(n + sections + sum of touched spans); memory: one [`Slot`] per
-//! candidate and up to `2n` [`Section`]s of the caller's workspace, no heap.
+//! **Minimising the peak (anytime).** The caller's plan (the best greedy plan) is the
+//! incumbent. Each round probes capacity = lower bound, then bisects between the lower
+//! bound and the best peak found; a probe that exhausts its search proves its capacity
+//! infeasible. It stops at the lower bound, when the bound and the best meet, after
+//! `max_nodes` nodes in all, or when the caller's `keep_going` callback returns false
+//! (checked every [`CHECK_EVERY`] nodes; a host passes a clock, firmware a counter). With
+//! `keep_going` always true the result depends only on the input (deterministic).
+//!
+//! Complexity per node O(m + sections touched) for m buffers; memory: one [`Slot`] and at
+//! most one [`Section`] per candidate and three index slices of the caller, no heap.
 //! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
 
-use crate::info::Info;
+pub use crate::sections::prepare;
+use crate::sections::UNPLACED;
 use crate::workspace::{Section, Slot};
 
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
 
-const UNPLACED: u64 = u64::MAX;
+/// Number of static preorders tried in turn ([`preorder`]).
+pub const PREORDERS: usize = 3;
 
 /// What one branch-and-bound run did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -48,8 +57,8 @@ pub struct ExactOutcome {
     pub nodes: u64,
     /// Best peak found, bytes (the incumbent when nothing better was found).
     pub peak: u64,
-    /// True when the best peak is proven optimal (equals the lower bound, or the search
-    /// space was exhausted).
+    /// True when the best peak is proven optimal (equals the lower bound, or the capacity
+    /// just below it was proven infeasible).
     pub optimal: bool,
     /// True when the search improved on the incumbent (the slots' `best` addresses changed).
     pub improved: bool,
@@ -59,7 +68,7 @@ pub struct ExactOutcome {
 
 /// Limits of one run.
 pub struct Budget<'a> {
-    /// Node limit (deterministic).
+    /// Most search nodes to expand.
     pub max_nodes: u64,
     /// Called every [`CHECK_EVERY`] nodes; returning false stops the search.
     pub keep_going: &'a mut dyn FnMut() -> bool,
@@ -71,15 +80,39 @@ impl core::fmt::Debug for Budget<'_> {
     }
 }
 
-/// The problem as the search sees it.
-struct Search<'a> {
-    slots: &'a mut [Slot],
-    sec: &'a mut [Section],
-    /// Floor of an empty section (the allocation start), bytes.
-    start: u64,
-    cap: u64,
+/// Node accounting over all probes of one run.
+struct Meter<'b, 'a> {
+    budget: &'b mut Budget<'a>,
     nodes: u64,
-    stop: bool,
+    stopped: bool,
+}
+
+impl Meter<'_, '_> {
+    /// Counts one node; false when the run must end.
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) && !(self.budget.keep_going)() {
+            self.stopped = true;
+        }
+        if self.nodes >= self.budget.max_nodes {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+}
+
+/// How a probe ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Probe {
+    /// A plan with this peak was found (in the slots' `best`).
+    Found(u64),
+    /// The whole search space was visited: the capacity is infeasible.
+    Infeasible,
+    /// The probe's own node limit was reached.
+    Limit,
+    /// The run's budget ended.
+    Stopped,
 }
 
 #[inline]
@@ -87,296 +120,269 @@ fn overlaps(a: &Slot, b: &Slot) -> bool {
     a.lo <= b.hi && b.lo <= a.hi
 }
 
-impl Search<'_> {
-    #[inline]
-    fn offset(&self, v: usize, level: u64) -> u64 {
-        self.slots[v].floor.max(level)
-    }
+/// One decision search over the buffers `ids` (in preorder: position = rank).
+struct Search<'s> {
+    slots: &'s mut [Slot],
+    sec: &'s mut [Section],
+    ids: &'s [u32],
+    start: u64,
+    cap: u64,
+}
 
-    /// Places `b` at `at`: raises its sections' floors and its unplaced neighbours' floors.
-    fn place(&mut self, b: usize, at: u64) {
+impl Search<'_> {
+    fn place(&mut self, b: usize) {
         let s = self.slots[b];
-        let end = at + s.size;
+        let top = s.floor + s.size;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
-            sec.floor = end;
+            sec.floor = top;
             sec.remaining -= s.size;
         }
-        self.slots[b].at = at;
-        for c in self.slots.iter_mut() {
-            if c.at == UNPLACED && overlaps(c, &s) && c.floor < end {
-                c.floor = end;
+        self.slots[b].at = s.floor;
+        for &c in self.ids {
+            let c = &mut self.slots[c as usize];
+            if c.at == UNPLACED && c.floor < top && overlaps(c, &s) {
+                c.floor = top;
             }
         }
     }
 
-    /// Undoes the placement of `b` (the last placed buffer).
     fn unplace(&mut self, b: usize) {
         let s = self.slots[b];
-        let end = s.at + s.size;
+        let top = s.at + s.size;
         self.slots[b].at = UNPLACED;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
             sec.floor = self.start;
             sec.remaining += s.size;
         }
-        for p in self.slots.iter() {
+        for &p in self.ids {
+            let p = &self.slots[p as usize];
             if p.at != UNPLACED && overlaps(p, &s) {
                 let (lo, hi) = (p.lo.max(s.lo), p.hi.min(s.hi));
                 let e = p.at + p.size;
                 for sec in &mut self.sec[lo as usize..=hi as usize] {
-                    if sec.floor < e {
-                        sec.floor = e;
+                    sec.floor = sec.floor.max(e);
+                }
+            }
+        }
+        for &c in self.ids {
+            let c = &mut self.slots[c as usize];
+            if c.at == UNPLACED && c.floor == top && overlaps(c, &s) {
+                c.floor = self.sec[c.lo as usize..=c.hi as usize]
+                    .iter()
+                    .map(|x| x.floor)
+                    .fold(self.start, u64::max);
+            }
+        }
+    }
+
+    /// Section inference with the unallocated and monotonic floors at `level`.
+    fn feasible(&mut self, level: u64, s0: usize, s1: usize) -> bool {
+        for sec in &mut self.sec[s0..s1] {
+            sec.low = u64::MAX;
+        }
+        for &c in self.ids {
+            let c = &self.slots[c as usize];
+            if c.at == UNPLACED {
+                for sec in &mut self.sec[c.lo as usize..=c.hi as usize] {
+                    sec.low = sec.low.min(c.floor);
+                }
+            }
+        }
+        self.sec[s0..s1].iter().all(|s| s.remaining == 0 || s.low.max(level) + s.remaining <= self.cap)
+    }
+
+    /// The smallest-key child (key = (offset, rank)) strictly after `after`, canonical after
+    /// the last placement `last` = (offset, rank), not dominated, within the capacity.
+    fn next_child(&self, last: Option<(u64, u32)>, after: Option<(u64, u32)>) -> Option<u32> {
+        let mut min_top = u64::MAX;
+        for &c in self.ids {
+            let c = &self.slots[c as usize];
+            if c.at == UNPLACED {
+                min_top = min_top.min(c.floor + c.size);
+            }
+        }
+        let mut best: Option<(u64, u32)> = None;
+        for (r, &c) in self.ids.iter().enumerate() {
+            let c = &self.slots[c as usize];
+            if c.at != UNPLACED || c.floor >= min_top || c.floor + c.size > self.cap {
+                continue;
+            }
+            let key = (c.floor, r as u32);
+            if last.is_some_and(|l| key < l) || after.is_some_and(|a| key <= a) {
+                continue;
+            }
+            if best.is_none_or(|b| key < b) {
+                best = Some(key);
+            }
+        }
+        best.map(|(_, r)| r)
+    }
+
+    /// Depth-first search at `self.cap` with at most `limit` nodes; `path` holds ranks.
+    fn probe(&mut self, path: &mut [u32], s0: usize, s1: usize, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
+        let m = self.ids.len();
+        let mut depth = 0usize;
+        let mut level;
+        let mut used = 0u64;
+        let mut pending = if self.feasible(self.start, s0, s1) { self.next_child(None, None) } else { None };
+        let result = loop {
+            if let Some(r) = pending {
+                used += 1;
+                if !meter.tick() {
+                    break Probe::Stopped;
+                }
+                if used > limit {
+                    break Probe::Limit;
+                }
+                let b = self.ids[r as usize] as usize;
+                level = self.slots[b].floor;
+                self.place(b);
+                path[depth] = r;
+                depth += 1;
+                if depth == m {
+                    let mut peak = 0;
+                    for &c in self.ids {
+                        let c = &mut self.slots[c as usize];
+                        c.best = c.at;
+                        peak = peak.max(c.at + c.size);
                     }
+                    break Probe::Found(peak);
                 }
-            }
-        }
-        let sec = &*self.sec;
-        for c in self.slots.iter_mut() {
-            if c.at == UNPLACED && c.floor == end && overlaps(c, &s) {
-                c.floor = sec[c.lo as usize..=c.hi as usize].iter().map(|x| x.floor).max().unwrap_or(0);
-            }
-        }
-    }
-
-    /// Section inference at `level`.
-    fn feasible(&self, level: u64) -> bool {
-        self.sec.iter().all(|s| s.remaining == 0 || s.floor.max(level) + s.remaining <= self.cap)
-    }
-
-    /// Ordering key of candidate `v` at `level` (smaller is tried first).
-    #[inline]
-    fn key(&self, v: usize, level: u64) -> (u64, u64, u32, u32) {
-        let s = &self.slots[v];
-        (self.offset(v, level), u64::MAX - s.size, u32::MAX - (s.hi - s.lo), v as u32)
-    }
-
-    /// The smallest-key valid child strictly after `after` (None: from the start).
-    fn next_child(
-        &self,
-        level: u64,
-        last: Option<usize>,
-        after: Option<(u64, u64, u32, u32)>,
-    ) -> Option<usize> {
-        // dominance bound: the two smallest offset + size among the unplaced
-        let (mut m1, mut arg1, mut m2) = (u64::MAX, usize::MAX, u64::MAX);
-        for (v, s) in self.slots.iter().enumerate() {
-            if s.at == UNPLACED {
-                let e = self.offset(v, level) + s.size;
-                if e < m1 {
-                    m2 = m1;
-                    m1 = e;
-                    arg1 = v;
-                } else if e < m2 {
-                    m2 = e;
-                }
-            }
-        }
-        let mut best: Option<((u64, u64, u32, u32), usize)> = None;
-        for (v, s) in self.slots.iter().enumerate() {
-            if s.at != UNPLACED {
+                pending = if self.feasible(level, s0, s1) { self.next_child(Some((level, r)), None) } else { None };
                 continue;
             }
-            let off = self.offset(v, level);
-            if off + s.size > self.cap {
-                continue;
+            if depth == 0 {
+                break Probe::Infeasible;
             }
-            let bound = if v == arg1 { m2 } else { m1 };
-            if off >= bound {
-                continue; // dominated: some other buffer fits entirely below
-            }
-            if let Some(l) = last {
-                if off == level && v < l {
-                    continue; // symmetry: equal offsets in index order
-                }
-            }
-            let k = self.key(v, level);
-            if after.is_some_and(|a| k <= a) {
-                continue;
-            }
-            if best.is_none_or(|(bk, _)| k < bk) {
-                best = Some((k, v));
-            }
+            depth -= 1;
+            let r = path[depth];
+            let b = self.ids[r as usize] as usize;
+            let key = (self.slots[b].at, r);
+            self.unplace(b);
+            let last = (depth > 0).then(|| {
+                let p = path[depth - 1];
+                (self.slots[self.ids[p as usize] as usize].at, p)
+            });
+            pending = self.next_child(last, Some(key));
+        };
+        while depth > 0 {
+            depth -= 1;
+            self.unplace(self.ids[path[depth] as usize] as usize);
         }
-        best.map(|(_, v)| v)
+        result
     }
 }
 
-/// Sets up slots and sections for the candidates `infos` (one interval each, `(lo, hi)`
-/// from `interval`), all floors at `start`; keeps every slot's `best`. Returns the section count, or `None` when the
-/// storage is too small or a candidate is pinned.
-pub fn prepare(
-    infos: &[Info],
-    interval: impl Fn(&Info) -> (u32, u32),
-    start: u64,
-    slots: &mut [Slot],
-    sections: &mut [Section],
-) -> Option<usize> {
-    let n = infos.len();
-    if slots.len() < n || sections.len() < 2 * n || n == 0 || infos.iter().any(Info::is_pinned) {
-        return None;
-    }
-    for (k, info) in infos.iter().enumerate() {
-        let (lo, hi) = interval(info);
-        sections[2 * k].floor = lo as u64;
-        sections[2 * k + 1].floor = hi as u64 + 1;
-    }
-    let pts = &mut sections[..2 * n];
-    pts.sort_unstable_by_key(|s| s.floor);
-    let mut p = 0usize;
-    for i in 0..2 * n {
-        if i == 0 || pts[i].floor != pts[p - 1].floor {
-            pts[p].floor = pts[i].floor;
-            p += 1;
+/// Sorts `ids` by static preorder `h` (0: section total, area, lifetime; 1: lifetime, area,
+/// total; 2: total, lifetime, area; all descending, ties by index) and writes the ranks.
+pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
+    let key = |s: &Slot| {
+        let area = s.size.saturating_mul(s.width as u64);
+        let w = s.width as u64;
+        match h % PREORDERS {
+            0 => (s.total, area, w),
+            1 => (w, area, s.total),
+            _ => (s.total, w, area),
         }
+    };
+    ids.sort_unstable_by(|&a, &b| key(&slots[b as usize]).cmp(&key(&slots[a as usize])).then(a.cmp(&b)));
+    for (r, &c) in ids.iter().enumerate() {
+        slots[c as usize].rank = r as u32;
     }
-    for (k, info) in infos.iter().enumerate() {
-        let (lo, hi) = interval(info);
-        let a = sections[..p].partition_point(|s| s.floor < lo as u64);
-        let b = sections[..p].partition_point(|s| s.floor < hi as u64 + 1);
-        let best = slots[k].best; // the caller's incumbent plan is kept
-        slots[k] =
-            Slot { lo: a as u32, hi: (b - 1) as u32, size: info.aligned, floor: start, best, at: UNPLACED };
-    }
-    let count = p - 1;
-    for s in &mut sections[..count] {
-        *s = Section { floor: start, remaining: 0 };
-    }
-    for s in &slots[..n] {
-        for sec in &mut sections[s.lo as usize..=s.hi as usize] {
-            sec.remaining += s.size;
-        }
-    }
-    Some(count)
 }
 
-/// Runs the anytime branch and bound on prepared `slots[..n]` / `sections[..count]` (see
-/// [`prepare`]) whose `best` addresses hold a plan with peak `incumbent`; looks for plans of
-/// peak at most `lower_bound` first, then for anything below the best found. On return the
-/// slots' `best` hold the best plan (offsets include `start`).
+/// Runs the anytime search on slots and sections set up by [`prepare`] (`count` sections,
+/// `ids` and `path` at least n entries of scratch), whose `best`
+/// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
+/// probed are multiples of `align` above the lower bound. On return the slots' `best` hold
+/// the best plan found.
+#[allow(clippy::too_many_arguments)]
 pub fn branch_and_bound(
     slots: &mut [Slot],
     sections: &mut [Section],
+    ids: &mut [u32],
+    path: &mut [u32],
     start: u64,
     lower_bound: u64,
     incumbent: u64,
+    align: u64,
     budget: &mut Budget<'_>,
 ) -> ExactOutcome {
+    let n = slots.len();
     let mut out = ExactOutcome { peak: incumbent, ..ExactOutcome::default() };
-    if incumbent <= lower_bound || slots.is_empty() {
-        out.optimal = true;
+    if incumbent <= lower_bound || n == 0 || ids.len() < n || path.len() < n {
+        out.optimal = incumbent <= lower_bound;
         return out;
     }
-    // phase 1: capacity = LB with half the node budget; phase 2: below the incumbent.
-    let half = budget.max_nodes / 2;
-    for phase in 0..2 {
-        let cap = if phase == 0 { lower_bound } else { out.peak - 1 };
-        let limit = if phase == 0 { half } else { budget.max_nodes };
-        let (found, exhausted) = run(slots, sections, start, cap, lower_bound, limit, budget, &mut out);
-        if found && out.peak <= lower_bound {
-            out.optimal = true;
-            return out;
-        }
-        if exhausted && phase == 1 {
-            out.optimal = true;
-        }
-        if out.stopped {
-            break;
-        }
+    let ids = &mut ids[..n];
+    for (k, id) in ids.iter_mut().enumerate() {
+        *id = k as u32;
     }
+    // preorder key: the largest section total each buffer touches
+    for s in slots.iter_mut() {
+        s.total = sections[s.lo as usize..=s.hi as usize].iter().map(|x| x.remaining).max().unwrap_or(0);
+    }
+    let align = align.max(1);
+    let count = sections.len();
+    let mut meter = Meter { budget, nodes: 0, stopped: false };
+    let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
+    let mut limit = 2 * n as u64;
+    let mut heuristic = usize::MAX;
+    'rounds: loop {
+        let mut lo = proven;
+        let mut cap = lower_bound;
+        loop {
+            let mut failed = true;
+            for h in 0..PREORDERS {
+                if heuristic != h {
+                    preorder(slots, ids, h);
+                    heuristic = h;
+                }
+                let mut s = Search { slots, sec: sections, ids, start, cap };
+                match s.probe(path, 0, count, limit, &mut meter) {
+                    Probe::Found(p) => {
+                        out.peak = p;
+                        out.improved = true;
+                        failed = false;
+                        break;
+                    }
+                    Probe::Infeasible => {
+                        proven = proven.max(cap);
+                        break;
+                    }
+                    Probe::Limit => {}
+                    Probe::Stopped => break 'rounds,
+                }
+            }
+            if out.peak <= lower_bound || proven + align >= out.peak {
+                out.optimal = true;
+                break 'rounds;
+            }
+            if failed {
+                lo = lo.max(cap);
+            }
+            // bisect between lo (failed) and the best peak, on multiples of align
+            let gap = out.peak - lo;
+            if gap <= align.max(lower_bound / 1024) {
+                break;
+            }
+            let mid = lo + gap / 2;
+            cap = (mid / align * align).max(lo + 1);
+            if cap >= out.peak {
+                break;
+            }
+        }
+        limit = limit.saturating_mul(2);
+    }
+    out.nodes = meter.nodes;
+    out.stopped = meter.stopped;
     out
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run(
-    slots: &mut [Slot],
-    sections: &mut [Section],
-    start: u64,
-    cap: u64,
-    lower_bound: u64,
-    limit: u64,
-    budget: &mut Budget<'_>,
-    out: &mut ExactOutcome,
-) -> (bool, bool) {
-    let n = slots.len();
-    let mut s = Search { slots, sec: sections, start, cap, nodes: 0, stop: false };
-    let mut found = false;
-    // The path needs no stack: offsets are non-decreasing along it and equal offsets are in
-    // index order, so the last placed buffer is the placed one with the largest (at, index).
-    let last_placed = |s: &Search<'_>| -> Option<usize> {
-        let mut best: Option<(u64, usize)> = None;
-        for (v, x) in s.slots.iter().enumerate() {
-            if x.at != UNPLACED && best.is_none_or(|(a, b)| (x.at, v) > (a, b)) {
-                best = Some((x.at, v));
-            }
-        }
-        best.map(|(_, v)| v)
-    };
-    let mut depth = 0usize;
-    let mut last: Option<usize> = None;
-    let mut level = start;
-    // descend: try first child of current node
-    let mut pending: Option<usize> = if s.feasible(level) { s.next_child(level, last, None) } else { None };
-    loop {
-        if let Some(b) = pending {
-            s.nodes += 1;
-            out.nodes += 1;
-            if out.nodes.is_multiple_of(CHECK_EVERY) && !(budget.keep_going)() {
-                s.stop = true;
-            }
-            if out.nodes >= budget.max_nodes || s.stop {
-                out.stopped = true;
-            }
-            if s.nodes >= limit || out.stopped {
-                // unwind everything and stop
-                while let Some(v) = last {
-                    s.unplace(v);
-                    last = last_placed(&s);
-                }
-                return (found, false);
-            }
-            let at = s.offset(b, level);
-            s.place(b, at);
-            depth += 1;
-            last = Some(b);
-            level = at;
-            if depth == n {
-                let peak = s.slots.iter().map(|x| x.at + x.size).max().unwrap_or(start);
-                if peak < out.peak {
-                    out.peak = peak;
-                    out.improved = true;
-                    found = true;
-                    for x in s.slots.iter_mut() {
-                        x.best = x.at;
-                    }
-                }
-                if out.peak <= lower_bound {
-                    while let Some(v) = last {
-                        s.unplace(v);
-                        last = last_placed(&s);
-                    }
-                    return (true, false);
-                }
-                s.cap = s.cap.min(out.peak - 1);
-            } else if s.feasible(level) {
-                pending = s.next_child(level, last, None);
-                continue;
-            }
-        }
-        // backtrack: undo the last placement, try its next sibling
-        let Some(b) = last else {
-            return (found, true);
-        };
-        s.unplace(b);
-        depth -= 1;
-        last = last_placed(&s);
-        level = last.map_or(start, |v| s.slots[v].at);
-        let k = s.key(b, level);
-        pending = s.next_child(level, last, Some(k));
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::info::Info;
 
     struct Rng(u64);
     impl Rng {
@@ -458,6 +464,8 @@ mod tests {
                 0,
                 &mut slots,
                 &mut secs,
+                &mut [0u32; 6],
+                &mut [0u32; 6],
             )
             .unwrap();
             let total: u64 = iv.iter().map(|x| x.2).sum();
@@ -467,7 +475,18 @@ mod tests {
             }
             let mut go = || true;
             let mut budget = Budget { max_nodes: 1 << 20, keep_going: &mut go };
-            let out = branch_and_bound(&mut slots[..n], &mut secs[..count], 0, lb, total + 1, &mut budget);
+            let (mut ids, mut path) = ([0u32; 6], [0u32; 6]);
+            let out = branch_and_bound(
+                &mut slots[..n],
+                &mut secs[..count],
+                &mut ids,
+                &mut path,
+                0,
+                lb,
+                total + 1,
+                1,
+                &mut budget,
+            );
             let opt = brute(iv);
             assert_eq!(out.peak, opt, "case {case}: {iv:?}");
             assert!(out.optimal);

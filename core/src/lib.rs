@@ -43,6 +43,7 @@ pub mod planner;
 pub mod program;
 pub mod scan;
 pub mod search;
+pub mod sections;
 pub mod select;
 pub mod simplify;
 pub mod strategy;

@@ -481,22 +481,20 @@ fn run_strategy(
         && best_peak > metrics.lower_bound;
     if exact_ok {
         let g = &*graph;
-        if let Some(count) = prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections) {
+        let (ids, path) = (&mut **st.order, &mut **st.heap);
+        if let Some(count) =
+            prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, ids, st.neighbours)
+        {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
             let (start, lb) = (regions.start, metrics.lower_bound);
-            // auto's deterministic search first (so exact is never worse than auto), then the
-            // caller's budget for exact
+            // auto: a deterministic node budget; exact: the caller's budget
             let mut always = || true;
             let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
-            let mut out = if n <= AUTO_EXACT_MAX {
-                branch_and_bound(slots, secs, start, lb, best_peak, &mut b)
+            let out = if strategy == Strategy::Exact {
+                branch_and_bound(slots, secs, ids, path, start, lb, best_peak, regions.align, budget)
             } else {
-                crate::exact::ExactOutcome { peak: best_peak, ..Default::default() }
+                branch_and_bound(slots, secs, ids, path, start, lb, best_peak, regions.align, &mut b)
             };
-            if strategy == Strategy::Exact && !out.optimal {
-                let more = branch_and_bound(slots, secs, start, lb, out.peak, budget);
-                out.improved |= more.improved;
-            }
             if out.improved {
                 for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
                     info.address = slot.best;

@@ -15,8 +15,8 @@
 //! shorter than the candidate count, even empty: a strategy that lacks its storage falls back
 //! to the slower equivalent or is skipped, never an error): [`Placed`] (24 B, the
 //! address-ordered scan of [`crate::scan`] and the live list of [`crate::sweep`]),
-//! [`Slot`] (40 B, the branch and bound of [`crate::exact`] and the best plan kept by the
-//! `auto` portfolio) and [`Section`] (16 B, up to two per candidate, [`crate::exact`]).
+//! [`Slot`] (56 B, the branch and bound of [`crate::exact`] and the best plan kept by the
+//! `auto` portfolio) and [`Section`] (24 B, up to one per candidate, [`crate::exact`]).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -54,8 +54,9 @@ pub struct Placed {
     pub end: u64,
 }
 
-/// Per-candidate record of the branch and bound ([`crate::exact`]) and of the `auto`
-/// portfolio (the best addresses found so far). Pod, 40 bytes.
+/// Per-candidate record of the branch and bound ([`crate::exact`], set up by
+/// [`crate::sections::prepare`]) and of the `auto` portfolio (the best addresses found so
+/// far). Pod, 56 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -64,6 +65,10 @@ pub struct Slot {
     pub lo: u32,
     /// Last section (inclusive).
     pub hi: u32,
+    /// Lifetime, instructions (last − first + 1).
+    pub width: u32,
+    /// Position in the search's static preorder.
+    pub rank: u32,
     /// Aligned size, bytes.
     pub size: u64,
     /// Highest section floor under the candidate (bytes): its lowest canonical offset.
@@ -72,10 +77,13 @@ pub struct Slot {
     pub best: u64,
     /// Current address while placed by the search, bytes (`u64::MAX` = unplaced).
     pub at: u64,
+    /// Largest section total (bytes of buffers live together) the candidate touches: the
+    /// preorder key of MiniMalloc.
+    pub total: u64,
 }
 
 /// One time section of the branch and bound ([`crate::exact`]): the span between two
-/// consecutive interval boundaries. Pod, 16 bytes.
+/// buffers live at one instant, a maximal clique ([`crate::sections`]). Pod, 24 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -84,6 +92,8 @@ pub struct Section {
     pub floor: u64,
     /// Sum of the sizes of the unplaced buffers crossing the section, bytes.
     pub remaining: u64,
+    /// Lowest offset an unplaced buffer of the section can take, bytes (recomputed per node).
+    pub low: u64,
 }
 
 /// Per-location scratch of the liveness pass. Pod, 12 bytes.
@@ -126,8 +136,8 @@ pub struct Workspace<'a> {
     /// Optional: branch-and-bound records and the portfolio's best plan, one per candidate;
     /// shorter means no branch and bound and the portfolio re-runs its winner.
     pub slots: &'a mut [Slot],
-    /// Optional: sections of the branch and bound, up to `2 * candidates`; shorter means the
-    /// branch and bound is skipped when the problem has more sections.
+    /// Optional: sections of the branch and bound, up to one per candidate; shorter means the
+    /// branch and bound is skipped when it has fewer entries than candidates.
     pub sections: &'a mut [Section],
 }
 
@@ -175,7 +185,7 @@ impl Workspace<'_> {
 /// The optional slices get `I` placed entries, `I` slots and `N` sections (so the branch
 /// and bound runs when the problem has at most `N` sections).
 ///
-/// Size is about `148 * I + 44 * N + 12 * L` bytes: keep it in a `static` (behind the
+/// Size is about `164 * I + 52 * N + 12 * L` bytes: keep it in a `static` (behind the
 /// firmware's own cell or mutex) or in a caller's buffer, not on a small stack.
 ///
 /// ```
@@ -226,8 +236,8 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
         const Z_SPAN: Span = Span { lo: 0, hi: 0 };
         const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, read: 0 };
         const Z_PLACED: Placed = Placed { lo: 0, hi: 0, addr: 0, end: 0 };
-        const Z_SLOT: Slot = Slot { lo: 0, hi: 0, size: 0, floor: 0, best: 0, at: 0 };
-        const Z_SECTION: Section = Section { floor: 0, remaining: 0 };
+        const Z_SLOT: Slot = Slot { lo: 0, hi: 0, width: 0, rank: 0, size: 0, floor: 0, best: 0, at: 0, total: 0 };
+        const Z_SECTION: Section = Section { floor: 0, remaining: 0, low: 0 };
         StaticWorkspace {
             nodes: [Z_NODE; N],
             interval_ids: [0; N],

@@ -1,0 +1,117 @@
+//! Time sections of the branch and bound ([`crate::exact`]), after the sweep of MiniMalloc
+//! (Moffitt, ASPLOS 2023): the time axis is swept once and a *section* is cut each time a
+//! buffer ends after at least one buffer started since the previous cut. Each section is the
+//! set of buffers live at that instant (a maximal clique of the interval graph), so two
+//! buffers overlap in time exactly when they share a section, every buffer covers a
+//! contiguous range of sections, and there are at most n sections (usually far fewer than
+//! the 2n interval boundaries).
+//!
+//! Complexity O(n log n) (two sorts and a merge), no heap: the caller lends the slot, section
+//! and two index slices.
+
+use crate::info::Info;
+use crate::workspace::{Section, Slot};
+
+/// `Slot::at` of a buffer the search has not placed.
+pub const UNPLACED: u64 = u64::MAX;
+
+/// Sets up slots and sections for the candidates `infos` (one closed interval each, `(lo,
+/// hi)` instructions from `interval`), all floors at `start` (bytes); keeps every slot's
+/// `best` (the caller's incumbent plan). On return `by_lo[..n]` holds the candidates sorted
+/// by first instruction (ties by index) and `by_hi[..n]` by last instruction. Returns the
+/// section count, or `None` (nothing changed but scratch) when a slice is shorter than n,
+/// `n == 0` or a candidate is pinned.
+pub fn prepare(
+    infos: &[Info],
+    interval: impl Fn(&Info) -> (u32, u32),
+    start: u64,
+    slots: &mut [Slot],
+    sections: &mut [Section],
+    by_lo: &mut [u32],
+    by_hi: &mut [u32],
+) -> Option<usize> {
+    let n = infos.len();
+    if slots.len() < n
+        || sections.len() < n
+        || by_lo.len() < n
+        || by_hi.len() < n
+        || n == 0
+        || infos.iter().any(Info::is_pinned)
+    {
+        return None;
+    }
+    for (k, info) in infos.iter().enumerate() {
+        let (lo, hi) = interval(info);
+        let best = slots[k].best;
+        slots[k] = Slot {
+            lo,
+            hi,
+            size: info.aligned,
+            floor: start,
+            best,
+            at: UNPLACED,
+            total: 0,
+            width: hi - lo + 1,
+            rank: 0,
+        };
+        by_lo[k] = k as u32;
+        by_hi[k] = k as u32;
+    }
+    let (by_lo, by_hi) = (&mut by_lo[..n], &mut by_hi[..n]);
+    by_lo.sort_unstable_by_key(|&k| (slots[k as usize].lo, k));
+    by_hi.sort_unstable_by_key(|&k| (slots[k as usize].hi, k));
+    // Merge the starts and ends (starts first on ties: closed intervals touching at an
+    // instruction overlap). A start's time is not needed after it is seen, an end's after its
+    // end, so the section indices overwrite the times in place.
+    let (mut i, mut count, mut fresh) = (0usize, 0usize, false);
+    for j in 0..n {
+        let e = by_hi[j] as usize;
+        while i < n && slots[by_lo[i] as usize].lo <= slots[e].hi {
+            slots[by_lo[i] as usize].lo = count as u32;
+            fresh = true;
+            i += 1;
+        }
+        if fresh {
+            count += 1;
+            fresh = false;
+        }
+        slots[e].hi = (count - 1) as u32;
+    }
+    for s in &mut sections[..count] {
+        *s = Section { floor: 0, remaining: 0, low: 0 };
+    }
+    // remaining per section by a difference array (floor: additions, low: removals)
+    for s in &slots[..n] {
+        sections[s.lo as usize].floor += s.size;
+        if (s.hi as usize) + 1 < count {
+            sections[s.hi as usize + 1].low += s.size;
+        }
+    }
+    let mut run = 0u64;
+    for s in &mut sections[..count] {
+        run = run + s.floor - s.low;
+        *s = Section { floor: start, remaining: run, low: 0 };
+    }
+    Some(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_are_the_maximal_cliques() {
+        // a [0,4], b [2,6], c [5,9], d [8,8]: cliques {a,b} at 4, {b,c} at 6, {c,d} at 8
+        let iv = [(0u32, 4u32), (2, 6), (5, 9), (8, 8)];
+        let infos: [Info; 4] = core::array::from_fn(|k| Info { aligned: 1 + k as u64, location: k as u32, ..Info::default() });
+        let mut slots = [Slot::default(); 4];
+        let mut secs = [Section::default(); 4];
+        let (mut a, mut b) = ([0u32; 4], [0u32; 4]);
+        let count = prepare(&infos, |i| iv[i.location as usize], 0, &mut slots, &mut secs, &mut a, &mut b).unwrap();
+        assert_eq!(count, 3);
+        let ranges: [(u32, u32); 4] = core::array::from_fn(|k| (slots[k].lo, slots[k].hi));
+        assert_eq!(ranges, [(0, 0), (0, 1), (1, 2), (2, 2)]);
+        let rem: [u64; 3] = core::array::from_fn(|s| secs[s].remaining);
+        assert_eq!(rem, [3, 5, 7]);
+    }
+}
