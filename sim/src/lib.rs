@@ -7,6 +7,7 @@
 //! [`layout_svg`], [`banked_report`]), the banked-allocator replay ([`replay`]), planning
 //! quality ([`problem`], [`quality`], [`generate`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod arena;
 pub mod atomic_write;
