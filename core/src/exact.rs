@@ -138,6 +138,7 @@ impl Search<'_> {
             sec.remaining -= s.size;
         }
         self.slots[b].at = s.floor;
+        self.slots[b].sol = s.floor;
         for &c in self.ids {
             let c = &mut self.slots[c as usize];
             if c.at == UNPLACED && c.floor < top && overlaps(c, &s) {
@@ -175,36 +176,49 @@ impl Search<'_> {
         }
     }
 
-    /// Section inference with the unallocated and monotonic floors at `level`.
-    fn feasible(&mut self, level: u64, s0: usize, s1: usize) -> bool {
+    /// Section inference with the unallocated and monotonic floors at `level` over
+    /// sections `[s0, s1)`; `None` when no buffer of the range is left to place.
+    fn feasible(&mut self, level: u64, s0: usize, s1: usize) -> Option<bool> {
         for sec in &mut self.sec[s0..s1] {
             sec.low = u64::MAX;
         }
+        let mut any = false;
         for &c in self.ids {
             let c = &self.slots[c as usize];
-            if c.at == UNPLACED {
+            if c.at == UNPLACED && (s0..s1).contains(&(c.lo as usize)) {
+                any = true;
                 for sec in &mut self.sec[c.lo as usize..=c.hi as usize] {
                     sec.low = sec.low.min(c.floor);
                 }
             }
         }
-        self.sec[s0..s1].iter().all(|s| s.remaining == 0 || s.low.max(level) + s.remaining <= self.cap)
+        if !any {
+            return None;
+        }
+        Some(self.sec[s0..s1].iter().all(|s| s.remaining == 0 || s.low.max(level) + s.remaining <= self.cap))
     }
 
     /// The smallest-key child (key = (offset, rank)) strictly after `after`, canonical after
     /// the last placement `last` = (offset, rank), not dominated, within the capacity.
-    fn next_child(&self, last: Option<(u64, u32)>, after: Option<(u64, u32)>) -> Option<u32> {
+    fn next_child(
+        &self,
+        s0: usize,
+        s1: usize,
+        last: Option<(u64, u32)>,
+        after: Option<(u64, u32)>,
+    ) -> Option<u32> {
+        let inside = |c: &Slot| c.at == UNPLACED && (s0..s1).contains(&(c.lo as usize));
         let mut min_top = u64::MAX;
         for &c in self.ids {
             let c = &self.slots[c as usize];
-            if c.at == UNPLACED {
+            if inside(c) {
                 min_top = min_top.min(c.floor + c.size);
             }
         }
         let mut best: Option<(u64, u32)> = None;
         for (r, &c) in self.ids.iter().enumerate() {
             let c = &self.slots[c as usize];
-            if c.at != UNPLACED || c.floor >= min_top || c.floor + c.size > self.cap {
+            if !inside(c) || c.floor >= min_top || c.floor + c.size > self.cap {
                 continue;
             }
             let key = (c.floor, r as u32);
@@ -218,58 +232,114 @@ impl Search<'_> {
         best.map(|(_, r)| r)
     }
 
-    /// Depth-first search at `self.cap` with at most `limit` nodes; `path` holds ranks.
-    fn probe(&mut self, path: &mut [u32], s0: usize, s1: usize, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
-        let m = self.ids.len();
-        let mut depth = 0usize;
-        let mut level;
-        let mut used = 0u64;
-        let mut pending = if self.feasible(self.start, s0, s1) { self.next_child(None, None) } else { None };
-        let result = loop {
-            if let Some(r) = pending {
-                used += 1;
-                if !meter.tick() {
-                    break Probe::Stopped;
+    /// Solves the unplaced buffers of sections `[s0, s1)` (MiniMalloc's dynamic
+    /// decomposition): splits the range where no unplaced buffer crosses a section boundary
+    /// and searches each part on its own; the parts share nothing but the placed buffers'
+    /// floors, so one failing part fails the whole without retrying the others.
+    fn solve_range(&mut self, s0: usize, s1: usize, ctl: &mut Ctl<'_, '_, '_>) -> Step {
+        let mut a = s0;
+        for k in s0..s1 {
+            if k + 1 == s1 || self.sec[k].cuts == 0 {
+                let st = self.dfs(a, k + 1, None, ctl);
+                if st != Step::Done {
+                    return st;
                 }
-                if used > limit {
-                    break Probe::Limit;
-                }
-                let b = self.ids[r as usize] as usize;
-                level = self.slots[b].floor;
-                self.place(b);
-                path[depth] = r;
-                depth += 1;
-                if depth == m {
-                    let mut peak = 0;
-                    for &c in self.ids {
-                        let c = &mut self.slots[c as usize];
-                        c.best = c.at;
-                        peak = peak.max(c.at + c.size);
-                    }
-                    break Probe::Found(peak);
-                }
-                pending = if self.feasible(level, s0, s1) { self.next_child(Some((level, r)), None) } else { None };
-                continue;
+                a = k + 1;
             }
-            if depth == 0 {
-                break Probe::Infeasible;
-            }
-            depth -= 1;
-            let r = path[depth];
-            let b = self.ids[r as usize] as usize;
-            let key = (self.slots[b].at, r);
-            self.unplace(b);
-            let last = (depth > 0).then(|| {
-                let p = path[depth - 1];
-                (self.slots[self.ids[p as usize] as usize].at, p)
-            });
-            pending = self.next_child(last, Some(key));
-        };
-        while depth > 0 {
-            depth -= 1;
-            self.unplace(self.ids[path[depth] as usize] as usize);
         }
-        result
+        Step::Done
+    }
+
+    /// Depth-first search over the unplaced buffers of sections `[s0, s1)` after the
+    /// placement `last` = (offset, rank) of this part.
+    fn dfs(&mut self, s0: usize, s1: usize, last: Option<(u64, u32)>, ctl: &mut Ctl<'_, '_, '_>) -> Step {
+        if !ctl.tick() {
+            return Step::Abort;
+        }
+        let level = last.map_or(self.start, |l| l.0);
+        match self.feasible(level, s0, s1) {
+            None => return Step::Done,
+            Some(false) => return Step::Dead,
+            Some(true) => {}
+        }
+        let mut after = None;
+        while let Some(r) = self.next_child(s0, s1, last, after) {
+            let b = self.ids[r as usize] as usize;
+            let key = (self.slots[b].floor, r);
+            self.place(b);
+            let (lo, hi) = (self.slots[b].lo as usize, self.slots[b].hi as usize);
+            let mut split = false;
+            for sec in &mut self.sec[lo..hi] {
+                sec.cuts -= 1;
+                split |= sec.cuts == 0;
+            }
+            let st = if split { self.solve_range(s0, s1, ctl) } else { self.dfs(s0, s1, Some(key), ctl) };
+            for sec in &mut self.sec[lo..hi] {
+                sec.cuts += 1;
+            }
+            self.unplace(b);
+            if st != Step::Dead {
+                return st;
+            }
+            after = Some(key);
+        }
+        Step::Dead
+    }
+}
+
+/// Result of one (sub)search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Step {
+    /// Every buffer of the part is placed (their `sol` holds the plan).
+    Done,
+    /// No plan at this capacity below this node.
+    Dead,
+    /// A node limit or the caller's callback ended the search.
+    Abort,
+}
+
+/// Node limits of one probe.
+struct Ctl<'m, 'b, 'a> {
+    meter: &'m mut Meter<'b, 'a>,
+    used: u64,
+    limit: u64,
+    hit_limit: bool,
+}
+
+impl Ctl<'_, '_, '_> {
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.used += 1;
+        if self.used > self.limit {
+            self.hit_limit = true;
+            return false;
+        }
+        self.meter.tick()
+    }
+}
+
+/// Largest problem the recursive search takes (its recursion is one frame, about 200 bytes
+/// of stack, per placed buffer).
+pub const EXACT_MAX_BUFFERS: usize = 4096;
+
+impl Search<'_> {
+    /// One decision search at `self.cap` with at most `limit` nodes.
+    fn probe(&mut self, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
+        let count = self.sec.len();
+        let mut ctl = Ctl { meter, used: 0, limit, hit_limit: false };
+        match self.solve_range(0, count, &mut ctl) {
+            Step::Done => {
+                let mut peak = 0;
+                for c in self.slots.iter_mut() {
+                    c.best = c.sol;
+                    peak = peak.max(c.sol + c.size);
+                }
+                Probe::Found(peak)
+            }
+            Step::Dead => Probe::Infeasible,
+            Step::Abort if ctl.hit_limit => Probe::Limit,
+            Step::Abort => Probe::Stopped,
+        }
     }
 }
 
@@ -292,7 +362,8 @@ pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
 }
 
 /// Runs the anytime search on slots and sections set up by [`prepare`] (`count` sections,
-/// `ids` and `path` at least n entries of scratch), whose `best`
+/// `ids` at least n entries of scratch; at most [`EXACT_MAX_BUFFERS`] candidates, else the
+/// incumbent is returned), whose `best`
 /// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
 /// probed are multiples of `align` above the lower bound. On return the slots' `best` hold
 /// the best plan found.
@@ -301,7 +372,6 @@ pub fn branch_and_bound(
     slots: &mut [Slot],
     sections: &mut [Section],
     ids: &mut [u32],
-    path: &mut [u32],
     start: u64,
     lower_bound: u64,
     incumbent: u64,
@@ -310,7 +380,7 @@ pub fn branch_and_bound(
 ) -> ExactOutcome {
     let n = slots.len();
     let mut out = ExactOutcome { peak: incumbent, ..ExactOutcome::default() };
-    if incumbent <= lower_bound || n == 0 || ids.len() < n || path.len() < n {
+    if incumbent <= lower_bound || n == 0 || n > EXACT_MAX_BUFFERS || ids.len() < n {
         out.optimal = incumbent <= lower_bound;
         return out;
     }
@@ -323,7 +393,15 @@ pub fn branch_and_bound(
         s.total = sections[s.lo as usize..=s.hi as usize].iter().map(|x| x.remaining).max().unwrap_or(0);
     }
     let align = align.max(1);
-    let count = sections.len();
+    // cuts: unplaced buffers crossing each boundary between sections k and k + 1
+    for sec in sections.iter_mut() {
+        sec.cuts = 0;
+    }
+    for s in slots.iter() {
+        for sec in &mut sections[s.lo as usize..s.hi as usize] {
+            sec.cuts += 1;
+        }
+    }
     let mut meter = Meter { budget, nodes: 0, stopped: false };
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
@@ -339,7 +417,7 @@ pub fn branch_and_bound(
                     heuristic = h;
                 }
                 let mut s = Search { slots, sec: sections, ids, start, cap };
-                match s.probe(path, 0, count, limit, &mut meter) {
+                match s.probe(limit, &mut meter) {
                     Probe::Found(p) => {
                         out.peak = p;
                         out.improved = true;
@@ -475,12 +553,11 @@ mod tests {
             }
             let mut go = || true;
             let mut budget = Budget { max_nodes: 1 << 20, keep_going: &mut go };
-            let (mut ids, mut path) = ([0u32; 6], [0u32; 6]);
+            let mut ids = [0u32; 6];
             let out = branch_and_bound(
                 &mut slots[..n],
                 &mut secs[..count],
                 &mut ids,
-                &mut path,
                 0,
                 lb,
                 total + 1,

@@ -481,9 +481,9 @@ fn run_strategy(
         && best_peak > metrics.lower_bound;
     if exact_ok {
         let g = &*graph;
-        let (ids, path) = (&mut **st.order, &mut **st.heap);
+        let ids = &mut **st.order;
         if let Some(count) =
-            prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, ids, st.neighbours)
+            prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, ids, st.heap)
         {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
             let (start, lb) = (regions.start, metrics.lower_bound);
@@ -491,9 +491,9 @@ fn run_strategy(
             let mut always = || true;
             let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
             let out = if strategy == Strategy::Exact {
-                branch_and_bound(slots, secs, ids, path, start, lb, best_peak, regions.align, budget)
+                branch_and_bound(slots, secs, ids, start, lb, best_peak, regions.align, budget)
             } else {
-                branch_and_bound(slots, secs, ids, path, start, lb, best_peak, regions.align, &mut b)
+                branch_and_bound(slots, secs, ids, start, lb, best_peak, regions.align, &mut b)
             };
             if out.improved {
                 for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {

@@ -1,10 +1,10 @@
 //! Time sections of the branch and bound ([`crate::exact`]), after the sweep of MiniMalloc
-//! (Moffitt, ASPLOS 2023): the time axis is swept once and a *section* is cut each time a
-//! buffer ends after at least one buffer started since the previous cut. Each section is the
-//! set of buffers live at that instant (a maximal clique of the interval graph), so two
-//! buffers overlap in time exactly when they share a section, every buffer covers a
-//! contiguous range of sections, and there are at most n sections (usually far fewer than
-//! the 2n interval boundaries).
+//! (Moffitt, ASPLOS 2023): the time axis is swept once and a *section* is cut at every
+//! distinct last instruction: the set of buffers live at that instruction. Every maximal
+//! clique of the interval graph is one of them, so two buffers overlap in time exactly when
+//! they share a section; every buffer covers a contiguous range of sections; there are at
+//! most n sections. The smaller (non-maximal) sections are kept on purpose: their floors are
+//! the lowest offsets of fewer buffers, so section inference prunes more with them.
 //!
 //! Complexity O(n log n) (two sorts and a merge), no heap: the caller lends the slot, section
 //! and two index slices.
@@ -51,6 +51,7 @@ pub fn prepare(
             best,
             at: UNPLACED,
             total: 0,
+            sol: 0,
             width: hi - lo + 1,
             rank: 0,
         };
@@ -63,22 +64,22 @@ pub fn prepare(
     // Merge the starts and ends (starts first on ties: closed intervals touching at an
     // instruction overlap). A start's time is not needed after it is seen, an end's after its
     // end, so the section indices overwrite the times in place.
-    let (mut i, mut count, mut fresh) = (0usize, 0usize, false);
-    for j in 0..n {
-        let e = by_hi[j] as usize;
-        while i < n && slots[by_lo[i] as usize].lo <= slots[e].hi {
+    let (mut i, mut count, mut last) = (0usize, 0usize, None);
+    for &e in by_hi.iter() {
+        let e = e as usize;
+        let t = slots[e].hi;
+        while i < n && slots[by_lo[i] as usize].lo <= t {
             slots[by_lo[i] as usize].lo = count as u32;
-            fresh = true;
             i += 1;
         }
-        if fresh {
+        if last != Some(t) {
             count += 1;
-            fresh = false;
+            last = Some(t);
         }
         slots[e].hi = (count - 1) as u32;
     }
     for s in &mut sections[..count] {
-        *s = Section { floor: 0, remaining: 0, low: 0 };
+        *s = Section::default();
     }
     // remaining per section by a difference array (floor: additions, low: removals)
     for s in &slots[..n] {
@@ -90,7 +91,7 @@ pub fn prepare(
     let mut run = 0u64;
     for s in &mut sections[..count] {
         run = run + s.floor - s.low;
-        *s = Section { floor: start, remaining: run, low: 0 };
+        *s = Section { floor: start, remaining: run, ..Section::default() };
     }
     Some(count)
 }
@@ -100,18 +101,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn sections_are_the_maximal_cliques() {
-        // a [0,4], b [2,6], c [5,9], d [8,8]: cliques {a,b} at 4, {b,c} at 6, {c,d} at 8
+    fn one_section_per_distinct_end() {
+        // a [0,4], b [2,6], c [5,9], d [8,8]: {a,b} at 4, {b,c} at 6, {c,d} at 8, {c} at 9
         let iv = [(0u32, 4u32), (2, 6), (5, 9), (8, 8)];
-        let infos: [Info; 4] = core::array::from_fn(|k| Info { aligned: 1 + k as u64, location: k as u32, ..Info::default() });
+        let infos: [Info; 4] =
+            core::array::from_fn(|k| Info { aligned: 1 + k as u64, location: k as u32, ..Info::default() });
         let mut slots = [Slot::default(); 4];
         let mut secs = [Section::default(); 4];
         let (mut a, mut b) = ([0u32; 4], [0u32; 4]);
-        let count = prepare(&infos, |i| iv[i.location as usize], 0, &mut slots, &mut secs, &mut a, &mut b).unwrap();
-        assert_eq!(count, 3);
+        let count =
+            prepare(&infos, |i| iv[i.location as usize], 0, &mut slots, &mut secs, &mut a, &mut b).unwrap();
+        assert_eq!(count, 4);
         let ranges: [(u32, u32); 4] = core::array::from_fn(|k| (slots[k].lo, slots[k].hi));
-        assert_eq!(ranges, [(0, 0), (0, 1), (1, 2), (2, 2)]);
-        let rem: [u64; 3] = core::array::from_fn(|s| secs[s].remaining);
-        assert_eq!(rem, [3, 5, 7]);
+        assert_eq!(ranges, [(0, 0), (0, 1), (1, 3), (2, 2)]);
+        let rem: [u64; 4] = core::array::from_fn(|s| secs[s].remaining);
+        assert_eq!(rem, [3, 5, 7, 3]);
     }
 }

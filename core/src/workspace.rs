@@ -15,8 +15,8 @@
 //! shorter than the candidate count, even empty: a strategy that lacks its storage falls back
 //! to the slower equivalent or is skipped, never an error): [`Placed`] (24 B, the
 //! address-ordered scan of [`crate::scan`] and the live list of [`crate::sweep`]),
-//! [`Slot`] (56 B, the branch and bound of [`crate::exact`] and the best plan kept by the
-//! `auto` portfolio) and [`Section`] (24 B, up to one per candidate, [`crate::exact`]).
+//! [`Slot`] (64 B, the branch and bound of [`crate::exact`] and the best plan kept by the
+//! `auto` portfolio) and [`Section`] (32 B, up to one per candidate, [`crate::exact`]).
 
 use bytemuck::{Pod, Zeroable};
 
@@ -56,7 +56,7 @@ pub struct Placed {
 
 /// Per-candidate record of the branch and bound ([`crate::exact`], set up by
 /// [`crate::sections::prepare`]) and of the `auto` portfolio (the best addresses found so
-/// far). Pod, 56 bytes.
+/// far). Pod, 64 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -80,10 +80,12 @@ pub struct Slot {
     /// Largest section total (bytes of buffers live together) the candidate touches: the
     /// preorder key of MiniMalloc.
     pub total: u64,
+    /// Address in the plan being built by the current probe, bytes.
+    pub sol: u64,
 }
 
 /// One time section of the branch and bound ([`crate::exact`]): the span between two
-/// buffers live at one instant, a maximal clique ([`crate::sections`]). Pod, 24 bytes.
+/// buffers live at one instant, a maximal clique ([`crate::sections`]). Pod, 32 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -94,6 +96,10 @@ pub struct Section {
     pub remaining: u64,
     /// Lowest offset an unplaced buffer of the section can take, bytes (recomputed per node).
     pub low: u64,
+    /// Unplaced buffers crossing the boundary to the next section (zero: the search splits).
+    pub cuts: u32,
+    /// Padding.
+    pub pad: u32,
 }
 
 /// Per-location scratch of the liveness pass. Pod, 12 bytes.
@@ -185,7 +191,7 @@ impl Workspace<'_> {
 /// The optional slices get `I` placed entries, `I` slots and `N` sections (so the branch
 /// and bound runs when the problem has at most `N` sections).
 ///
-/// Size is about `164 * I + 52 * N + 12 * L` bytes: keep it in a `static` (behind the
+/// Size is about `172 * I + 60 * N + 12 * L` bytes: keep it in a `static` (behind the
 /// firmware's own cell or mutex) or in a caller's buffer, not on a small stack.
 ///
 /// ```
@@ -236,8 +242,9 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
         const Z_SPAN: Span = Span { lo: 0, hi: 0 };
         const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, read: 0 };
         const Z_PLACED: Placed = Placed { lo: 0, hi: 0, addr: 0, end: 0 };
-        const Z_SLOT: Slot = Slot { lo: 0, hi: 0, width: 0, rank: 0, size: 0, floor: 0, best: 0, at: 0, total: 0 };
-        const Z_SECTION: Section = Section { floor: 0, remaining: 0, low: 0 };
+        const Z_SLOT: Slot =
+            Slot { lo: 0, hi: 0, width: 0, rank: 0, size: 0, floor: 0, best: 0, at: 0, total: 0, sol: 0 };
+        const Z_SECTION: Section = Section { floor: 0, remaining: 0, low: 0, cuts: 0, pad: 0 };
         StaticWorkspace {
             nodes: [Z_NODE; N],
             interval_ids: [0; N],
