@@ -149,6 +149,18 @@ impl<'a> IntervalTree<'a> {
         IntervalTree { nodes, root, sorted: false }
     }
 
+    /// Re-wraps a node array that [`IntervalTree::build`] already built (sorted by `lo`, links
+    /// and `max` set), without rebuilding: the root of a perfectly balanced tree over `n`
+    /// nodes is `n / 2`. Debug builds check the invariants; release builds trust the caller:
+    /// an array that was not built gives wrong answers, and a child link out of range makes a
+    /// query return [`PlanError::NodeIndex`] — never a panic.
+    pub fn from_built(nodes: &'a [Node]) -> IntervalTree<'a> {
+        let root = if nodes.is_empty() { NIL } else { (nodes.len() / 2) as i32 };
+        let t = IntervalTree { nodes, root, sorted: true };
+        debug_assert!(t.check_invariants());
+        t
+    }
+
     /// The node array, in tree (array) order.
     pub fn nodes(&self) -> &'a [Node] {
         self.nodes
@@ -174,7 +186,8 @@ impl<'a> IntervalTree<'a> {
     ///
     /// # Errors
     /// [`PlanError::Capacity`] (store `Order`) only if the stack overflows, which a tree built
-    /// here cannot do (depth <= 32).
+    /// here cannot do (depth <= 32); [`PlanError::NodeIndex`] for a child link out of range
+    /// (only possible through [`IntervalTree::from_built`] on an array that was not built).
     #[inline]
     pub fn for_each_overlap(&self, lo: u32, hi: u32, mut visit: impl FnMut(&Node)) -> Result<(), PlanError> {
         if self.root < 0 {
@@ -184,7 +197,9 @@ impl<'a> IntervalTree<'a> {
         let mut stack: ArrayVec<i32, QUERY_STACK> = ArrayVec::new_const();
         stack.push(self.root);
         while let Some(i) = stack.pop() {
-            let n = &nodes[i as usize];
+            let n = nodes
+                .get(i as usize)
+                .ok_or(PlanError::NodeIndex { index: i as u32, len: nodes.len() as u32 })?;
             if lo > n.max {
                 continue; // nothing in this subtree ends at or after q.lo
             }
