@@ -118,10 +118,10 @@ fn run_replay_prints_one_line_per_operation() -> Result<(), String> {
 }
 
 #[test]
-fn unreadable_script_is_exit_code_1() {
+fn unreadable_script_is_exit_code_2() {
     let mut out = Vec::new();
     let r = run_replay(Path::new("/nonexistent/dramalloc.replay"), &mut out);
-    assert!(matches!(&r, Err(e @ ReplayError::Read { .. }) if e.exit_code() == 1));
+    assert!(matches!(&r, Err(e @ ReplayError::Read { .. }) if e.exit_code() == 2));
 }
 
 /// A replay far past the old 512-block tables: 3000 live allocations with a hole between

@@ -159,15 +159,27 @@ pub enum Command {
     },
 }
 
+/// Writes to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!(std::io::stdout().lock(), $($t)*);
+    }};
+}
+
 fn err(msg: impl std::fmt::Display, code: u8) -> ExitCode {
     eprintln!("error: {msg}");
     ExitCode::from(code)
 }
 
 /// Reads a program or a minimalloc problem, by extension.
+///
+/// A JSON program is validated as `run` validates it (pre-placement included) before it
+/// becomes a problem.
 fn read_problem(path: &Path) -> Result<Vec<input::Buffer>, InputError> {
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
-        Ok(crate::problem::problem_from_program(&input::read_program(path, MAX_TENSORS)?))
+        let program = input::read_program(path, MAX_TENSORS)?;
+        input::pack_preplaced(&program, input::PAGE)?;
+        Ok(crate::problem::problem_from_program(&program))
     } else {
         input::read_buffers(path, MAX_TENSORS)
     }
@@ -204,7 +216,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
                         return err(format!("{}: {e}", output.display()), 1);
                     }
                     let m = sol.metrics;
-                    println!(
+                    say!(
                         "{}: {} buffers, strategy {}, HWM {} bytes, lower bound {} bytes, ratio {:.4}, time {:.2} ms",
                         input.display(),
                         problem.len(),
@@ -234,12 +246,15 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
                 Ok(s) => s,
                 Err(e) => return err(e, 2),
             };
+            if align == 0 {
+                return err("--align must be at least 1", 2);
+            }
             match crate::verify::verify(&problem, &sol, align, capacity) {
                 Ok(r) => {
-                    println!("OK: {} buffers, peak {} bytes", r.buffers, r.peak);
+                    say!("OK: {} buffers, peak {} bytes", r.buffers, r.peak);
                     ExitCode::SUCCESS
                 }
-                Err(e) => err(e, 1),
+                Err(e) => err(format!("{} against {}: {e}", solution.display(), input.display()), 1),
             }
         }
         Command::Replay { script } => {
@@ -312,14 +327,16 @@ fn cmd_quality(
     let totals = crate::quality::totals(&rows, &strategies);
     if json {
         let v = serde_json::json!({ "align": align, "rows": rows, "totals": totals });
-        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        say!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
     } else {
-        print!("{}", crate::quality::render(&rows, &totals));
+        let _ = write!(std::io::stdout().lock(), "{}", crate::quality::render(&rows, &totals));
     }
     ExitCode::SUCCESS
 }
 
 fn cmd_run(a: &RunArgs) -> ExitCode {
+    let source =
+        a.program.as_ref().map_or("bundled:onnx_resnet50.json".to_string(), |p| p.display().to_string());
     let program: Program = match &a.program {
         Some(p) => match input::read_program(p, MAX_TENSORS) {
             Ok(p) => p,
@@ -343,6 +360,28 @@ fn cmd_run(a: &RunArgs) -> ExitCode {
             2,
         );
     };
+    if let CcSize::Mib(m) = cc {
+        if m.checked_mul(1 << 20).is_none_or(|b| b > a.hbm_window) {
+            return err(
+                format!(
+                    "--allreduce-buffer-size {m} MiB does not fit in the {}-byte --hbm-window",
+                    a.hbm_window
+                ),
+                2,
+            );
+        }
+    }
+    if let Some(mb) = a.mb_per_core {
+        if mb == 0 || mb.checked_mul(1 << 20).is_none_or(|b| b > a.hbm_window) {
+            return err(
+                format!(
+                    "--mb-per-core {mb}: a slab must be 1 MiB or more and fit in the {}-byte --hbm-window",
+                    a.hbm_window
+                ),
+                2,
+            );
+        }
+    }
     let opts = RunOptions {
         cores: a.cores as usize,
         split: a.split,
@@ -361,7 +400,10 @@ fn cmd_run(a: &RunArgs) -> ExitCode {
         Ok(out) => {
             print_summary(&out.summary);
             if let Some(dir) = &a.report_dir {
-                println!("reports: {}", dir.display());
+                if let Err(e) = crate::report::write_reports(dir, &out.model, &out.plan, &out.summary) {
+                    return err(format!("writing reports to {}: {e}", dir.display()), 1);
+                }
+                say!("reports: {}", dir.display());
             }
             ExitCode::SUCCESS
         }
@@ -371,6 +413,7 @@ fn cmd_run(a: &RunArgs) -> ExitCode {
                 RunError::Verify { summary, .. } | RunError::Collision { summary, .. } => {
                     print_summary(summary)
                 }
+                RunError::Input(_) | RunError::Plan(_) => return err(format!("{source}: {e}"), code),
                 _ => {}
             }
             err(e, code)
@@ -390,8 +433,11 @@ pub fn print_summary(s: &Summary) {
     };
     let _ = writeln!(
         o,
-        "dramalloc run: {} on {} core(s), split {:?}, strategy {}",
-        s.model, s.cores, s.split, s.strategy
+        "dramalloc run: {} on {} core(s), split {}, strategy {}",
+        s.model,
+        s.cores,
+        s.split.name(),
+        s.strategy
     );
     row(&mut o, "tensors", s.tensors.to_string());
     row(&mut o, "liveness intervals", s.intervals.to_string());

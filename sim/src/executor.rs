@@ -84,6 +84,16 @@ pub enum Collision {
     },
 }
 
+/// A failed execution: the first collision and what had been done up to it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{collision}")]
+pub struct ExecFailure {
+    /// The first collision any core detected.
+    pub collision: Collision,
+    /// Instructions, bytes written and verified, committed bytes and time up to the failure.
+    pub partial: ExecReport,
+}
+
 /// Options for [`execute`].
 #[derive(Debug, Clone, Default)]
 pub struct ExecOptions {
@@ -216,8 +226,8 @@ impl Shared<'_> {
 /// Runs `model` with the addresses of `plan`. See the module docs.
 ///
 /// # Errors
-/// The first [`Collision`] any core detects.
-pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Result<ExecReport, Collision> {
+/// [`ExecFailure`]: the first [`Collision`] any core detects, with the figures up to it.
+pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Result<ExecReport, ExecFailure> {
     let start = Instant::now();
     let n = model.cores.len();
     let base = plan.report.shared_base;
@@ -274,7 +284,8 @@ pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Res
         shared_of,
         shared_defs,
     };
-    let results: Vec<Result<(ExecReport, u64), Collision>> = std::thread::scope(|s| {
+    type CoreResult = Result<(ExecReport, u64), (Collision, (ExecReport, u64))>;
+    let results: Vec<CoreResult> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .map(|k| {
                 let (sh, inc, opts) = (&sh, &incoming[k], &opts);
@@ -286,24 +297,24 @@ pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Res
     let mut total = ExecReport::default();
     let mut first_err = None;
     for r in results {
-        match r {
-            Ok((rep, committed)) => {
-                total.instructions += rep.instructions;
-                total.bytes_written += rep.bytes_written;
-                total.bytes_verified += rep.bytes_verified;
-                total.committed_bytes += committed;
-            }
-            Err(e) => {
+        let (rep, committed) = match r {
+            Ok(x) => x,
+            Err((e, x)) => {
                 first_err.get_or_insert(e);
+                x
             }
-        }
-    }
-    if let Some(e) = first_err {
-        return Err(e);
+        };
+        total.instructions += rep.instructions;
+        total.bytes_written += rep.bytes_written;
+        total.bytes_verified += rep.bytes_verified;
+        total.committed_bytes += committed;
     }
     total.committed_bytes += sh.arena.lock().unwrap_or_else(|e| e.into_inner()).committed_bytes();
     total.sim_time = start.elapsed();
-    Ok(total)
+    match first_err {
+        Some(collision) => Err(ExecFailure { collision, partial: total }),
+        None => Ok(total),
+    }
 }
 
 fn run_core(
@@ -311,16 +322,21 @@ fn run_core(
     k: usize,
     incoming: &[Vec<(u32, u32)>],
     opts: &ExecOptions,
-) -> Result<(ExecReport, u64), Collision> {
-    let r = run_core_inner(sh, k, incoming, opts);
-    if r.is_err() {
-        sh.fail();
-    } else {
-        let mut p = sh.progress.lock().unwrap_or_else(|e| e.into_inner());
-        p[k] = u64::MAX;
-        sh.advanced.notify_all();
+) -> Result<(ExecReport, u64), (Collision, (ExecReport, u64))> {
+    let mut partial = (ExecReport::default(), 0);
+    let r = run_core_inner(sh, k, incoming, opts, &mut partial);
+    match r {
+        Err(e) => {
+            sh.fail();
+            Err((e, partial))
+        }
+        Ok(x) => {
+            let mut p = sh.progress.lock().unwrap_or_else(|e| e.into_inner());
+            p[k] = u64::MAX;
+            sh.advanced.notify_all();
+            Ok(x)
+        }
     }
-    r
 }
 
 fn run_core_inner(
@@ -328,6 +344,7 @@ fn run_core_inner(
     k: usize,
     incoming: &[Vec<(u32, u32)>],
     opts: &ExecOptions,
+    partial: &mut (ExecReport, u64),
 ) -> Result<(ExecReport, u64), Collision> {
     let c = &sh.model.cores[k];
     let pl = &sh.plan.placements[k];
@@ -356,6 +373,7 @@ fn run_core_inner(
     let mut last_def: Vec<u32> =
         c.kinds.iter().map(|kd| if kd.is_loaded() { LOADER_DEF } else { u32::MAX }).collect();
     for (i, waits) in incoming.iter().enumerate().take(c.instructions.len()) {
+        *partial = (rep, arena.committed_bytes());
         if sh.abort.load(Ordering::SeqCst) {
             return Ok((rep, arena.committed_bytes()));
         }

@@ -59,8 +59,10 @@ pub struct Solved {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
     /// A time index does not fit the planner's 32-bit instruction index.
-    #[error("buffer `{id}`: upper {upper} exceeds the 32-bit instruction index")]
+    #[error("buffer `{id}` (row {} of the problem, line {} of a CSV): upper {upper} exceeds the 32-bit instruction index", index + 1, index + 2)]
     TimeRange {
+        /// Position of the buffer in the problem (0-based).
+        index: usize,
         /// Buffer id.
         id: String,
         /// The value.
@@ -106,9 +108,9 @@ pub fn solve_within(
     strategy: Strategy,
     time_limit: Duration,
 ) -> Result<Solved, SolveError> {
-    for b in problem {
+    for (index, b) in problem.iter().enumerate() {
         if b.upper > u32::MAX as u64 {
-            return Err(SolveError::TimeRange { id: b.id.clone(), upper: b.upper });
+            return Err(SolveError::TimeRange { index, id: b.id.clone(), upper: b.upper });
         }
     }
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);

@@ -87,11 +87,12 @@ pub enum ReplayError {
 }
 
 impl ReplayError {
-    /// The process exit code for this error: 2 for a malformed script, 1 otherwise.
+    /// The process exit code for this error: 2 for an unreadable or malformed script, 1 when
+    /// the output cannot be written.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Self::Parse { .. } => 2,
-            _ => 1,
+            Self::Parse { .. } | Self::Read { .. } => 2,
+            Self::Output(_) => 1,
         }
     }
 }
@@ -779,8 +780,8 @@ fn execute(lines: &[Line], base_dir: Option<PathBuf>) -> ReplayOutcome {
 /// against the script's directory.
 ///
 /// Exit codes for the caller: `Ok` → 0 (run-time `error` lines do not change it);
-/// `Err(e)` → `e.exit_code()`: 2 for a malformed line (nothing printed or written), 1 for
-/// an unreadable script or failed output.
+/// `Err(e)` → `e.exit_code()`: 2 for an unreadable script or a malformed line (nothing
+/// printed or written), 1 for failed output.
 ///
 /// # Errors
 /// [`ReplayError::Read`], [`ReplayError::Parse`], [`ReplayError::Output`].

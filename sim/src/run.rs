@@ -22,8 +22,19 @@ pub enum Split {
     /// Every core runs its own copy; nothing is shared (unless the JSON flags it).
     #[default]
     None,
-    /// See [`crate::tensor_parallel`].
+    /// Every core runs the model; an all-reduce over a shared staging buffer follows every
+    /// Conv/MatMul/Gemm (see the README).
     TensorParallel,
+}
+
+impl Split {
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Split::None => "none",
+            Split::TensorParallel => "tensor-parallel",
+        }
+    }
 }
 
 /// Options of one run.
@@ -39,7 +50,8 @@ pub struct RunOptions {
     pub fault: Option<Fault>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,
-    /// Where to write `plan.csv`, `summary.json`, `layout.svg`.
+    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg` (see
+    /// [`crate::report::write_reports`]); `run` itself writes nothing.
     pub report_dir: Option<PathBuf>,
 }
 
@@ -134,19 +146,16 @@ pub enum RunError {
         /// The summary up to the failure.
         summary: Box<Summary>,
     },
-    /// A fault could not be injected (no candidate for it).
+    /// A fault could not be injected: the model has no place for it (exit 2).
     #[error("cannot inject fault: {0}")]
     Fault(String),
-    /// Writing a report failed (exit 1).
-    #[error("writing reports: {0}")]
-    Report(#[from] std::io::Error),
 }
 
 impl RunError {
     /// Process exit code: 2 for bad input, 1 for a plan that does not fit or fails.
     pub fn exit_code(&self) -> i32 {
         match self {
-            RunError::Input(_) => 2,
+            RunError::Input(_) | RunError::Fault(_) => 2,
             RunError::Plan(p) if !p.does_not_fit => 2,
             _ => 1,
         }
@@ -214,15 +223,13 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     }
     let exec = match exec {
         Ok(e) => e,
-        Err(error) => {
-            summary.verdict = format!("FAILED: {error}");
-            return Err(RunError::Collision { error, summary: Box::new(summary) });
+        Err(failure) => {
+            let mut summary = summarize(&model, &plan, &failure.partial, opts, injected.as_ref());
+            summary.verdict = format!("FAILED: {}", failure.collision);
+            return Err(RunError::Collision { error: failure.collision, summary: Box::new(summary) });
         }
     };
     let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());
-    if let Some(dir) = &opts.report_dir {
-        crate::report::write_reports(dir, &model, &plan, &summary)?;
-    }
     Ok(RunOutcome { model, plan, exec, summary, injected })
 }
 

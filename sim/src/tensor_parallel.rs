@@ -37,6 +37,22 @@ pub fn split(p: &Program, cores: usize) -> Result<SimModel, InputError> {
     let base = SimModel::core_from_program(p)?;
     let mut out = Vec::with_capacity(n);
     for k in 0..n {
+        // generated names never clash with the model's own (or each other): `#2`, `#3`, … is
+        // appended when taken; every core makes the same choices, so twins share names
+        let mut taken: std::collections::HashSet<String> = base.names.iter().cloned().collect();
+        let mut fresh = |name: String| -> String {
+            if taken.insert(name.clone()) {
+                return name;
+            }
+            let mut i = 2;
+            loop {
+                let candidate = format!("{name}#{i}");
+                if taken.insert(candidate.clone()) {
+                    return candidate;
+                }
+                i += 1;
+            }
+        };
         let mut c = CoreProgram::default();
         for (i, name) in base.names.iter().enumerate() {
             c.add_tensor(name.clone(), base.kinds[i], base.locations[i]);
@@ -56,14 +72,14 @@ pub fn split(p: &Program, cores: usize) -> Result<SimModel, InputError> {
             let slices: Vec<u32> = (0..n)
                 .map(|j| {
                     c.add_tensor(
-                        format!("{tname}/cc_slice{j}"),
+                        fresh(format!("{tname}/cc_slice{j}")),
                         TensorKind::Intermediate,
                         Location { shared: true, ..Location::spill(slice) },
                     )
                 })
                 .collect();
             let reduced = c.add_tensor(
-                format!("{tname}/reduced"),
+                fresh(format!("{tname}/reduced")),
                 TensorKind::Intermediate,
                 Location { usage: UsageClass::Spill, ..Location::spill(bytes) },
             );

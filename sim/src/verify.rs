@@ -80,7 +80,7 @@ pub enum VerifyError {
         id: String,
     },
     /// A solution row whose id is not in the problem.
-    #[error("solution row {row}: id `{id}` is not in the problem")]
+    #[error("solution line {}: id `{id}` is not in the problem", row + 2)]
     UnknownRow {
         /// Index of the row.
         row: usize,
@@ -88,7 +88,7 @@ pub enum VerifyError {
         id: String,
     },
     /// A buffer placed twice.
-    #[error("solution row {row}: id `{id}` appears again (first at row {first_row})")]
+    #[error("solution line {}: id `{id}` appears again (first at line {})", row + 2, first_row + 2)]
     DuplicateRow {
         /// Index of the second occurrence.
         row: usize,
@@ -98,7 +98,7 @@ pub enum VerifyError {
         id: String,
     },
     /// A solution row whose lifetime or size differs from the problem's.
-    #[error("solution row {row}: `{id}` has lower,upper,size = {found:?} but the problem says {expected:?}")]
+    #[error("solution line {}: `{id}` has lower,upper,size = {found:?} but the problem says {expected:?}", row + 2)]
     Mismatch {
         /// Index of the row.
         row: usize,
