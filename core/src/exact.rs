@@ -41,7 +41,7 @@
 
 pub use crate::sections::prepare;
 use crate::sections::UNPLACED;
-use crate::workspace::{Section, Slot};
+use crate::workspace::{Raise, Section, Slot};
 
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
@@ -120,116 +120,176 @@ fn overlaps(a: &Slot, b: &Slot) -> bool {
     a.lo <= b.hi && b.lo <= a.hi
 }
 
-/// One decision search over the buffers `ids` (in preorder: position = rank).
+/// One decision search over the candidates; `by_lo` lists them by first section, so the
+/// buffers of a section range (a part of the decomposition) are one run of it.
 struct Search<'s> {
     slots: &'s mut [Slot],
     sec: &'s mut [Section],
-    ids: &'s [u32],
+    by_lo: &'s [u32],
+    /// Min-heap scratch of [`Search::feasible`] (the preorder slice, free during a probe).
+    heap: &'s mut [u32],
+    /// Undo records; `nraise` are in use.
+    raises: &'s mut [Raise],
+    nraise: usize,
     start: u64,
     cap: u64,
 }
 
 impl Search<'_> {
-    fn place(&mut self, b: usize) {
+    /// The run of `by_lo` whose first section is in `[s0, s1)`. O(log n).
+    #[inline]
+    fn part(&self, s0: usize, s1: usize) -> (usize, usize) {
+        let first = |x: &u32| self.slots[*x as usize].lo as usize;
+        (self.by_lo.partition_point(|x| first(x) < s0), self.by_lo.partition_point(|x| first(x) < s1))
+    }
+
+    /// Places `b` (of part `[i, j)` of `by_lo`) at its minimum offset; returns the undo mark
+    /// (`None`: the undo records are full, [`Search::unplace`] recomputes instead).
+    fn place(&mut self, b: usize, (i, j): (usize, usize)) -> Option<usize> {
         let s = self.slots[b];
         let top = s.floor + s.size;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
-            sec.floor = top;
             sec.remaining -= s.size;
         }
         self.slots[b].at = s.floor;
         self.slots[b].sol = s.floor;
-        for &c in self.ids {
-            let c = &mut self.slots[c as usize];
+        let mark = self.nraise;
+        let room = self.raises.len() - mark >= j - i;
+        // the unplaced buffers overlapping b are in b's part
+        for &v in &self.by_lo[i..j] {
+            let c = &mut self.slots[v as usize];
             if c.at == UNPLACED && c.floor < top && overlaps(c, &s) {
+                if room {
+                    self.raises[self.nraise] = Raise { slot: v, pad: 0, floor: c.floor };
+                    self.nraise += 1;
+                }
                 c.floor = top;
             }
         }
+        room.then_some(mark)
     }
 
-    fn unplace(&mut self, b: usize) {
+    /// Undoes [`Search::place`] of `b`: pops the undo records down to `mark`, or without
+    /// one rebuilds the minimum offsets that `b` set from all placed buffers (placed buffers
+    /// may cross into the part).
+    fn unplace(&mut self, b: usize, (i, j): (usize, usize), mark: Option<usize>) {
         let s = self.slots[b];
         let top = s.at + s.size;
         self.slots[b].at = UNPLACED;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
-            sec.floor = self.start;
             sec.remaining += s.size;
         }
-        for &p in self.ids {
-            let p = &self.slots[p as usize];
-            if p.at != UNPLACED && overlaps(p, &s) {
-                let (lo, hi) = (p.lo.max(s.lo), p.hi.min(s.hi));
-                let e = p.at + p.size;
-                for sec in &mut self.sec[lo as usize..=hi as usize] {
-                    sec.floor = sec.floor.max(e);
-                }
+        if let Some(mark) = mark {
+            while self.nraise > mark {
+                self.nraise -= 1;
+                let r = self.raises[self.nraise];
+                self.slots[r.slot as usize].floor = r.floor;
             }
+            return;
         }
-        for &c in self.ids {
-            let c = &mut self.slots[c as usize];
-            if c.at == UNPLACED && c.floor == top && overlaps(c, &s) {
-                c.floor = self.sec[c.lo as usize..=c.hi as usize]
-                    .iter()
-                    .map(|x| x.floor)
-                    .fold(self.start, u64::max);
+        for k in i..j {
+            let c = self.slots[self.by_lo[k] as usize];
+            if c.at == UNPLACED && c.floor == top && overlaps(&c, &s) {
+                let mut f = self.start;
+                for p in self.slots.iter() {
+                    if p.at != UNPLACED && overlaps(p, &c) {
+                        f = f.max(p.at + p.size);
+                    }
+                }
+                self.slots[self.by_lo[k] as usize].floor = f;
             }
         }
     }
 
-    /// Section inference with the unallocated and monotonic floors at `level` over
-    /// sections `[s0, s1)`; `None` when no buffer of the range is left to place.
-    fn feasible(&mut self, level: u64, s0: usize, s1: usize) -> Option<bool> {
-        for sec in &mut self.sec[s0..s1] {
-            sec.low = u64::MAX;
-        }
-        let mut any = false;
-        for &c in self.ids {
-            let c = &self.slots[c as usize];
-            if c.at == UNPLACED && (s0..s1).contains(&(c.lo as usize)) {
+    /// Section inference with the unallocated and monotonic floors at `level` over the
+    /// sections `[s0, s1)` of part `[i, j)`; `None` when nothing is left to place there.
+    /// One sweep over the sections with a min-heap of the live unplaced buffers' minimum
+    /// offsets: O(k log k + sections) for k buffers.
+    fn feasible(&mut self, level: u64, s0: usize, s1: usize, (i, j): (usize, usize)) -> Option<bool> {
+        let slots = &*self.slots;
+        let heap = &mut *self.heap;
+        let key = |v: u32| slots[v as usize].floor;
+        let (mut len, mut k, mut any) = (0usize, i, false);
+        for s in s0..s1 {
+            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+                let v = self.by_lo[k];
+                k += 1;
+                let c = &slots[v as usize];
+                if c.at != UNPLACED {
+                    continue;
+                }
                 any = true;
-                for sec in &mut self.sec[c.lo as usize..=c.hi as usize] {
-                    sec.low = sec.low.min(c.floor);
+                if c.floor.max(level) + c.size > self.cap {
+                    return Some(false); // it fits nowhere any more
+                }
+                let mut x = len;
+                heap[len] = v;
+                len += 1;
+                while x > 0 && key(heap[x]) < key(heap[(x - 1) / 2]) {
+                    heap.swap(x, (x - 1) / 2);
+                    x = (x - 1) / 2;
                 }
             }
+            while len > 0 && (slots[heap[0] as usize].hi as usize) < s {
+                len -= 1;
+                heap[0] = heap[len];
+                let mut x = 0;
+                loop {
+                    let (l, r) = (2 * x + 1, 2 * x + 2);
+                    let mut m = x;
+                    if l < len && key(heap[l]) < key(heap[m]) {
+                        m = l;
+                    }
+                    if r < len && key(heap[r]) < key(heap[m]) {
+                        m = r;
+                    }
+                    if m == x {
+                        break;
+                    }
+                    heap.swap(x, m);
+                    x = m;
+                }
+            }
+            let rem = self.sec[s].remaining;
+            if rem > 0 && len > 0 && key(heap[0]).max(level) + rem > self.cap {
+                return Some(false);
+            }
         }
-        if !any {
-            return None;
-        }
-        Some(self.sec[s0..s1].iter().all(|s| s.remaining == 0 || s.low.max(level) + s.remaining <= self.cap))
+        any.then_some(true)
     }
 
-    /// The smallest-key child (key = (offset, rank)) strictly after `after`, canonical after
-    /// the last placement `last` = (offset, rank), not dominated, within the capacity.
+    /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
+    /// `after`, canonical after the last placement `last` = (offset, rank), not dominated,
+    /// within the capacity; returns its slot index.
     fn next_child(
         &self,
-        s0: usize,
-        s1: usize,
+        (i, j): (usize, usize),
         last: Option<(u64, u32)>,
         after: Option<(u64, u32)>,
-    ) -> Option<u32> {
-        let inside = |c: &Slot| c.at == UNPLACED && (s0..s1).contains(&(c.lo as usize));
+    ) -> Option<usize> {
+        let part = &self.by_lo[i..j];
         let mut min_top = u64::MAX;
-        for &c in self.ids {
+        for &c in part {
             let c = &self.slots[c as usize];
-            if inside(c) {
+            if c.at == UNPLACED {
                 min_top = min_top.min(c.floor + c.size);
             }
         }
-        let mut best: Option<(u64, u32)> = None;
-        for (r, &c) in self.ids.iter().enumerate() {
-            let c = &self.slots[c as usize];
-            if !inside(c) || c.floor >= min_top || c.floor + c.size > self.cap {
+        let mut best: Option<((u64, u32), usize)> = None;
+        for &v in part {
+            let c = &self.slots[v as usize];
+            if c.at != UNPLACED || c.floor >= min_top || c.floor + c.size > self.cap {
                 continue;
             }
-            let key = (c.floor, r as u32);
+            let key = (c.floor, c.rank);
             if last.is_some_and(|l| key < l) || after.is_some_and(|a| key <= a) {
                 continue;
             }
-            if best.is_none_or(|b| key < b) {
-                best = Some(key);
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, v as usize));
             }
         }
-        best.map(|(_, r)| r)
+        best.map(|(_, v)| v)
     }
 
     /// Solves the unplaced buffers of sections `[s0, s1)` (MiniMalloc's dynamic
@@ -257,16 +317,16 @@ impl Search<'_> {
             return Step::Abort;
         }
         let level = last.map_or(self.start, |l| l.0);
-        match self.feasible(level, s0, s1) {
+        let part = self.part(s0, s1);
+        match self.feasible(level, s0, s1, part) {
             None => return Step::Done,
             Some(false) => return Step::Dead,
             Some(true) => {}
         }
         let mut after = None;
-        while let Some(r) = self.next_child(s0, s1, last, after) {
-            let b = self.ids[r as usize] as usize;
-            let key = (self.slots[b].floor, r);
-            self.place(b);
+        while let Some(b) = self.next_child(part, last, after) {
+            let key = (self.slots[b].floor, self.slots[b].rank);
+            let mark = self.place(b, part);
             let (lo, hi) = (self.slots[b].lo as usize, self.slots[b].hi as usize);
             let mut split = false;
             for sec in &mut self.sec[lo..hi] {
@@ -277,7 +337,7 @@ impl Search<'_> {
             for sec in &mut self.sec[lo..hi] {
                 sec.cuts += 1;
             }
-            self.unplace(b);
+            self.unplace(b, part, mark);
             if st != Step::Dead {
                 return st;
             }
@@ -344,7 +404,8 @@ impl Search<'_> {
 }
 
 /// Sorts `ids` by static preorder `h` (0: section total, area, lifetime; 1: lifetime, area,
-/// total; 2: total, lifetime, area; all descending, ties by index) and writes the ranks.
+/// total; 2: total, lifetime, area; all descending, ties by index) and writes the ranks;
+/// `ids` (at least `slots.len()` entries) is overwritten with the order.
 pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
     let key = |s: &Slot| {
         let area = s.size.saturating_mul(s.width as u64);
@@ -355,13 +416,17 @@ pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
             _ => (s.total, w, area),
         }
     };
+    for (k, id) in ids.iter_mut().enumerate() {
+        *id = k as u32;
+    }
     ids.sort_unstable_by(|&a, &b| key(&slots[b as usize]).cmp(&key(&slots[a as usize])).then(a.cmp(&b)));
     for (r, &c) in ids.iter().enumerate() {
         slots[c as usize].rank = r as u32;
     }
 }
 
-/// Runs the anytime search on slots and sections set up by [`prepare`] (`count` sections,
+/// Runs the anytime search on slots and sections set up by [`prepare`] (`by_lo` as
+/// [`prepare`] left it, `count` sections,
 /// `ids` at least n entries of scratch; at most [`EXACT_MAX_BUFFERS`] candidates, else the
 /// incumbent is returned), whose `best`
 /// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
@@ -371,7 +436,9 @@ pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
 pub fn branch_and_bound(
     slots: &mut [Slot],
     sections: &mut [Section],
+    by_lo: &[u32],
     ids: &mut [u32],
+    raises: &mut [Raise],
     start: u64,
     lower_bound: u64,
     incumbent: u64,
@@ -380,11 +447,11 @@ pub fn branch_and_bound(
 ) -> ExactOutcome {
     let n = slots.len();
     let mut out = ExactOutcome { peak: incumbent, ..ExactOutcome::default() };
-    if incumbent <= lower_bound || n == 0 || n > EXACT_MAX_BUFFERS || ids.len() < n {
+    if incumbent <= lower_bound || n == 0 || n > EXACT_MAX_BUFFERS || ids.len() < n || by_lo.len() < n {
         out.optimal = incumbent <= lower_bound;
         return out;
     }
-    let ids = &mut ids[..n];
+    let (ids, by_lo) = (&mut ids[..n], &by_lo[..n]);
     for (k, id) in ids.iter_mut().enumerate() {
         *id = k as u32;
     }
@@ -416,7 +483,7 @@ pub fn branch_and_bound(
                     preorder(slots, ids, h);
                     heuristic = h;
                 }
-                let mut s = Search { slots, sec: sections, ids, start, cap };
+                let mut s = Search { slots, sec: sections, by_lo, heap: ids, raises, nraise: 0, start, cap };
                 match s.probe(limit, &mut meter) {
                     Probe::Found(p) => {
                         out.peak = p;
@@ -533,6 +600,7 @@ mod tests {
                 core::array::from_fn(|k| Info { aligned: iv[k.min(n - 1)].2, ..Info::default() });
             let mut slots = [Slot::default(); 6];
             let mut secs = [Section::default(); 12];
+            let (mut by_lo, mut ids) = ([0u32; 6], [0u32; 6]);
             let count = prepare(
                 &infos[..n],
                 |i| {
@@ -542,8 +610,8 @@ mod tests {
                 0,
                 &mut slots,
                 &mut secs,
-                &mut [0u32; 6],
-                &mut [0u32; 6],
+                &mut by_lo,
+                &mut ids,
             )
             .unwrap();
             let total: u64 = iv.iter().map(|x| x.2).sum();
@@ -553,11 +621,13 @@ mod tests {
             }
             let mut go = || true;
             let mut budget = Budget { max_nodes: 1 << 20, keep_going: &mut go };
-            let mut ids = [0u32; 6];
             let out = branch_and_bound(
                 &mut slots[..n],
                 &mut secs[..count],
+                &by_lo[..n],
                 &mut ids,
+                // even cases: too few undo records (recomputation), odd: enough
+                &mut [Raise::default(); 64][..if case % 2 == 0 { 4 } else { 64 }],
                 0,
                 lb,
                 total + 1,

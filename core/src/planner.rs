@@ -21,7 +21,7 @@ use crate::select::{select, Regions, SelectBuffers};
 use crate::simplify::simplify;
 use crate::strategy::Strategy;
 use crate::sweep::sweep;
-use crate::workspace::{Placed, Scratch, Section, Slot, Workspace};
+use crate::workspace::{Placed, Raise, Scratch, Section, Slot, Workspace};
 
 /// Node budget of [`Strategy::Exact`] when the caller gives none (`plan_buffers`): at most
 /// this many nodes, and at most [`EXACT_DEFAULT_WORK`] / n (a node costs O(n)).
@@ -254,6 +254,7 @@ fn plan_built_with(
         placed,
         slots,
         sections,
+        raises,
         ..
     } = ws;
     let infos = &mut infos[..n];
@@ -316,7 +317,7 @@ fn plan_built_with(
     let status = if pinned == n as u64 {
         Status::NothingToPlace
     } else {
-        let mut st = Storage { scratch, order, heap, neighbours, occupied, placed, slots, sections };
+        let mut st = Storage { scratch, order, heap, neighbours, occupied, placed, slots, sections, raises };
         let chosen = run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
         metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
         Status::Planned
@@ -339,6 +340,7 @@ struct Storage<'s, 'w> {
     placed: &'s mut &'w mut [Placed],
     slots: &'s mut &'w mut [Slot],
     sections: &'s mut &'w mut [Section],
+    raises: &'s mut &'w mut [Raise],
 }
 
 /// Estimated nodes the interval-tree queries of `select` visit for one-interval candidates
@@ -481,9 +483,9 @@ fn run_strategy(
         && best_peak > metrics.lower_bound;
     if exact_ok {
         let g = &*graph;
-        let ids = &mut **st.order;
+        let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
         if let Some(count) =
-            prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, ids, st.heap)
+            prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, by_lo, ids)
         {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
             let (start, lb) = (regions.start, metrics.lower_bound);
@@ -491,9 +493,31 @@ fn run_strategy(
             let mut always = || true;
             let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
             let out = if strategy == Strategy::Exact {
-                branch_and_bound(slots, secs, ids, start, lb, best_peak, regions.align, budget)
+                branch_and_bound(
+                    slots,
+                    secs,
+                    by_lo,
+                    ids,
+                    st.raises,
+                    start,
+                    lb,
+                    best_peak,
+                    regions.align,
+                    budget,
+                )
             } else {
-                branch_and_bound(slots, secs, ids, start, lb, best_peak, regions.align, &mut b)
+                branch_and_bound(
+                    slots,
+                    secs,
+                    by_lo,
+                    ids,
+                    st.raises,
+                    start,
+                    lb,
+                    best_peak,
+                    regions.align,
+                    &mut b,
+                )
             };
             if out.improved {
                 for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {

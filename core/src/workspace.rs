@@ -102,6 +102,20 @@ pub struct Section {
     pub pad: u32,
 }
 
+/// One undo record of the branch and bound ([`crate::exact`]): the minimum offset a slot
+/// had before a placement raised it. Pod, 16 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Raise {
+    /// The slot whose minimum offset was raised.
+    pub slot: u32,
+    /// Padding.
+    pub pad: u32,
+    /// Its minimum offset before, bytes.
+    pub floor: u64,
+}
+
 /// Per-location scratch of the liveness pass. Pod, 12 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
@@ -145,6 +159,9 @@ pub struct Workspace<'a> {
     /// Optional: sections of the branch and bound, up to one per candidate; shorter means the
     /// branch and bound is skipped when it has fewer entries than candidates.
     pub sections: &'a mut [Section],
+    /// Optional: undo records of the branch and bound (a few per placement on its search
+    /// path, up to n² / 2); when full, a placement is undone by recomputation instead.
+    pub raises: &'a mut [Raise],
 }
 
 impl Workspace<'_> {
@@ -189,9 +206,9 @@ impl Workspace<'_> {
 
 /// Fixed-capacity storage for firmware: `I` candidates, `N` intervals, `L` locations.
 /// The optional slices get `I` placed entries, `I` slots and `N` sections (so the branch
-/// and bound runs when the problem has at most `N` sections).
+/// and bound runs when the problem has at most `N` sections) and `N` undo records.
 ///
-/// Size is about `172 * I + 60 * N + 12 * L` bytes: keep it in a `static` (behind the
+/// Size is about `172 * I + 76 * N + 12 * L` bytes: keep it in a `static` (behind the
 /// firmware's own cell or mutex) or in a caller's buffer, not on a small stack.
 ///
 /// ```
@@ -214,6 +231,7 @@ pub struct StaticWorkspace<const I: usize, const N: usize, const L: usize> {
     placed: [Placed; I],
     slots: [Slot; I],
     sections: [Section; N],
+    raises: [Raise; N],
 }
 
 impl<const I: usize, const N: usize, const L: usize> Default for StaticWorkspace<I, N, L> {
@@ -244,6 +262,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
         const Z_PLACED: Placed = Placed { lo: 0, hi: 0, addr: 0, end: 0 };
         const Z_SLOT: Slot =
             Slot { lo: 0, hi: 0, width: 0, rank: 0, size: 0, floor: 0, best: 0, at: 0, total: 0, sol: 0 };
+        const Z_RAISE: Raise = Raise { slot: 0, pad: 0, floor: 0 };
         const Z_SECTION: Section = Section { floor: 0, remaining: 0, low: 0, cuts: 0, pad: 0 };
         StaticWorkspace {
             nodes: [Z_NODE; N],
@@ -258,6 +277,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             placed: [Z_PLACED; I],
             slots: [Z_SLOT; I],
             sections: [Z_SECTION; N],
+            raises: [Z_RAISE; N],
         }
     }
 
@@ -276,6 +296,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             placed: &mut self.placed,
             slots: &mut self.slots,
             sections: &mut self.sections,
+            raises: &mut self.raises,
         }
     }
 }

@@ -7,12 +7,12 @@ use dramalloc_core::interval_tree::Node;
 use dramalloc_core::multicore::antidep::SharedAccess;
 use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedEntry};
 use dramalloc_core::search::Span;
-use dramalloc_core::workspace::{LocScratch, Placed, Scratch, Section, Slot};
+use dramalloc_core::workspace::{LocScratch, Placed, Raise, Scratch, Section, Slot};
 use dramalloc_core::Workspace;
 
 /// Vectors sized for `infos` candidates, `nodes` intervals and `locations` locations, plus
-/// the optional slices of every strategy (placed list, slots, `2 * infos` sections): about
-/// `212 * infos + 28 * nodes + 12 * locations` bytes, linear in n.
+/// the optional slices of every strategy (placed list, slots, `infos` sections, the branch and bound's undo records): about
+/// `212 * infos + 28 * nodes + 12 * locations` bytes plus at most 4 MiB.
 #[derive(Debug, Default)]
 pub struct HostWorkspace {
     nodes: Vec<Node>,
@@ -27,6 +27,17 @@ pub struct HostWorkspace {
     placed: Vec<Placed>,
     slots: Vec<Slot>,
     sections: Vec<Section>,
+    raises: Vec<Raise>,
+}
+
+/// Undo records lent to the branch and bound: `n² / 2` (its worst case) up to 2^18 (4 MiB),
+/// none above [`dramalloc_core::exact::EXACT_MAX_BUFFERS`] candidates (it does not run there).
+fn raise_capacity(infos: usize) -> usize {
+    if infos > dramalloc_core::exact::EXACT_MAX_BUFFERS {
+        0
+    } else {
+        (infos * infos / 2 + infos).min(1 << 18)
+    }
 }
 
 impl HostWorkspace {
@@ -44,7 +55,8 @@ impl HostWorkspace {
             locations: vec![LocScratch::default(); locations],
             placed: vec![Placed::default(); infos],
             slots: vec![Slot::default(); infos],
-            sections: vec![Section::default(); 2 * infos],
+            sections: vec![Section::default(); infos],
+            raises: vec![Raise::default(); raise_capacity(infos)],
         }
     }
 
@@ -63,6 +75,7 @@ impl HostWorkspace {
             placed: &mut self.placed,
             slots: &mut self.slots,
             sections: &mut self.sections,
+            raises: &mut self.raises,
         }
     }
 
