@@ -210,8 +210,8 @@ fn parse_cores(s: &str) -> Option<CoreRange> {
 }
 
 fn valid_name(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+    s.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '.')
 }
 
 struct LineParser<'a> {
@@ -471,6 +471,9 @@ fn parse_line(text: &str, mode: &mut Mode) -> Result<Option<Op>, String> {
             let mut prefix = String::new();
             for (k, v) in opts {
                 match k {
+                    "prefix" if v.contains(['/', '\\']) || v.contains("..") => {
+                        return Err(format!("bad prefix `{v}` (a file-name prefix: no `/`, `\\` or `..`)"))
+                    }
                     "prefix" => prefix = v.to_string(),
                     _ => return Err(format!("unknown option `{k}`")),
                 }
