@@ -3,47 +3,14 @@
 //! so the parallel test harness does not mix tests. The `unsafe` below is confined to this
 //! test binary (implementing `GlobalAlloc` requires it); the library crates forbid unsafe code.
 
-use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
-use std::cell::Cell;
-
 use dramalloc_core::banked::{
     BufferType, CircularBuffers, CoreRange, Device, DeviceDescriptor, FreeList, FreeListConfig, Layout,
     Policy,
 };
 
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every call forwards to `System` with the caller's arguments unchanged; the counter
-// is a thread-local `Cell` that never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: AllocLayout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: forwarded contract.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: AllocLayout) {
-        // SAFETY: forwarded contract.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: AllocLayout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        // SAFETY: forwarded contract.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocs_during<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    let before = ALLOCS.with(Cell::get);
-    let r = f();
-    (r, ALLOCS.with(Cell::get) - before)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocs_during;
 
 #[test]
 fn the_counter_sees_a_heap_allocation() {

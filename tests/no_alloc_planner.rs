@@ -2,37 +2,14 @@
 //! for a 10,000-tensor program, and the whole multi-core pipeline, counted with a counting
 //! global allocator (per thread, so parallel tests do not mix).
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use dramalloc_core::multicore::{Module, MultiConfig, Pipeline};
 use dramalloc_core::program::{Function, Instruction, Location, Operand};
 use dramalloc_core::{plan_function, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::{HostMulti, HostWorkspace};
 
-struct Counting;
-thread_local! { static ALLOCS: Cell<u64> = const { Cell::new(0) }; }
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocs_during<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    let b = ALLOCS.with(Cell::get);
-    let r = f();
-    (r, ALLOCS.with(Cell::get) - b)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocs_during;
 
 /// A seeded program: tensor t is defined at op t and read by 1..4 later ops.
 fn program(n: usize, seed: u64) -> (Vec<Location>, Vec<Instruction>, Vec<Operand>) {
