@@ -31,7 +31,8 @@ pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
 pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
 
 /// Node budget of the branch and bound inside [`Strategy::Auto`]: deterministic, about
-/// 10–40 ms on the hard DSA instances (150–450 buffers) on one core.
+/// 10–60 ms with the portfolio on the hard DSA instances (150–450 buffers) on one core
+/// (a node costs 2–12 µs there).
 pub const AUTO_EXACT_NODES: u64 = 5_000;
 
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.

@@ -14,8 +14,11 @@ pub enum Strategy {
     /// Time sweep ([`crate::sweep`]): place in def order among the live buffers, like a
     /// run-time allocator; O(n log n + n·d), for millions of short-lived buffers.
     Sweep,
-    /// The portfolio of `auto`, then the anytime branch and bound of [`crate::exact`] with
-    /// the caller's budget (`plan_*_with`) or [`crate::planner::EXACT_DEFAULT_NODES`] nodes.
+    /// The portfolio of `auto`, then the anytime branch and bound of [`crate::exact`] (after
+    /// MiniMalloc) with the caller's budget (`plan_*_with`) or
+    /// [`crate::planner::EXACT_DEFAULT_NODES`] nodes, for up to
+    /// [`crate::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
+    /// so it is never worse than `auto` once its budget covers auto's nodes.
     Exact,
     /// The default: a portfolio (seed, greedy-size, best-fit, and the sweep for very large
     /// inputs) keeping the lowest peak (ties: the first in that list), then, for up to
