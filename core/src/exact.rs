@@ -430,8 +430,10 @@ pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
 /// `ids` at least n entries of scratch; at most [`EXACT_MAX_BUFFERS`] candidates, else the
 /// incumbent is returned), whose `best`
 /// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
-/// probed are multiples of `align` above the lower bound. On return the slots' `best` hold
-/// the best plan found.
+/// probed are multiples of `align` above the lower bound; every `bisect_every`-th round of
+/// the round robin also bisects above the lower bound (1: every round, for a quick anytime
+/// result; 2: every other round, more nodes at the lower bound). On return the slots'
+/// `best` hold the best plan found.
 #[allow(clippy::too_many_arguments)]
 pub fn branch_and_bound(
     slots: &mut [Slot],
@@ -443,6 +445,7 @@ pub fn branch_and_bound(
     lower_bound: u64,
     incumbent: u64,
     align: u64,
+    bisect_every: u32,
     budget: &mut Budget<'_>,
 ) -> ExactOutcome {
     let n = slots.len();
@@ -473,6 +476,7 @@ pub fn branch_and_bound(
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
     let mut heuristic = usize::MAX;
+    let mut round = 0u32;
     'rounds: loop {
         let mut lo = proven;
         let mut cap = lower_bound;
@@ -506,6 +510,9 @@ pub fn branch_and_bound(
             if failed {
                 lo = lo.max(cap);
             }
+            if round % bisect_every.max(1) != bisect_every.max(1) - 1 {
+                break; // this round probes the lower bound only
+            }
             // bisect between lo (failed) and the best peak, on multiples of align
             let gap = out.peak - lo;
             if gap <= align.max(lower_bound / 1024) {
@@ -518,6 +525,7 @@ pub fn branch_and_bound(
             }
         }
         limit = limit.saturating_mul(2);
+        round += 1;
     }
     out.nodes = meter.nodes;
     out.stopped = meter.stopped;
@@ -632,6 +640,7 @@ mod tests {
                 lb,
                 total + 1,
                 1,
+                1 + (case % 2) as u32,
                 &mut budget,
             );
             let opt = brute(iv);

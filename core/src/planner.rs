@@ -489,37 +489,19 @@ fn run_strategy(
             prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, by_lo, ids)
         {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
-            let (start, lb) = (regions.start, metrics.lower_bound);
-            // auto: a deterministic node budget; exact: the caller's budget
+            let (start, lb, align) = (regions.start, metrics.lower_bound, regions.align);
             let mut always = || true;
             let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
-            let out = if strategy == Strategy::Exact {
-                branch_and_bound(
-                    slots,
-                    secs,
-                    by_lo,
-                    ids,
-                    st.raises,
-                    start,
-                    lb,
-                    best_peak,
-                    regions.align,
-                    budget,
-                )
-            } else {
-                branch_and_bound(
-                    slots,
-                    secs,
-                    by_lo,
-                    ids,
-                    st.raises,
-                    start,
-                    lb,
-                    best_peak,
-                    regions.align,
-                    &mut b,
-                )
-            };
+            // auto: a deterministic node budget, bisecting every round; exact continues
+            // from auto's result with the caller's budget, spending more at the bound
+            let mut out =
+                branch_and_bound(slots, secs, by_lo, ids, st.raises, start, lb, best_peak, align, 1, &mut b);
+            if strategy == Strategy::Exact && !out.optimal {
+                let more = branch_and_bound(
+                    slots, secs, by_lo, ids, st.raises, start, lb, out.peak, align, 2, budget,
+                );
+                out.improved |= more.improved;
+            }
             if out.improved {
                 for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
                     info.address = slot.best;
