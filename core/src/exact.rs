@@ -432,7 +432,7 @@ pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
 /// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
 /// probed are multiples of `align` above the lower bound; every `bisect_every`-th round of
 /// the round robin also bisects above the lower bound (1: every round, for a quick anytime
-/// result; 2: every other round, more nodes at the lower bound). On return the slots'
+/// result; 3: every third round, more nodes at the lower bound). On return the slots'
 /// `best` hold the best plan found.
 #[allow(clippy::too_many_arguments)]
 pub fn branch_and_bound(

@@ -493,12 +493,12 @@ fn run_strategy(
             let mut always = || true;
             let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
             // auto: a deterministic node budget, bisecting every round; exact continues
-            // from auto's result with the caller's budget, spending more at the bound
+            // from auto's result with the caller's budget, bisecting every third round
             let mut out =
                 branch_and_bound(slots, secs, by_lo, ids, st.raises, start, lb, best_peak, align, 1, &mut b);
             if strategy == Strategy::Exact && !out.optimal {
                 let more = branch_and_bound(
-                    slots, secs, by_lo, ids, st.raises, start, lb, out.peak, align, 2, budget,
+                    slots, secs, by_lo, ids, st.raises, start, lb, out.peak, align, 3, budget,
                 );
                 out.improved |= more.improved;
             }
