@@ -84,6 +84,10 @@ pub enum Collision {
     },
 }
 
+/// One core's outcome: its report and committed bytes, or its collision with the figures up
+/// to it.
+type CoreResult = Result<(ExecReport, u64), Box<(Collision, (ExecReport, u64))>>;
+
 /// A failed execution: the first collision and what had been done up to it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{collision}")]
@@ -226,8 +230,12 @@ impl Shared<'_> {
 /// Runs `model` with the addresses of `plan`. See the module docs.
 ///
 /// # Errors
-/// [`ExecFailure`]: the first [`Collision`] any core detects, with the figures up to it.
-pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Result<ExecReport, ExecFailure> {
+/// [`ExecFailure`] (boxed): the first [`Collision`] any core detects, with the figures up to it.
+pub fn execute(
+    model: &SimModel,
+    plan: &PlannedModel,
+    opts: &ExecOptions,
+) -> Result<ExecReport, Box<ExecFailure>> {
     let start = Instant::now();
     let n = model.cores.len();
     let base = plan.report.shared_base;
@@ -284,7 +292,6 @@ pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Res
         shared_of,
         shared_defs,
     };
-    type CoreResult = Result<(ExecReport, u64), (Collision, (ExecReport, u64))>;
     let results: Vec<CoreResult> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..n)
             .map(|k| {
@@ -299,7 +306,8 @@ pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Res
     for r in results {
         let (rep, committed) = match r {
             Ok(x) => x,
-            Err((e, x)) => {
+            Err(b) => {
+                let (e, x) = *b;
                 first_err.get_or_insert(e);
                 x
             }
@@ -312,23 +320,18 @@ pub fn execute(model: &SimModel, plan: &PlannedModel, opts: &ExecOptions) -> Res
     total.committed_bytes += sh.arena.lock().unwrap_or_else(|e| e.into_inner()).committed_bytes();
     total.sim_time = start.elapsed();
     match first_err {
-        Some(collision) => Err(ExecFailure { collision, partial: total }),
+        Some(collision) => Err(Box::new(ExecFailure { collision, partial: total })),
         None => Ok(total),
     }
 }
 
-fn run_core(
-    sh: &Shared<'_>,
-    k: usize,
-    incoming: &[Vec<(u32, u32)>],
-    opts: &ExecOptions,
-) -> Result<(ExecReport, u64), (Collision, (ExecReport, u64))> {
+fn run_core(sh: &Shared<'_>, k: usize, incoming: &[Vec<(u32, u32)>], opts: &ExecOptions) -> CoreResult {
     let mut partial = (ExecReport::default(), 0);
     let r = run_core_inner(sh, k, incoming, opts, &mut partial);
     match r {
         Err(e) => {
             sh.fail();
-            Err((e, partial))
+            Err(Box::new((e, partial)))
         }
         Ok(x) => {
             let mut p = sh.progress.lock().unwrap_or_else(|e| e.into_inner());
