@@ -40,9 +40,9 @@ pub fn max_load(
             let u = n.payload as usize;
             if scratch[u].stamp != epoch {
                 scratch[u].stamp = epoch;
-                all += infos[u].aligned;
+                all = all.saturating_add(infos[u].aligned);
                 if !infos[u].is_pinned() {
-                    free += infos[u].aligned;
+                    free = free.saturating_add(infos[u].aligned);
                 }
             }
         })?;
@@ -82,9 +82,9 @@ fn sweep_load(nodes: &[crate::interval_tree::Node], infos: &[Info], heap: &mut [
             }
         }
         let info = &infos[node.payload as usize];
-        all += info.aligned;
+        all = all.saturating_add(info.aligned);
         if !info.is_pinned() {
-            free += info.aligned;
+            free = free.saturating_add(info.aligned);
         }
         best_all = best_all.max(all);
         best_free = best_free.max(free);

@@ -114,24 +114,37 @@ pub fn solve_within(
         }
     }
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
-    let cfg = PlanConfig { window: capacity.unwrap_or(u64::MAX), cc: CcSize::Mib(0), strategy };
     let start = Instant::now();
-    let bufs = problem.iter().map(|b| CoreBuffer::new(b.lower as u32, (b.upper - 1) as u32, b.size));
-    let mut keep_going = || start.elapsed() < time_limit;
-    let mut budget = Budget { max_nodes: u64::MAX, keep_going: &mut keep_going };
-    let plan =
-        plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget).map_err(|error| {
-            let id = match error {
-                PlanError::DoesNotFit { location, .. }
-                | PlanError::ZeroSize { location }
-                | PlanError::BadInterval { location, .. }
-                | PlanError::SizeOverflow { location, .. } => {
-                    problem.get(location as usize).map(|b| b.id.clone())
-                }
-                _ => None,
-            };
-            SolveError::Plan { id, error }
-        })?;
+    let name = |error: PlanError| {
+        let id = match error {
+            PlanError::DoesNotFit { location, .. }
+            | PlanError::ZeroSize { location }
+            | PlanError::BadInterval { location, .. }
+            | PlanError::SizeOverflow { location, .. } => {
+                problem.get(location as usize).map(|b| b.id.clone())
+            }
+            _ => None,
+        };
+        SolveError::Plan { id, error }
+    };
+    let run = |window: u64, host: &mut HostWorkspace| {
+        let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
+        let bufs = problem.iter().map(|b| CoreBuffer::new(b.lower as u32, (b.upper - 1) as u32, b.size));
+        let mut keep_going = || start.elapsed() < time_limit;
+        let mut budget = Budget { max_nodes: u64::MAX, keep_going: &mut keep_going };
+        plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget)
+    };
+    // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
+    // not fit, while an unbounded plan of the same strategy may still end below the capacity:
+    // try bounded first (its error names the buffer), then unbounded, and keep whichever fits.
+    let plan = match run(capacity.unwrap_or(u64::MAX), &mut host) {
+        Ok(p) => p,
+        Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, &mut host) {
+            Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => p,
+            _ => return Err(name(bounded)),
+        },
+        Err(e) => return Err(name(e)),
+    };
     let time = start.elapsed();
     let rows = problem
         .iter()
