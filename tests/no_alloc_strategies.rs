@@ -2,36 +2,13 @@
 //! §3.2) around `plan_buffers` on a 10,000-buffer generated problem, with the caller's
 //! storage allocated before counting.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
-
 use dramalloc_core::exact::Budget;
 use dramalloc_core::{plan_buffers, plan_buffers_with, Buffer, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::HostWorkspace;
 
-struct Counting;
-thread_local! { static ALLOCS: Cell<u64> = const { Cell::new(0) }; }
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-#[global_allocator]
-static GLOBAL: Counting = Counting;
-
-fn allocs_during<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    let b = ALLOCS.with(Cell::get);
-    let r = f();
-    (r, ALLOCS.with(Cell::get) - b)
-}
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::allocs_during;
 
 #[test]
 fn counter_sees_an_allocation() {

@@ -6,6 +6,7 @@ use std::fmt;
 
 use dramalloc_core::multicore::{DepKind, Edge};
 
+pub use crate::generate::SplitMix64;
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
 
@@ -116,25 +117,6 @@ impl fmt::Display for Injected {
                 edge.to_instruction
             ),
         }
-    }
-}
-
-/// SplitMix64.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
     }
 }
 
