@@ -17,29 +17,19 @@ use std::time::Instant;
 use coitrees::{BasicCOITree, Interval as CoiInterval, IntervalTree as _};
 use criterion::{criterion_group, Criterion};
 use dramalloc_core::interval_tree::{IntervalTree, Node};
+use dramalloc_sim::generate::SplitMix64;
 use rust_lapper::{Interval as LapInterval, Lapper};
 
 const N: usize = 1_000_000;
 const QUERIES: usize = 1_000_000;
 
-struct SplitMix(u64);
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
-
 /// Closed intervals `[lo, hi]`.
 fn intervals(n: usize, seed: u64) -> Vec<(u32, u32)> {
-    let mut r = SplitMix(seed);
+    let mut r = SplitMix64(seed);
     (0..n)
         .map(|_| {
-            let lo = (r.next() % 1_000_000_000) as u32;
-            (lo, lo + (r.next() % 10_000) as u32)
+            let lo = (r.next_u64() % 1_000_000_000) as u32;
+            (lo, lo + (r.next_u64() % 10_000) as u32)
         })
         .collect()
 }

@@ -3,9 +3,8 @@
 
 use crate::align::align_up;
 use crate::error::PlanError;
-use crate::info::Info;
 use crate::interval_tree::Node;
-use crate::liveness::Built;
+use crate::liveness::{candidate_info, Built};
 use crate::workspace::Workspace;
 
 /// A buffer live over the closed interval `[def, last_use]` (instruction indices) needing
@@ -70,19 +69,8 @@ pub fn build_from_buffer_iter(
         }
         let aligned =
             align_up(buf.bytes, align).ok_or(PlanError::SizeOverflow { location, bytes: buf.bytes })?;
-        let mut info = Info { aligned, bytes: buf.bytes, location, interval_count: 1, ..Info::default() };
-        if let Some(addr) = buf.address {
-            if addr % align.max(1) != 0 {
-                return Err(PlanError::MisalignedFixed { location, address: addr, align });
-            }
-            addr.checked_add(aligned).ok_or(PlanError::SizeOverflow { location, bytes: buf.bytes })?;
-            info.address = addr;
-            info.pinned = 1;
-            info.allocated = 1;
-        } else {
-            b.spill_bytes += buf.bytes;
-            b.aligned_spill_bytes += aligned;
-        }
+        let mut info = candidate_info(&mut b, location, buf.bytes, aligned, buf.address, align)?;
+        info.interval_count = 1;
         ws.infos[k] = info;
         ws.nodes[k] = Node::new(buf.def, buf.last_use, location);
     }

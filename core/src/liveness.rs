@@ -111,20 +111,8 @@ pub fn build_from_function_excluding(
         if ninfo >= cap {
             return Err(PlanError::Capacity { store: Store::Infos, needed: ninfo + 1, capacity: cap });
         }
-        let mut info =
-            Info { aligned, bytes: loc.bytes, location: li, shared: loc.shared as u8, ..Info::default() };
-        if let Some(addr) = loc.address {
-            if addr % align != 0 {
-                return Err(PlanError::MisalignedFixed { location: li, address: addr, align });
-            }
-            addr.checked_add(aligned).ok_or(PlanError::SizeOverflow { location: li, bytes: loc.bytes })?;
-            info.address = addr;
-            info.pinned = 1;
-            info.allocated = 1;
-        } else {
-            b.spill_bytes += loc.bytes;
-            b.aligned_spill_bytes += aligned;
-        }
+        let mut info = candidate_info(&mut b, li, loc.bytes, aligned, loc.address, align)?;
+        info.shared = loc.shared as u8;
         ws.infos[ninfo] = info;
         ws.locations[l].info = ninfo as u32;
         ninfo += 1;
@@ -190,6 +178,39 @@ pub fn build_from_function_excluding(
     }
     b.intervals = nodes as u32;
     Ok(b)
+}
+
+/// The Info record of a candidate of `bytes` bytes (`aligned` after rounding to `align`),
+/// pinned at `address` when it has one; adds a free candidate's bytes to `b`'s spill totals.
+///
+/// # Errors
+/// [`PlanError::MisalignedFixed`] for a fixed address that is not a multiple of `align`;
+/// [`PlanError::SizeOverflow`] when `address + aligned` overflows.
+pub(crate) fn candidate_info(
+    b: &mut Built,
+    location: u32,
+    bytes: u64,
+    aligned: u64,
+    address: Option<u64>,
+    align: u64,
+) -> Result<Info, PlanError> {
+    let mut info = Info { aligned, bytes, location, ..Info::default() };
+    match address {
+        Some(addr) => {
+            if addr % align.max(1) != 0 {
+                return Err(PlanError::MisalignedFixed { location, address: addr, align });
+            }
+            addr.checked_add(aligned).ok_or(PlanError::SizeOverflow { location, bytes })?;
+            info.address = addr;
+            info.pinned = 1;
+            info.allocated = 1;
+        }
+        None => {
+            b.spill_bytes += bytes;
+            b.aligned_spill_bytes += aligned;
+        }
+    }
+    Ok(info)
 }
 
 fn push(ws: &mut Workspace<'_>, nodes: &mut usize, node: Node) -> Result<(), PlanError> {
