@@ -37,7 +37,7 @@
 //! [`ReplayError::Parse`] naming the line number: the whole script is parsed before anything
 //! runs, so nothing is executed, printed or written then (exit code 2).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -517,6 +517,9 @@ struct Machine {
     cbs: CircularBuffers<REPLAY_CBS>,
     cb_names: Vec<String>,
     names: HashMap<String, Named>,
+    /// Names whose block or buffer is still allocated: binding one again is an error line
+    /// (the first allocation could no longer be freed by name).
+    live: HashSet<String>,
     base_dir: Option<PathBuf>,
 }
 
@@ -539,8 +542,17 @@ impl Machine {
             cbs: CircularBuffers::new(),
             cb_names: Vec::new(),
             names: HashMap::new(),
+            live: HashSet::new(),
             base_dir,
         }
+    }
+
+    /// An error when `name` still holds a live allocation.
+    fn not_live(&self, name: &str) -> Result<(), String> {
+        if self.live.contains(name) {
+            return Err(format!("name `{name}` still holds a live allocation; free it first"));
+        }
+        Ok(())
     }
 
     /// Executes one operation: `Ok(line)` or `Err(reason)` for an error line.
@@ -551,6 +563,7 @@ impl Machine {
                 self.allocator = Some(Box::new(FreeList::new(*cfg).map_err(e)?));
                 self.device = None;
                 self.names.clear();
+                self.live.clear();
                 Ok(format!(
                     "allocator {} offset={} min={} align={} policy={}",
                     cfg.size,
@@ -564,6 +577,7 @@ impl Machine {
                 self.device = Some(Box::new(Device::new(*d).map_err(e)?));
                 self.allocator = None;
                 self.names.clear();
+                self.live.clear();
                 self.cbs = CircularBuffers::new();
                 self.cb_names.clear();
                 Ok(format!(
@@ -572,10 +586,12 @@ impl Machine {
                 ))
             }
             Op::Alloc { name, size, down } => {
+                self.not_live(name)?;
                 let fl = self.fl()?;
                 match fl.allocate(*size, !down) {
                     Ok(a) => {
                         self.names.insert(name.clone(), Named::Block(a));
+                        self.live.insert(name.clone());
                         Ok(format!("{name} {a}"))
                     }
                     Err(BankedError::OutOfMemory(_)) => Ok(format!("{name} none")),
@@ -583,10 +599,12 @@ impl Machine {
                 }
             }
             Op::At { name, addr, size } => {
+                self.not_live(name)?;
                 let fl = self.fl()?;
                 match fl.allocate_at(*addr, *size) {
                     Ok(a) => {
                         self.names.insert(name.clone(), Named::Block(a));
+                        self.live.insert(name.clone());
                         Ok(format!("{name} {a}"))
                     }
                     Err(BankedError::OutOfRange { .. }) => Ok(format!("{name} none")),
@@ -603,9 +621,21 @@ impl Machine {
                 match named {
                     Named::Block(a) => {
                         self.fl()?.free(a).map_err(e)?;
+                        let freed: Vec<String> = self
+                            .live
+                            .iter()
+                            .filter(|n| matches!(self.names.get(*n), Some(Named::Block(b)) if *b == a))
+                            .cloned()
+                            .collect();
+                        freed.iter().for_each(|n| {
+                            self.live.remove(n);
+                        });
                     }
                     Named::Buffer(t, a) => {
                         self.dev()?.deallocate(t, a).map_err(e)?;
+                        if let Target::Name(n) = target {
+                            self.live.remove(n);
+                        }
                     }
                     Named::Cb(_) => return Err(format!("`{label}` is a circular buffer")),
                 }
@@ -626,6 +656,7 @@ impl Machine {
                 if let Some(d) = self.device.as_mut() {
                     d.clear();
                 }
+                self.live.clear();
                 Ok("clear".into())
             }
             Op::Stats(None) => Ok(format!("stats {}", stats_text(&self.fl()?.statistics()))),
@@ -651,12 +682,14 @@ impl Machine {
                 })
             }
             Op::Buffer { name, ty, size, page, sharded } => {
+                self.not_live(name)?;
                 let layout = match sharded {
                     Some(k) => Layout::Sharded { cores: *k },
                     None => Layout::Interleaved,
                 };
                 let b = self.dev()?.allocate(*ty, *size, *page, layout).map_err(e)?;
                 self.names.insert(name.clone(), Named::Buffer(*ty, b.address));
+                self.live.insert(name.clone());
                 Ok(format!("{name} {} per_bank={}", b.address, b.size_per_bank))
             }
             Op::Cb { name, cores, size, page } => {
@@ -806,6 +839,21 @@ pub fn run_replay(script_path: &Path, out: &mut dyn Write) -> Result<ReplayOutco
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_live_name_cannot_be_bound_again() {
+        let out =
+            replay_str("allocator 1M min=1K align=1K\nalloc a 1K\nalloc a 1K\nfree a\nalloc a 1K\n", None)
+                .unwrap();
+        assert_eq!(out.lines[1], "a 0");
+        assert!(
+            out.lines[2].starts_with("error alloc a 1K : name `a` still holds a live allocation"),
+            "{}",
+            out.lines[2]
+        );
+        assert_eq!(&out.lines[3..], &["free a".to_string(), "a 0".to_string()]);
+        assert_eq!(out.errors, 1);
+    }
 
     #[test]
     fn malformed_line_names_its_number_and_runs_nothing() {
