@@ -39,6 +39,7 @@
 //! most one [`Section`] per candidate and three index slices of the caller, no heap.
 //! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
 
+use crate::min_heap;
 pub use crate::sections::prepare;
 use crate::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
@@ -209,6 +210,7 @@ impl Search<'_> {
         let slots = &*self.slots;
         let heap = &mut *self.heap;
         let key = |v: u32| slots[v as usize].floor;
+        let by_key = |a: u32, b: u32| key(a) < key(b);
         let (mut len, mut k, mut any) = (0usize, i, false);
         for s in s0..s1 {
             while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
@@ -222,33 +224,10 @@ impl Search<'_> {
                 if c.floor.max(level) + c.size > self.cap {
                     return Some(false); // it fits nowhere any more
                 }
-                let mut x = len;
-                heap[len] = v;
-                len += 1;
-                while x > 0 && key(heap[x]) < key(heap[(x - 1) / 2]) {
-                    heap.swap(x, (x - 1) / 2);
-                    x = (x - 1) / 2;
-                }
+                min_heap::push(heap, &mut len, v, by_key);
             }
             while len > 0 && (slots[heap[0] as usize].hi as usize) < s {
-                len -= 1;
-                heap[0] = heap[len];
-                let mut x = 0;
-                loop {
-                    let (l, r) = (2 * x + 1, 2 * x + 2);
-                    let mut m = x;
-                    if l < len && key(heap[l]) < key(heap[m]) {
-                        m = l;
-                    }
-                    if r < len && key(heap[r]) < key(heap[m]) {
-                        m = r;
-                    }
-                    if m == x {
-                        break;
-                    }
-                    heap.swap(x, m);
-                    x = m;
-                }
+                min_heap::pop(heap, &mut len, by_key);
             }
             let rem = self.sec[s].remaining;
             if rem > 0 && len > 0 && key(heap[0]).max(level) + rem > self.cap {

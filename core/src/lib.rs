@@ -37,6 +37,7 @@ pub mod interval_tree;
 pub mod liveness;
 pub mod lower_bound;
 pub mod metrics;
+pub mod min_heap;
 pub mod multicore;
 pub mod order;
 pub mod planner;

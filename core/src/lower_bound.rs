@@ -8,6 +8,7 @@
 use crate::error::PlanError;
 use crate::info::Info;
 use crate::interference::Graph;
+use crate::min_heap;
 use crate::workspace::Scratch;
 
 /// Peak load over instructions, bytes: `(all candidates, non-pinned candidates only)`.
@@ -54,6 +55,7 @@ pub fn max_load(
 
 fn sweep_load(nodes: &[crate::interval_tree::Node], infos: &[Info], heap: &mut [u32]) -> (u64, u64) {
     let hi = |i: u32| nodes[i as usize].hi;
+    let by_hi = |a: u32, b: u32| hi(a) < hi(b);
     let (mut all, mut free, mut best_all, mut best_free, mut len) = (0u64, 0u64, 0u64, 0u64, 0usize);
     for (i, node) in nodes.iter().enumerate() {
         while len > 0 && hi(heap[0]) < node.lo {
@@ -62,24 +64,7 @@ fn sweep_load(nodes: &[crate::interval_tree::Node], infos: &[Info], heap: &mut [
             if !info.is_pinned() {
                 free -= info.aligned;
             }
-            len -= 1;
-            heap[0] = heap[len];
-            let mut k = 0;
-            loop {
-                let (l, r) = (2 * k + 1, 2 * k + 2);
-                let mut m = k;
-                if l < len && hi(heap[l]) < hi(heap[m]) {
-                    m = l;
-                }
-                if r < len && hi(heap[r]) < hi(heap[m]) {
-                    m = r;
-                }
-                if m == k {
-                    break;
-                }
-                heap.swap(k, m);
-                k = m;
-            }
+            min_heap::pop(heap, &mut len, by_hi);
         }
         let info = &infos[node.payload as usize];
         all = all.saturating_add(info.aligned);
@@ -88,13 +73,7 @@ fn sweep_load(nodes: &[crate::interval_tree::Node], infos: &[Info], heap: &mut [
         }
         best_all = best_all.max(all);
         best_free = best_free.max(free);
-        heap[len] = i as u32;
-        let mut k = len;
-        len += 1;
-        while k > 0 && hi(heap[k]) < hi(heap[(k - 1) / 2]) {
-            heap.swap(k, (k - 1) / 2);
-            k = (k - 1) / 2;
-        }
+        min_heap::push(heap, &mut len, i as u32, by_hi);
     }
     (best_all, best_free)
 }

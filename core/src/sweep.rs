@@ -16,42 +16,10 @@
 use crate::error::PlanError;
 use crate::info::Info;
 use crate::interference::Graph;
+use crate::min_heap;
 use crate::search::{Fit, Span};
 use crate::select::{place_one, Regions};
 use crate::workspace::Placed;
-
-fn less(nodes: &[crate::interval_tree::Node], a: u32, b: u32) -> bool {
-    nodes[a as usize].hi < nodes[b as usize].hi
-}
-
-fn sift_down(heap: &mut [u32], len: usize, nodes: &[crate::interval_tree::Node], mut i: usize) {
-    loop {
-        let (l, r) = (2 * i + 1, 2 * i + 2);
-        let mut m = i;
-        if l < len && less(nodes, heap[l], heap[m]) {
-            m = l;
-        }
-        if r < len && less(nodes, heap[r], heap[m]) {
-            m = r;
-        }
-        if m == i {
-            return;
-        }
-        heap.swap(i, m);
-        i = m;
-    }
-}
-
-fn sift_up(heap: &mut [u32], nodes: &[crate::interval_tree::Node], mut i: usize) {
-    while i > 0 {
-        let p = (i - 1) / 2;
-        if !less(nodes, heap[i], heap[p]) {
-            return;
-        }
-        heap.swap(i, p);
-        i = p;
-    }
-}
 
 /// Places every candidate by the time sweep. `order`, `heap`, `placed`, `occupied` need
 /// `infos.len()` entries. Returns `Ok(false)` (nothing
@@ -94,14 +62,13 @@ pub fn sweep(
     for info in infos.iter_mut() {
         info.allocated = 0;
     }
+    let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen) = (0usize, 0usize);
     for &ni in order[..n].iter() {
         let node = nodes[ni as usize];
         while hlen > 0 && nodes[heap[0] as usize].hi < node.lo {
             let gone = nodes[heap[0] as usize];
-            hlen -= 1;
-            heap[0] = heap[hlen];
-            sift_down(heap, hlen, nodes, 0);
+            min_heap::pop(heap, &mut hlen, by_hi);
             let g = &infos[gone.payload as usize];
             let at = placed[..live].partition_point(|q| (q.addr, q.end) < (g.address, g.end()));
             placed.copy_within(at + 1..live, at);
@@ -120,9 +87,7 @@ pub fn sweep(
             &mut live,
             Placed { lo: node.lo, hi: node.hi, addr: address, end: info.end() },
         );
-        heap[hlen] = ni;
-        hlen += 1;
-        sift_up(heap, nodes, hlen - 1);
+        min_heap::push(heap, &mut hlen, ni, by_hi);
     }
     Ok(true)
 }

@@ -1,0 +1,63 @@
+//! A binary min-heap of `u32` ids kept in a caller's slice: `heap[..len]` is the heap, the
+//! order is given by a `less(a, b)` closure. No heap allocation, no bounds beyond the slice.
+//! Used by the time sweep, the max-load lower bound and the exact search's section check.
+
+/// Pushes `id` onto `heap[..*len]` (which must have room at `*len`) and grows `*len`.
+/// O(log n).
+#[inline]
+pub fn push(heap: &mut [u32], len: &mut usize, id: u32, less: impl Fn(u32, u32) -> bool) {
+    let mut x = *len;
+    heap[x] = id;
+    *len += 1;
+    while x > 0 && less(heap[x], heap[(x - 1) / 2]) {
+        heap.swap(x, (x - 1) / 2);
+        x = (x - 1) / 2;
+    }
+}
+
+/// Removes the minimum `heap[0]` from `heap[..*len]` (`*len > 0`) and shrinks `*len`.
+/// O(log n).
+#[inline]
+pub fn pop(heap: &mut [u32], len: &mut usize, less: impl Fn(u32, u32) -> bool) {
+    *len -= 1;
+    heap[0] = heap[*len];
+    let n = *len;
+    let mut x = 0;
+    loop {
+        let (l, r) = (2 * x + 1, 2 * x + 2);
+        let mut m = x;
+        if l < n && less(heap[l], heap[m]) {
+            m = l;
+        }
+        if r < n && less(heap[r], heap[m]) {
+            m = r;
+        }
+        if m == x {
+            return;
+        }
+        heap.swap(x, m);
+        x = m;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_order() {
+        let keys = [5u32, 1, 9, 3, 7, 3, 0];
+        let mut heap = [0u32; 7];
+        let mut len = 0;
+        for id in 0..7 {
+            push(&mut heap, &mut len, id, |a, b| keys[a as usize] < keys[b as usize]);
+        }
+        let mut out = [0u32; 7];
+        for o in out.iter_mut() {
+            *o = keys[heap[0] as usize];
+            pop(&mut heap, &mut len, |a, b| keys[a as usize] < keys[b as usize]);
+        }
+        assert_eq!(out, [0, 1, 3, 3, 5, 7, 9]);
+        assert_eq!(len, 0);
+    }
+}
