@@ -134,6 +134,8 @@ struct Search<'s> {
     nraise: usize,
     start: u64,
     cap: u64,
+    /// The static preorder in use ([`preorder`]).
+    heuristic: usize,
 }
 
 impl Search<'_> {
@@ -144,9 +146,13 @@ impl Search<'_> {
         (self.by_lo.partition_point(|x| first(x) < s0), self.by_lo.partition_point(|x| first(x) < s1))
     }
 
-    /// Places `b` (of part `[i, j)` of `by_lo`) at its minimum offset; returns the undo mark
-    /// (`None`: the undo records are full, [`Search::unplace`] recomputes instead).
-    fn place(&mut self, b: usize, (i, j): (usize, usize)) -> Option<usize> {
+    /// Places `b` (of part `[i, j)` of `by_lo`) at its minimum offset and raises the minimum
+    /// offsets of the unplaced buffers it overlaps. Returns the undo mark (`None`: the undo
+    /// records are full, [`Search::unplace`] recomputes instead), the window of sections
+    /// whose floors may have changed (`b`'s and the raised buffers', inclusive), whether
+    /// every raised buffer still fits under the capacity and whether `b` has a *hat* (an
+    /// unplaced buffer overlapping it in time).
+    fn place(&mut self, b: usize, (i, j): (usize, usize)) -> (Option<usize>, (usize, usize), bool, bool) {
         let s = self.slots[b];
         let top = s.floor + s.size;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
@@ -156,18 +162,27 @@ impl Search<'_> {
         self.slots[b].sol = s.floor;
         let mark = self.nraise;
         let room = self.raises.len() - mark >= j - i;
-        // the unplaced buffers overlapping b are in b's part
-        for &v in &self.by_lo[i..j] {
+        let (mut w0, mut w1, mut fits, mut hat) = (s.lo, s.hi, true, false);
+        // the unplaced buffers overlapping b are in b's part and start at or before its end
+        let end = i + self.by_lo[i..j].partition_point(|&v| self.slots[v as usize].lo <= s.hi);
+        for &v in &self.by_lo[i..end] {
             let c = &mut self.slots[v as usize];
-            if c.at == UNPLACED && c.floor < top && overlaps(c, &s) {
+            if c.at != UNPLACED || c.hi < s.lo {
+                continue;
+            }
+            hat = true;
+            if c.floor < top {
                 if room {
                     self.raises[self.nraise] = Raise { slot: v, pad: 0, floor: c.floor };
                     self.nraise += 1;
                 }
                 c.floor = top;
+                fits &= top + c.size <= self.cap;
+                w0 = w0.min(c.lo);
+                w1 = w1.max(c.hi);
             }
         }
-        room.then_some(mark)
+        (room.then_some(mark), (w0 as usize, w1 as usize), fits, hat)
     }
 
     /// Undoes [`Search::place`] of `b`: pops the undo records down to `mark`, or without
@@ -203,26 +218,26 @@ impl Search<'_> {
     }
 
     /// Section inference with the unallocated and monotonic floors at `level` over the
-    /// sections `[s0, s1)` of part `[i, j)`; `None` when nothing is left to place there.
-    /// One sweep over the sections with a min-heap of the live unplaced buffers' minimum
-    /// offsets: O(k log k + sections) for k buffers.
-    fn feasible(&mut self, level: u64, s0: usize, s1: usize, (i, j): (usize, usize)) -> Option<bool> {
+    /// sections `[s0, s1)` of part `[i, j)`: false when some section's floor plus the sizes
+    /// of its unplaced buffers, or some buffer's minimum offset plus its size, exceeds the
+    /// capacity. One sweep over the sections with a min-heap of the live unplaced buffers'
+    /// minimum offsets: O(k log k + sections) for k buffers starting before `s1`.
+    fn feasible(&mut self, level: u64, s0: usize, s1: usize, (i, j): (usize, usize)) -> bool {
         let slots = &*self.slots;
         let heap = &mut *self.heap;
         let key = |v: u32| slots[v as usize].floor;
         let by_key = |a: u32, b: u32| key(a) < key(b);
-        let (mut len, mut k, mut any) = (0usize, i, false);
+        let (mut len, mut k) = (0usize, i);
         for s in s0..s1 {
             while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
                 let v = self.by_lo[k];
                 k += 1;
                 let c = &slots[v as usize];
-                if c.at != UNPLACED {
+                if c.at != UNPLACED || (c.hi as usize) < s0 {
                     continue;
                 }
-                any = true;
                 if c.floor.max(level) + c.size > self.cap {
-                    return Some(false); // it fits nowhere any more
+                    return false; // it fits nowhere any more
                 }
                 min_heap::push(heap, &mut len, v, by_key);
             }
@@ -231,31 +246,37 @@ impl Search<'_> {
             }
             let rem = self.sec[s].remaining;
             if rem > 0 && len > 0 && key(heap[0]).max(level) + rem > self.cap {
-                return Some(false);
+                return false;
             }
         }
-        any.then_some(true)
+        true
+    }
+
+    /// The monotonic floor alone, before placing `b` at `level`: false when a section of
+    /// `[s0, s1)` would hold more unplaced bytes than fit between `level` and the capacity.
+    /// O(sections), no placement needed.
+    fn level_ok(&self, level: u64, b: &Slot, s0: usize, s1: usize) -> bool {
+        let room = self.cap.saturating_sub(level);
+        let (lo, hi) = (b.lo as usize, b.hi as usize);
+        let over = |sec: &Section| sec.remaining > room;
+        !(self.sec[s0..lo].iter().any(over)
+            || self.sec[hi + 1..s1].iter().any(over)
+            || self.sec[lo..=hi].iter().any(|sec| sec.remaining - b.size > room))
     }
 
     /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
-    /// `after`, canonical after the last placement `last` = (offset, rank), not dominated,
+    /// `after`, canonical after the last placement `last` = (offset, rank), not dominated
+    /// (offset below `min_top`, the lowest minimum offset + size of the unplaced buffers),
     /// within the capacity; returns its slot index.
     fn next_child(
         &self,
         (i, j): (usize, usize),
+        min_top: u64,
         last: Option<(u64, u32)>,
         after: Option<(u64, u32)>,
     ) -> Option<usize> {
-        let part = &self.by_lo[i..j];
-        let mut min_top = u64::MAX;
-        for &c in part {
-            let c = &self.slots[c as usize];
-            if c.at == UNPLACED {
-                min_top = min_top.min(c.floor + c.size);
-            }
-        }
         let mut best: Option<((u64, u32), usize)> = None;
-        for &v in part {
+        for &v in &self.by_lo[i..j] {
             let c = &self.slots[v as usize];
             if c.at != UNPLACED || c.floor >= min_top || c.floor + c.size > self.cap {
                 continue;
@@ -274,12 +295,22 @@ impl Search<'_> {
     /// Solves the unplaced buffers of sections `[s0, s1)` (MiniMalloc's dynamic
     /// decomposition): splits the range where no unplaced buffer crosses a section boundary
     /// and searches each part on its own; the parts share nothing but the placed buffers'
-    /// floors, so one failing part fails the whole without retrying the others.
-    fn solve_range(&mut self, s0: usize, s1: usize, ctl: &mut Ctl<'_, '_, '_>) -> Step {
+    /// floors, so one failing part fails the whole without retrying the others. With
+    /// `rerank` each part is first preordered anew from its current section totals.
+    fn solve_range(&mut self, s0: usize, s1: usize, rerank: bool, ctl: &mut Ctl<'_, '_, '_>) -> Step {
         let mut a = s0;
         for k in s0..s1 {
             if k + 1 == s1 || self.sec[k].cuts == 0 {
+                let mark = if rerank { self.rerank(a, k + 1) } else { None };
                 let st = self.dfs(a, k + 1, None, ctl);
+                if let Some(base) = mark {
+                    while self.nraise > base {
+                        self.nraise -= 1;
+                        let r = self.raises[self.nraise];
+                        let c = &mut self.slots[r.slot as usize];
+                        (c.rank, c.total) = (r.pad, r.floor);
+                    }
+                }
                 if st != Step::Done {
                     return st;
                 }
@@ -289,40 +320,138 @@ impl Search<'_> {
         Step::Done
     }
 
+    /// Preorders the unplaced buffers of sections `[s0, s1)` anew (MiniMalloc's sub-problem
+    /// preordering): each one's total becomes the largest unplaced total of its sections.
+    /// Their old ranks and totals go on the undo stack; returns its mark, `None` (nothing
+    /// changed) when the stack has no room.
+    fn rerank(&mut self, s0: usize, s1: usize) -> Option<usize> {
+        let (i, j) = self.part(s0, s1);
+        let base = self.nraise;
+        if self.raises.len() - base < j - i {
+            return None;
+        }
+        for &v in &self.by_lo[i..j] {
+            let c = &mut self.slots[v as usize];
+            if c.at != UNPLACED {
+                continue;
+            }
+            let total =
+                self.sec[c.lo as usize..=c.hi as usize].iter().map(|x| x.remaining).max().unwrap_or(0);
+            self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.total };
+            self.nraise += 1;
+            c.total = total;
+        }
+        let (slots, h) = (&*self.slots, self.heuristic);
+        self.raises[base..self.nraise].sort_unstable_by(|a, b| {
+            let (x, y) = (&slots[a.slot as usize], &slots[b.slot as usize]);
+            preorder_key(y, h).cmp(&preorder_key(x, h)).then(a.slot.cmp(&b.slot))
+        });
+        for (r, rec) in self.raises[base..self.nraise].iter().enumerate() {
+            self.slots[rec.slot as usize].rank = r as u32;
+        }
+        Some(base)
+    }
+
     /// Depth-first search over the unplaced buffers of sections `[s0, s1)` after the
-    /// placement `last` = (offset, rank) of this part.
+    /// placement `last` = (offset, rank) of this part. Invariant on entry: the part passes
+    /// [`Search::feasible`] at the level of `last`; a child is checked only where placing it
+    /// changed something (the level everywhere, the floors in its window).
     fn dfs(&mut self, s0: usize, s1: usize, last: Option<(u64, u32)>, ctl: &mut Ctl<'_, '_, '_>) -> Step {
         if !ctl.tick() {
             return Step::Abort;
         }
-        let level = last.map_or(self.start, |l| l.0);
         let part = self.part(s0, s1);
-        match self.feasible(level, s0, s1, part) {
-            None => return Step::Done,
-            Some(false) => return Step::Dead,
-            Some(true) => {}
+        // lowest top and the two largest sizes of the unplaced buffers
+        let (mut min_top, mut big, mut big_at, mut second) = (u64::MAX, 0u64, usize::MAX, 0u64);
+        for &v in &self.by_lo[part.0..part.1] {
+            let c = &self.slots[v as usize];
+            if c.at == UNPLACED {
+                min_top = min_top.min(c.floor + c.size);
+                if c.size > big {
+                    (second, big, big_at) = (big, c.size, v as usize);
+                } else {
+                    second = second.max(c.size);
+                }
+            }
         }
-        let mut after = None;
-        while let Some(b) = self.next_child(part, last, after) {
-            let key = (self.slots[b].floor, self.slots[b].rank);
-            let mark = self.place(b, part);
-            let (lo, hi) = (self.slots[b].lo as usize, self.slots[b].hi as usize);
-            let mut split = false;
-            for sec in &mut self.sec[lo..hi] {
-                sec.cuts -= 1;
-                split |= sec.cuts == 0;
+        if min_top == u64::MAX {
+            return Step::Done;
+        }
+        // the children in (offset, rank) order: listed once on the undo stack when it has
+        // room (the list is popped on return), else found by a scan per child
+        let base = self.nraise;
+        let listed = self.raises.len() - base >= part.1 - part.0;
+        if listed {
+            for &v in &self.by_lo[part.0..part.1] {
+                let c = &self.slots[v as usize];
+                let key = (c.floor, c.rank);
+                if c.at == UNPLACED
+                    && c.floor < min_top
+                    && c.floor + c.size <= self.cap
+                    && last.is_none_or(|l| key >= l)
+                {
+                    self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.floor };
+                    self.nraise += 1;
+                }
             }
-            let st = if split { self.solve_range(s0, s1, ctl) } else { self.dfs(s0, s1, Some(key), ctl) };
-            for sec in &mut self.sec[lo..hi] {
-                sec.cuts += 1;
+            self.raises[base..self.nraise].sort_unstable_by_key(|r| (r.floor, r.pad));
+        }
+        let end = self.nraise;
+        let (mut next, mut after, mut result) = (base, None, Step::Dead);
+        loop {
+            let b = if listed {
+                if next == end {
+                    break;
+                }
+                next += 1;
+                self.raises[next - 1].slot as usize
+            } else {
+                match self.next_child(part, min_top, last, after) {
+                    Some(b) => b,
+                    None => break,
+                }
+            };
+            let s = self.slots[b];
+            let key = (s.floor, s.rank);
+            after = Some(key);
+            // every other unplaced buffer goes at or above this level
+            let other = if b == big_at { second } else { big };
+            if s.floor + other > self.cap || !self.level_ok(s.floor, &s, s0, s1) {
+                continue;
             }
+            let (mark, (w0, w1), fits, hat) = self.place(b, part);
+            let st = if fits && self.feasible(s.floor, w0, w1 + 1, part) {
+                let (lo, hi) = (s.lo as usize, s.hi as usize);
+                let mut split = false;
+                for sec in &mut self.sec[lo..hi] {
+                    sec.cuts -= 1;
+                    split |= sec.cuts == 0;
+                }
+                let st = if split {
+                    self.solve_range(s0, s1, true, ctl)
+                } else {
+                    self.dfs(s0, s1, Some(key), ctl)
+                };
+                for sec in &mut self.sec[lo..hi] {
+                    sec.cuts += 1;
+                }
+                st
+            } else {
+                Step::Dead
+            };
             self.unplace(b, part, mark);
             if st != Step::Dead {
-                return st;
+                result = st;
+                break;
             }
-            after = Some(key);
+            if !hat {
+                // hatless pruning (MiniMalloc): `b` overlaps no unplaced buffer, so placing
+                // it here loses nothing; if the rest fails with it, it fails without it
+                break;
+            }
         }
-        Step::Dead
+        self.nraise = base;
+        result
     }
 }
 
@@ -365,8 +494,11 @@ impl Search<'_> {
     /// One decision search at `self.cap` with at most `limit` nodes.
     fn probe(&mut self, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
         let count = self.sec.len();
+        if !self.feasible(self.start, 0, count, (0, self.by_lo.len())) {
+            return Probe::Infeasible;
+        }
         let mut ctl = Ctl { meter, used: 0, limit, hit_limit: false };
-        match self.solve_range(0, count, &mut ctl) {
+        match self.solve_range(0, count, false, &mut ctl) {
             Step::Done => {
                 let mut peak = 0;
                 for c in self.slots.iter_mut() {
@@ -382,23 +514,28 @@ impl Search<'_> {
     }
 }
 
-/// Sorts `ids` by static preorder `h` (0: section total, area, lifetime; 1: lifetime, area,
-/// total; 2: total, lifetime, area; all descending, ties by index) and writes the ranks;
-/// `ids` (at least `slots.len()` entries) is overwritten with the order.
+/// The sort key (descending) of static preorder `h` (see [`preorder`]).
+fn preorder_key(s: &Slot, h: usize) -> (u64, u64, u64) {
+    let area = s.size.saturating_mul(s.width as u64);
+    let w = s.width as u64;
+    match h % PREORDERS {
+        0 => (w, area, s.total),
+        1 => (s.total, area, w),
+        _ => (s.total, w, area),
+    }
+}
+
+/// Sorts `ids` by static preorder `h` (0: lifetime, area, section total — MiniMalloc's
+/// "WAT"; 1: total, area, lifetime; 2: total, lifetime, area; all descending, ties by
+/// index) and writes the ranks; `ids` (at least `slots.len()` entries) is overwritten with
+/// the order.
 pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
-    let key = |s: &Slot| {
-        let area = s.size.saturating_mul(s.width as u64);
-        let w = s.width as u64;
-        match h % PREORDERS {
-            0 => (s.total, area, w),
-            1 => (w, area, s.total),
-            _ => (s.total, w, area),
-        }
-    };
     for (k, id) in ids.iter_mut().enumerate() {
         *id = k as u32;
     }
-    ids.sort_unstable_by(|&a, &b| key(&slots[b as usize]).cmp(&key(&slots[a as usize])).then(a.cmp(&b)));
+    ids.sort_unstable_by(|&a, &b| {
+        preorder_key(&slots[b as usize], h).cmp(&preorder_key(&slots[a as usize], h)).then(a.cmp(&b))
+    });
     for (r, &c) in ids.iter().enumerate() {
         slots[c as usize].rank = r as u32;
     }
@@ -466,7 +603,17 @@ pub fn branch_and_bound(
                     preorder(slots, ids, h);
                     heuristic = h;
                 }
-                let mut s = Search { slots, sec: sections, by_lo, heap: ids, raises, nraise: 0, start, cap };
+                let mut s = Search {
+                    slots,
+                    sec: sections,
+                    by_lo,
+                    heap: ids,
+                    raises,
+                    nraise: 0,
+                    start,
+                    cap,
+                    heuristic: h,
+                };
                 match s.probe(limit, &mut meter) {
                     Probe::Found(p) => {
                         out.peak = p;
