@@ -61,3 +61,20 @@ fn exact_reaches_the_lower_bound_on_a_small_case() {
     assert_eq!((exact.metrics.hwm, exact.metrics.lower_bound), (2, 2));
     assert!(greedy.metrics.hwm >= exact.metrics.hwm);
 }
+
+#[test]
+fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
+    // MiniMalloc's challenging set: on these the max-load bound is reachable and the search
+    // stops as soon as it gets there (well under a second in release builds); the limit is far
+    // above that, so the result does not depend on the machine.
+    let want = [("C.1048576", 1_039_360), ("G.1048576", 1_048_576), ("H.1048576", 1_048_576)];
+    let want = want.iter().chain(&[("I.1048576", 1_048_576), ("K.1048576", 1_048_576)]);
+    for &(file, lb) in want {
+        let (_, name, text) = dramalloc_sim::bundled::PROBLEMS.iter().find(|p| p.1 == file).unwrap();
+        let bufs = parse_buffers(text, name, 10_000_000).unwrap();
+        let exact =
+            solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_secs(300)).unwrap();
+        assert_eq!((exact.metrics.hwm, exact.metrics.lower_bound), (lb, lb), "{file}");
+        verify(&bufs, &exact.rows, 1, None).unwrap();
+    }
+}

@@ -17,26 +17,38 @@
 //! - *Dominance*: a buffer is not placed at or above the lowest top (minimum offset + size)
 //!   of the unplaced buffers: that buffer would fit entirely below, in a gap that the
 //!   canonical sequence can no longer fill.
+//! - *Hatless pruning* (MiniMalloc): when the child just placed overlaps no unplaced buffer
+//!   and its subtree fails, the node fails (placing it elsewhere cannot help the others).
 //! - *Dynamic ordering*: children are tried by smallest minimum offset, then preorder rank.
-//! - *Static preordering*: ranks come from sorting by the largest section total a buffer
-//!   touches, its area (size × lifetime) and its lifetime; three such orders are tried in
-//!   turn with a node limit that doubles each round (MiniMalloc's round robin).
+//! - *Static preordering*: ranks come from sorting by lifetime, area and the largest section
+//!   total a buffer touches in three orders (MiniMalloc's "WAT", "TAW", "TWA"), tried in
+//!   turn with a node limit that doubles each round (MiniMalloc's round robin). After a split
+//!   each part is ranked anew from its current section totals (as MiniMalloc's sub-problems).
 //!
-//! **Incremental state.** Placing a buffer raises the floors of its sections and the
-//! minimum offsets of the unplaced buffers it overlaps (overlap = a shared section);
-//! unplacing rebuilds only those sections' floors from the placed buffers overlapping it and
-//! the minimum offsets that it set. The path is a stack of ranks in a caller's slice.
+//! **Incremental checks.** A child is checked only for what its placement changes: the level
+//! (every section's unplaced total must fit between the child's offset and the capacity, an
+//! O(sections) pass before anything is placed), the minimum offsets it raised and the floors
+//! of the window of sections those buffers cover (a heap sweep over that window only); the
+//! rest of the part passed at the parent. Placing raises the minimum offsets of the unplaced
+//! buffers it overlaps (overlap = a shared section); undo records restore them. A node lists
+//! its children once, sorted, on the same undo stack (a scan per child when it is full). The
+//! path is a stack of ranks in a caller's slice.
 //!
 //! **Minimising the peak (anytime).** The caller's plan (the best greedy plan) is the
-//! incumbent. Each round probes capacity = lower bound, then bisects between the lower
-//! bound and the best peak found; a probe that exhausts its search proves its capacity
-//! infeasible. It stops at the lower bound, when the bound and the best meet, after
-//! `max_nodes` nodes in all, or when the caller's `keep_going` callback returns false
-//! (checked every [`CHECK_EVERY`] nodes; a host passes a clock, firmware a counter). With
-//! `keep_going` always true the result depends only on the input (deterministic).
+//! incumbent. Each round probes capacity = lower bound with the round's node limit, then
+//! bisects between the highest capacity that failed at its limit and the best peak found,
+//! each bisection probe with a quarter of the limit (plus n), at most the limit's worth of
+//! nodes a round; when the two meet it starts again from the proven bound. A probe that
+//! exhausts its search proves its capacity infeasible. It stops at the lower bound, when the
+//! proven bound and the best meet, after `max_nodes` nodes in all, or when the caller's
+//! `keep_going` callback returns false (checked every [`CHECK_EVERY`] nodes; a host passes a
+//! clock, firmware a counter). With `keep_going` always true the result depends only on the
+//! input (deterministic).
 //!
-//! Complexity per node O(m + sections touched) for m buffers; memory: one [`Slot`] and at
-//! most one [`Section`] per candidate and three index slices of the caller, no heap.
+//! Complexity per node for m unplaced buffers of its part: O(m log m) to list the children,
+//! then per child O(sections) for the level and O(m + w log w) to place it and check its
+//! window of w buffers. Memory: one [`Slot`] and at most one [`Section`] per candidate, three
+//! index slices and the undo stack of the caller, no heap.
 //! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
 
 use crate::min_heap;
@@ -46,6 +58,10 @@ use crate::workspace::{Raise, Section, Slot};
 
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
+
+/// Bisection probes get the round's node limit shifted right by this (the lower bound
+/// probe gets all of it).
+pub const BISECT_SHIFT: u32 = 2;
 
 /// Number of static preorders tried in turn ([`preorder`]).
 pub const PREORDERS: usize = 3;
@@ -486,9 +502,10 @@ impl Ctl<'_, '_, '_> {
     }
 }
 
-/// Largest problem the recursive search takes (its recursion is one frame, about 200 bytes
-/// of stack, per placed buffer).
-pub const EXACT_MAX_BUFFERS: usize = 4096;
+/// Largest problem the recursive search takes: its recursion is one frame per placed buffer
+/// (about 400 bytes of stack in a release build, plus one smaller frame where a part splits),
+/// so 2,048 buffers stay near 1 MiB of stack.
+pub const EXACT_MAX_BUFFERS: usize = 2048;
 
 impl Search<'_> {
     /// One decision search at `self.cap` with at most `limit` nodes.
@@ -593,9 +610,12 @@ pub fn branch_and_bound(
     let mut limit = 2 * n as u64;
     let mut heuristic = usize::MAX;
     let mut round = 0u32;
+    // highest capacity that failed at its node limit: bisection probes above it until it
+    // meets the best peak, then starts again from the proven bound with larger limits
+    let mut lo = proven;
     'rounds: loop {
-        let mut lo = proven;
         let mut cap = lower_bound;
+        let mut bisect_from = u64::MAX; // node count when this round's bisection began
         loop {
             let mut failed = true;
             for h in 0..PREORDERS {
@@ -614,7 +634,8 @@ pub fn branch_and_bound(
                     cap,
                     heuristic: h,
                 };
-                match s.probe(limit, &mut meter) {
+                let probe_limit = if cap == lower_bound { limit } else { (limit >> BISECT_SHIFT) + n as u64 };
+                match s.probe(probe_limit, &mut meter) {
                     Probe::Found(p) => {
                         out.peak = p;
                         out.improved = true;
@@ -633,13 +654,22 @@ pub fn branch_and_bound(
                 out.optimal = true;
                 break 'rounds;
             }
-            if failed {
+            if failed && cap != lower_bound {
                 lo = lo.max(cap);
             }
             if round % bisect_every.max(1) != bisect_every.max(1) - 1 {
                 break; // this round probes the lower bound only
             }
+            // bisection gets at most the lower-bound probe's node limit a round
+            bisect_from = bisect_from.min(meter.nodes);
+            if meter.nodes - bisect_from >= limit {
+                break;
+            }
             // bisect between lo (failed) and the best peak, on multiples of align
+            lo = lo.max(proven);
+            if out.peak - lo <= align.max(lower_bound / 1024) {
+                lo = proven;
+            }
             let gap = out.peak - lo;
             if gap <= align.max(lower_bound / 1024) {
                 break;

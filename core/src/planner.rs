@@ -33,7 +33,7 @@ pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
 /// Node budget of the branch and bound inside [`Strategy::Auto`]: deterministic, about
 /// 10–60 ms with the portfolio on the hard DSA instances (150–450 buffers) on one core
 /// (a node costs 2–12 µs there).
-pub const AUTO_EXACT_NODES: u64 = 5_000;
+pub const AUTO_EXACT_NODES: u64 = 20_000;
 
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
@@ -501,7 +501,7 @@ fn run_strategy(
                 branch_and_bound(slots, secs, by_lo, ids, st.raises, start, lb, best_peak, align, 1, &mut b);
             if strategy == Strategy::Exact && !out.optimal {
                 let more = branch_and_bound(
-                    slots, secs, by_lo, ids, st.raises, start, lb, out.peak, align, 3, budget,
+                    slots, secs, by_lo, ids, st.raises, start, lb, out.peak, align, 1, budget,
                 );
                 out.improved |= more.improved;
             }

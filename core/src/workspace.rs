@@ -102,8 +102,9 @@ pub struct Section {
     pub pad: u32,
 }
 
-/// One undo record of the branch and bound ([`crate::exact`]): the minimum offset a slot
-/// had before a placement raised it. Pod, 16 bytes.
+/// One record of the branch and bound's stack ([`crate::exact`]): the minimum offset a slot
+/// had before a placement raised it, a listed child (slot, rank in `pad`, offset) or a rank
+/// and total saved before a part was ranked anew. Pod, 16 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
