@@ -59,9 +59,26 @@ use crate::workspace::{Raise, Section, Slot};
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
 
-/// Bisection probes get the round's node limit shifted right by this (the lower bound
-/// probe gets all of it).
-pub const BISECT_SHIFT: u32 = 2;
+/// How [`branch_and_bound`] shares each round's node limit L (which doubles every round):
+/// the lower-bound probe gets `L >> bound_shift` nodes per preorder (at least n), each
+/// bisection probe `(L >> bisect_shift) + n`, and the bisection `bisect_share × L` in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Schedule {
+    /// Right shift of L for the lower-bound probe.
+    pub bound_shift: u32,
+    /// Right shift of L for one bisection probe.
+    pub bisect_shift: u32,
+    /// Bisection nodes a round, in units of L.
+    pub bisect_share: u32,
+}
+
+impl Schedule {
+    /// The planner's (`auto` and `exact`): most nodes at the lower bound, the bisection about
+    /// a quarter. Measured on the hard DSA set, giving the bisection more (or the lower
+    /// bound less) improves D and J a little and loses the lower bound on A, B, E or F.
+    pub const DEFAULT: Schedule = Schedule { bound_shift: 0, bisect_shift: 2, bisect_share: 1 };
+}
 
 /// Number of static preorders tried in turn ([`preorder`]).
 pub const PREORDERS: usize = 3;
@@ -379,10 +396,12 @@ impl Search<'_> {
         let part = self.part(s0, s1);
         // lowest top and the two largest sizes of the unplaced buffers
         let (mut min_top, mut big, mut big_at, mut second) = (u64::MAX, 0u64, usize::MAX, 0u64);
+        let mut high = 0; // highest minimum offset of an unplaced buffer
         for &v in &self.by_lo[part.0..part.1] {
             let c = &self.slots[v as usize];
             if c.at == UNPLACED {
                 min_top = min_top.min(c.floor + c.size);
+                high = high.max(c.floor);
                 if c.size > big {
                     (second, big, big_at) = (big, c.size, v as usize);
                 } else {
@@ -436,7 +455,11 @@ impl Search<'_> {
                 continue;
             }
             let (mark, (w0, w1), fits, hat) = self.place(b, part);
-            let st = if fits && self.feasible(s.floor, w0, w1 + 1, part) {
+            // the window's floors are at most the highest minimum offset (or b's top): when
+            // even that fits under every section's unplaced total, the sweep cannot fail
+            let top = high.max(s.floor + s.size);
+            let easy = || self.sec[w0..=w1].iter().all(|x| top + x.remaining <= self.cap);
+            let st = if fits && (easy() || self.feasible(s.floor, w0, w1 + 1, part)) {
                 let (lo, hi) = (s.lo as usize, s.hi as usize);
                 let mut split = false;
                 for sec in &mut self.sec[lo..hi] {
@@ -563,9 +586,8 @@ pub fn preorder(slots: &mut [Slot], ids: &mut [u32], h: usize) {
 /// `ids` at least n entries of scratch; at most [`EXACT_MAX_BUFFERS`] candidates, else the
 /// incumbent is returned), whose `best`
 /// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
-/// probed are multiples of `align` above the lower bound; every `bisect_every`-th round of
-/// the round robin also bisects above the lower bound (1: every round, for a quick anytime
-/// result; 3: every third round, more nodes at the lower bound). On return the slots'
+/// probed are multiples of `align` above the lower bound; `schedule` shares each round's
+/// nodes between the lower-bound probe and the bisection above it. On return the slots'
 /// `best` hold the best plan found.
 #[allow(clippy::too_many_arguments)]
 pub fn branch_and_bound(
@@ -578,7 +600,7 @@ pub fn branch_and_bound(
     lower_bound: u64,
     incumbent: u64,
     align: u64,
-    bisect_every: u32,
+    schedule: Schedule,
     budget: &mut Budget<'_>,
 ) -> ExactOutcome {
     let n = slots.len();
@@ -609,7 +631,6 @@ pub fn branch_and_bound(
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
     let mut heuristic = usize::MAX;
-    let mut round = 0u32;
     // highest capacity that failed at its node limit: bisection probes above it until it
     // meets the best peak, then starts again from the proven bound with larger limits
     let mut lo = proven;
@@ -634,7 +655,11 @@ pub fn branch_and_bound(
                     cap,
                     heuristic: h,
                 };
-                let probe_limit = if cap == lower_bound { limit } else { (limit >> BISECT_SHIFT) + n as u64 };
+                let probe_limit = if cap == lower_bound {
+                    (limit >> schedule.bound_shift).max(n as u64)
+                } else {
+                    (limit >> schedule.bisect_shift) + n as u64
+                };
                 match s.probe(probe_limit, &mut meter) {
                     Probe::Found(p) => {
                         out.peak = p;
@@ -657,12 +682,9 @@ pub fn branch_and_bound(
             if failed && cap != lower_bound {
                 lo = lo.max(cap);
             }
-            if round % bisect_every.max(1) != bisect_every.max(1) - 1 {
-                break; // this round probes the lower bound only
-            }
             // bisection gets at most the lower-bound probe's node limit a round
             bisect_from = bisect_from.min(meter.nodes);
-            if meter.nodes - bisect_from >= limit {
+            if meter.nodes - bisect_from >= limit.saturating_mul(schedule.bisect_share as u64) {
                 break;
             }
             // bisect between lo (failed) and the best peak, on multiples of align
@@ -681,7 +703,6 @@ pub fn branch_and_bound(
             }
         }
         limit = limit.saturating_mul(2);
-        round += 1;
     }
     out.nodes = meter.nodes;
     out.stopped = meter.stopped;
@@ -796,7 +817,11 @@ mod tests {
                 lb,
                 total + 1,
                 1,
-                1 + (case % 2) as u32,
+                if case % 2 == 0 {
+                    Schedule::DEFAULT
+                } else {
+                    Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
+                },
                 &mut budget,
             );
             let opt = brute(iv);

@@ -5,7 +5,7 @@
 use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
-use crate::exact::{branch_and_bound, prepare, Budget};
+use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
 use crate::info::Info;
 use crate::interference::{build_csr, Graph};
 use crate::interval_tree::IntervalTree;
@@ -31,9 +31,14 @@ pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
 pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
 
 /// Node budget of the branch and bound inside [`Strategy::Auto`]: deterministic, about
-/// 10–60 ms with the portfolio on the hard DSA instances (150–450 buffers) on one core
-/// (a node costs 2–12 µs there).
+/// 4–390 ms with the portfolio on the hard DSA instances (150–450 buffers) on one core
+/// (a node costs 2–20 µs there; `dramalloc quality` shows the times).
 pub const AUTO_EXACT_NODES: u64 = 20_000;
+
+/// Work cap of [`Strategy::Auto`]'s branch and bound, in candidate visits: its node budget
+/// is `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)` (a node costs O(n)), so 2,000 buffers get
+/// 4,000 nodes.
+pub const AUTO_EXACT_WORK: u64 = 8_000_000;
 
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
@@ -493,18 +498,34 @@ fn run_strategy(
         {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
             let (start, lb, align) = (regions.start, metrics.lower_bound, regions.align);
+            // auto: a deterministic node budget. exact: the same search continued with the
+            // caller's budget, which is never cut before auto's nodes (the search is
+            // deterministic, so exact's first nodes are auto's: never worse)
+            let auto_nodes = AUTO_EXACT_NODES.min(AUTO_EXACT_WORK / n as u64);
             let mut always = || true;
-            let mut b = Budget { max_nodes: AUTO_EXACT_NODES, keep_going: &mut always };
-            // auto: a deterministic node budget, bisecting every round; exact continues
-            // from auto's result with the caller's budget, bisecting every third round
-            let mut out =
-                branch_and_bound(slots, secs, by_lo, ids, st.raises, start, lb, best_peak, align, 1, &mut b);
-            if strategy == Strategy::Exact && !out.optimal {
-                let more = branch_and_bound(
-                    slots, secs, by_lo, ids, st.raises, start, lb, out.peak, align, 1, budget,
-                );
-                out.improved |= more.improved;
-            }
+            let mut calls = 0u64;
+            let mut after_auto = || {
+                calls += 1;
+                calls * CHECK_EVERY < auto_nodes || (budget.keep_going)()
+            };
+            let mut b = if strategy == Strategy::Exact {
+                Budget { max_nodes: budget.max_nodes.max(auto_nodes), keep_going: &mut after_auto }
+            } else {
+                Budget { max_nodes: auto_nodes, keep_going: &mut always }
+            };
+            let out = branch_and_bound(
+                slots,
+                secs,
+                by_lo,
+                ids,
+                st.raises,
+                start,
+                lb,
+                best_peak,
+                align,
+                Schedule::DEFAULT,
+                &mut b,
+            );
             if out.improved {
                 for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
                     info.address = slot.best;

@@ -18,12 +18,13 @@ pub enum Strategy {
     /// MiniMalloc) with the caller's budget (`plan_*_with`) or
     /// [`crate::planner::EXACT_DEFAULT_NODES`] nodes, for up to
     /// [`crate::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
-    /// so it is never worse than `auto` once its budget covers auto's nodes.
+    /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
     /// The default: a portfolio (seed, greedy-size, best-fit, and the sweep for very large
     /// inputs) keeping the lowest peak (ties: the first in that list), then, for up to
     /// [`crate::planner::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
-    /// bound ([`crate::planner::AUTO_EXACT_NODES`]). Never worse than the members it runs;
+    /// bound ([`crate::planner::AUTO_EXACT_NODES`], fewer above 400 buffers:
+    /// [`crate::planner::AUTO_EXACT_WORK`]). Never worse than the members it runs;
     /// see [`crate::planner`] for which run at which size.
     #[default]
     Auto,
