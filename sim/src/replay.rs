@@ -24,7 +24,7 @@
 //! |---|---|
 //! | `buffer NAME dram\|l1 SIZE PAGE [sharded=K]` | `NAME ADDR per_bank=N`, or an error line (out of memory with the full report) |
 //! | `free NAME` | `free NAME` or an error line |
-//! | `cb NAME CORES SIZE [page=P]` | `NAME ADDR` (CORES is `x,y` or `x,y-x,y`; page defaults to SIZE) |
+//! | `cb NAME CORES SIZE [page=P]` | `NAME ADDR` (CORES is `x,y` or `x0,y0-x1,y1` with x0 <= x1 and y0 <= y1, else the script is malformed; page defaults to SIZE) |
 //! | `cbsize NAME SIZE` | `cbs NAME=ADDR ...` after re-packing, or an error line |
 //! | `validate` | `ok` or the clash error line |
 //! | `stats dram\|l1` | `stats dram total=T allocated=A free=F largest=L` |
@@ -200,7 +200,9 @@ fn parse_cores(s: &str) -> Option<CoreRange> {
         Some((a, b)) => {
             let (x0, y0) = coord(a)?;
             let (x1, y1) = coord(b)?;
-            Some(CoreRange::new(x0, y0, x1, y1))
+            // tt-metal's CoreRange wants start <= end in both coordinates; a reversed range
+            // is a typo, not a request to normalise
+            (x0 <= x1 && y0 <= y1).then(|| CoreRange::new(x0, y0, x1, y1))
         }
         None => {
             let (x, y) = coord(s)?;
@@ -448,8 +450,9 @@ fn parse_line(text: &str, mode: &mut Mode) -> Result<Option<Op>, String> {
             }
             Op::Cb {
                 name: name(pos[0])?,
-                cores: parse_cores(pos[1])
-                    .ok_or_else(|| format!("bad core range `{}` (x,y or x,y-x,y)", pos[1]))?,
+                cores: parse_cores(pos[1]).ok_or_else(|| {
+                    format!("bad core range `{}` (x,y or x0,y0-x1,y1 with x0 <= x1, y0 <= y1)", pos[1])
+                })?,
                 size: sz,
                 page,
             }
@@ -862,6 +865,19 @@ mod tests {
             Err(ReplayError::Parse { line, .. }) => assert_eq!(line, 3),
             other => panic!("expected a parse error, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn reversed_core_range_is_malformed() {
+        let script = "device wormhole l1_base=111360\ncb good 0,0-0,2 2K\ncb bad 0,2-0,0 2K\n";
+        match replay_str(script, None) {
+            Err(ReplayError::Parse { line, text, .. }) => {
+                assert_eq!((line, text.as_str()), (3, "cb bad 0,2-0,0 2K"))
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+        let ok = "device wormhole l1_base=111360\ncb wide 0,0-1,2 2K\n";
+        assert!(replay_str(ok, None).is_ok());
     }
 
     #[test]
