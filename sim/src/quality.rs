@@ -88,9 +88,42 @@ pub fn evaluate(
                     },
                 })
                 .collect();
+            if lb == 0 {
+                lb = max_load(bufs, align); // every strategy failed: the bound still stands
+            }
             QualityRow { set: set.clone(), name: name.clone(), n: bufs.len(), lower_bound: lb, results }
         })
         .collect()
+}
+
+/// The max-load lower bound of `bufs` (half-open lifetimes) with sizes rounded up to
+/// `align` bytes (saturating at `u64::MAX`), by a sweep over the sorted ends: O(n log n).
+///
+/// ```
+/// use dramalloc_sim::input::Buffer;
+/// let b = |lower, upper, size| Buffer { id: String::new(), lower, upper, size };
+/// // [0,2) and [1,3) overlap; [2,4) only touches [0,2) (half-open)
+/// let bufs = [b(0, 2, 3), b(1, 3, 5), b(2, 4, 1)];
+/// assert_eq!(dramalloc_sim::quality::max_load(&bufs, 1), 8);
+/// assert_eq!(dramalloc_sim::quality::max_load(&bufs, 4), 12);
+/// ```
+pub fn max_load(bufs: &[Buffer], align: u64) -> u64 {
+    let align = align.max(1);
+    let size = |b: &Buffer| b.size.div_ceil(align).saturating_mul(align);
+    // (time, 0 = end before 1 = start at the same time, size)
+    let mut events: Vec<(u64, u8, u64)> =
+        bufs.iter().flat_map(|b| [(b.lower, 1, size(b)), (b.upper, 0, size(b))]).collect();
+    events.sort_unstable();
+    let (mut load, mut best) = (0u64, 0u64);
+    for (_, kind, s) in events {
+        if kind == 1 {
+            load = load.saturating_add(s);
+            best = best.max(load);
+        } else {
+            load = load.saturating_sub(s);
+        }
+    }
+    best
 }
 
 /// The closing line per strategy.
@@ -151,4 +184,27 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
         );
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bound_is_reported_when_every_strategy_fails() {
+        // a lifetime past u32::MAX instructions: every strategy fails with TimeRange
+        let far = u32::MAX as u64 + 5;
+        let bufs = vec![
+            Buffer { id: "a".into(), lower: 0, upper: far, size: 100 },
+            Buffer { id: "b".into(), lower: 1, upper: 2, size: 28 },
+        ];
+        let problems = vec![("set".to_string(), "far".to_string(), bufs)];
+        let rows = evaluate(&problems, 64, &[Strategy::GreedySize, Strategy::Auto], Duration::from_secs(1));
+        assert_eq!(rows[0].lower_bound, 128 + 64);
+        for r in &rows[0].results {
+            let e = r.error.as_deref().unwrap();
+            assert!(e.starts_with("buffer `a` (row 1 of the problem"), "{e}");
+        }
+        assert_eq!(totals(&rows, &[Strategy::GreedySize, Strategy::Auto])[0].files, 0);
+    }
 }
