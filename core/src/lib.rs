@@ -47,6 +47,7 @@ pub mod search;
 pub mod sections;
 pub mod select;
 pub mod simplify;
+pub mod skyline;
 pub mod strategy;
 pub mod sweep;
 pub mod workspace;

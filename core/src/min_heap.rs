@@ -21,15 +21,20 @@ pub fn push(heap: &mut [u32], len: &mut usize, id: u32, less: impl Fn(u32, u32) 
 pub fn pop(heap: &mut [u32], len: &mut usize, less: impl Fn(u32, u32) -> bool) {
     *len -= 1;
     heap[0] = heap[*len];
-    let n = *len;
+    sift_root(heap, *len, less);
+}
+
+/// Restores the heap order of `heap[..len]` after the root's key grew (sifts it down).
+/// O(log len).
+pub fn sift_root(heap: &mut [u32], len: usize, less: impl Fn(u32, u32) -> bool) {
     let mut x = 0;
     loop {
         let (l, r) = (2 * x + 1, 2 * x + 2);
         let mut m = x;
-        if l < n && less(heap[l], heap[m]) {
+        if l < len && less(heap[l], heap[m]) {
             m = l;
         }
-        if r < n && less(heap[r], heap[m]) {
+        if r < len && less(heap[r], heap[m]) {
             m = r;
         }
         if m == x {

@@ -5,7 +5,7 @@
 use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
-use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
+use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY, PREORDERS};
 use crate::info::Info;
 use crate::interference::{build_csr, Graph};
 use crate::interval_tree::IntervalTree;
@@ -19,6 +19,7 @@ use crate::search::Fit;
 use crate::search::Span;
 use crate::select::{select, Regions, SelectBuffers};
 use crate::simplify::simplify;
+use crate::skyline::skyline;
 use crate::strategy::Strategy;
 use crate::sweep::sweep;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot, Workspace};
@@ -39,6 +40,10 @@ pub const AUTO_EXACT_NODES: u64 = 20_000;
 /// is `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)` (a node costs O(n)), so 2,000 buffers get
 /// 4,000 nodes.
 pub const AUTO_EXACT_WORK: u64 = 8_000_000;
+
+/// Largest number of buffers for which [`Strategy::Auto`] runs the skyline member (its
+/// worst case is quadratic: see [`crate::skyline`]).
+pub const AUTO_SKYLINE_MAX: usize = 4_096;
 
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
@@ -406,6 +411,10 @@ fn run_member(
             }
             (by_size(graph, infos, st.scratch, st.order), Fit::First)
         }
+        Strategy::Skyline => match run_skyline(graph, infos, st, regions)? {
+            Some(peak) => return Ok(peak),
+            None => (by_size(graph, infos, st.scratch, st.order), Fit::First),
+        },
         Strategy::GreedySize => (by_size(graph, infos, st.scratch, st.order), Fit::First),
         _ => (by_size(graph, infos, st.scratch, st.order), Fit::Best),
     };
@@ -416,6 +425,63 @@ fn run_member(
         select(graph, infos, &st.order[..k], &mut buf, regions, fit)?;
     }
     Ok(peak(infos))
+}
+
+/// Places by the skyline rule ([`crate::skyline`]), keeping the best of its three preorders
+/// (ties: the first); returns its peak, or `None` where it does not apply (a candidate with
+/// several intervals or pinned, an unaligned start, storage shorter than n).
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] naming the buffer that ends highest when the peak passes the
+/// region ceiling.
+fn run_skyline(
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+) -> Result<Option<u64>, PlanError> {
+    let n = infos.len();
+    if n == 0
+        || st.slots.len() < n
+        || st.sections.len() < n
+        || st.scratch.len() < n
+        || !regions.start.is_multiple_of(regions.align.max(1))
+        || infos.iter().any(|i| i.interval_count != 1)
+    {
+        return Ok(None);
+    }
+    let mut best: Option<u64> = None;
+    for h in 0..PREORDERS {
+        let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
+        let Some(count) =
+            prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
+        else {
+            return Ok(None);
+        };
+        let slots = &mut st.slots[..n];
+        let Some(peak) = skyline(slots, st.sections, count, by_lo, ids, st.scratch, h, regions.start) else {
+            return Ok(None);
+        };
+        if best.is_none_or(|b| peak < b) {
+            best = Some(peak);
+            for (info, slot) in infos.iter_mut().zip(slots.iter()) {
+                info.address = slot.at;
+                info.allocated = 1;
+            }
+        }
+    }
+    let Some(peak) = best else { return Ok(None) };
+    if peak > regions.general_ceiling {
+        let top = infos.iter().max_by_key(|i| i.end()).unwrap_or(&infos[0]);
+        return Err(PlanError::DoesNotFit {
+            location: top.location,
+            size: top.aligned,
+            needed: peak,
+            available: regions.general_ceiling,
+            largest_gap: 0,
+        });
+    }
+    Ok(Some(peak))
 }
 
 /// Runs `strategy`; returns the strategy that produced the final addresses.
@@ -451,6 +517,7 @@ fn run_strategy(
         (Strategy::Seed, seed_ok),
         (Strategy::GreedySize, greedy_ok),
         (Strategy::BestFit, greedy_ok),
+        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX),
         (Strategy::Sweep, !greedy_ok),
     ];
     for (s, on) in portfolio {

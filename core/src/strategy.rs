@@ -11,6 +11,12 @@ pub enum Strategy {
     GreedySize,
     /// Size-descending best-fit (XLA heap simulator style): the same order, smallest gap.
     BestFit,
+    /// Lowest-offset first ([`crate::skyline`]): the exact search's placement rule without
+    /// backtracking, the best of its three preorders; O(n log n) for short lifetimes,
+    /// quadratic at worst (see the module). Falls back to
+    /// `GreedySize` where the exact search does not apply (several intervals per candidate,
+    /// pinned candidates, missing storage).
+    Skyline,
     /// Time sweep ([`crate::sweep`]): place in def order among the live buffers, like a
     /// run-time allocator; O(n log n + n·d), for millions of short-lived buffers.
     Sweep,
@@ -20,8 +26,8 @@ pub enum Strategy {
     /// [`crate::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
     /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
-    /// The default: a portfolio (seed, greedy-size, best-fit, and the sweep for very large
-    /// inputs) keeping the lowest peak (ties: the first in that list), then, for up to
+    /// The default: a portfolio (seed, greedy-size, best-fit, skyline up to
+    /// [`crate::planner::AUTO_SKYLINE_MAX`] buffers, and the sweep for very large inputs) keeping the lowest peak (ties: the first in that list), then, for up to
     /// [`crate::planner::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
     /// bound ([`crate::planner::AUTO_EXACT_NODES`], fewer above 400 buffers:
     /// [`crate::planner::AUTO_EXACT_WORK`]). Never worse than the members it runs;
@@ -32,21 +38,23 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy, in portfolio order.
-    pub const ALL: [Strategy; 6] = [
+    pub const ALL: [Strategy; 7] = [
         Strategy::Seed,
         Strategy::GreedySize,
         Strategy::BestFit,
+        Strategy::Skyline,
         Strategy::Sweep,
         Strategy::Exact,
         Strategy::Auto,
     ];
 
-    /// The command-line name (`seed`, `greedy-size`, `best-fit`, `sweep`, `exact`, `auto`).
+    /// The command-line name (`seed`, `greedy-size`, `best-fit`, `skyline`, `sweep`, `exact`, `auto`).
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::Seed => "seed",
             Strategy::GreedySize => "greedy-size",
             Strategy::BestFit => "best-fit",
+            Strategy::Skyline => "skyline",
             Strategy::Sweep => "sweep",
             Strategy::Exact => "exact",
             Strategy::Auto => "auto",
