@@ -17,7 +17,14 @@ fn per_strategy(c: &mut Criterion) {
     for (set, name, text) in dramalloc_sim::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
         let bufs = core_buffers(&dramalloc_sim::input::parse_buffers(text, name, 10_000_000).unwrap());
         let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
-        for s in [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit, Strategy::Sweep, Strategy::Auto] {
+        for s in [
+            Strategy::Seed,
+            Strategy::GreedySize,
+            Strategy::BestFit,
+            Strategy::Skyline,
+            Strategy::Sweep,
+            Strategy::Auto,
+        ] {
             let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: s };
             g.bench_with_input(BenchmarkId::new(s.name(), format!("{set}/{name}")), &bufs, |b, bufs| {
                 b.iter(|| plan_buffers(bufs, 1, &cfg, &mut host.workspace()).unwrap().metrics.hwm)
