@@ -285,16 +285,31 @@ impl Search<'_> {
         true
     }
 
+    /// Writes the prefix and suffix maxima of the sections' unplaced totals over `[s0, s1)`
+    /// into their `floor` and `low` (scratch of [`Search::level_ok`]). O(sections).
+    fn edges(&mut self, s0: usize, s1: usize) {
+        let mut run = 0;
+        for sec in &mut self.sec[s0..s1] {
+            run = run.max(sec.remaining);
+            sec.floor = run;
+        }
+        run = 0;
+        for sec in self.sec[s0..s1].iter_mut().rev() {
+            run = run.max(sec.remaining);
+            sec.low = run;
+        }
+    }
+
     /// The monotonic floor alone, before placing `b` at `level`: false when a section of
     /// `[s0, s1)` would hold more unplaced bytes than fit between `level` and the capacity.
-    /// O(sections), no placement needed.
+    /// O(1) outside `b`'s sections (the maxima of [`Search::edges`]), O(its sections) inside;
+    /// no placement needed.
     fn level_ok(&self, level: u64, b: &Slot, s0: usize, s1: usize) -> bool {
         let room = self.cap.saturating_sub(level);
         let (lo, hi) = (b.lo as usize, b.hi as usize);
-        let over = |sec: &Section| sec.remaining > room;
-        !(self.sec[s0..lo].iter().any(over)
-            || self.sec[hi + 1..s1].iter().any(over)
-            || self.sec[lo..=hi].iter().any(|sec| sec.remaining - b.size > room))
+        let before = if lo > s0 { self.sec[lo - 1].floor } else { 0 };
+        let after = if hi + 1 < s1 { self.sec[hi + 1].low } else { 0 };
+        before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining - b.size <= room)
     }
 
     /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
@@ -433,6 +448,7 @@ impl Search<'_> {
         }
         let end = self.nraise;
         let (mut next, mut after, mut result) = (base, None, Step::Dead);
+        let mut stale = true; // the section maxima of `edges` need computing
         loop {
             let b = if listed {
                 if next == end {
@@ -451,7 +467,14 @@ impl Search<'_> {
             after = Some(key);
             // every other unplaced buffer goes at or above this level
             let other = if b == big_at { second } else { big };
-            if s.floor + other > self.cap || !self.level_ok(s.floor, &s, s0, s1) {
+            if s.floor + other > self.cap {
+                continue;
+            }
+            if stale {
+                self.edges(s0, s1); // a deeper node overwrote them
+                stale = false;
+            }
+            if !self.level_ok(s.floor, &s, s0, s1) {
                 continue;
             }
             let (mark, (w0, w1), fits, hat) = self.place(b, part);
@@ -471,6 +494,7 @@ impl Search<'_> {
                 } else {
                     self.dfs(s0, s1, Some(key), ctl)
                 };
+                stale = true;
                 for sec in &mut self.sec[lo..hi] {
                     sec.cuts += 1;
                 }

@@ -90,11 +90,13 @@ pub struct Slot {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Section {
-    /// Top of the highest placed buffer in the section, bytes.
+    /// Scratch of the search: the largest unplaced total of the part's sections up to this
+    /// one, bytes.
     pub floor: u64,
     /// Sum of the sizes of the unplaced buffers crossing the section, bytes.
     pub remaining: u64,
-    /// Lowest offset an unplaced buffer of the section can take, bytes (recomputed per node).
+    /// Scratch of the search: the largest unplaced total of the part's sections from this
+    /// one on, bytes.
     pub low: u64,
     /// Unplaced buffers crossing the boundary to the next section (zero: the search splits).
     pub cuts: u32,
