@@ -78,3 +78,26 @@ fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
         verify(&bufs, &exact.rows, 1, None).unwrap();
     }
 }
+
+#[test]
+fn sizes_whose_sum_overflows_fail_in_every_strategy() {
+    use dramalloc_core::PlanError;
+    use dramalloc_sim::input::Buffer;
+    use dramalloc_sim::problem::SolveError;
+    // three buffers of (2^64 - 1) / 3 bytes and one of 4096, all live together: no plan fits
+    // in u64 addresses (the skyline and the exact search used to wrap here and return a plan)
+    let third = u64::MAX / 3;
+    let bufs: Vec<Buffer> = [third, third, third, 4096]
+        .iter()
+        .enumerate()
+        .map(|(k, &size)| Buffer { id: format!("b{k}"), lower: 0, upper: 2, size })
+        .collect();
+    for s in Strategy::ALL {
+        match solve(&bufs, 1, None, s) {
+            Err(SolveError::Plan { error: PlanError::DoesNotFit { needed, .. }, .. }) => {
+                assert_eq!(needed, u64::MAX, "{s:?}")
+            }
+            other => panic!("{s:?}: expected DoesNotFit, got {:?}", other.map(|p| p.metrics.hwm)),
+        }
+    }
+}

@@ -122,7 +122,7 @@ pub enum PlanError {
         location: u32,
         /// Aligned size, bytes.
         size: u64,
-        /// End address first-fit would need, bytes.
+        /// End address first-fit would need, bytes (`u64::MAX`: the end overflows `u64`).
         needed: u64,
         /// Region ceiling (window minus CC region, or the window), bytes.
         available: u64,
@@ -263,6 +263,10 @@ impl fmt::Display for PlanError {
             PlanError::PinnedOverlap { a, b } => write!(
                 f,
                 "pinned locations {a} and {b} interfere and their byte ranges overlap"
+            ),
+            PlanError::DoesNotFit { location, size, needed: u64::MAX, available, largest_gap } => write!(
+                f,
+                "location {location} ({size} bytes) does not fit: its end overflows u64, {available} bytes available (largest free gap {largest_gap} bytes)"
             ),
             PlanError::DoesNotFit { location, size, needed, available, largest_gap } => write!(
                 f,

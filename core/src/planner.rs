@@ -427,9 +427,17 @@ fn run_member(
     Ok(peak(infos))
 }
 
+/// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. Every
+/// offset and top the skyline and the branch and bound compute is at most this, so where it
+/// exists their arithmetic cannot wrap; where it does not they are skipped.
+fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
+    infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
+}
+
 /// Places by the skyline rule ([`crate::skyline`]), keeping the best of its three preorders
 /// (ties: the first); returns its peak, or `None` where it does not apply (a candidate with
-/// several intervals or pinned, an unaligned start, storage shorter than n).
+/// several intervals or pinned, an unaligned start, storage shorter than n, sizes whose sum
+/// overflows `u64`).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] naming the buffer that ends highest when the peak passes the
@@ -445,8 +453,10 @@ fn run_skyline(
         || st.slots.len() < n
         || st.sections.len() < n
         || st.scratch.len() < n
+        || st.placed.len() < n
         || !regions.start.is_multiple_of(regions.align.max(1))
         || infos.iter().any(|i| i.interval_count != 1)
+        || stack_top(infos, regions.start).is_none()
     {
         return Ok(None);
     }
@@ -459,7 +469,8 @@ fn run_skyline(
             return Ok(None);
         };
         let slots = &mut st.slots[..n];
-        let Some(peak) = skyline(slots, st.sections, count, by_lo, ids, st.scratch, h, regions.start) else {
+        let Some(peak) = skyline(slots, st.sections, count, by_lo, st.placed, st.scratch, h, regions.start)
+        else {
             return Ok(None);
         };
         if best.is_none_or(|b| peak < b) {
@@ -556,6 +567,7 @@ fn run_strategy(
         && (strategy == Strategy::Exact || n <= AUTO_EXACT_MAX)
         && best_peak <= regions.general_ceiling
         && regions.start.is_multiple_of(regions.align.max(1))
+        && stack_top(infos, regions.start).is_some()
         && best_peak > metrics.lower_bound;
     if exact_ok {
         let g = &*graph;

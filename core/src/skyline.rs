@@ -9,7 +9,8 @@
 //! Data structures, no heap: the skyline is a bottom-up segment tree over the sections with
 //! range-chmax updates and range-max queries (O(log s) each; its node maxima live in the
 //! caller's section slice viewed as `u64`s, its pending chmax tags in the scratch slice); the
-//! buffers wait in a lazy min-heap keyed by (minimum offset when pushed, rank): a popped buffer
+//! buffers wait in a lazy min-heap of [`Placed`] entries keyed inline by (minimum offset when
+//! pushed, rank), in the caller's placed slice: a popped buffer
 //! whose true minimum offset has risen is pushed back with the new key, else it is placed.
 //! O(n log n) for n buffers plus O(log n) per *re-key* (a popped buffer whose minimum offset
 //! rose since it was keyed). Re-keys are few when lifetimes are short; a long lifetime under
@@ -23,9 +24,8 @@
 //! real models, `iopddl_G_1` and `somas_resnet50`; 1.12–1.26 × on the hard DSA set.
 
 use crate::exact::preorder;
-use crate::min_heap;
 use crate::sections::UNPLACED;
-use crate::workspace::{Scratch, Section, Slot};
+use crate::workspace::{Placed, Scratch, Section, Slot};
 
 /// Bottom-up segment tree over `p` leaves (a power of two): `t[1..2p]` subtree maxima,
 /// `d[1..p]` chmax tags of internal nodes (a tag holds for every leaf below it).
@@ -99,12 +99,40 @@ impl Skyline<'_> {
     }
 }
 
+/// Whether heap entry `a` comes before `b`: (minimum offset, rank).
+#[inline]
+fn before(a: &Placed, b: &Placed) -> bool {
+    (a.addr, a.hi) < (b.addr, b.hi)
+}
+
+/// Restores the order of `heap[..len]` after its root's key grew (sifts it down). O(log len).
+fn sift_down(heap: &mut [Placed], len: usize) {
+    if len == 0 {
+        return;
+    }
+    let item = heap[0];
+    let mut x = 0;
+    loop {
+        let l = 2 * x + 1;
+        if l >= len {
+            break;
+        }
+        let c = if l + 1 < len && before(&heap[l + 1], &heap[l]) { l + 1 } else { l };
+        if !before(&heap[c], &item) {
+            break;
+        }
+        heap[x] = heap[c];
+        x = c;
+    }
+    heap[x] = item;
+}
+
 /// Places the slots set up by [`crate::exact::prepare`] (`count` sections, their loads in
 /// `remaining`) by the skyline rule with static preorder `h` (see [`preorder`]), from `start`
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
 /// each slot's address to `at` and returns the peak (bytes, `max(at + size)`).
 ///
-/// Storage: `ids` and `heap` at least n entries; `sections` (at least 2p/4 of them) and
+/// Storage: `ids` and `heap` (the waiting buffers with their keys) at least n entries; `sections` (at least 2p/4 of them) and
 /// `scratch` (at least p/2) hold the tree, p = `count` rounded up to a power of two, so one
 /// entry per candidate in each is always enough. Returns `None` (slots' ranks and totals
 /// changed, no address written) when a slice is too short.
@@ -114,7 +142,7 @@ pub fn skyline(
     sections: &mut [Section],
     count: usize,
     ids: &mut [u32],
-    heap: &mut [u32],
+    heap: &mut [Placed],
     scratch: &mut [Scratch],
     h: usize,
     start: u64,
@@ -152,34 +180,30 @@ pub fn skyline(
     sky.t.fill(0);
     sky.d.fill(0);
     for s in slots.iter_mut() {
-        s.floor = 0;
         s.at = UNPLACED;
     }
-    heap[..n].copy_from_slice(&ids[..n]);
+    // heap entries carry their key inline (`addr` = minimum offset when keyed, `hi` = rank,
+    // `lo` = slot): comparisons touch no slot
+    for (e, &v) in heap.iter_mut().zip(ids[..n].iter()) {
+        *e = Placed { lo: v, hi: slots[v as usize].rank, addr: 0, end: 0 };
+    }
     let mut len = n;
     let mut peak = start;
     while len > 0 {
-        let v = heap[0] as usize;
-        let s = slots[v];
+        let top = heap[0];
+        let s = slots[top.lo as usize];
         let (lo, hi) = (s.lo as usize, s.hi as usize + 1);
         let f = sky.max(lo, hi);
-        let sl = &*slots;
-        let less = |a: u32, b: u32| {
-            let (x, y) = (&sl[a as usize], &sl[b as usize]);
-            (x.floor, x.rank) < (y.floor, y.rank)
-        };
-        if f > s.floor {
+        if f > top.addr {
             // its minimum offset rose since it was keyed: re-key and look again
-            slots[v].floor = f;
-            let sl = &*slots;
-            min_heap::sift_root(heap, len, |a: u32, b: u32| {
-                let (x, y) = (&sl[a as usize], &sl[b as usize]);
-                (x.floor, x.rank) < (y.floor, y.rank)
-            });
+            heap[0].addr = f;
+            sift_down(heap, len);
             continue;
         }
-        min_heap::pop(heap, &mut len, less);
-        slots[v].at = start + f;
+        len -= 1;
+        heap[0] = heap[len];
+        sift_down(heap, len);
+        slots[top.lo as usize].at = start + f;
         sky.chmax(lo, hi, f + s.size);
         peak = peak.max(start + f + s.size);
     }
@@ -234,7 +258,7 @@ mod tests {
             });
             let mut slots = [Slot::default(); 8];
             let mut secs = [Section::default(); 8];
-            let (mut by_lo, mut ids, mut heap) = ([0u32; 8], [0u32; 8], [0u32; 8]);
+            let (mut by_lo, mut ids, mut heap) = ([0u32; 8], [0u32; 8], [Placed::default(); 8]);
             let mut scratch = [Scratch::default(); 8];
             let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
             let count =
@@ -258,7 +282,7 @@ mod tests {
     fn short_storage_is_refused() {
         let mut slots = [Slot::default(); 4];
         let mut secs = [Section::default(); 1];
-        let (mut ids, mut heap) = ([0u32; 4], [0u32; 4]);
+        let (mut ids, mut heap) = ([0u32; 4], [Placed::default(); 4]);
         // 3 sections need a tree of 8 u64 maxima: one Section holds 4
         let out = skyline(&mut slots, &mut secs, 3, &mut ids, &mut heap, &mut [Scratch::default(); 4], 0, 0);
         assert_eq!(out, None);
