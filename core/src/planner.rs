@@ -322,6 +322,7 @@ fn plan_built_with(
         lower_bound: load_all.max(if load_free > 0 { floor + load_free } else { 0 }),
         cc_limit,
         window: cfg.window,
+        strategy: Strategy::ALL.iter().position(|&x| x == cfg.strategy).unwrap_or(0) as u64,
         ..Metrics::default()
     };
     let regions = Regions { start: floor, general_ceiling: cfg.window - cc_limit, window: cfg.window, align };

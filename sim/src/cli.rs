@@ -151,7 +151,7 @@ pub enum Command {
         time_limit: f64,
         /// Instead of files: generated problems (`dramalloc_sim::generate`) of these sizes,
         /// comma-separated, e.g. `1000,10000,100000,1000000`.
-        #[arg(long, value_delimiter = ',')]
+        #[arg(long, value_delimiter = ',', conflicts_with = "paths")]
         generated: Vec<usize>,
         /// Seed of the generated problems.
         #[arg(long, default_value_t = crate::generate::DEFAULT_SEED)]
@@ -217,13 +217,17 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
                     }
                     let m = sol.metrics;
                     say!(
-                        "{}: {} buffers, strategy {}, HWM {} bytes, lower bound {} bytes, ratio {:.4}, time {:.2} ms",
+                        "{}: {} buffers, strategy {}{}, HWM {} bytes, lower bound {} bytes, ratio {:.4}, time {:.2} ms",
                         input.display(),
                         problem.len(),
-                        Strategy::ALL[m.strategy as usize].name(),
+                        strategy.name(),
+                        match Strategy::ALL[m.strategy as usize] {
+                            s if s == strategy => String::new(),
+                            s => format!(" (plan from its {} member)", s.name()),
+                        },
                         m.hwm,
                         m.lower_bound,
-                        m.hwm as f64 / m.lower_bound.max(1) as f64,
+                        crate::quality::peak_ratio(m.hwm, m.lower_bound),
                         sol.time.as_secs_f64() * 1e3
                     );
                     ExitCode::SUCCESS

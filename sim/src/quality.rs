@@ -74,7 +74,7 @@ pub fn evaluate(
                         StrategyResult {
                             strategy: s.name().into(),
                             peak: sol.metrics.hwm,
-                            ratio: sol.metrics.hwm as f64 / sol.metrics.lower_bound.max(1) as f64,
+                            ratio: peak_ratio(sol.metrics.hwm, sol.metrics.lower_bound),
                             seconds: sol.time.as_secs_f64(),
                             error: None,
                         }
@@ -94,6 +94,20 @@ pub fn evaluate(
             QualityRow { set: set.clone(), name: name.clone(), n: bufs.len(), lower_bound: lb, results }
         })
         .collect()
+}
+
+/// Peak / lower bound; 1 when both are 0 (nothing to place is optimal).
+///
+/// ```
+/// assert_eq!(dramalloc_sim::quality::peak_ratio(0, 0), 1.0);
+/// assert_eq!(dramalloc_sim::quality::peak_ratio(12, 8), 1.5);
+/// ```
+pub fn peak_ratio(peak: u64, lower_bound: u64) -> f64 {
+    if peak == 0 && lower_bound == 0 {
+        1.0
+    } else {
+        peak as f64 / lower_bound.max(1) as f64
+    }
 }
 
 /// The max-load lower bound of `bufs` (half-open lifetimes) with sizes rounded up to
@@ -173,6 +187,10 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
         s.push('\n');
     }
     for t in totals {
+        if t.files == 0 {
+            let _ = writeln!(s, "{}: no file planned", t.strategy);
+            continue;
+        }
         let _ = writeln!(
             s,
             "{}: mean peak/LB {:.4} over {} files, {} at the LB, slowest {:.1} ms",
