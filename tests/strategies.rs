@@ -101,3 +101,17 @@ fn sizes_whose_sum_overflows_fail_in_every_strategy() {
         }
     }
 }
+
+#[test]
+fn auto_runs_the_capped_skyline_above_4096_buffers() {
+    // 50,000 generated buffers: the greedy members end 0.6 % above the bound; auto's
+    // one-preorder skyline (stopped after 32 re-keys a buffer, these need about 8) reaches it
+    let bufs = dramalloc_sim::generate::problem(50_000, dramalloc_sim::generate::DEFAULT_SEED);
+    let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
+    let greedy = solve(&bufs, 1, None, Strategy::GreedySize).unwrap();
+    assert_eq!(auto.metrics.hwm, auto.metrics.lower_bound);
+    assert_eq!(auto.metrics.hwm, 81_943_296);
+    assert!(greedy.metrics.hwm > auto.metrics.hwm);
+    assert_eq!(dramalloc_core::Strategy::ALL[auto.metrics.strategy as usize], Strategy::Skyline);
+    verify(&bufs, &auto.rows, 1, None).unwrap();
+}

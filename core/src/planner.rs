@@ -45,6 +45,15 @@ pub const AUTO_EXACT_WORK: u64 = 8_000_000;
 /// worst case is quadratic: see [`crate::skyline`]).
 pub const AUTO_SKYLINE_MAX: usize = 4_096;
 
+/// Above [`AUTO_SKYLINE_MAX`], up to this many buffers [`Strategy::Auto`] runs the skyline
+/// with one preorder, stopped after
+/// [`AUTO_SKYLINE_REKEYS`] re-keys per buffer (generated inputs need about 8.4; inputs with
+/// long lifetimes under busy skylines, hundreds, and are left to the sweep).
+pub const AUTO_SKYLINE_LARGE_MAX: usize = 200_000;
+
+/// Re-keys per buffer allowed to the capped skyline of [`Strategy::Auto`].
+pub const AUTO_SKYLINE_REKEYS: u64 = 32;
+
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
 
@@ -390,7 +399,8 @@ fn peak(infos: &[Info]) -> u64 {
     infos.iter().map(Info::end).max().unwrap_or(0)
 }
 
-/// Places with one greedy member; returns its peak.
+/// Places with one greedy member; returns its peak, `None` when a `quick` skyline (one
+/// preorder, at most [`AUTO_SKYLINE_REKEYS`] re-keys a buffer) did not apply or stopped.
 fn run_member(
     s: Strategy,
     graph: &mut Graph<'_>,
@@ -398,7 +408,8 @@ fn run_member(
     st: &mut Storage<'_, '_>,
     regions: Regions,
     use_scan: bool,
-) -> Result<u64, PlanError> {
+    quick: bool,
+) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
     let (k, fit) = match s {
         Strategy::Seed => {
@@ -408,14 +419,22 @@ fn run_member(
         }
         Strategy::Sweep => {
             if sweep(graph, infos, st.order, st.heap, st.placed, st.occupied, regions, Fit::First)? {
-                return Ok(peak(infos));
+                return Ok(Some(peak(infos)));
             }
             (by_size(graph, infos, st.scratch, st.order), Fit::First)
         }
-        Strategy::Skyline => match run_skyline(graph, infos, st, regions)? {
-            Some(peak) => return Ok(peak),
-            None => (by_size(graph, infos, st.scratch, st.order), Fit::First),
-        },
+        Strategy::Skyline => {
+            let (hs, rekeys) = if quick {
+                (PREORDERS - 1..PREORDERS, AUTO_SKYLINE_REKEYS.saturating_mul(n as u64))
+            } else {
+                (0..PREORDERS, u64::MAX)
+            };
+            match run_skyline(graph, infos, st, regions, hs, rekeys)? {
+                Some(peak) => return Ok(Some(peak)),
+                None if quick => return Ok(None),
+                None => (by_size(graph, infos, st.scratch, st.order), Fit::First),
+            }
+        }
         Strategy::GreedySize => (by_size(graph, infos, st.scratch, st.order), Fit::First),
         _ => (by_size(graph, infos, st.scratch, st.order), Fit::Best),
     };
@@ -425,7 +444,7 @@ fn run_member(
         let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
         select(graph, infos, &st.order[..k], &mut buf, regions, fit)?;
     }
-    Ok(peak(infos))
+    Ok(Some(peak(infos)))
 }
 
 /// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. Every
@@ -435,10 +454,11 @@ fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
     infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
 }
 
-/// Places by the skyline rule ([`crate::skyline`]), keeping the best of its three preorders
-/// (ties: the first); returns its peak, or `None` where it does not apply (a candidate with
-/// several intervals or pinned, an unaligned start, storage shorter than n, sizes whose sum
-/// overflows `u64`).
+/// Places by the skyline rule ([`crate::skyline`]), keeping the best of the preorders `hs`
+/// (ties: the first), each run stopped after `max_rekeys` re-keys; returns its peak, or
+/// `None` where it does not apply (a candidate with several intervals or pinned, an
+/// unaligned start, storage shorter than n, sizes whose sum overflows `u64`) or every run
+/// stopped.
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] naming the buffer that ends highest when the peak passes the
@@ -448,6 +468,8 @@ fn run_skyline(
     infos: &mut [Info],
     st: &mut Storage<'_, '_>,
     regions: Regions,
+    hs: core::ops::Range<usize>,
+    max_rekeys: u64,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
     if n == 0
@@ -462,7 +484,7 @@ fn run_skyline(
         return Ok(None);
     }
     let mut best: Option<u64> = None;
-    for h in 0..PREORDERS {
+    for h in hs {
         let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
         let Some(count) =
             prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
@@ -470,9 +492,10 @@ fn run_skyline(
             return Ok(None);
         };
         let slots = &mut st.slots[..n];
-        let Some(peak) = skyline(slots, st.sections, count, by_lo, st.placed, st.scratch, h, regions.start)
+        let Some(peak) =
+            skyline(slots, st.sections, count, by_lo, st.placed, st.scratch, h, regions.start, max_rekeys)
         else {
-            return Ok(None);
+            continue; // stopped at the re-key limit
         };
         if best.is_none_or(|b| peak < b) {
             best = Some(peak);
@@ -512,7 +535,7 @@ fn run_strategy(
     match strategy {
         Strategy::Auto | Strategy::Exact => {}
         s => {
-            run_member(s, graph, infos, st, regions, use_scan)?;
+            run_member(s, graph, infos, st, regions, use_scan, false)?;
             return Ok(s);
         }
     }
@@ -525,19 +548,22 @@ fn run_strategy(
     let greedy_ok = work <= AUTO_WORK_BUDGET;
     // The seed's simplify costs O(E log n) on top of placement.
     let seed_ok = work.saturating_mul(2) <= AUTO_WORK_BUDGET;
+    // (member, runs, quick): above AUTO_SKYLINE_MAX buffers the skyline runs once, capped
+    let big_skyline = n > AUTO_SKYLINE_MAX && n <= AUTO_SKYLINE_LARGE_MAX;
     let portfolio = [
-        (Strategy::Seed, seed_ok),
-        (Strategy::GreedySize, greedy_ok),
-        (Strategy::BestFit, greedy_ok),
-        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX),
-        (Strategy::Sweep, !greedy_ok),
+        (Strategy::Seed, seed_ok, false),
+        (Strategy::GreedySize, greedy_ok, false),
+        (Strategy::BestFit, greedy_ok, false),
+        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX, false),
+        (Strategy::Skyline, big_skyline, true),
+        (Strategy::Sweep, !greedy_ok, false),
     ];
-    for (s, on) in portfolio {
+    for (s, on, quick) in portfolio {
         if !on {
             continue;
         }
-        match run_member(s, graph, infos, st, regions, use_scan) {
-            Ok(h) if best.is_none_or(|(bh, _)| h < bh) => {
+        match run_member(s, graph, infos, st, regions, use_scan, quick) {
+            Ok(Some(h)) if best.is_none_or(|(bh, _)| h < bh) => {
                 best = Some((h, s));
                 if keep {
                     for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
@@ -560,7 +586,7 @@ fn run_strategy(
             info.allocated = 1;
         }
     } else {
-        run_member(chosen, graph, infos, st, regions, use_scan)?;
+        run_member(chosen, graph, infos, st, regions, use_scan, false)?;
     }
     // Branch and bound: one-interval, unpinned, aligned start, CC region unused.
     let exact_ok = keep

@@ -132,6 +132,9 @@ fn sift_down(heap: &mut [Placed], len: usize) {
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
 /// each slot's address to `at` and returns the peak (bytes, `max(at + size)`).
 ///
+/// At most `max_rekeys` re-keys (`u64::MAX`: no limit): past it the run stops and returns
+/// `None` (addresses partly written), so a caller can bound the quadratic worst case.
+///
 /// Storage: `ids` and `heap` (the waiting buffers with their keys) at least n entries; `sections` (at least 2p/4 of them) and
 /// `scratch` (at least p/2) hold the tree, p = `count` rounded up to a power of two, so one
 /// entry per candidate in each is always enough. Returns `None` (slots' ranks and totals
@@ -146,6 +149,7 @@ pub fn skyline(
     scratch: &mut [Scratch],
     h: usize,
     start: u64,
+    max_rekeys: u64,
 ) -> Option<u64> {
     let n = slots.len();
     let p = count.next_power_of_two();
@@ -189,7 +193,7 @@ pub fn skyline(
         let c = &slots[v as usize];
         *e = Placed { lo: v, hi: c.rank, addr: 0, end: (c.lo as u64) << 32 | c.hi as u64 };
     }
-    let mut len = n;
+    let (mut len, mut rekeys) = (n, 0u64);
     let mut peak = start;
     while len > 0 {
         let top = heap[0];
@@ -197,6 +201,10 @@ pub fn skyline(
         let f = sky.max(lo, hi);
         if f > top.addr {
             // its minimum offset rose since it was keyed: re-key and look again
+            if rekeys == max_rekeys {
+                return None;
+            }
+            rekeys += 1;
             heap[0].addr = f;
             sift_down(heap, len);
             continue;
@@ -246,6 +254,7 @@ mod tests {
             x ^= x << 17;
             x
         };
+        let mut stopped = 0;
         for case in 0..2000 {
             let n = 1 + (next() % 8) as usize;
             let iv: [(u32, u32, u64); 8] = core::array::from_fn(|_| {
@@ -268,16 +277,39 @@ mod tests {
                     .unwrap();
             let h = case % 3;
             let start = 64 * (case as u64 % 2);
-            let peak =
-                skyline(&mut slots[..n], &mut secs, count, &mut ids, &mut heap, &mut scratch, h, start)
-                    .unwrap();
+            let peak = skyline(
+                &mut slots[..n],
+                &mut secs,
+                count,
+                &mut ids,
+                &mut heap,
+                &mut scratch,
+                h,
+                start,
+                u64::MAX,
+            )
+            .unwrap();
             let rank: [u32; 8] = core::array::from_fn(|k| slots[k.min(n - 1)].rank);
             let (want, at) = plain(iv, &rank[..n]);
             assert_eq!(peak, start + want, "case {case}: {iv:?}");
             for k in 0..n {
                 assert_eq!(slots[k].at, start + at[k], "case {case}: {iv:?}");
             }
+            // with no re-key allowed the run either stops or gives the same plan
+            let keep = slots;
+            let count2 =
+                crate::exact::prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids)
+                    .unwrap();
+            match skyline(&mut slots[..n], &mut secs, count2, &mut ids, &mut heap, &mut scratch, h, start, 0)
+            {
+                None => stopped += 1,
+                Some(p) => {
+                    assert_eq!(p, peak, "case {case}");
+                    assert!((0..n).all(|k| slots[k].at == keep[k].at), "case {case}");
+                }
+            }
         }
+        assert!(stopped > 0 && stopped < 2000, "{stopped}");
     }
 
     #[test]
@@ -286,7 +318,17 @@ mod tests {
         let mut secs = [Section::default(); 1];
         let (mut ids, mut heap) = ([0u32; 4], [Placed::default(); 4]);
         // 3 sections need a tree of 8 u64 maxima: one Section holds 4
-        let out = skyline(&mut slots, &mut secs, 3, &mut ids, &mut heap, &mut [Scratch::default(); 4], 0, 0);
+        let out = skyline(
+            &mut slots,
+            &mut secs,
+            3,
+            &mut ids,
+            &mut heap,
+            &mut [Scratch::default(); 4],
+            0,
+            0,
+            u64::MAX,
+        );
         assert_eq!(out, None);
     }
 }

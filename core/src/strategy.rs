@@ -27,7 +27,9 @@ pub enum Strategy {
     /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
     /// The default: a portfolio (seed, greedy-size, best-fit, skyline up to
-    /// [`crate::planner::AUTO_SKYLINE_MAX`] buffers, and the sweep for very large inputs) keeping the lowest peak (ties: the first in that list), then, for up to
+    /// [`crate::planner::AUTO_SKYLINE_MAX`] buffers and a capped one-preorder skyline up to
+    /// [`crate::planner::AUTO_SKYLINE_LARGE_MAX`], and the sweep for very large inputs)
+    /// keeping the lowest peak (ties: the first in that list), then, for up to
     /// [`crate::planner::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
     /// bound ([`crate::planner::AUTO_EXACT_NODES`], fewer above 400 buffers:
     /// [`crate::planner::AUTO_EXACT_WORK`]). Never worse than the members it runs;
