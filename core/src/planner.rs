@@ -5,7 +5,7 @@
 use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
-use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY, PREORDERS};
+use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
 use crate::info::Info;
 use crate::interference::{build_csr, Graph};
 use crate::interval_tree::IntervalTree;
@@ -46,13 +46,16 @@ pub const AUTO_EXACT_WORK: u64 = 8_000_000;
 pub const AUTO_SKYLINE_MAX: usize = 4_096;
 
 /// Above [`AUTO_SKYLINE_MAX`], up to this many buffers [`Strategy::Auto`] runs the skyline
-/// with one preorder, stopped after
-/// [`AUTO_SKYLINE_REKEYS`] re-keys per buffer (generated inputs need about 8.4; inputs with
-/// long lifetimes under busy skylines, hundreds, and are left to the sweep).
+/// with one preorder ("TAW"), stopped after [`AUTO_SKYLINE_REKEYS`] re-keys per buffer or
+/// [`AUTO_SKYLINE_REKEYS_MAX`] in all (generated inputs need about 8 a buffer,
+/// `iopddl_S_1` 128–256).
 pub const AUTO_SKYLINE_LARGE_MAX: usize = 200_000;
 
 /// Re-keys per buffer allowed to the capped skyline of [`Strategy::Auto`].
-pub const AUTO_SKYLINE_REKEYS: u64 = 32;
+pub const AUTO_SKYLINE_REKEYS: u64 = 256;
+
+/// Re-keys in all allowed to the capped skyline of [`Strategy::Auto`] (about 1 s).
+pub const AUTO_SKYLINE_REKEYS_MAX: u64 = 8_000_000;
 
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
@@ -399,8 +402,21 @@ fn peak(infos: &[Info]) -> u64 {
     infos.iter().map(Info::end).max().unwrap_or(0)
 }
 
-/// Places with one greedy member; returns its peak, `None` when a `quick` skyline (one
-/// preorder, at most [`AUTO_SKYLINE_REKEYS`] re-keys a buffer) did not apply or stopped.
+/// How a skyline member runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SkyRun {
+    /// All preorders, no limit (falls back to greedy-size where it does not apply).
+    Full,
+    /// One preorder, at most [`AUTO_SKYLINE_REKEYS`] re-keys a buffer and
+    /// [`AUTO_SKYLINE_REKEYS_MAX`] in all.
+    Quick,
+    /// The preorders the quick run did not try, until the caller's budget says stop.
+    Timed,
+}
+
+/// Places with one greedy member; returns its peak, `None` when a `Quick` or `Timed`
+/// skyline did not apply or stopped before finishing a preorder.
+#[allow(clippy::too_many_arguments)]
 fn run_member(
     s: Strategy,
     graph: &mut Graph<'_>,
@@ -408,7 +424,8 @@ fn run_member(
     st: &mut Storage<'_, '_>,
     regions: Regions,
     use_scan: bool,
-    quick: bool,
+    sky: SkyRun,
+    keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
     let (k, fit) = match s {
@@ -424,14 +441,22 @@ fn run_member(
             (by_size(graph, infos, st.scratch, st.order), Fit::First)
         }
         Strategy::Skyline => {
-            let (hs, rekeys) = if quick {
-                (PREORDERS - 1..PREORDERS, AUTO_SKYLINE_REKEYS.saturating_mul(n as u64))
-            } else {
-                (0..PREORDERS, u64::MAX)
+            // preorders in the order tried; the last one ("TWA") first where only some run
+            let (hs, rekeys): (&[usize], u64) = match sky {
+                SkyRun::Full => (&[0, 1, 2], u64::MAX),
+                SkyRun::Quick => {
+                    (&[1], AUTO_SKYLINE_REKEYS.saturating_mul(n as u64).min(AUTO_SKYLINE_REKEYS_MAX))
+                }
+                // after the quick run (same preorder) where that ran
+                SkyRun::Timed if n <= AUTO_SKYLINE_LARGE_MAX => (&[2, 0], u64::MAX),
+                SkyRun::Timed => (&[1, 2, 0], u64::MAX),
             };
-            match run_skyline(graph, infos, st, regions, hs, rekeys)? {
+            // only the timed run answers to the caller's clock: the others are deterministic
+            let mut always = || true;
+            let stop: &mut dyn FnMut() -> bool = if sky == SkyRun::Timed { keep_going } else { &mut always };
+            match run_skyline(graph, infos, st, regions, hs, rekeys, stop)? {
                 Some(peak) => return Ok(Some(peak)),
-                None if quick => return Ok(None),
+                None if sky != SkyRun::Full => return Ok(None),
                 None => (by_size(graph, infos, st.scratch, st.order), Fit::First),
             }
         }
@@ -455,7 +480,8 @@ fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
 }
 
 /// Places by the skyline rule ([`crate::skyline`]), keeping the best of the preorders `hs`
-/// (ties: the first), each run stopped after `max_rekeys` re-keys; returns its peak, or
+/// (ties: the first), each run stopped after `max_rekeys` re-keys or when `keep_going` says
+/// so; returns its peak, or
 /// `None` where it does not apply (a candidate with several intervals or pinned, an
 /// unaligned start, storage shorter than n, sizes whose sum overflows `u64`) or every run
 /// stopped.
@@ -468,8 +494,9 @@ fn run_skyline(
     infos: &mut [Info],
     st: &mut Storage<'_, '_>,
     regions: Regions,
-    hs: core::ops::Range<usize>,
+    hs: &[usize],
     max_rekeys: u64,
+    keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
     if n == 0
@@ -484,7 +511,7 @@ fn run_skyline(
         return Ok(None);
     }
     let mut best: Option<u64> = None;
-    for h in hs {
+    for &h in hs {
         let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
         let Some(count) =
             prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
@@ -492,10 +519,19 @@ fn run_skyline(
             return Ok(None);
         };
         let slots = &mut st.slots[..n];
-        let Some(peak) =
-            skyline(slots, st.sections, count, by_lo, st.placed, st.scratch, h, regions.start, max_rekeys)
-        else {
-            continue; // stopped at the re-key limit
+        let Some(peak) = skyline(
+            slots,
+            st.sections,
+            count,
+            by_lo,
+            st.placed,
+            st.scratch,
+            h,
+            regions.start,
+            max_rekeys,
+            keep_going,
+        ) else {
+            continue; // stopped at the re-key limit or by the caller
         };
         if best.is_none_or(|b| peak < b) {
             best = Some(peak);
@@ -535,7 +571,7 @@ fn run_strategy(
     match strategy {
         Strategy::Auto | Strategy::Exact => {}
         s => {
-            run_member(s, graph, infos, st, regions, use_scan, false)?;
+            run_member(s, graph, infos, st, regions, use_scan, SkyRun::Full, &mut || true)?;
             return Ok(s);
         }
     }
@@ -550,19 +586,22 @@ fn run_strategy(
     let seed_ok = work.saturating_mul(2) <= AUTO_WORK_BUDGET;
     // (member, runs, quick): above AUTO_SKYLINE_MAX buffers the skyline runs once, capped
     let big_skyline = n > AUTO_SKYLINE_MAX && n <= AUTO_SKYLINE_LARGE_MAX;
+    // `exact` also gives the uncapped skyline the caller's budget on large inputs
+    let timed_skyline = strategy == Strategy::Exact && n > AUTO_SKYLINE_MAX;
     let portfolio = [
-        (Strategy::Seed, seed_ok, false),
-        (Strategy::GreedySize, greedy_ok, false),
-        (Strategy::BestFit, greedy_ok, false),
-        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX, false),
-        (Strategy::Skyline, big_skyline, true),
-        (Strategy::Sweep, !greedy_ok, false),
+        (Strategy::Seed, seed_ok, SkyRun::Full),
+        (Strategy::GreedySize, greedy_ok, SkyRun::Full),
+        (Strategy::BestFit, greedy_ok, SkyRun::Full),
+        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX, SkyRun::Full),
+        (Strategy::Skyline, big_skyline, SkyRun::Quick),
+        (Strategy::Sweep, !greedy_ok, SkyRun::Full),
+        (Strategy::Skyline, timed_skyline, SkyRun::Timed),
     ];
-    for (s, on, quick) in portfolio {
+    for (s, on, sky) in portfolio {
         if !on {
             continue;
         }
-        match run_member(s, graph, infos, st, regions, use_scan, quick) {
+        match run_member(s, graph, infos, st, regions, use_scan, sky, budget.keep_going) {
             Ok(Some(h)) if best.is_none_or(|(bh, _)| h < bh) => {
                 best = Some((h, s));
                 if keep {
@@ -586,7 +625,7 @@ fn run_strategy(
             info.allocated = 1;
         }
     } else {
-        run_member(chosen, graph, infos, st, regions, use_scan, false)?;
+        run_member(chosen, graph, infos, st, regions, use_scan, SkyRun::Full, &mut || true)?;
     }
     // Branch and bound: one-interval, unpinned, aligned start, CC region unused.
     let exact_ok = keep

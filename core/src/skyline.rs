@@ -99,6 +99,9 @@ impl Skyline<'_> {
     }
 }
 
+/// How often (in re-keys) the `keep_going` callback of [`skyline`] is consulted.
+pub const CHECK_EVERY: u64 = 4096;
+
 /// Whether heap entry `a` comes before `b`: (minimum offset, rank).
 #[inline]
 fn before(a: &Placed, b: &Placed) -> bool {
@@ -132,8 +135,10 @@ fn sift_down(heap: &mut [Placed], len: usize) {
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
 /// each slot's address to `at` and returns the peak (bytes, `max(at + size)`).
 ///
-/// At most `max_rekeys` re-keys (`u64::MAX`: no limit): past it the run stops and returns
-/// `None` (addresses partly written), so a caller can bound the quadratic worst case.
+/// At most `max_rekeys` re-keys (`u64::MAX`: no limit), and `keep_going` is asked every
+/// [`CHECK_EVERY`] re-keys: past the limit or on `false` the run stops and returns `None`
+/// (addresses partly written), so a caller can bound the quadratic worst case by count or
+/// by clock.
 ///
 /// Storage: `ids` and `heap` (the waiting buffers with their keys) at least n entries; `sections` (at least 2p/4 of them) and
 /// `scratch` (at least p/2) hold the tree, p = `count` rounded up to a power of two, so one
@@ -150,6 +155,7 @@ pub fn skyline(
     h: usize,
     start: u64,
     max_rekeys: u64,
+    keep_going: &mut dyn FnMut() -> bool,
 ) -> Option<u64> {
     let n = slots.len();
     let p = count.next_power_of_two();
@@ -201,7 +207,7 @@ pub fn skyline(
         let f = sky.max(lo, hi);
         if f > top.addr {
             // its minimum offset rose since it was keyed: re-key and look again
-            if rekeys == max_rekeys {
+            if rekeys == max_rekeys || (rekeys % CHECK_EVERY == CHECK_EVERY - 1 && !keep_going()) {
                 return None;
             }
             rekeys += 1;
@@ -287,6 +293,7 @@ mod tests {
                 h,
                 start,
                 u64::MAX,
+                &mut || true,
             )
             .unwrap();
             let rank: [u32; 8] = core::array::from_fn(|k| slots[k.min(n - 1)].rank);
@@ -300,8 +307,18 @@ mod tests {
             let count2 =
                 crate::exact::prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids)
                     .unwrap();
-            match skyline(&mut slots[..n], &mut secs, count2, &mut ids, &mut heap, &mut scratch, h, start, 0)
-            {
+            match skyline(
+                &mut slots[..n],
+                &mut secs,
+                count2,
+                &mut ids,
+                &mut heap,
+                &mut scratch,
+                h,
+                start,
+                0,
+                &mut || true,
+            ) {
                 None => stopped += 1,
                 Some(p) => {
                     assert_eq!(p, peak, "case {case}");
@@ -328,6 +345,7 @@ mod tests {
             0,
             0,
             u64::MAX,
+            &mut || true,
         );
         assert_eq!(out, None);
     }
