@@ -10,12 +10,12 @@
 //! ([`workspace`]).
 //!
 //! ```
-//! use dramalloc_core::{plan_buffers, Buffer, PlanConfig, CcSize, StaticWorkspace};
-//! // B01 of the planner cases: touching live ranges interfere.
+//! use dramalloc_core::{plan_buffers, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};
+//! // B01 of the planner cases: touching live ranges interfere (the seed's order).
 //! let bufs = [Buffer::new(0, 9, 4096), Buffer::new(3, 5, 8192), Buffer::new(5, 8, 8192)];
 //! let mut st: StaticWorkspace<3, 3, 0> = StaticWorkspace::new();
 //! let mut ws = st.workspace();
-//! let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), ..PlanConfig::default() };
+//! let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Seed };
 //! plan_buffers(&bufs, 4096, &cfg, &mut ws)?;
 //! let addr: Vec<u64> = ws.infos.iter().map(|i| i.address).collect();
 //! assert_eq!(addr, [0, 4096, 12288]);

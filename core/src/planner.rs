@@ -588,17 +588,19 @@ fn run_strategy(
     let big_skyline = n > AUTO_SKYLINE_MAX && n <= AUTO_SKYLINE_LARGE_MAX;
     // `exact` also gives the uncapped skyline the caller's budget on large inputs
     let timed_skyline = strategy == Strategy::Exact && n > AUTO_SKYLINE_MAX;
+    // the skyline first: where it reaches the lower bound nothing can beat it and the slower
+    // members are skipped
     let portfolio = [
+        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX, SkyRun::Full),
+        (Strategy::Skyline, big_skyline, SkyRun::Quick),
         (Strategy::Seed, seed_ok, SkyRun::Full),
         (Strategy::GreedySize, greedy_ok, SkyRun::Full),
         (Strategy::BestFit, greedy_ok, SkyRun::Full),
-        (Strategy::Skyline, n <= AUTO_SKYLINE_MAX, SkyRun::Full),
-        (Strategy::Skyline, big_skyline, SkyRun::Quick),
         (Strategy::Sweep, !greedy_ok, SkyRun::Full),
         (Strategy::Skyline, timed_skyline, SkyRun::Timed),
     ];
     for (s, on, sky) in portfolio {
-        if !on {
+        if !on || best.is_some_and(|(b, _)| b <= metrics.lower_bound) {
             continue;
         }
         match run_member(s, graph, infos, st, regions, use_scan, sky, budget.keep_going) {

@@ -26,10 +26,11 @@ pub enum Strategy {
     /// [`crate::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
     /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
-    /// The default: a portfolio (seed, greedy-size, best-fit, skyline up to
-    /// [`crate::planner::AUTO_SKYLINE_MAX`] buffers and a capped one-preorder skyline up to
-    /// [`crate::planner::AUTO_SKYLINE_LARGE_MAX`], and the sweep for very large inputs)
-    /// keeping the lowest peak (ties: the first in that list), then, for up to
+    /// The default: a portfolio (skyline up to [`crate::planner::AUTO_SKYLINE_MAX`] buffers
+    /// or a capped one-preorder skyline up to [`crate::planner::AUTO_SKYLINE_LARGE_MAX`],
+    /// seed, greedy-size, best-fit, and the sweep for very large inputs) keeping the lowest
+    /// peak (ties: the first in that list; the rest is skipped once a member reaches the
+    /// lower bound), then, for up to
     /// [`crate::planner::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
     /// bound ([`crate::planner::AUTO_EXACT_NODES`], fewer above 400 buffers:
     /// [`crate::planner::AUTO_EXACT_WORK`]). Never worse than the members it runs;
