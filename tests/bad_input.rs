@@ -223,3 +223,23 @@ fn page_size_not_dividing_the_buffer_size() {
         Err(BankedError::PageSizeMismatch { size: 4096, page_size: 0 })
     );
 }
+
+#[test]
+fn cc_region_reaching_into_the_preplaced_tensors() {
+    // a 3 MiB pre-placed weight at 0 and a 2 MiB CC region at the top of a 4 MiB window: the
+    // region [2 MiB, 4 MiB) would overlap the weight (found by a fresh-user run, where it
+    // surfaced as a DMA overlap during execution)
+    let locs = [Location::preplaced(3 << 20, UsageClass::Weight, 0), Location::spill(4096)];
+    let ops = [Operand::use_(0), Operand::def(1)];
+    let ins = [Instruction { first: 0, count: 2, collective: false }];
+    let f = Function { locations: &locs, instructions: &ins, operands: &ops };
+    let mut st: StaticWorkspace<4, 4, 4> = StaticWorkspace::new();
+    let cfg = PlanConfig { window: 4 << 20, cc: CcSize::Mib(2), strategy: Strategy::Seed };
+    assert_eq!(
+        plan_function(&f, &cfg, &mut st.workspace()),
+        Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: 2 << 20, floor: 3 << 20, window: 4 << 20 })
+    );
+    // one more MiB of window and the region sits just above the weight
+    let cfg = PlanConfig { window: 5 << 20, ..cfg };
+    assert!(plan_function(&f, &cfg, &mut st.workspace()).is_ok());
+}

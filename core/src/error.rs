@@ -145,6 +145,16 @@ pub enum PlanError {
         /// Window size, bytes.
         window: u64,
     },
+    /// The CC region at the top of the window, `[window - cc_bytes, window)`, reaches down
+    /// into the pre-placed tensors, which end at `floor` (the HWM floor).
+    CcRegionOverlapsPreplaced {
+        /// CC region size, bytes.
+        cc_bytes: u64,
+        /// End of the pre-placed tensors (the HWM floor), bytes.
+        floor: u64,
+        /// Window size, bytes.
+        window: u64,
+    },
     /// A tree query named a node index out of range (assertion `interval_tree.cpp:63`).
     NodeIndex {
         /// The index.
@@ -279,6 +289,11 @@ impl fmt::Display for PlanError {
             PlanError::CcRegionTooLarge { cc_bytes, window } => write!(
                 f,
                 "CC region of {cc_bytes} bytes does not fit in the {window}-byte window"
+            ),
+            PlanError::CcRegionOverlapsPreplaced { cc_bytes, floor, window } => write!(
+                f,
+                "CC region of {cc_bytes} bytes at [{}, {window}) overlaps the pre-placed tensors, which end at {floor}",
+                window - cc_bytes
             ),
             PlanError::NodeIndex { index, len } => {
                 write!(f, "interval-tree node index {index} out of range (0..{len})")

@@ -133,7 +133,8 @@ pub struct Plan {
 /// # Errors
 /// Every input error of [`crate::liveness::build_from_function`]; [`PlanError::DoesNotFit`]
 /// when a candidate fits neither below the CC ceiling nor in the CC region;
-/// [`PlanError::OutsideWindow`], [`PlanError::PinnedOverlap`], [`PlanError::CcRegionTooLarge`].
+/// [`PlanError::OutsideWindow`], [`PlanError::PinnedOverlap`], [`PlanError::CcRegionTooLarge`],
+/// [`PlanError::CcRegionOverlapsPreplaced`].
 /// On error no address is reported as planned.
 pub fn plan_function(f: &Function<'_>, cfg: &PlanConfig, ws: &mut Workspace<'_>) -> Result<Plan, PlanError> {
     plan_function_excluding(f, cfg, ws, |_| false)
@@ -290,6 +291,9 @@ fn plan_built_with(
             end: floor,
             window: cfg.window,
         });
+    }
+    if cc_limit > 0 && floor > cfg.window - cc_limit {
+        return Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: cc_limit, floor, window: cfg.window });
     }
     let tree = IntervalTree::build(&mut nodes[..m]);
     build_csr(tree.nodes(), &mut interval_ids[..m], infos);

@@ -200,7 +200,10 @@ pub fn describe(model: &SimModel, e: &MultiError) -> PlanFailure {
     };
     let does_not_fit = matches!(
         e.error,
-        PlanError::DoesNotFit { .. } | PlanError::OutsideWindow { .. } | PlanError::CcRegionTooLarge { .. }
+        PlanError::DoesNotFit { .. }
+            | PlanError::OutsideWindow { .. }
+            | PlanError::CcRegionTooLarge { .. }
+            | PlanError::CcRegionOverlapsPreplaced { .. }
     );
     PlanFailure { message: format!("{:?} on core {}: {what}", e.pass, e.core), does_not_fit, error: e.error }
 }
