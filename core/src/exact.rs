@@ -713,7 +713,8 @@ pub fn branch_and_bound(
             }
             // bisect between lo (failed) and the best peak, on multiples of align
             lo = lo.max(proven);
-            if out.peak - lo <= align.max(lower_bound / 1024) {
+            // a probe may have found a plan below a capacity that failed at its limit earlier
+            if out.peak.saturating_sub(lo) <= align.max(lower_bound / 1024) {
                 lo = proven;
             }
             let gap = out.peak - lo;
