@@ -1,6 +1,22 @@
 //! The `allocate` driver (seed section "The allocate Driver"): liveness → interval tree →
 //! elimination order → `select`, with the HWM floor (`find_start_addr`), the CC region, the
 //! early exit and the metrics.
+//!
+//! **What [`Strategy::Auto`] runs, by size** (n candidates; work = the estimated interval
+//! tests of one greedy member, [`placement_work`]), in this order, keeping the lowest peak and
+//! skipping the rest once a member reaches the lower bound:
+//! 1. `skyline`, all three preorders, when n ≤ [`AUTO_SKYLINE_MAX`]; one preorder capped at
+//!    [`AUTO_SKYLINE_REKEYS`] re-keys a buffer ([`AUTO_SKYLINE_REKEYS_MAX`] in all) when
+//!    n ≤ [`AUTO_SKYLINE_LARGE_MAX`];
+//! 2. `seed` when 2 × work ≤ [`AUTO_WORK_BUDGET`] (its order costs O(E log n) more);
+//! 3. `greedy-size` and `best-fit` when work ≤ [`AUTO_WORK_BUDGET`];
+//! 4. `sweep` when work > [`AUTO_WORK_BUDGET`];
+//! 5. the branch and bound of [`crate::exact`] from the best plan when n ≤ [`AUTO_EXACT_MAX`],
+//!    min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes (deterministic).
+//!
+//! [`Strategy::Exact`] runs the same, continues the branch and bound with the caller's
+//! budget (n ≤ [`crate::exact::EXACT_MAX_BUFFERS`]), and above [`AUTO_SKYLINE_MAX`] gives the
+//! skyline's other preorders the caller's budget.
 
 use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
