@@ -4,8 +4,8 @@
 //! equal before and after. (Input-file errors are in `tests/inputs.rs`.)
 
 use dramalloc_core::banked::{size_per_bank, BankedError, FreeList, FreeListConfig, Policy};
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
 use dramalloc_core::multicore::{Module, MultiConfig, Pipeline};
-use dramalloc_core::program::{Function, Instruction, Location, Operand, UsageClass};
 use dramalloc_core::{
     plan_buffers, plan_function, Buffer, CcSize, PlanConfig, PlanError, StaticWorkspace, Store, Strategy,
 };

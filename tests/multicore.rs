@@ -2,9 +2,9 @@
 //! memory pressure counted once, the disable gate, and hand-written anti-dependency edges.
 //! Includes the public case B12 of `notes/cases-planner.md`.
 
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand};
 use dramalloc_core::multicore::pressure::{core_private_bytes, shared_bytes, total_pressure};
 use dramalloc_core::multicore::{DepKind, Edge, Module, MultiConfig, Pass, Pipeline, SharedMode};
-use dramalloc_core::program::{Function, Instruction, Location, Operand};
 use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
 use dramalloc_sim::host_storage::HostMulti;
 

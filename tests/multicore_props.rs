@@ -7,7 +7,7 @@
 //!
 //! Cases: `DRAMALLOC_PROPTEST_CASES` (default 2,000).
 
-use dramalloc_core::program::Location;
+use dramalloc_core::liveness::program::Location;
 use dramalloc_core::Strategy as PlanStrategy;
 use dramalloc_sim::executor::{execute, ExecOptions};
 use dramalloc_sim::input::TensorKind;

@@ -2,8 +2,8 @@
 //! for a 10,000-tensor program, and the whole multi-core pipeline, counted with a counting
 //! global allocator (per thread, so parallel tests do not mix).
 
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand};
 use dramalloc_core::multicore::{Module, MultiConfig, Pipeline};
-use dramalloc_core::program::{Function, Instruction, Location, Operand};
 use dramalloc_core::{plan_function, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::{HostMulti, HostWorkspace};
 

@@ -12,7 +12,7 @@
 //!
 //! Cases: `DRAMALLOC_PROPTEST_CASES` (default 2,000).
 
-use dramalloc_core::program::{Function, Instruction, Location, Operand, UsageClass};
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
 use dramalloc_core::{plan_function, CcSize, PlanConfig, PlanError, Strategy as PlanStrategy};
 use dramalloc_sim::host_storage::HostWorkspace;
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 //! memory type aligns to 1. The seed's `--dram-page-size` knob does not change DRAM
 //! alignment, so there is no such knob here.
 
-use crate::program::MemoryType;
+use crate::liveness::program::MemoryType;
 
 /// The DRAM page: 4096 bytes.
 pub const DRAM_PAGE: u64 = 4096;

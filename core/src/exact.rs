@@ -737,7 +737,7 @@ pub fn branch_and_bound(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::info::Info;
+    use crate::liveness::info::Info;
 
     struct Rng(u64);
     impl Rng {

@@ -4,7 +4,7 @@
 //! The planner follows the AWS Neuron compiler's `DRAM_Allocator` as described in the seed
 //! "The DRAM Allocator — Interval Tree and Shared-DRAM Partitioning": liveness intervals over
 //! a flat instruction index ([`liveness`]), a static balanced max-augmented interval tree in
-//! one array ([`interval_tree`]), the Briggs elimination order ([`simplify`]), first-fit
+//! one array ([`liveness::interval_tree`]), the Briggs elimination order ([`simplify`]), first-fit
 //! placement with page-straddle avoidance ([`search`], [`select`]), the HWM floor, the CC
 //! region ([`cc_region`]) and metrics ([`metrics`]). All storage is lent by the caller
 //! ([`workspace`]).
@@ -27,13 +27,9 @@
 
 pub mod align;
 pub mod banked;
-pub mod buffers;
 pub mod cc_region;
 pub mod error;
 pub mod exact;
-pub mod info;
-pub mod interference;
-pub mod interval_tree;
 pub mod liveness;
 pub mod lower_bound;
 pub mod metrics;
@@ -41,7 +37,6 @@ pub mod min_heap;
 pub mod multicore;
 pub mod order;
 pub mod planner;
-pub mod program;
 pub mod scan;
 pub mod search;
 pub mod sections;
@@ -52,10 +47,10 @@ pub mod strategy;
 pub mod sweep;
 pub mod workspace;
 
-pub use buffers::Buffer;
 pub use cc_region::CcSize;
 pub use error::{PlanError, Store};
-pub use info::Info;
+pub use liveness::buffers::Buffer;
+pub use liveness::info::Info;
 pub use metrics::Metrics;
 pub use planner::{
     plan_buffer_iter, plan_buffer_iter_with, plan_buffers, plan_buffers_with, plan_function,

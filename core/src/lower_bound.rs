@@ -6,8 +6,8 @@
 //! interval start (de-duplicating a candidate's several intervals). No heap allocation.
 
 use crate::error::PlanError;
-use crate::info::Info;
-use crate::interference::Graph;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
 use crate::min_heap;
 use crate::workspace::Scratch;
 
@@ -53,7 +53,11 @@ pub fn max_load(
     Ok((best_all, best_free))
 }
 
-fn sweep_load(nodes: &[crate::interval_tree::Node], infos: &[Info], heap: &mut [u32]) -> (u64, u64) {
+fn sweep_load(
+    nodes: &[crate::liveness::interval_tree::Node],
+    infos: &[Info],
+    heap: &mut [u32],
+) -> (u64, u64) {
     let hi = |i: u32| nodes[i as usize].hi;
     let by_hi = |a: u32, b: u32| hi(a) < hi(b);
     let (mut all, mut free, mut best_all, mut best_free, mut len) = (0u64, 0u64, 0u64, 0u64, 0usize);

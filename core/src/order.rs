@@ -1,7 +1,7 @@
 //! Greedy placement orders used by the `greedy-size` and `best-fit` strategies.
 
-use crate::info::Info;
-use crate::interference::Graph;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
 use crate::workspace::Scratch;
 
 /// Writes the non-pinned candidates into `order` sorted by aligned size descending, then

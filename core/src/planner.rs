@@ -18,18 +18,18 @@
 //! budget (n ≤ [`crate::exact::EXACT_MAX_BUFFERS`]), and above [`AUTO_SKYLINE_MAX`] gives the
 //! skyline's other preorders the caller's budget.
 
-use crate::buffers::{build_from_buffer_iter, Buffer};
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
 use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
-use crate::info::Info;
-use crate::interference::{build_csr, Graph};
-use crate::interval_tree::IntervalTree;
-use crate::liveness::{build_from_function_excluding, Built};
+use crate::liveness::buffers::{build_from_buffer_iter, Buffer};
+use crate::liveness::info::Info;
+use crate::liveness::interference::{build_csr, Graph};
+use crate::liveness::interval_tree::IntervalTree;
+use crate::liveness::intervals::{build_from_function_excluding, Built};
+use crate::liveness::program::Function;
 use crate::lower_bound::max_load;
 use crate::metrics::Metrics;
 use crate::order::by_size;
-use crate::program::Function;
 use crate::scan::{interval_of, scan};
 use crate::search::Fit;
 use crate::search::Span;
@@ -128,7 +128,7 @@ pub struct Plan {
 /// page (4096 bytes).
 ///
 /// ```
-/// use dramalloc_core::program::{Function, Instruction, Location, Operand};
+/// use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand};
 /// use dramalloc_core::{plan_function, PlanConfig, CcSize, StaticWorkspace};
 /// // 0: def a; 1: use a, def b; 2: use b
 /// let locs = [Location::spill(4096), Location::spill(4096)];
@@ -147,7 +147,7 @@ pub struct Plan {
 /// ```
 ///
 /// # Errors
-/// Every input error of [`crate::liveness::build_from_function`]; [`PlanError::DoesNotFit`]
+/// Every input error of [`crate::liveness::intervals::build_from_function`]; [`PlanError::DoesNotFit`]
 /// when a candidate fits neither below the CC ceiling nor in the CC region;
 /// [`PlanError::OutsideWindow`], [`PlanError::PinnedOverlap`], [`PlanError::CcRegionTooLarge`],
 /// [`PlanError::CcRegionOverlapsPreplaced`].
@@ -157,7 +157,7 @@ pub fn plan_function(f: &Function<'_>, cfg: &PlanConfig, ws: &mut Workspace<'_>)
 }
 
 /// As [`plan_function`], with the locations for which `exclude(location)` is true left out
-/// of the plan (see [`crate::liveness::build_from_function_excluding`]).
+/// of the plan (see [`crate::liveness::intervals::build_from_function_excluding`]).
 ///
 /// # Errors
 /// As [`plan_function`].

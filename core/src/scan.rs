@@ -15,8 +15,8 @@
 //! are long-lived (E large), `select` when lifetimes are short. Results are identical.
 
 use crate::error::PlanError;
-use crate::info::Info;
-use crate::interference::Graph;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
 use crate::search::{Fit, Span};
 use crate::select::{place_one, Regions};
 use crate::workspace::Placed;

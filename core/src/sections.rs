@@ -9,7 +9,7 @@
 //! Complexity O(n log n) (two sorts and a merge), no heap: the caller lends the slot, section
 //! and two index slices.
 
-use crate::info::Info;
+use crate::liveness::info::Info;
 use crate::workspace::{Section, Slot};
 
 /// `Slot::at` of a buffer the search has not placed.

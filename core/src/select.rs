@@ -9,8 +9,8 @@
 //! Non-interfering candidates may share addresses: that reuse is the point.
 
 use crate::error::PlanError;
-use crate::info::Info;
-use crate::interference::Graph;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
 use crate::search::{search, Fit, Span};
 use crate::workspace::Scratch;
 

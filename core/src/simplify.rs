@@ -14,8 +14,8 @@
 //! (an indexed binary heap in the caller's `heap` slice), no heap allocation.
 
 use crate::error::PlanError;
-use crate::info::Info;
-use crate::interference::Graph;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
 use crate::workspace::Scratch;
 
 const OUT: u32 = u32::MAX;

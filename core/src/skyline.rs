@@ -229,7 +229,7 @@ pub fn skyline(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::info::Info;
+    use crate::liveness::info::Info;
 
     /// The skyline rule written plainly: O(n^2) scans.
     fn plain(iv: &[(u32, u32, u64)], rank: &[u32]) -> (u64, [u64; 8]) {

@@ -14,8 +14,8 @@
 //! Applies to one-interval candidates without pinned ones (returns `Ok(false)` otherwise).
 
 use crate::error::PlanError;
-use crate::info::Info;
-use crate::interference::Graph;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
 use crate::min_heap;
 use crate::search::{Fit, Span};
 use crate::select::{place_one, Regions};

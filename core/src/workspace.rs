@@ -9,7 +9,7 @@
 //!
 //! Memory per candidate location: 40 B ([`Info`]) + 16 B ([`Scratch`]) + 3 × 4 B (order, heap,
 //! neighbours) + 16 B ([`Span`]) = 84 B; per interval: 24 B ([`Node`]) + 4 B (CSR id) = 28 B;
-//! per location of a [`crate::program::Function`]: 12 B ([`LocScratch`]). Linear in n.
+//! per location of a [`crate::liveness::program::Function`]: 12 B ([`LocScratch`]). Linear in n.
 //!
 //! Optional per-candidate slices used by the faster and better strategies (each may be
 //! shorter than the candidate count, even empty: a strategy that lacks its storage falls back
@@ -21,8 +21,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{PlanError, Store};
-use crate::info::Info;
-use crate::interval_tree::Node;
+use crate::liveness::info::Info;
+use crate::liveness::interval_tree::Node;
 use crate::search::Span;
 
 /// Per-candidate scratch used by `simplify` and neighbour de-duplication. Pod, 16 bytes.

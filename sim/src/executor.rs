@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use dramalloc_core::program::Access;
+use dramalloc_core::liveness::program::Access;
 
 use crate::arena::SparseArena;
 use crate::fingerprint::{fill, first_mismatch, writer_of, TensorId, LOADER_DEF};

@@ -134,7 +134,7 @@ pub fn inject(model: &SimModel, plan: &mut PlannedModel, fault: Fault) -> Result
 }
 
 fn corrupt_byte(model: &SimModel, plan: &PlannedModel, seed: u64) -> Result<Injected, String> {
-    use dramalloc_core::program::Access;
+    use dramalloc_core::liveness::program::Access;
     let mut rng = SplitMix64(seed);
     let n = model.cores.len();
     for _ in 0..10_000 {

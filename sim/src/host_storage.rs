@@ -2,8 +2,8 @@
 //! [`dramalloc_core::Workspace`] and a [`dramalloc_core::multicore::MultiStorage`]. The core
 //! itself never allocates; this is where a std program gets the slices it lends it.
 
-use dramalloc_core::info::Info;
-use dramalloc_core::interval_tree::Node;
+use dramalloc_core::liveness::info::Info;
+use dramalloc_core::liveness::interval_tree::Node;
 use dramalloc_core::multicore::antidep::SharedAccess;
 use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedEntry};
 use dramalloc_core::search::Span;

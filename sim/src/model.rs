@@ -6,8 +6,8 @@
 //! (packed from 0, 4096-aligned, explicit addresses kept); intermediates are the
 //! planner's candidates; op inputs are uses and op outputs defs, in file order.
 
+use dramalloc_core::liveness::program::{Function, Instruction, Location, MemoryType, Operand, UsageClass};
 use dramalloc_core::multicore::Module;
-use dramalloc_core::program::{Function, Instruction, Location, MemoryType, Operand, UsageClass};
 
 use crate::input::{pack_preplaced, InputError, Program, TensorKind};
 

@@ -19,7 +19,7 @@
 //!   edges order slice j's write on core j before its reads on every other core, and a later
 //!   all-reduce's write into reused bytes after the earlier reads.
 
-use dramalloc_core::program::{Location, UsageClass};
+use dramalloc_core::liveness::program::{Location, UsageClass};
 
 use crate::input::{InputError, Program, TensorKind};
 use crate::model::{CoreProgram, SimModel};

@@ -7,7 +7,7 @@
 //! operands (the private tensors it reads from) stay private: their bytes are copied into
 //! the staging buffer, and marking them would merge every core's private copy into one.
 
-use crate::program::{Access, MemoryType, UsageClass};
+use crate::liveness::program::{Access, MemoryType, UsageClass};
 
 use super::module::{Module, ModuleState};
 

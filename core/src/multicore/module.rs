@@ -3,8 +3,8 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::PlanError;
+use crate::liveness::program::Function;
 use crate::metrics::Metrics;
-use crate::program::Function;
 
 /// Largest supported core count.
 pub const MAX_CORES: usize = 64;

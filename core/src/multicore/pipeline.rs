@@ -23,8 +23,8 @@ use heapless::Vec;
 
 use crate::align::{align_up, DRAM_PAGE};
 use crate::error::{PlanError, Store};
+use crate::liveness::program::MemoryType;
 use crate::planner::PlanConfig;
-use crate::program::MemoryType;
 use crate::workspace::Workspace;
 
 use super::antidep::{build_edges, Edge, SharedAccess};

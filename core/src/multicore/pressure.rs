@@ -3,7 +3,7 @@
 //! shared bytes from per-core accounting). Summing every core's copy of a shared buffer would
 //! over-report HBM by (N − 1) × the shared bytes.
 
-use crate::program::MemoryType;
+use crate::liveness::program::MemoryType;
 
 use super::module::{Module, ModuleState};
 use super::shared_alloc::SharedEntry;

@@ -11,11 +11,11 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::align::DRAM_PAGE;
-use crate::buffers::Buffer;
 use crate::cc_region::CcSize;
 use crate::error::{PlanError, Store};
+use crate::liveness::buffers::Buffer;
+use crate::liveness::program::Access;
 use crate::planner::{plan_buffer_iter, PlanConfig};
-use crate::program::Access;
 use crate::workspace::Workspace;
 
 use super::antidep::SharedAccess;

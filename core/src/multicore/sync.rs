@@ -6,7 +6,7 @@
 //! allocated. With N == 1 it does nothing. Compile-time agreement, not a runtime barrier.
 
 use crate::error::PlanError;
-use crate::program::UsageClass;
+use crate::liveness::program::UsageClass;
 
 use super::module::{find_by_name, Module, ModuleState};
 

@@ -10,9 +10,9 @@
 
 use crate::align::{align_up, alignment_for};
 use crate::error::{PlanError, Store};
-use crate::info::Info;
-use crate::interval_tree::Node;
-use crate::program::{Access, Function};
+use crate::liveness::info::Info;
+use crate::liveness::interval_tree::Node;
+use crate::liveness::program::{Access, Function};
 use crate::workspace::{LocScratch, Workspace};
 
 const NONE: u32 = u32::MAX;
@@ -81,7 +81,7 @@ pub fn build_from_function_excluding(
     for (l, loc) in f.locations.iter().enumerate() {
         let li = l as u32;
         ws.locations[l] = LocScratch { info: NONE, last_def: NONE, read: 0 };
-        if loc.memory != crate::program::MemoryType::Dram {
+        if loc.memory != crate::liveness::program::MemoryType::Dram {
             continue;
         }
         if loc.bytes == 0 {
@@ -133,7 +133,7 @@ pub fn build_from_function_excluding(
             }
             if ins.collective {
                 let loc = &f.locations[op.location as usize];
-                if loc.memory == crate::program::MemoryType::Dram {
+                if loc.memory == crate::liveness::program::MemoryType::Dram {
                     b.collective_bytes = b.collective_bytes.saturating_add(loc.bytes);
                 }
                 let info = ws.locations[op.location as usize].info;
@@ -227,7 +227,7 @@ fn push(ws: &mut Workspace<'_>, nodes: &mut usize, node: Node) -> Result<(), Pla
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::program::{Instruction, Location, Operand, UsageClass};
+    use crate::liveness::program::{Instruction, Location, Operand, UsageClass};
     use crate::workspace::StaticWorkspace;
 
     fn ins(first: u32, count: u32) -> Instruction {

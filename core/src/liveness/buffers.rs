@@ -3,8 +3,8 @@
 
 use crate::align::align_up;
 use crate::error::PlanError;
-use crate::interval_tree::Node;
-use crate::liveness::{candidate_info, Built};
+use crate::liveness::interval_tree::Node;
+use crate::liveness::intervals::{candidate_info, Built};
 use crate::workspace::Workspace;
 
 /// A buffer live over the closed interval `[def, last_use]` (instruction indices) needing

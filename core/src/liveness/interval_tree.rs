@@ -114,7 +114,7 @@ pub fn make_max(nodes: &mut [Node], root: i32) -> u32 {
 ///
 /// # Example
 /// ```
-/// use dramalloc_core::interval_tree::{IntervalTree, Node};
+/// use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
 /// let mut nodes = [Node::new(0, 9, 0), Node::new(3, 5, 1), Node::new(6, 8, 2)];
 /// let tree = IntervalTree::build(&mut nodes);
 /// let mut hits = [0u32; 3];

@@ -161,7 +161,7 @@ pub struct Function<'a> {
 
 impl<'a> Function<'a> {
     /// The operands of instruction `i`, or an empty slice when its run is out of range
-    /// (which [`crate::liveness`] reports as an error first).
+    /// (which [`crate::liveness::intervals`] reports as an error first).
     pub fn operands_of(&self, i: usize) -> &'a [Operand] {
         let ins = &self.instructions[i];
         let (a, b) = (ins.first as usize, ins.first as usize + ins.count as usize);

@@ -3,8 +3,8 @@
 //! per interval, de-duplicated with per-candidate visit stamps. No adjacency is stored.
 
 use crate::error::PlanError;
-use crate::info::Info;
-use crate::interval_tree::{IntervalTree, Node};
+use crate::liveness::info::Info;
+use crate::liveness::interval_tree::{IntervalTree, Node};
 use crate::workspace::Scratch;
 
 /// The built tree plus each Info's interval list (CSR over node indices).

@@ -1,0 +1,17 @@
+//! Liveness: the program model, flat numbering and liveness intervals, the interval input,
+//! the interval tree, the interference oracle and the Info records.
+//!
+//! Seed section "The Interval-Tree Liveness Model": a function ([`program`]) is numbered
+//! flat and every candidate gets its closed liveness intervals ([`intervals`]); buffers that
+//! already carry an interval enter here too ([`buffers`]). The intervals go into one static
+//! max-augmented tree ([`interval_tree`]), which answers "who interferes with whom"
+//! ([`interference`]) for the per-candidate [`info::Info`] records.
+
+pub mod buffers;
+pub mod info;
+pub mod interference;
+pub mod interval_tree;
+pub mod intervals;
+pub mod program;
+
+pub use intervals::{build_from_function, build_from_function_excluding, Built};
