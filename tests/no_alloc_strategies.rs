@@ -2,7 +2,7 @@
 //! §3.2) around `plan_buffers` on a 10,000-buffer generated problem, with the caller's
 //! storage allocated before counting.
 
-use dramalloc_core::exact::Budget;
+use dramalloc_core::place::exact::Budget;
 use dramalloc_core::{plan_buffers, plan_buffers_with, Buffer, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::HostWorkspace;
 

@@ -4,8 +4,8 @@
 //! The planner follows the AWS Neuron compiler's `DRAM_Allocator` as described in the seed
 //! "The DRAM Allocator — Interval Tree and Shared-DRAM Partitioning": liveness intervals over
 //! a flat instruction index ([`liveness`]), a static balanced max-augmented interval tree in
-//! one array ([`liveness::interval_tree`]), the Briggs elimination order ([`simplify`]), first-fit
-//! placement with page-straddle avoidance ([`search`], [`select`]), the HWM floor, the CC
+//! one array ([`liveness::interval_tree`]), the Briggs elimination order ([`place::seed::simplify`]), first-fit
+//! placement with page-straddle avoidance ([`place::seed::search`], [`place::seed::select`]), the HWM floor, the CC
 //! region ([`cc_region`]) and metrics ([`metrics`]). All storage is lent by the caller
 //! ([`workspace`]).
 //!
@@ -29,22 +29,12 @@ pub mod align;
 pub mod banked;
 pub mod cc_region;
 pub mod error;
-pub mod exact;
 pub mod liveness;
-pub mod lower_bound;
 pub mod metrics;
-pub mod min_heap;
 pub mod multicore;
-pub mod order;
+pub mod place;
 pub mod planner;
-pub mod scan;
-pub mod search;
-pub mod sections;
-pub mod select;
-pub mod simplify;
-pub mod skyline;
 pub mod strategy;
-pub mod sweep;
 pub mod workspace;
 
 pub use cc_region::CcSize;

@@ -11,33 +11,33 @@
 //! 2. `seed` when 2 × work ≤ [`AUTO_WORK_BUDGET`] (its order costs O(E log n) more);
 //! 3. `greedy-size` and `best-fit` when work ≤ [`AUTO_WORK_BUDGET`];
 //! 4. `sweep` when work > [`AUTO_WORK_BUDGET`];
-//! 5. the branch and bound of [`crate::exact`] from the best plan when n ≤ [`AUTO_EXACT_MAX`],
+//! 5. the branch and bound of [`crate::place::exact`] from the best plan when n ≤ [`AUTO_EXACT_MAX`],
 //!    min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes (deterministic).
 //!
 //! [`Strategy::Exact`] runs the same, continues the branch and bound with the caller's
-//! budget (n ≤ [`crate::exact::EXACT_MAX_BUFFERS`]), and above [`AUTO_SKYLINE_MAX`] gives the
+//! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and above [`AUTO_SKYLINE_MAX`] gives the
 //! skyline's other preorders the caller's budget.
 
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
-use crate::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
 use crate::liveness::buffers::{build_from_buffer_iter, Buffer};
 use crate::liveness::info::Info;
 use crate::liveness::interference::{build_csr, Graph};
 use crate::liveness::interval_tree::IntervalTree;
 use crate::liveness::intervals::{build_from_function_excluding, Built};
 use crate::liveness::program::Function;
-use crate::lower_bound::max_load;
 use crate::metrics::Metrics;
-use crate::order::by_size;
-use crate::scan::{interval_of, scan};
-use crate::search::Fit;
-use crate::search::Span;
-use crate::select::{select, Regions, SelectBuffers};
-use crate::simplify::simplify;
-use crate::skyline::skyline;
+use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
+use crate::place::greedy::by_size;
+use crate::place::lower_bound::max_load;
+use crate::place::scan::{interval_of, scan};
+use crate::place::seed::search::Fit;
+use crate::place::seed::search::Span;
+use crate::place::seed::select::{select, Regions, SelectBuffers};
+use crate::place::seed::simplify::simplify;
+use crate::place::skyline::skyline;
+use crate::place::sweep::sweep;
 use crate::strategy::Strategy;
-use crate::sweep::sweep;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot, Workspace};
 
 /// Node budget of [`Strategy::Exact`] when the caller gives none (`plan_buffers`): at most
@@ -58,7 +58,7 @@ pub const AUTO_EXACT_NODES: u64 = 20_000;
 pub const AUTO_EXACT_WORK: u64 = 8_000_000;
 
 /// Largest number of buffers for which [`Strategy::Auto`] runs the skyline member (its
-/// worst case is quadratic: see [`crate::skyline`]).
+/// worst case is quadratic: see [`crate::place::skyline`]).
 pub const AUTO_SKYLINE_MAX: usize = 4_096;
 
 /// Above [`AUTO_SKYLINE_MAX`], up to this many buffers [`Strategy::Auto`] runs the skyline
@@ -198,13 +198,13 @@ pub fn plan_buffers(
 
 /// As [`plan_buffers`], with the search budget of the [`Strategy::Exact`] strategy given by
 /// the caller: at most `budget.max_nodes` search nodes, and `budget.keep_going` is asked
-/// every [`crate::exact::CHECK_EVERY`] nodes (a host passes a clock for a time limit). The
+/// every [`crate::place::exact::CHECK_EVERY`] nodes (a host passes a clock for a time limit). The
 /// best plan found so far is returned when the budget ends (anytime). Other strategies ignore
 /// the budget.
 ///
 /// ```
 /// use dramalloc_core::{plan_buffers_with, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};
-/// use dramalloc_core::exact::Budget;
+/// use dramalloc_core::place::exact::Budget;
 /// // Size-descending first-fit needs 3 units here; the optimum is the lower bound, 2.
 /// let bufs = [Buffer::new(0, 1, 1), Buffer::new(1, 2, 1), Buffer::new(2, 3, 1),
 ///             Buffer::new(0, 0, 1), Buffer::new(3, 3, 1)];
@@ -407,7 +407,7 @@ pub fn query_work(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
 }
 
 /// Estimated cost of one greedy member, in interval tests, and whether the address-ordered
-/// scan ([`crate::scan`], n²/2 tests) is the cheaper placer; `select` costs about 4 units per
+/// scan ([`crate::place::scan`], n²/2 tests) is the cheaper placer; `select` costs about 4 units per
 /// visited tree node (see [`query_work`]). Multi-interval candidates always use `select`.
 pub fn placement_work(n: usize, visits: Option<u64>) -> (u64, bool) {
     let scan_work = (n as u64).saturating_mul(n as u64) / 2;
@@ -499,7 +499,7 @@ fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
     infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
 }
 
-/// Places by the skyline rule ([`crate::skyline`]), keeping the best of the preorders `hs`
+/// Places by the skyline rule ([`crate::place::skyline`]), keeping the best of the preorders `hs`
 /// (ties: the first), each run stopped after `max_rekeys` re-keys or when `keep_going` says
 /// so; returns its peak, or
 /// `None` where it does not apply (a candidate with several intervals or pinned, an

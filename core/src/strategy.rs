@@ -11,19 +11,19 @@ pub enum Strategy {
     GreedySize,
     /// Size-descending best-fit (XLA heap simulator style): the same order, smallest gap.
     BestFit,
-    /// Lowest-offset first ([`crate::skyline`]): the exact search's placement rule without
+    /// Lowest-offset first ([`crate::place::skyline`]): the exact search's placement rule without
     /// backtracking, the best of its three preorders; O(n log n) for short lifetimes,
     /// quadratic at worst (see the module). Falls back to
     /// `GreedySize` where the exact search does not apply (several intervals per candidate,
     /// pinned candidates, missing storage).
     Skyline,
-    /// Time sweep ([`crate::sweep`]): place in def order among the live buffers, like a
+    /// Time sweep ([`crate::place::sweep`]): place in def order among the live buffers, like a
     /// run-time allocator; O(n log n + n·d), for millions of short-lived buffers.
     Sweep,
-    /// The portfolio of `auto`, then the anytime branch and bound of [`crate::exact`] (after
+    /// The portfolio of `auto`, then the anytime branch and bound of [`crate::place::exact`] (after
     /// MiniMalloc) with the caller's budget (`plan_*_with`) or
     /// [`crate::planner::EXACT_DEFAULT_NODES`] nodes, for up to
-    /// [`crate::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
+    /// [`crate::place::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
     /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
     /// The default: a portfolio (skyline up to [`crate::planner::AUTO_SKYLINE_MAX`] buffers

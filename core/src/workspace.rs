@@ -14,16 +14,16 @@
 //! Optional per-candidate slices used by the faster and better strategies (each may be
 //! shorter than the candidate count, even empty: a strategy that lacks its storage falls back
 //! to the slower equivalent or is skipped, never an error): [`Placed`] (24 B, the
-//! address-ordered scan of [`crate::scan`] and the live list of [`crate::sweep`]),
-//! [`Slot`] (64 B, the branch and bound of [`crate::exact`] and the best plan kept by the
-//! `auto` portfolio) and [`Section`] (32 B, up to one per candidate, [`crate::exact`]).
+//! address-ordered scan of [`crate::place::scan`] and the live list of [`crate::place::sweep`]),
+//! [`Slot`] (64 B, the branch and bound of [`crate::place::exact`] and the best plan kept by the
+//! `auto` portfolio) and [`Section`] (32 B, up to one per candidate, [`crate::place::exact`]).
 
 use bytemuck::{Pod, Zeroable};
 
 use crate::error::{PlanError, Store};
 use crate::liveness::info::Info;
 use crate::liveness::interval_tree::Node;
-use crate::search::Span;
+use crate::place::seed::search::Span;
 
 /// Per-candidate scratch used by `simplify` and neighbour de-duplication. Pod, 16 bytes.
 #[repr(C)]
@@ -39,7 +39,7 @@ pub struct Scratch {
 }
 
 /// A placed buffer in address order: its closed instruction interval and byte range. Pod,
-/// 24 bytes. Used by [`crate::scan`] and [`crate::sweep`].
+/// 24 bytes. Used by [`crate::place::scan`] and [`crate::place::sweep`].
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -54,8 +54,8 @@ pub struct Placed {
     pub end: u64,
 }
 
-/// Per-candidate record of the branch and bound ([`crate::exact`], set up by
-/// [`crate::sections::prepare`]) and of the `auto` portfolio (the best addresses found so
+/// Per-candidate record of the branch and bound ([`crate::place::exact`], set up by
+/// [`crate::place::sections::prepare`]) and of the `auto` portfolio (the best addresses found so
 /// far). Pod, 64 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
@@ -84,8 +84,8 @@ pub struct Slot {
     pub sol: u64,
 }
 
-/// One time section of the branch and bound ([`crate::exact`]): the span between two
-/// buffers live at one instant, a maximal clique ([`crate::sections`]). Pod, 32 bytes.
+/// One time section of the branch and bound ([`crate::place::exact`]): the span between two
+/// buffers live at one instant, a maximal clique ([`crate::place::sections`]). Pod, 32 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -104,7 +104,7 @@ pub struct Section {
     pub pad: u32,
 }
 
-/// One record of the branch and bound's stack ([`crate::exact`]): the minimum offset a slot
+/// One record of the branch and bound's stack ([`crate::place::exact`]): the minimum offset a slot
 /// had before a placement raised it, a listed child (slot, rank in `pad`, offset) or a rank
 /// and total saved before a part was ranked anew. Pod, 16 bytes.
 #[repr(C)]
@@ -153,8 +153,8 @@ pub struct Workspace<'a> {
     pub occupied: &'a mut [Span],
     /// Per-location scratch of the liveness pass.
     pub locations: &'a mut [LocScratch],
-    /// Optional: address-ordered placed list, one per candidate ([`crate::scan`],
-    /// [`crate::sweep`]); shorter means those strategies fall back to `select`.
+    /// Optional: address-ordered placed list, one per candidate ([`crate::place::scan`],
+    /// [`crate::place::sweep`]); shorter means those strategies fall back to `select`.
     pub placed: &'a mut [Placed],
     /// Optional: branch-and-bound records and the portfolio's best plan, one per candidate;
     /// shorter means no branch and bound and the portfolio re-runs its winner.

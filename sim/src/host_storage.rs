@@ -6,7 +6,7 @@ use dramalloc_core::liveness::info::Info;
 use dramalloc_core::liveness::interval_tree::Node;
 use dramalloc_core::multicore::antidep::SharedAccess;
 use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedEntry};
-use dramalloc_core::search::Span;
+use dramalloc_core::place::seed::search::Span;
 use dramalloc_core::workspace::{LocScratch, Placed, Raise, Scratch, Section, Slot};
 use dramalloc_core::Workspace;
 
@@ -31,9 +31,9 @@ pub struct HostWorkspace {
 }
 
 /// Undo records lent to the branch and bound: `n² / 2` (its worst case) up to 2^18 (4 MiB),
-/// none above [`dramalloc_core::exact::EXACT_MAX_BUFFERS`] candidates (it does not run there).
+/// none above [`dramalloc_core::place::exact::EXACT_MAX_BUFFERS`] candidates (it does not run there).
 fn raise_capacity(infos: usize) -> usize {
-    if infos > dramalloc_core::exact::EXACT_MAX_BUFFERS {
+    if infos > dramalloc_core::place::exact::EXACT_MAX_BUFFERS {
         0
     } else {
         (infos * infos / 2 + infos).min(1 << 18)

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use dramalloc_core::exact::Budget;
+use dramalloc_core::place::exact::Budget;
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
 };

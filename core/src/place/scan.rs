@@ -1,11 +1,11 @@
-//! Address-ordered scan placement: the same plans as [`crate::select::select`] for problems
+//! Address-ordered scan placement: the same plans as [`crate::place::seed::select::select`] for problems
 //! whose candidates have exactly one liveness interval each (the [`crate::plan_buffers`]
 //! form), without the per-candidate tree query and sort.
 //!
 //! The placed buffers are kept in one array sorted by address ([`Placed`]: interval and byte
 //! range, 24 bytes, contiguous). For each candidate the array is walked once; the entries
 //! whose interval overlaps the candidate's are copied, already in address order, into the
-//! occupied list handed to [`crate::select::place_one`] (whose sort then only checks the
+//! occupied list handed to [`crate::place::seed::select::place_one`] (whose sort then only checks the
 //! order). The new buffer is inserted by binary search and a block move. This is the walk of
 //! TensorFlow Lite Micro's greedy planner ("walk the already placed buffers in offset order,
 //! skip those not alive at the same time"), cache-friendly and branch-light.
@@ -17,8 +17,8 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::search::{Fit, Span};
-use crate::select::{place_one, Regions};
+use crate::place::seed::search::{Fit, Span};
+use crate::place::seed::select::{place_one, Regions};
 use crate::workspace::Placed;
 
 /// The closed interval `(lo, hi)` of single-interval candidate `v`.
@@ -38,7 +38,7 @@ pub fn insert_sorted(list: &mut [Placed], len: &mut usize, p: Placed) {
 }
 
 /// Places every candidate of `order` (first element first) exactly as
-/// [`crate::select::select`] would, for candidates with one interval each. Pinned candidates
+/// [`crate::place::seed::select::select`] would, for candidates with one interval each. Pinned candidates
 /// are obstacles. `placed` and `occupied` need at least `infos.len()` entries.
 ///
 /// ```
@@ -55,7 +55,7 @@ pub fn insert_sorted(list: &mut [Placed], len: &mut usize, p: Placed) {
 /// ```
 ///
 /// # Errors
-/// As [`crate::select::select`]: [`PlanError::DoesNotFit`], [`PlanError::Unallocated`];
+/// As [`crate::place::seed::select::select`]: [`PlanError::DoesNotFit`], [`PlanError::Unallocated`];
 /// [`PlanError::Capacity`] when `placed` or `occupied` is too short.
 pub fn scan(
     graph: &Graph<'_>,

@@ -53,7 +53,7 @@ pub struct Found {
 /// rule, or `None` when it does not fit there.
 ///
 /// ```
-/// use dramalloc_core::search::place_in_gap;
+/// use dramalloc_core::place::seed::search::place_in_gap;
 /// assert_eq!(place_in_gap(5000, 20000, 4096, 4096), Some(8192)); // would straddle: bumped
 /// assert_eq!(place_in_gap(5000, 20000, 8192, 4096), Some(5000)); // larger than a page
 /// assert_eq!(place_in_gap(100, 200, 50, 4096), Some(100));      // inside one page
@@ -80,7 +80,7 @@ pub const fn place_in_gap(lo: u64, hi: u64, size: u64, align: u64) -> Option<u64
 /// `[start, ceiling)`. Sorts `occupied` in place by start.
 ///
 /// ```
-/// use dramalloc_core::search::{search, Fit, Span};
+/// use dramalloc_core::place::seed::search::{search, Fit, Span};
 /// let mut occ = [Span { lo: 8192, hi: 12288 }, Span { lo: 0, hi: 4096 }];
 /// let f = search(&mut occ, 4096, 0, 1 << 20, 4096, Fit::First);
 /// assert_eq!(f.address, Some(4096));

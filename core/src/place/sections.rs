@@ -1,4 +1,4 @@
-//! Time sections of the branch and bound ([`crate::exact`]), after the sweep of MiniMalloc
+//! Time sections of the branch and bound ([`crate::place::exact`]), after the sweep of MiniMalloc
 //! (Moffitt, ASPLOS 2023): the time axis is swept once and a *section* is cut at every
 //! distinct last instruction: the set of buffers live at that instruction. Every maximal
 //! clique of the interval graph is one of them, so two buffers overlap in time exactly when

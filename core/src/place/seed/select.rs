@@ -3,7 +3,7 @@
 //!
 //! Resets `allocated` on every non-pinned candidate; then, for each candidate in placement
 //! order, collects the `[address, address + aligned)` ranges of its already-allocated
-//! interfering neighbours (one tree query per interval), calls [`crate::search::search`] in
+//! interfering neighbours (one tree query per interval), calls [`crate::place::seed::search::search`] in
 //! the general region `[start, general_ceiling)` and, when nothing fits there, in the CC
 //! region `[cc_base, window)` (the seed's second `search`), and writes the address back.
 //! Non-interfering candidates may share addresses: that reuse is the point.
@@ -11,7 +11,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::search::{search, Fit, Span};
+use crate::place::seed::search::{search, Fit, Span};
 use crate::workspace::Scratch;
 
 /// The address regions of one placement, bytes.

@@ -1,6 +1,6 @@
 //! The `exact` strategy: an anytime branch and bound over canonical placements, after
 //! MiniMalloc (Moffitt, ASPLOS 2023), written here from its published ideas (see
-//! `planning-algorithms.md`); sections come from [`crate::sections`].
+//! `planning-algorithms.md`); sections come from [`crate::place::sections`].
 //!
 //! **Decision search (one capacity).** Buffers are placed one at a time in a *canonical*
 //! sequence: each at its *minimum offset* (the top of the highest placed buffer it overlaps
@@ -51,9 +51,9 @@
 //! index slices and the undo stack of the caller, no heap.
 //! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
 
-use crate::min_heap;
-pub use crate::sections::prepare;
-use crate::sections::UNPLACED;
+use crate::place::min_heap;
+pub use crate::place::sections::prepare;
+use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
 
 /// How often (in nodes) the `keep_going` callback is consulted.

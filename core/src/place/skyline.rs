@@ -1,4 +1,4 @@
-//! The `skyline` strategy: the branch and bound of [`crate::exact`] without backtracking.
+//! The `skyline` strategy: the branch and bound of [`crate::place::exact`] without backtracking.
 //! Each step places the unplaced buffer with the lowest *minimum offset* (the top of the
 //! highest placed buffer it overlaps in time, MiniMalloc's left-justified offset; ties by a
 //! static preorder rank) at that offset. Offsets placed are therefore non-decreasing, so the
@@ -23,8 +23,8 @@
 //! on `iopddl_S_1`, where size-ordered first-fit is at 2.9 %; at the bound on 15 of the 15
 //! real models, `iopddl_G_1` and `somas_resnet50`; 1.12–1.26 × on the hard DSA set.
 
-use crate::exact::preorder;
-use crate::sections::UNPLACED;
+use crate::place::exact::preorder;
+use crate::place::sections::UNPLACED;
 use crate::workspace::{Placed, Scratch, Section, Slot};
 
 /// Bottom-up segment tree over `p` leaves (a power of two): `t[1..2p]` subtree maxima,
@@ -130,7 +130,7 @@ fn sift_down(heap: &mut [Placed], len: usize) {
     heap[x] = item;
 }
 
-/// Places the slots set up by [`crate::exact::prepare`] (`count` sections, their loads in
+/// Places the slots set up by [`crate::place::exact::prepare`] (`count` sections, their loads in
 /// `remaining`) by the skyline rule with static preorder `h` (see [`preorder`]), from `start`
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
 /// each slot's address to `at` and returns the peak (bytes, `max(at + size)`).
@@ -278,9 +278,16 @@ mod tests {
             let (mut by_lo, mut ids, mut heap) = ([0u32; 8], [0u32; 8], [Placed::default(); 8]);
             let mut scratch = [Scratch::default(); 8];
             let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
-            let count =
-                crate::exact::prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids)
-                    .unwrap();
+            let count = crate::place::exact::prepare(
+                &infos[..n],
+                interval,
+                0,
+                &mut slots,
+                &mut secs,
+                &mut by_lo,
+                &mut ids,
+            )
+            .unwrap();
             let h = case % 3;
             let start = 64 * (case as u64 % 2);
             let peak = skyline(
@@ -304,9 +311,16 @@ mod tests {
             }
             // with no re-key allowed the run either stops or gives the same plan
             let keep = slots;
-            let count2 =
-                crate::exact::prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids)
-                    .unwrap();
+            let count2 = crate::place::exact::prepare(
+                &infos[..n],
+                interval,
+                0,
+                &mut slots,
+                &mut secs,
+                &mut by_lo,
+                &mut ids,
+            )
+            .unwrap();
             match skyline(
                 &mut slots[..n],
                 &mut secs,

@@ -8,7 +8,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::min_heap;
+use crate::place::min_heap;
 use crate::workspace::Scratch;
 
 /// Peak load over instructions, bytes: `(all candidates, non-pinned candidates only)`.

@@ -16,9 +16,9 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::min_heap;
-use crate::search::{Fit, Span};
-use crate::select::{place_one, Regions};
+use crate::place::min_heap;
+use crate::place::seed::search::{Fit, Span};
+use crate::place::seed::select::{place_one, Regions};
 use crate::workspace::Placed;
 
 /// Places every candidate by the time sweep. `order`, `heap`, `placed`, `occupied` need
@@ -82,7 +82,7 @@ pub fn sweep(
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
-        crate::scan::insert_sorted(
+        crate::place::scan::insert_sorted(
             placed,
             &mut live,
             Placed { lo: node.lo, hi: node.hi, addr: address, end: info.end() },

@@ -1,0 +1,17 @@
+//! Placement: the seed's order and first fit, our strategies, their shared pieces and the
+//! `auto` portfolio.
+//!
+//! [`seed`] is the seed's algorithm (simplify + select + search); the strategies added to it
+//! each have a file: [`greedy`] (the size orders of `greedy-size` and `best-fit`), [`scan`]
+//! (their address-ordered placer), [`sweep`], [`skyline`] and [`exact`]. Shared pieces:
+//! [`sections`] (time sections), [`min_heap`] and [`lower_bound`] (the max-load bound).
+
+pub mod exact;
+pub mod greedy;
+pub mod lower_bound;
+pub mod min_heap;
+pub mod scan;
+pub mod sections;
+pub mod seed;
+pub mod skyline;
+pub mod sweep;

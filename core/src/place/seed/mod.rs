@@ -1,0 +1,10 @@
+//! The seed's placement: the Briggs elimination order, then first-fit in that order with
+//! page-straddle avoidance.
+//!
+//! Seed sections "The simplify elimination order" ([`simplify`]), "select and select_impl"
+//! ([`select`]) and "First-Fit Placement — search" ([`search`]): `simplify` orders the
+//! candidates, `select` queries each one's placed neighbours and `search` picks the gap.
+
+pub mod search;
+pub mod select;
+pub mod simplify;
