@@ -1,0 +1,41 @@
+//! The budget of one branch-and-bound run: its node limit, the caller's callback and the
+//! node count over all its probes.
+
+/// How often (in nodes) the `keep_going` callback is consulted.
+pub const CHECK_EVERY: u64 = 256;
+
+/// Limits of one run.
+pub struct Budget<'a> {
+    /// Most search nodes to expand.
+    pub max_nodes: u64,
+    /// Called every [`CHECK_EVERY`] nodes; returning false stops the search.
+    pub keep_going: &'a mut dyn FnMut() -> bool,
+}
+
+impl core::fmt::Debug for Budget<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Budget").field("max_nodes", &self.max_nodes).finish_non_exhaustive()
+    }
+}
+
+/// Node accounting over all probes of one run.
+pub(super) struct Meter<'b, 'a> {
+    pub(super) budget: &'b mut Budget<'a>,
+    pub(super) nodes: u64,
+    pub(super) stopped: bool,
+}
+
+impl Meter<'_, '_> {
+    /// Counts one node; false when the run must end.
+    #[inline]
+    pub(super) fn tick(&mut self) -> bool {
+        self.nodes += 1;
+        if self.nodes.is_multiple_of(CHECK_EVERY) && !(self.budget.keep_going)() {
+            self.stopped = true;
+        }
+        if self.nodes >= self.budget.max_nodes {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+}

@@ -1,0 +1,367 @@
+//! The `exact` strategy: an anytime branch and bound over canonical placements, after
+//! MiniMalloc (Moffitt, ASPLOS 2023), written here from its published ideas (see
+//! `planning-algorithms.md`); sections come from [`crate::place::sections`].
+//!
+//! **Decision search (one capacity).** Buffers are placed one at a time in a *canonical*
+//! sequence: each at its *minimum offset* (the top of the highest placed buffer it overlaps
+//! in time, left-justified), the sequence sorted by (offset, preorder rank). Every plan can be
+//! pushed down and sorted into such a sequence without raising its peak, so no optimum is
+//! lost. A buffer whose minimum offset fell below the offset of the last placement can only
+//! be placed once something raises it.
+//!
+//! **Pruning.**
+//! - *Section inference*: a node is dropped when some section's floor plus the total size
+//!   of its unplaced buffers exceeds the capacity. The floor of a section is the lowest
+//!   minimum offset of its unplaced buffers (the *unallocated floor*), and never below the
+//!   offset of the last placement (the *monotonic floor*).
+//! - *Dominance*: a buffer is not placed at or above the lowest top (minimum offset + size)
+//!   of the unplaced buffers: that buffer would fit entirely below, in a gap that the
+//!   canonical sequence can no longer fill.
+//! - *Hatless pruning* (MiniMalloc): when the child just placed overlaps no unplaced buffer
+//!   and its subtree fails, the node fails (placing it elsewhere cannot help the others).
+//! - *Dynamic ordering*: children are tried by smallest minimum offset, then preorder rank.
+//! - *Static preordering*: ranks come from sorting by lifetime, area and the largest section
+//!   total a buffer touches in three orders (MiniMalloc's "WAT", "TAW", "TWA"), tried in
+//!   turn with a node limit that doubles each round (MiniMalloc's round robin). After a split
+//!   each part is ranked anew from its current section totals (as MiniMalloc's sub-problems).
+//!
+//! **Incremental checks.** A child is checked only for what its placement changes: the level
+//! (every section's unplaced total must fit between the child's offset and the capacity, an
+//! O(sections) pass before anything is placed), the minimum offsets it raised and the floors
+//! of the window of sections those buffers cover (a heap sweep over that window only); the
+//! rest of the part passed at the parent. Placing raises the minimum offsets of the unplaced
+//! buffers it overlaps (overlap = a shared section); undo records restore them. A node lists
+//! its children once, sorted, on the same undo stack (a scan per child when it is full). The
+//! path is a stack of ranks in a caller's slice.
+//!
+//! **Minimising the peak (anytime).** The caller's plan (the best greedy plan) is the
+//! incumbent. Each round probes capacity = lower bound with the round's node limit, then
+//! bisects between the highest capacity that failed at its limit and the best peak found,
+//! each bisection probe with a quarter of the limit (plus n), at most the limit's worth of
+//! nodes a round; when the two meet it starts again from the proven bound. A probe that
+//! exhausts its search proves its capacity infeasible. It stops at the lower bound, when the
+//! proven bound and the best meet, after `max_nodes` nodes in all, or when the caller's
+//! `keep_going` callback returns false (checked every [`CHECK_EVERY`] nodes; a host passes a
+//! clock, firmware a counter). With `keep_going` always true the result depends only on the
+//! input (deterministic).
+//!
+//! Complexity per node for m unplaced buffers of its part: O(m log m) to list the children,
+//! then per child O(sections) for the level and O(m + w log w) to place it and check its
+//! window of w buffers. Memory: one [`Slot`] and at most one [`Section`] per candidate, three
+//! index slices and the undo stack of the caller, no heap.
+//! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
+
+mod budget;
+mod preorder;
+mod search;
+
+pub use budget::{Budget, CHECK_EVERY};
+pub use preorder::{preorder, PREORDERS};
+
+pub use crate::place::sections::prepare;
+use crate::workspace::{Raise, Section, Slot};
+use budget::Meter;
+use search::{Probe, Search};
+
+/// How [`branch_and_bound`] shares each round's node limit L (which doubles every round):
+/// the lower-bound probe gets `L >> bound_shift` nodes per preorder (at least n), each
+/// bisection probe `(L >> bisect_shift) + n`, and the bisection `bisect_share × L` in all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Schedule {
+    /// Right shift of L for the lower-bound probe.
+    pub bound_shift: u32,
+    /// Right shift of L for one bisection probe.
+    pub bisect_shift: u32,
+    /// Bisection nodes a round, in units of L.
+    pub bisect_share: u32,
+}
+
+impl Schedule {
+    /// The planner's (`auto` and `exact`): most nodes at the lower bound, the bisection about
+    /// a quarter. Measured on the hard DSA set, giving the bisection more (or the lower
+    /// bound less) improves D and J a little and loses the lower bound on A, B, E or F.
+    pub const DEFAULT: Schedule = Schedule { bound_shift: 0, bisect_shift: 2, bisect_share: 1 };
+}
+
+/// What one branch-and-bound run did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct ExactOutcome {
+    /// Search nodes expanded.
+    pub nodes: u64,
+    /// Best peak found, bytes (the incumbent when nothing better was found).
+    pub peak: u64,
+    /// True when the best peak is proven optimal (equals the lower bound, or the capacity
+    /// just below it was proven infeasible).
+    pub optimal: bool,
+    /// True when the search improved on the incumbent (the slots' `best` addresses changed).
+    pub improved: bool,
+    /// True when the node limit or the caller's callback ended the search.
+    pub stopped: bool,
+}
+
+/// Largest problem the recursive search takes: its recursion is one frame per placed buffer
+/// (about 400 bytes of stack in a release build, plus one smaller frame where a part splits),
+/// so 2,048 buffers stay near 1 MiB of stack.
+pub const EXACT_MAX_BUFFERS: usize = 2048;
+
+/// Runs the anytime search on slots and sections set up by [`prepare`] (`by_lo` as
+/// [`prepare`] left it, `count` sections,
+/// `ids` at least n entries of scratch; at most [`EXACT_MAX_BUFFERS`] candidates, else the
+/// incumbent is returned), whose `best`
+/// addresses hold a plan with peak `incumbent` (bytes, offsets from `start`). Capacities
+/// probed are multiples of `align` above the lower bound; `schedule` shares each round's
+/// nodes between the lower-bound probe and the bisection above it. On return the slots'
+/// `best` hold the best plan found.
+#[allow(clippy::too_many_arguments)]
+pub fn branch_and_bound(
+    slots: &mut [Slot],
+    sections: &mut [Section],
+    by_lo: &[u32],
+    ids: &mut [u32],
+    raises: &mut [Raise],
+    start: u64,
+    lower_bound: u64,
+    incumbent: u64,
+    align: u64,
+    schedule: Schedule,
+    budget: &mut Budget<'_>,
+) -> ExactOutcome {
+    let n = slots.len();
+    let mut out = ExactOutcome { peak: incumbent, ..ExactOutcome::default() };
+    if incumbent <= lower_bound || n == 0 || n > EXACT_MAX_BUFFERS || ids.len() < n || by_lo.len() < n {
+        out.optimal = incumbent <= lower_bound;
+        return out;
+    }
+    let (ids, by_lo) = (&mut ids[..n], &by_lo[..n]);
+    for (k, id) in ids.iter_mut().enumerate() {
+        *id = k as u32;
+    }
+    // preorder key: the largest section total each buffer touches
+    for s in slots.iter_mut() {
+        s.total = sections[s.lo as usize..=s.hi as usize].iter().map(|x| x.remaining).max().unwrap_or(0);
+    }
+    let align = align.max(1);
+    // cuts: unplaced buffers crossing each boundary between sections k and k + 1
+    for sec in sections.iter_mut() {
+        sec.cuts = 0;
+    }
+    for s in slots.iter() {
+        for sec in &mut sections[s.lo as usize..s.hi as usize] {
+            sec.cuts += 1;
+        }
+    }
+    let mut meter = Meter { budget, nodes: 0, stopped: false };
+    let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
+    let mut limit = 2 * n as u64;
+    let mut heuristic = usize::MAX;
+    // highest capacity that failed at its node limit: bisection probes above it until it
+    // meets the best peak, then starts again from the proven bound with larger limits
+    let mut lo = proven;
+    'rounds: loop {
+        let mut cap = lower_bound;
+        let mut bisect_from = u64::MAX; // node count when this round's bisection began
+        loop {
+            let mut failed = true;
+            for h in 0..PREORDERS {
+                if heuristic != h {
+                    preorder(slots, ids, h);
+                    heuristic = h;
+                }
+                let mut s = Search {
+                    slots,
+                    sec: sections,
+                    by_lo,
+                    heap: ids,
+                    raises,
+                    nraise: 0,
+                    start,
+                    cap,
+                    heuristic: h,
+                };
+                let probe_limit = if cap == lower_bound {
+                    (limit >> schedule.bound_shift).max(n as u64)
+                } else {
+                    (limit >> schedule.bisect_shift) + n as u64
+                };
+                match s.probe(probe_limit, &mut meter) {
+                    Probe::Found(p) => {
+                        out.peak = p;
+                        out.improved = true;
+                        failed = false;
+                        break;
+                    }
+                    Probe::Infeasible => {
+                        proven = proven.max(cap);
+                        break;
+                    }
+                    Probe::Limit => {}
+                    Probe::Stopped => break 'rounds,
+                }
+            }
+            if out.peak <= lower_bound || proven + align >= out.peak {
+                out.optimal = true;
+                break 'rounds;
+            }
+            if failed && cap != lower_bound {
+                lo = lo.max(cap);
+            }
+            // bisection gets at most the lower-bound probe's node limit a round
+            bisect_from = bisect_from.min(meter.nodes);
+            if meter.nodes - bisect_from >= limit.saturating_mul(schedule.bisect_share as u64) {
+                break;
+            }
+            // bisect between lo (failed) and the best peak, on multiples of align
+            lo = lo.max(proven);
+            // a probe may have found a plan below a capacity that failed at its limit earlier
+            if out.peak.saturating_sub(lo) <= align.max(lower_bound / 1024) {
+                lo = proven;
+            }
+            let gap = out.peak - lo;
+            if gap <= align.max(lower_bound / 1024) {
+                break;
+            }
+            let mid = lo + gap / 2;
+            cap = (mid / align * align).max(lo + 1);
+            if cap >= out.peak {
+                break;
+            }
+        }
+        limit = limit.saturating_mul(2);
+    }
+    out.nodes = meter.nodes;
+    out.stopped = meter.stopped;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liveness::info::Info;
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self.0;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^ (z >> 31)
+        }
+    }
+
+    /// Best peak over all placement orders (first-fit-lowest gives every left-justified plan).
+    fn brute(iv: &[(u32, u32, u64)]) -> u64 {
+        fn rec(iv: &[(u32, u32, u64)], used: &mut [bool], at: &mut [u64], best: &mut u64) {
+            let n = iv.len();
+            if used.iter().all(|&u| u) {
+                let p = (0..n).map(|i| at[i] + iv[i].2).max().unwrap();
+                *best = (*best).min(p);
+                return;
+            }
+            for v in 0..n {
+                if used[v] {
+                    continue;
+                }
+                // every candidate offset: 0 or the top of a placed overlapping buffer
+                let mut cands = [0u64; 16];
+                let mut k = 1;
+                for u in 0..n {
+                    if used[u] && iv[u].0 <= iv[v].1 && iv[v].0 <= iv[u].1 {
+                        cands[k] = at[u] + iv[u].2;
+                        k += 1;
+                    }
+                }
+                for &o in &cands[..k] {
+                    let ok = (0..n).all(|u| {
+                        !used[u]
+                            || iv[u].0 > iv[v].1
+                            || iv[v].0 > iv[u].1
+                            || o + iv[v].2 <= at[u]
+                            || at[u] + iv[u].2 <= o
+                    });
+                    if ok {
+                        used[v] = true;
+                        at[v] = o;
+                        rec(iv, used, at, best);
+                        used[v] = false;
+                    }
+                }
+            }
+        }
+        let mut best = u64::MAX;
+        rec(iv, &mut [false; 6][..iv.len()], &mut [0; 6][..iv.len()], &mut best);
+        best
+    }
+
+    #[test]
+    fn finds_the_optimum_of_small_random_instances() {
+        let mut r = Rng(7);
+        // Miri: 30 cases (the full 300 take minutes there).
+        let cases = if cfg!(miri) { 30 } else { 300 };
+        for case in 0..cases {
+            let n = 2 + (r.next() % 5) as usize;
+            let iv: [(u32, u32, u64); 6] = core::array::from_fn(|_| {
+                let lo = (r.next() % 8) as u32;
+                (lo, lo + (r.next() % 5) as u32, 1 + r.next() % 6)
+            });
+            let iv = &iv[..n];
+            let infos: [Info; 6] =
+                core::array::from_fn(|k| Info { aligned: iv[k.min(n - 1)].2, ..Info::default() });
+            let mut slots = [Slot::default(); 6];
+            let mut secs = [Section::default(); 12];
+            let (mut by_lo, mut ids) = ([0u32; 6], [0u32; 6]);
+            let count = prepare(
+                &infos[..n],
+                |i| {
+                    let k = infos.iter().position(|x| core::ptr::eq(x, i)).unwrap();
+                    (iv[k].0, iv[k].1)
+                },
+                0,
+                &mut slots,
+                &mut secs,
+                &mut by_lo,
+                &mut ids,
+            )
+            .unwrap();
+            let total: u64 = iv.iter().map(|x| x.2).sum();
+            let mut lb = 0;
+            for t in 0..16 {
+                lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
+            }
+            let mut go = || true;
+            let mut budget = Budget { max_nodes: 1 << 20, keep_going: &mut go };
+            let out = branch_and_bound(
+                &mut slots[..n],
+                &mut secs[..count],
+                &by_lo[..n],
+                &mut ids,
+                // even cases: too few undo records (recomputation), odd: enough
+                &mut [Raise::default(); 64][..if case % 2 == 0 { 4 } else { 64 }],
+                0,
+                lb,
+                total + 1,
+                1,
+                if case % 2 == 0 {
+                    Schedule::DEFAULT
+                } else {
+                    Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
+                },
+                &mut budget,
+            );
+            let opt = brute(iv);
+            assert_eq!(out.peak, opt, "case {case}: {iv:?}");
+            assert!(out.optimal);
+            // the plan is valid
+            for a in 0..n {
+                for b in a + 1..n {
+                    if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
+                        let (x, y) = (slots[a].best, slots[b].best);
+                        assert!(x + iv[a].2 <= y || y + iv[b].2 <= x, "case {case}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,445 @@
+//! The decision search at one capacity: canonical placements, section inference, dominance,
+//! hatless pruning, dynamic decomposition and the incremental checks (see [`super`]).
+
+use super::budget::Meter;
+use super::preorder::preorder_key;
+use crate::place::min_heap;
+use crate::place::sections::UNPLACED;
+use crate::workspace::{Raise, Section, Slot};
+
+/// How a probe ended.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Probe {
+    /// A plan with this peak was found (in the slots' `best`).
+    Found(u64),
+    /// The whole search space was visited: the capacity is infeasible.
+    Infeasible,
+    /// The probe's own node limit was reached.
+    Limit,
+    /// The run's budget ended.
+    Stopped,
+}
+
+#[inline]
+fn overlaps(a: &Slot, b: &Slot) -> bool {
+    a.lo <= b.hi && b.lo <= a.hi
+}
+
+/// One decision search over the candidates; `by_lo` lists them by first section, so the
+/// buffers of a section range (a part of the decomposition) are one run of it.
+pub(super) struct Search<'s> {
+    pub(super) slots: &'s mut [Slot],
+    pub(super) sec: &'s mut [Section],
+    pub(super) by_lo: &'s [u32],
+    /// Min-heap scratch of [`Search::feasible`] (the preorder slice, free during a probe).
+    pub(super) heap: &'s mut [u32],
+    /// Undo records; `nraise` are in use.
+    pub(super) raises: &'s mut [Raise],
+    pub(super) nraise: usize,
+    pub(super) start: u64,
+    pub(super) cap: u64,
+    /// The static preorder in use ([`super::preorder`]).
+    pub(super) heuristic: usize,
+}
+
+impl Search<'_> {
+    /// The run of `by_lo` whose first section is in `[s0, s1)`. O(log n).
+    #[inline]
+    fn part(&self, s0: usize, s1: usize) -> (usize, usize) {
+        let first = |x: &u32| self.slots[*x as usize].lo as usize;
+        (self.by_lo.partition_point(|x| first(x) < s0), self.by_lo.partition_point(|x| first(x) < s1))
+    }
+
+    /// Places `b` (of part `[i, j)` of `by_lo`) at its minimum offset and raises the minimum
+    /// offsets of the unplaced buffers it overlaps. Returns the undo mark (`None`: the undo
+    /// records are full, [`Search::unplace`] recomputes instead), the window of sections
+    /// whose floors may have changed (`b`'s and the raised buffers', inclusive), whether
+    /// every raised buffer still fits under the capacity and whether `b` has a *hat* (an
+    /// unplaced buffer overlapping it in time).
+    fn place(&mut self, b: usize, (i, j): (usize, usize)) -> (Option<usize>, (usize, usize), bool, bool) {
+        let s = self.slots[b];
+        let top = s.floor + s.size;
+        for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
+            sec.remaining -= s.size;
+        }
+        self.slots[b].at = s.floor;
+        self.slots[b].sol = s.floor;
+        let mark = self.nraise;
+        let room = self.raises.len() - mark >= j - i;
+        let (mut w0, mut w1, mut fits, mut hat) = (s.lo, s.hi, true, false);
+        // the unplaced buffers overlapping b are in b's part and start at or before its end
+        let end = i + self.by_lo[i..j].partition_point(|&v| self.slots[v as usize].lo <= s.hi);
+        for &v in &self.by_lo[i..end] {
+            let c = &mut self.slots[v as usize];
+            if c.at != UNPLACED || c.hi < s.lo {
+                continue;
+            }
+            hat = true;
+            if c.floor < top {
+                if room {
+                    self.raises[self.nraise] = Raise { slot: v, pad: 0, floor: c.floor };
+                    self.nraise += 1;
+                }
+                c.floor = top;
+                fits &= top + c.size <= self.cap;
+                w0 = w0.min(c.lo);
+                w1 = w1.max(c.hi);
+            }
+        }
+        (room.then_some(mark), (w0 as usize, w1 as usize), fits, hat)
+    }
+
+    /// Undoes [`Search::place`] of `b`: pops the undo records down to `mark`, or without
+    /// one rebuilds the minimum offsets that `b` set from all placed buffers (placed buffers
+    /// may cross into the part).
+    fn unplace(&mut self, b: usize, (i, j): (usize, usize), mark: Option<usize>) {
+        let s = self.slots[b];
+        let top = s.at + s.size;
+        self.slots[b].at = UNPLACED;
+        for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
+            sec.remaining += s.size;
+        }
+        if let Some(mark) = mark {
+            while self.nraise > mark {
+                self.nraise -= 1;
+                let r = self.raises[self.nraise];
+                self.slots[r.slot as usize].floor = r.floor;
+            }
+            return;
+        }
+        for k in i..j {
+            let c = self.slots[self.by_lo[k] as usize];
+            if c.at == UNPLACED && c.floor == top && overlaps(&c, &s) {
+                let mut f = self.start;
+                for p in self.slots.iter() {
+                    if p.at != UNPLACED && overlaps(p, &c) {
+                        f = f.max(p.at + p.size);
+                    }
+                }
+                self.slots[self.by_lo[k] as usize].floor = f;
+            }
+        }
+    }
+
+    /// Section inference with the unallocated and monotonic floors at `level` over the
+    /// sections `[s0, s1)` of part `[i, j)`: false when some section's floor plus the sizes
+    /// of its unplaced buffers, or some buffer's minimum offset plus its size, exceeds the
+    /// capacity. One sweep over the sections with a min-heap of the live unplaced buffers'
+    /// minimum offsets: O(k log k + sections) for k buffers starting before `s1`.
+    fn feasible(&mut self, level: u64, s0: usize, s1: usize, (i, j): (usize, usize)) -> bool {
+        let slots = &*self.slots;
+        let heap = &mut *self.heap;
+        let key = |v: u32| slots[v as usize].floor;
+        let by_key = |a: u32, b: u32| key(a) < key(b);
+        let (mut len, mut k) = (0usize, i);
+        for s in s0..s1 {
+            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+                let v = self.by_lo[k];
+                k += 1;
+                let c = &slots[v as usize];
+                if c.at != UNPLACED || (c.hi as usize) < s0 {
+                    continue;
+                }
+                if c.floor.max(level) + c.size > self.cap {
+                    return false; // it fits nowhere any more
+                }
+                min_heap::push(heap, &mut len, v, by_key);
+            }
+            while len > 0 && (slots[heap[0] as usize].hi as usize) < s {
+                min_heap::pop(heap, &mut len, by_key);
+            }
+            let rem = self.sec[s].remaining;
+            if rem > 0 && len > 0 && key(heap[0]).max(level) + rem > self.cap {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Writes the prefix and suffix maxima of the sections' unplaced totals over `[s0, s1)`
+    /// into their `floor` and `low` (scratch of [`Search::level_ok`]). O(sections).
+    fn edges(&mut self, s0: usize, s1: usize) {
+        let mut run = 0;
+        for sec in &mut self.sec[s0..s1] {
+            run = run.max(sec.remaining);
+            sec.floor = run;
+        }
+        run = 0;
+        for sec in self.sec[s0..s1].iter_mut().rev() {
+            run = run.max(sec.remaining);
+            sec.low = run;
+        }
+    }
+
+    /// The monotonic floor alone, before placing `b` at `level`: false when a section of
+    /// `[s0, s1)` would hold more unplaced bytes than fit between `level` and the capacity.
+    /// O(1) outside `b`'s sections (the maxima of [`Search::edges`]), O(its sections) inside;
+    /// no placement needed.
+    fn level_ok(&self, level: u64, b: &Slot, s0: usize, s1: usize) -> bool {
+        let room = self.cap.saturating_sub(level);
+        let (lo, hi) = (b.lo as usize, b.hi as usize);
+        let before = if lo > s0 { self.sec[lo - 1].floor } else { 0 };
+        let after = if hi + 1 < s1 { self.sec[hi + 1].low } else { 0 };
+        before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining - b.size <= room)
+    }
+
+    /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
+    /// `after`, canonical after the last placement `last` = (offset, rank), not dominated
+    /// (offset below `min_top`, the lowest minimum offset + size of the unplaced buffers),
+    /// within the capacity; returns its slot index.
+    fn next_child(
+        &self,
+        (i, j): (usize, usize),
+        min_top: u64,
+        last: Option<(u64, u32)>,
+        after: Option<(u64, u32)>,
+    ) -> Option<usize> {
+        let mut best: Option<((u64, u32), usize)> = None;
+        for &v in &self.by_lo[i..j] {
+            let c = &self.slots[v as usize];
+            if c.at != UNPLACED || c.floor >= min_top || c.floor + c.size > self.cap {
+                continue;
+            }
+            let key = (c.floor, c.rank);
+            if last.is_some_and(|l| key < l) || after.is_some_and(|a| key <= a) {
+                continue;
+            }
+            if best.is_none_or(|(b, _)| key < b) {
+                best = Some((key, v as usize));
+            }
+        }
+        best.map(|(_, v)| v)
+    }
+
+    /// Solves the unplaced buffers of sections `[s0, s1)` (MiniMalloc's dynamic
+    /// decomposition): splits the range where no unplaced buffer crosses a section boundary
+    /// and searches each part on its own; the parts share nothing but the placed buffers'
+    /// floors, so one failing part fails the whole without retrying the others. With
+    /// `rerank` each part is first preordered anew from its current section totals.
+    fn solve_range(&mut self, s0: usize, s1: usize, rerank: bool, ctl: &mut Ctl<'_, '_, '_>) -> Step {
+        let mut a = s0;
+        for k in s0..s1 {
+            if k + 1 == s1 || self.sec[k].cuts == 0 {
+                let mark = if rerank { self.rerank(a, k + 1) } else { None };
+                let st = self.dfs(a, k + 1, None, ctl);
+                if let Some(base) = mark {
+                    while self.nraise > base {
+                        self.nraise -= 1;
+                        let r = self.raises[self.nraise];
+                        let c = &mut self.slots[r.slot as usize];
+                        (c.rank, c.total) = (r.pad, r.floor);
+                    }
+                }
+                if st != Step::Done {
+                    return st;
+                }
+                a = k + 1;
+            }
+        }
+        Step::Done
+    }
+
+    /// Preorders the unplaced buffers of sections `[s0, s1)` anew (MiniMalloc's sub-problem
+    /// preordering): each one's total becomes the largest unplaced total of its sections.
+    /// Their old ranks and totals go on the undo stack; returns its mark, `None` (nothing
+    /// changed) when the stack has no room.
+    fn rerank(&mut self, s0: usize, s1: usize) -> Option<usize> {
+        let (i, j) = self.part(s0, s1);
+        let base = self.nraise;
+        if self.raises.len() - base < j - i {
+            return None;
+        }
+        for &v in &self.by_lo[i..j] {
+            let c = &mut self.slots[v as usize];
+            if c.at != UNPLACED {
+                continue;
+            }
+            let total =
+                self.sec[c.lo as usize..=c.hi as usize].iter().map(|x| x.remaining).max().unwrap_or(0);
+            self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.total };
+            self.nraise += 1;
+            c.total = total;
+        }
+        let (slots, h) = (&*self.slots, self.heuristic);
+        self.raises[base..self.nraise].sort_unstable_by(|a, b| {
+            let (x, y) = (&slots[a.slot as usize], &slots[b.slot as usize]);
+            preorder_key(y, h).cmp(&preorder_key(x, h)).then(a.slot.cmp(&b.slot))
+        });
+        for (r, rec) in self.raises[base..self.nraise].iter().enumerate() {
+            self.slots[rec.slot as usize].rank = r as u32;
+        }
+        Some(base)
+    }
+
+    /// Depth-first search over the unplaced buffers of sections `[s0, s1)` after the
+    /// placement `last` = (offset, rank) of this part. Invariant on entry: the part passes
+    /// [`Search::feasible`] at the level of `last`; a child is checked only where placing it
+    /// changed something (the level everywhere, the floors in its window).
+    fn dfs(&mut self, s0: usize, s1: usize, last: Option<(u64, u32)>, ctl: &mut Ctl<'_, '_, '_>) -> Step {
+        if !ctl.tick() {
+            return Step::Abort;
+        }
+        let part = self.part(s0, s1);
+        // lowest top and the two largest sizes of the unplaced buffers
+        let (mut min_top, mut big, mut big_at, mut second) = (u64::MAX, 0u64, usize::MAX, 0u64);
+        let mut high = 0; // highest minimum offset of an unplaced buffer
+        for &v in &self.by_lo[part.0..part.1] {
+            let c = &self.slots[v as usize];
+            if c.at == UNPLACED {
+                min_top = min_top.min(c.floor + c.size);
+                high = high.max(c.floor);
+                if c.size > big {
+                    (second, big, big_at) = (big, c.size, v as usize);
+                } else {
+                    second = second.max(c.size);
+                }
+            }
+        }
+        if min_top == u64::MAX {
+            return Step::Done;
+        }
+        // the children in (offset, rank) order: listed once on the undo stack when it has
+        // room (the list is popped on return), else found by a scan per child
+        let base = self.nraise;
+        let listed = self.raises.len() - base >= part.1 - part.0;
+        if listed {
+            for &v in &self.by_lo[part.0..part.1] {
+                let c = &self.slots[v as usize];
+                let key = (c.floor, c.rank);
+                if c.at == UNPLACED
+                    && c.floor < min_top
+                    && c.floor + c.size <= self.cap
+                    && last.is_none_or(|l| key >= l)
+                {
+                    self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.floor };
+                    self.nraise += 1;
+                }
+            }
+            self.raises[base..self.nraise].sort_unstable_by_key(|r| (r.floor, r.pad));
+        }
+        let end = self.nraise;
+        let (mut next, mut after, mut result) = (base, None, Step::Dead);
+        let mut stale = true; // the section maxima of `edges` need computing
+        loop {
+            let b = if listed {
+                if next == end {
+                    break;
+                }
+                next += 1;
+                self.raises[next - 1].slot as usize
+            } else {
+                match self.next_child(part, min_top, last, after) {
+                    Some(b) => b,
+                    None => break,
+                }
+            };
+            let s = self.slots[b];
+            let key = (s.floor, s.rank);
+            after = Some(key);
+            // every other unplaced buffer goes at or above this level
+            let other = if b == big_at { second } else { big };
+            if s.floor + other > self.cap {
+                continue;
+            }
+            if stale {
+                self.edges(s0, s1); // a deeper node overwrote them
+                stale = false;
+            }
+            if !self.level_ok(s.floor, &s, s0, s1) {
+                continue;
+            }
+            let (mark, (w0, w1), fits, hat) = self.place(b, part);
+            // the window's floors are at most the highest minimum offset (or b's top): when
+            // even that fits under every section's unplaced total, the sweep cannot fail
+            let top = high.max(s.floor + s.size);
+            let easy = || self.sec[w0..=w1].iter().all(|x| top + x.remaining <= self.cap);
+            let st = if fits && (easy() || self.feasible(s.floor, w0, w1 + 1, part)) {
+                let (lo, hi) = (s.lo as usize, s.hi as usize);
+                let mut split = false;
+                for sec in &mut self.sec[lo..hi] {
+                    sec.cuts -= 1;
+                    split |= sec.cuts == 0;
+                }
+                let st = if split {
+                    self.solve_range(s0, s1, true, ctl)
+                } else {
+                    self.dfs(s0, s1, Some(key), ctl)
+                };
+                stale = true;
+                for sec in &mut self.sec[lo..hi] {
+                    sec.cuts += 1;
+                }
+                st
+            } else {
+                Step::Dead
+            };
+            self.unplace(b, part, mark);
+            if st != Step::Dead {
+                result = st;
+                break;
+            }
+            if !hat {
+                // hatless pruning (MiniMalloc): `b` overlaps no unplaced buffer, so placing
+                // it here loses nothing; if the rest fails with it, it fails without it
+                break;
+            }
+        }
+        self.nraise = base;
+        result
+    }
+}
+
+/// Result of one (sub)search.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Step {
+    /// Every buffer of the part is placed (their `sol` holds the plan).
+    Done,
+    /// No plan at this capacity below this node.
+    Dead,
+    /// A node limit or the caller's callback ended the search.
+    Abort,
+}
+
+/// Node limits of one probe.
+struct Ctl<'m, 'b, 'a> {
+    meter: &'m mut Meter<'b, 'a>,
+    used: u64,
+    limit: u64,
+    hit_limit: bool,
+}
+
+impl Ctl<'_, '_, '_> {
+    #[inline]
+    fn tick(&mut self) -> bool {
+        self.used += 1;
+        if self.used > self.limit {
+            self.hit_limit = true;
+            return false;
+        }
+        self.meter.tick()
+    }
+}
+
+impl Search<'_> {
+    /// One decision search at `self.cap` with at most `limit` nodes.
+    pub(super) fn probe(&mut self, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
+        let count = self.sec.len();
+        if !self.feasible(self.start, 0, count, (0, self.by_lo.len())) {
+            return Probe::Infeasible;
+        }
+        let mut ctl = Ctl { meter, used: 0, limit, hit_limit: false };
+        match self.solve_range(0, count, false, &mut ctl) {
+            Step::Done => {
+                let mut peak = 0;
+                for c in self.slots.iter_mut() {
+                    c.best = c.sol;
+                    peak = peak.max(c.sol + c.size);
+                }
+                Probe::Found(peak)
+            }
+            Step::Dead => Probe::Infeasible,
+            Step::Abort if ctl.hit_limit => Probe::Limit,
+            Step::Abort => Probe::Stopped,
+        }
+    }
+}
