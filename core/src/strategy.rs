@@ -22,19 +22,19 @@ pub enum Strategy {
     Sweep,
     /// The portfolio of `auto`, then the anytime branch and bound of [`crate::place::exact`] (after
     /// MiniMalloc) with the caller's budget (`plan_*_with`) or
-    /// [`crate::planner::EXACT_DEFAULT_NODES`] nodes, for up to
+    /// [`crate::place::portfolio::EXACT_DEFAULT_NODES`] nodes, for up to
     /// [`crate::place::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
     /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
-    /// The default: a portfolio (skyline up to [`crate::planner::AUTO_SKYLINE_MAX`] buffers
-    /// or a capped one-preorder skyline up to [`crate::planner::AUTO_SKYLINE_LARGE_MAX`],
+    /// The default: a portfolio (skyline up to [`crate::place::portfolio::AUTO_SKYLINE_MAX`] buffers
+    /// or a capped one-preorder skyline up to [`crate::place::portfolio::AUTO_SKYLINE_LARGE_MAX`],
     /// seed, greedy-size, best-fit, and the sweep for very large inputs) keeping the lowest
     /// peak (ties: the first in that list; the rest is skipped once a member reaches the
     /// lower bound), then, for up to
-    /// [`crate::planner::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
-    /// bound ([`crate::planner::AUTO_EXACT_NODES`], fewer above 400 buffers:
-    /// [`crate::planner::AUTO_EXACT_WORK`]). Never worse than the members it runs;
-    /// see [`crate::planner`] for which run at which size.
+    /// [`crate::place::portfolio::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
+    /// bound ([`crate::place::portfolio::AUTO_EXACT_NODES`], fewer above 400 buffers:
+    /// [`crate::place::portfolio::AUTO_EXACT_WORK`]). Never worse than the members it runs;
+    /// see [`crate::place::portfolio`] for which run at which size.
     #[default]
     Auto,
 }

@@ -10,6 +10,7 @@ pub mod exact;
 pub mod greedy;
 pub mod lower_bound;
 pub mod min_heap;
+pub mod portfolio;
 pub mod scan;
 pub mod sections;
 pub mod seed;
