@@ -4,8 +4,7 @@
 
 use dramalloc_core::liveness::info::Info;
 use dramalloc_core::liveness::interval_tree::Node;
-use dramalloc_core::multicore::antidep::SharedAccess;
-use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedEntry};
+use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedAccess, SharedEntry};
 use dramalloc_core::place::seed::search::Span;
 use dramalloc_core::workspace::{LocScratch, Placed, Raise, Scratch, Section, Slot};
 use dramalloc_core::Workspace;

@@ -14,22 +14,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::error::{PlanError, Store};
 
-use super::shared_alloc::SharedEntry;
-
-/// One access of a core's instruction to a shared tensor. Pod, 16 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SharedAccess {
-    /// Shared-entry index.
-    pub entry: u32,
-    /// Core index.
-    pub core: u32,
-    /// Flat instruction index on that core.
-    pub instruction: u32,
-    /// 1 for a def (write), 0 for a use (read).
-    pub is_def: u32,
-}
+use super::shared_set::{SharedAccess, SharedEntry};
 
 /// Dependency kind of an [`Edge`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,9 +15,10 @@ pub mod pipeline;
 pub mod pressure;
 pub mod private_alloc;
 pub mod shared_alloc;
+pub mod shared_set;
 pub mod sync;
 
 pub use antidep::{DepKind, Edge};
 pub use module::{LocState, Module, ModuleState, RemoteLocalTarget, MAX_CORES};
 pub use pipeline::{MultiConfig, MultiReport, MultiStorage, Pass, Pipeline, SharedMode};
-pub use shared_alloc::SharedEntry;
+pub use shared_set::{SharedAccess, SharedEntry};

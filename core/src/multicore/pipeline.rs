@@ -27,10 +27,11 @@ use crate::liveness::program::MemoryType;
 use crate::planner::PlanConfig;
 use crate::workspace::Workspace;
 
-use super::antidep::{build_edges, Edge, SharedAccess};
+use super::antidep::{build_edges, Edge};
 use super::module::{build_name_index, Module, ModuleState, MAX_CORES};
 use super::private_alloc::{allocate_private, reset_state};
-use super::shared_alloc::{allocate_shared, SharedEntry};
+use super::shared_alloc::allocate_shared;
+use super::shared_set::{SharedAccess, SharedEntry};
 use super::sync::sync_shared_allocations;
 
 /// A pass of the pipeline.

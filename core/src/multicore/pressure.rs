@@ -6,7 +6,7 @@
 use crate::liveness::program::MemoryType;
 
 use super::module::{Module, ModuleState};
-use super::shared_alloc::SharedEntry;
+use super::shared_set::SharedEntry;
 
 /// Aligned DRAM bytes of one core, shared locations excluded (pre-placed and private spills).
 pub fn core_private_bytes(module: &Module<'_>, state: &ModuleState<'_>) -> u64 {

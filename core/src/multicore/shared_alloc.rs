@@ -8,8 +8,6 @@
 //! cores 1..N-1 shared tensors are not placed: each gets a remote-local target pointing at
 //! its twin on core 0, resolved later by `sync_shared_allocations`.
 
-use bytemuck::{Pod, Zeroable};
-
 use crate::align::DRAM_PAGE;
 use crate::cc_region::CcSize;
 use crate::error::{PlanError, Store};
@@ -18,37 +16,8 @@ use crate::liveness::program::Access;
 use crate::planner::{plan_buffer_iter, PlanConfig};
 use crate::workspace::Workspace;
 
-use super::antidep::SharedAccess;
 use super::module::{find_by_name, Module, ModuleState};
-
-/// One tensor of the shared set. Pod, 56 bytes.
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct SharedEntry {
-    /// Address in the shared region (identical on every core), bytes.
-    pub address: u64,
-    /// Size, bytes.
-    pub bytes: u64,
-    /// Size rounded up to the 4096-byte page.
-    pub aligned: u64,
-    /// Location index of the twin on core 0 (the owner that places it).
-    pub location: u32,
-    /// Smallest flat index of a def on any core (`u32::MAX`: none).
-    pub first_def: u32,
-    /// Smallest flat index of a use on any core (`u32::MAX`: none).
-    pub first_use: u32,
-    /// Smallest flat index of any access on any core.
-    pub first_access: u32,
-    /// Largest flat index of any access on any core.
-    pub last_access: u32,
-    /// First index of this entry's records in the sorted access list (anti-dependencies).
-    pub first_record: u32,
-    /// Number of access records.
-    pub record_count: u32,
-    /// Reserved (keeps the record free of padding).
-    pub reserved: u32,
-}
+use super::shared_set::{SharedAccess, SharedEntry};
 
 /// Result of [`allocate_shared`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
