@@ -6,27 +6,9 @@
 //! `per_bank = pages_per_bank * align_up(page_size, type alignment)`. One allocation returns one
 //! address, reserved in every bank; bank `b` holds it at `address + bank_offset(b)`.
 
+use super::buffer_type::BufferType;
 use super::error::{BankedError, OutOfMemory};
 use super::free_list::{FreeList, FreeListConfig, Policy, Statistics};
-
-/// The kind of memory a bank manager serves (seed 004 §1).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum BufferType {
-    /// Device DRAM, one bank per channel view; allocated bottom-up.
-    Dram,
-    /// Tensix L1 (SRAM), one bank per compute core; allocated top-down.
-    L1,
-}
-
-impl core::fmt::Display for BufferType {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.write_str(match self {
-            Self::Dram => "DRAM",
-            Self::L1 => "L1",
-        })
-    }
-}
 
 /// How a buffer's pages are spread over the banks (§1.6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

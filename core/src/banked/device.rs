@@ -6,7 +6,8 @@
 //! and "Reserved region in SRAM is used to hold FW, Kernels, and related runtime metadata".
 //! Values from `banked-allocator.md` §2; layout from §1.5.
 
-use super::bank_manager::{align_up, BankConfig, BankManager, BufferAllocation, BufferType, Layout};
+use super::bank_manager::{align_up, BankConfig, BankManager, BufferAllocation, Layout};
+use super::buffer_type::BufferType;
 use super::error::BankedError;
 use super::free_list::Policy;
 

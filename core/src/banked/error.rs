@@ -6,8 +6,8 @@
 
 use core::fmt;
 
-use super::bank_manager::BufferType;
-use super::circular_buffer::CoreRange;
+use super::buffer_type::BufferType;
+use super::core_range::CoreRange;
 
 /// Whether an out-of-memory condition is plain exhaustion or fragmentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -13,7 +13,9 @@
 //! * [`device`] — [`DeviceDescriptor`] and [`Device`] (seed 004 §1, notes §1.5 and §2);
 //! * [`circular_buffer`] — [`CircularBuffers`] packing and clash validation (seed 004 §3,
 //!   notes §1.7);
-//! * [`error`] — [`BankedError`].
+//! * [`error`] — [`BankedError`];
+//! * [`buffer_type`] — [`BufferType`] (DRAM or L1) and [`core_range`] — [`CoreRange`], the
+//!   two small types the error and the managers share.
 //!
 //! Capacities are const generics; running out of table room is an error, never a panic.
 //!
@@ -26,16 +28,20 @@
 //! ```
 
 pub mod bank_manager;
+pub mod buffer_type;
 pub mod circular_buffer;
+pub mod core_range;
 pub mod device;
 pub mod error;
 pub mod free_list;
 
 pub use bank_manager::{
-    align_up, is_supported_bank_count, size_per_bank, BankConfig, BankManager, BufferAllocation, BufferType,
-    Layout, PageLocation,
+    align_up, is_supported_bank_count, size_per_bank, BankConfig, BankManager, BufferAllocation, Layout,
+    PageLocation,
 };
-pub use circular_buffer::{CbId, CircularBuffer, CircularBuffers, CoreCoord, CoreRange};
+pub use buffer_type::BufferType;
+pub use circular_buffer::{CbId, CircularBuffer, CircularBuffers};
+pub use core_range::{CoreCoord, CoreRange};
 pub use device::{
     Device, DeviceDescriptor, BLACKHOLE_DRAM_BANK_SIZE, BLACKHOLE_L1_SIZE, GIB, WORMHOLE_L1_SIZE,
 };
