@@ -1,0 +1,39 @@
+//! How a failed request is reported: out of memory with the allocator's statistics, and a
+//! bad free told apart as a double free (inside free memory) or an unknown address.
+
+use super::FreeList;
+use crate::banked::error::{BankedError, OutOfMemory};
+
+/// The error values of failed requests.
+impl<const BLOCKS: usize> FreeList<BLOCKS> {
+    /// The out-of-memory error of a request of `request` bytes (`s` after rounding).
+    pub(super) fn oom(&self, request: u64, s: u64) -> BankedError {
+        let st = self.statistics();
+        BankedError::OutOfMemory(OutOfMemory {
+            buffer_type: None,
+            request,
+            num_banks: 1,
+            per_bank: s,
+            bank_size: st.total,
+            allocated: st.allocated,
+            free: st.free,
+            largest_free: st.largest_free,
+            kind: OutOfMemory::classify(s, st.free),
+        })
+    }
+
+    /// Why freeing `address` failed: [`BankedError::DoubleFree`] inside free memory of the
+    /// range, else [`BankedError::UnknownFree`].
+    pub(super) fn classify_bad_free(&self, address: u64) -> BankedError {
+        let Some(rel) = address.checked_sub(self.config.offset) else {
+            return BankedError::UnknownFree { address };
+        };
+        if rel < self.base || rel >= self.config.size {
+            return BankedError::UnknownFree { address };
+        }
+        match self.free_at_or_below(rel) {
+            Some(f) if self.b(f).addr + self.b(f).size > rel => BankedError::DoubleFree { address },
+            _ => BankedError::UnknownFree { address },
+        }
+    }
+}
