@@ -14,7 +14,7 @@ fn core_buffers(b: &[dramalloc_sim::input::Buffer]) -> Vec<Buffer> {
 fn per_strategy(c: &mut Criterion) {
     let mut g = c.benchmark_group("plan");
     g.sample_size(10);
-    for (set, name, text) in dramalloc_sim::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
+    for (set, name, text) in dramalloc_sim::input::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
         let bufs = core_buffers(&dramalloc_sim::input::parse_buffers(text, name, 10_000_000).unwrap());
         let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
         for s in [

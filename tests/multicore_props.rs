@@ -9,7 +9,7 @@
 
 use dramalloc_core::liveness::program::Location;
 use dramalloc_core::Strategy as PlanStrategy;
-use dramalloc_sim::executor::{execute, ExecOptions};
+use dramalloc_sim::exec::executor::{execute, ExecOptions};
 use dramalloc_sim::input::TensorKind;
 use dramalloc_sim::model::{CoreProgram, SimModel};
 use dramalloc_sim::plan_check::check_plans;

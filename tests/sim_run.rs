@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use dramalloc_sim::executor::{execute, ExecOptions};
-use dramalloc_sim::faults::{inject, Fault};
+use dramalloc_sim::exec::executor::{execute, ExecOptions};
+use dramalloc_sim::exec::faults::{inject, Fault};
 use dramalloc_sim::input::{read_program, Program};
 use dramalloc_sim::plan_check::check_plans;
 use dramalloc_sim::planning::{plan_model, PlanOptions};
@@ -201,7 +201,7 @@ fn inject_all(
         let what = inject(model, &mut bad, kind(i as u64)).unwrap_or_else(|e| panic!("{name}: {e}"));
         if let Err((_, e)) = check_plans(model, &bad) {
             let msg = e.to_string();
-            if let dramalloc_sim::faults::Injected::Moved { tensor, .. } = &what {
+            if let dramalloc_sim::exec::faults::Injected::Moved { tensor, .. } = &what {
                 assert!(msg.contains(tensor.as_str()), "{name}: verifier names `{tensor}`: {msg}");
             }
             by_verifier += 1;
@@ -269,7 +269,7 @@ fn every_corrupted_byte_of_a_live_tensor_is_caught() {
 fn every_dropped_remote_target_is_caught_by_sync() {
     use dramalloc_core::multicore::{MultiConfig, Pass, Pipeline};
     use dramalloc_core::PlanError;
-    use dramalloc_sim::faults::SplitMix64;
+    use dramalloc_sim::exec::faults::SplitMix64;
     use dramalloc_sim::host_storage::HostMulti;
     let models = small_models();
     if models.is_empty() {

@@ -10,7 +10,7 @@ const MEMBERS: [Strategy; 3] = [Strategy::Seed, Strategy::GreedySize, Strategy::
 
 #[test]
 fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
-    for (set, name, text) in dramalloc_sim::bundled::PROBLEMS {
+    for (set, name, text) in dramalloc_sim::input::bundled::PROBLEMS {
         if *name == "iopddl_S_1" {
             continue; // 28,526 buffers: seconds per member in debug builds; see `dramalloc quality`
         }
@@ -34,7 +34,7 @@ fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
 
 #[test]
 fn sweep_and_exact_plans_are_valid_and_exact_is_at_most_auto() {
-    for (_, name, text) in dramalloc_sim::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
+    for (_, name, text) in dramalloc_sim::input::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         let sweep = solve(&bufs, 1, None, Strategy::Sweep).unwrap();
         verify(&bufs, &sweep.rows, 1, None).unwrap();
@@ -70,7 +70,7 @@ fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
     let want = [("C.1048576", 1_039_360), ("G.1048576", 1_048_576), ("H.1048576", 1_048_576)];
     let want = want.iter().chain(&[("I.1048576", 1_048_576), ("K.1048576", 1_048_576)]);
     for &(file, lb) in want {
-        let (_, name, text) = dramalloc_sim::bundled::PROBLEMS.iter().find(|p| p.1 == file).unwrap();
+        let (_, name, text) = dramalloc_sim::input::bundled::PROBLEMS.iter().find(|p| p.1 == file).unwrap();
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         let exact =
             solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_secs(300)).unwrap();

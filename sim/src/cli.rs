@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand};
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, Strategy};
 
-use crate::faults::Fault;
+use crate::exec::faults::Fault;
 use crate::input::{self, InputError, Program};
 use crate::planning::PlanOptions;
 use crate::run::{run, RunError, RunOptions, Split, Summary};
@@ -307,7 +307,7 @@ fn cmd_quality(
             problems.push(("generated".to_string(), format!("n={n}"), crate::generate::problem(n, seed)));
         }
     } else if paths.is_empty() {
-        for (set, name, text) in crate::bundled::PROBLEMS {
+        for (set, name, text) in crate::input::bundled::PROBLEMS {
             match input::parse_buffers(text, name, MAX_TENSORS) {
                 Ok(b) => problems.push((set.to_string(), name.to_string(), b)),
                 Err(e) => return err(e, 2),
@@ -347,7 +347,7 @@ fn cmd_run(a: &RunArgs) -> ExitCode {
             Err(e) => return err(e, 2),
         },
         None => match input::parse_program(
-            crate::bundled::RESNET50_JSON,
+            crate::input::bundled::RESNET50_JSON,
             "bundled:onnx_resnet50.json",
             MAX_TENSORS,
         ) {

@@ -1,22 +1,18 @@
 //! dramalloc-sim: the simulator and command-line front end of dramalloc.
 //!
 //! Input readers ([`input`]), the simulated model ([`model`], [`tensor_parallel`]), planning
-//! with the core's multi-core pipeline ([`planning`]), lazily committed HBM arenas ([`arena`]),
-//! the N-core executor with byte fingerprints ([`executor`], [`fingerprint`]), the independent
-//! verifier ([`verify`], [`plan_check`]), fault injection ([`faults`]), reports ([`report`],
+//! with the core's multi-core pipeline ([`planning`]), lazily committed HBM arenas ([`exec::arena`]),
+//! the N-core executor with byte fingerprints ([`exec::executor`], [`exec::fingerprint`]), the independent
+//! verifier ([`verify`], [`plan_check`]), fault injection ([`exec::faults`]), reports ([`report`],
 //! [`layout_svg`], [`banked_report`]), the banked-allocator replay ([`replay`]), planning
 //! quality ([`problem`], [`quality`], [`generate`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-pub mod arena;
 pub mod atomic_write;
 pub mod banked_report;
-pub mod bundled;
 pub mod cli;
-pub mod executor;
-pub mod faults;
-pub mod fingerprint;
+pub mod exec;
 pub mod generate;
 pub mod host_storage;
 pub mod input;

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::executor::{execute, Collision, ExecOptions, ExecReport};
-use crate::faults::{inject, Fault, Injected};
+use crate::exec::executor::{execute, Collision, ExecOptions, ExecReport};
+use crate::exec::faults::{inject, Fault, Injected};
 use crate::input::{InputError, Program};
 use crate::model::SimModel;
 use crate::plan_check::check_plans;

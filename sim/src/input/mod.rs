@@ -1,10 +1,12 @@
-//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]).
+//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]), and
+//! the inputs compiled into the binary ([`bundled`]).
 //!
 //! Both readers return [`InputError`], whose message names the file, the place (JSON path
 //! or CSV line and column) and the offending value; the command line maps it to exit code 2.
 //! Sizes are bytes; every size must round up to a 4096-byte page ([`PAGE`]) without
 //! overflowing `u64`.
 
+pub mod bundled;
 pub mod error;
 pub mod minimalloc_csv;
 pub mod program_json;

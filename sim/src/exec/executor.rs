@@ -6,7 +6,7 @@
 //! input and weight at its pre-placed address on every core. Each core then runs its ops in
 //! order: before op `i` it waits for every cross-core edge into `(core, i)`; it READS each
 //! input tensor and checks every byte against the fingerprint its defining op wrote
-//! ([`crate::fingerprint`]); it checks that the op's distinct operands occupy disjoint bytes
+//! ([`crate::exec::fingerprint`]); it checks that the op's distinct operands occupy disjoint bytes
 //! (an in-flight overlap); then it WRITES each output with its fingerprint. A tensor's
 //! bytes are its whole aligned footprint `[address, address + aligned)` (4 KiB pages for
 //! DRAM): the planner reserves the padding for it, and filling it means even a 1-byte tensor
@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 
 use dramalloc_core::liveness::program::Access;
 
-use crate::arena::SparseArena;
-use crate::fingerprint::{fill, first_mismatch, writer_of, TensorId, LOADER_DEF};
+use crate::exec::arena::SparseArena;
+use crate::exec::fingerprint::{fill, first_mismatch, writer_of, TensorId, LOADER_DEF};
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
 

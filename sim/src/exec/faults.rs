@@ -83,9 +83,9 @@ pub enum Injected {
 
 impl Injected {
     /// The execution-time corruption this fault needs, if it is one.
-    pub fn corruption(&self) -> Option<crate::executor::Corruption> {
+    pub fn corruption(&self) -> Option<crate::exec::executor::Corruption> {
         match self {
-            Injected::Corrupt { core, after, address, .. } => Some(crate::executor::Corruption {
+            Injected::Corrupt { core, after, address, .. } => Some(crate::exec::executor::Corruption {
                 core: *core,
                 after_instruction: *after,
                 address: *address,

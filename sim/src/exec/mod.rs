@@ -1,0 +1,10 @@
+//! Execution: lazily committed HBM arenas, byte fingerprints, the N-core executor and the
+//! faults injected to prove that it catches a bad plan.
+//!
+//! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
+//! [`fingerprint`]s; [`faults`] corrupts a correct plan on purpose (the run must then fail).
+
+pub mod arena;
+pub mod executor;
+pub mod faults;
+pub mod fingerprint;
