@@ -12,8 +12,8 @@ use dramalloc_core::Strategy as PlanStrategy;
 use dramalloc_sim::exec::executor::{execute, ExecOptions};
 use dramalloc_sim::input::TensorKind;
 use dramalloc_sim::model::{CoreProgram, SimModel};
-use dramalloc_sim::plan_check::check_plans;
 use dramalloc_sim::planning::{plan_model, PlanOptions};
+use dramalloc_sim::verify::plan_check::check_plans;
 use proptest::prelude::*;
 
 fn cases() -> u32 {

@@ -8,9 +8,9 @@ use std::process::ExitCode;
 use dramalloc_sim::exec::executor::{execute, ExecOptions};
 use dramalloc_sim::exec::faults::{inject, Fault};
 use dramalloc_sim::input::{read_program, Program};
-use dramalloc_sim::plan_check::check_plans;
 use dramalloc_sim::planning::{plan_model, PlanOptions};
 use dramalloc_sim::run::{build_model, run, RunOptions, Split};
+use dramalloc_sim::verify::plan_check::check_plans;
 
 fn shared() -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");

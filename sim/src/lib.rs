@@ -3,22 +3,19 @@
 //! Input readers ([`input`]), the simulated model ([`model`], [`tensor_parallel`]), planning
 //! with the core's multi-core pipeline ([`planning`]), lazily committed HBM arenas ([`exec::arena`]),
 //! the N-core executor with byte fingerprints ([`exec::executor`], [`exec::fingerprint`]), the independent
-//! verifier ([`verify`], [`plan_check`]), fault injection ([`exec::faults`]), reports ([`report`],
-//! [`layout_svg`], [`banked_report`]), the banked-allocator replay ([`replay`]), planning
+//! verifier ([`verify`], [`verify::plan_check`]), fault injection ([`exec::faults`]), reports ([`report`],
+//! [`report::layout_svg`], [`report::banked`]), the banked-allocator replay ([`replay`]), planning
 //! quality ([`problem`], [`quality`], [`generate`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod atomic_write;
-pub mod banked_report;
 pub mod cli;
 pub mod exec;
 pub mod generate;
 pub mod host_storage;
 pub mod input;
-pub mod layout_svg;
 pub mod model;
-pub mod plan_check;
 pub mod planning;
 pub mod problem;
 pub mod quality;

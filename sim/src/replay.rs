@@ -46,7 +46,7 @@ use dramalloc_core::banked::{
     FreeListConfig, Layout, Policy, Statistics,
 };
 
-use crate::banked_report::{write_reports, MemoryView};
+use crate::report::banked::{write_reports, MemoryView};
 
 /// Block-table capacity (free plus allocated blocks) of every allocator a replay creates.
 pub const REPLAY_BLOCKS: usize = 8192;

@@ -10,9 +10,9 @@ use crate::exec::executor::{execute, Collision, ExecOptions, ExecReport};
 use crate::exec::faults::{inject, Fault, Injected};
 use crate::input::{InputError, Program};
 use crate::model::SimModel;
-use crate::plan_check::check_plans;
 use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
 use crate::tensor_parallel;
+use crate::verify::plan_check::check_plans;
 use crate::verify::VerifyError;
 
 /// How a single-core model becomes N cores.

@@ -64,7 +64,7 @@ pub enum ReportError {
 ///
 /// ```
 /// use dramalloc_core::banked::Statistics;
-/// use dramalloc_sim::banked_report::{memory_usage_summary, MemoryView};
+/// use dramalloc_sim::report::banked::{memory_usage_summary, MemoryView};
 /// let st = Statistics { total: 100, allocated: 40, free: 60, largest_free: 50,
 ///     largest_free_address: Some(0), free_blocks: 2, allocated_blocks: 1 };
 /// let v = MemoryView { num_banks: 2, stats: st, blocks: vec![] };

@@ -74,7 +74,7 @@ pub struct LayoutOptions {
 /// Never panics; an empty `rects` gives axes only.
 ///
 /// ```
-/// use dramalloc_sim::layout_svg::{render_layout, LayoutOptions, LayoutRect};
+/// use dramalloc_sim::report::layout_svg::{render_layout, LayoutOptions, LayoutRect};
 /// let rect = LayoutRect { label: "a<b".into(), core: 0, def: 0, last_use: 3,
 ///                         address: 0, bytes: 4096, shared: false };
 /// let svg = render_layout(&[rect], &LayoutOptions { hwm: Some(4096), ..Default::default() });

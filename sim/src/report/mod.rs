@@ -1,13 +1,16 @@
 //! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
 //! `layout.svg`, each written whole (temp file + rename) or not at all.
 
+pub mod banked;
+pub mod layout_svg;
+
 use std::io;
 use std::path::Path;
 
 use crate::atomic_write::write_atomic;
-use crate::layout_svg::{render_layout, LayoutOptions, LayoutRect};
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
+use crate::report::layout_svg::{render_layout, LayoutOptions, LayoutRect};
 use crate::run::Summary;
 
 /// `plan.csv`: `tensor,core,address,bytes,aligned_bytes,def,last_use,shared`, one row per
@@ -77,8 +80,8 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> S
             summary.model,
             summary.cores,
             rects.len(),
-            crate::layout_svg::human_bytes(floor),
-            crate::layout_svg::human_bytes(summary.per_core[0].hwm)
+            crate::report::layout_svg::human_bytes(floor),
+            crate::report::layout_svg::human_bytes(summary.per_core[0].hwm)
         ),
         cc_region: cc,
         hwm: Some(summary.per_core[0].hwm.saturating_sub(floor)),

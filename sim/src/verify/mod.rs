@@ -19,6 +19,8 @@
 //! the first collision, so a new buffer collides with some live one iff it collides with its
 //! address predecessor or successor. 10^6 buffers take well under a second.
 
+pub mod plan_check;
+
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
