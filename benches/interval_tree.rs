@@ -17,7 +17,7 @@ use std::time::Instant;
 use coitrees::{BasicCOITree, Interval as CoiInterval, IntervalTree as _};
 use criterion::{criterion_group, Criterion};
 use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
-use dramalloc_sim::generate::SplitMix64;
+use dramalloc_sim::quality::generate::SplitMix64;
 use rust_lapper::{Interval as LapInterval, Lapper};
 
 const N: usize = 1_000_000;

@@ -1,6 +1,6 @@
 //! Planner benchmarks: (a) plan time per strategy on the bundled real models and the hard
 //! DSA set; (c) `auto` on generated problems of 10^3..10^6 buffers
-//! (`dramalloc_sim::generate`, seed `DEFAULT_SEED`). Quick smoke:
+//! (`dramalloc_sim::quality::generate`, seed `DEFAULT_SEED`). Quick smoke:
 //! `cargo bench -p dramalloc-suite --bench planner -- --test`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -38,7 +38,10 @@ fn scaling(c: &mut Criterion) {
     let mut g = c.benchmark_group("scaling");
     g.sample_size(10);
     for n in [1_000usize, 10_000, 100_000, 1_000_000] {
-        let bufs = core_buffers(&dramalloc_sim::generate::problem(n, dramalloc_sim::generate::DEFAULT_SEED));
+        let bufs = core_buffers(&dramalloc_sim::quality::generate::problem(
+            n,
+            dramalloc_sim::quality::generate::DEFAULT_SEED,
+        ));
         let mut host = HostWorkspace::new(n, n, 1);
         let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
         g.bench_with_input(BenchmarkId::new("auto", n), &bufs, |b, bufs| {

@@ -3,7 +3,7 @@
 
 use dramalloc_core::Strategy;
 use dramalloc_sim::input::parse_buffers;
-use dramalloc_sim::problem::{solve, solve_within};
+use dramalloc_sim::quality::problem::{solve, solve_within};
 use dramalloc_sim::verify::verify;
 
 const MEMBERS: [Strategy; 3] = [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit];
@@ -83,7 +83,7 @@ fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
 fn sizes_whose_sum_overflows_fail_in_every_strategy() {
     use dramalloc_core::PlanError;
     use dramalloc_sim::input::Buffer;
-    use dramalloc_sim::problem::SolveError;
+    use dramalloc_sim::quality::problem::SolveError;
     // three buffers of (2^64 - 1) / 3 bytes and one of 4096, all live together: no plan fits
     // in u64 addresses (the skyline and the exact search used to wrap here and return a plan)
     let third = u64::MAX / 3;
@@ -106,7 +106,8 @@ fn sizes_whose_sum_overflows_fail_in_every_strategy() {
 fn auto_runs_the_capped_skyline_above_4096_buffers() {
     // 50,000 generated buffers: the greedy members end 0.6 % above the bound; auto's
     // one-preorder skyline (stopped after 32 re-keys a buffer, these need about 8) reaches it
-    let bufs = dramalloc_sim::generate::problem(50_000, dramalloc_sim::generate::DEFAULT_SEED);
+    let bufs =
+        dramalloc_sim::quality::generate::problem(50_000, dramalloc_sim::quality::generate::DEFAULT_SEED);
     let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
     let greedy = solve(&bufs, 1, None, Strategy::GreedySize).unwrap();
     assert_eq!(auto.metrics.hwm, auto.metrics.lower_bound);

@@ -4,7 +4,7 @@
 
 use dramalloc_core::Strategy;
 use dramalloc_sim::input::{parse_buffers, parse_solution};
-use dramalloc_sim::problem::solve;
+use dramalloc_sim::quality::problem::solve;
 use libfuzzer_sys::fuzz_target;
 
 const MAX_ROWS: usize = 2_000;

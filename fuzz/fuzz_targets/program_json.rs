@@ -5,7 +5,7 @@
 
 use dramalloc_core::Strategy;
 use dramalloc_sim::input::{pack_preplaced, parse_program, PAGE};
-use dramalloc_sim::problem::{problem_from_program, solve};
+use dramalloc_sim::quality::problem::{problem_from_program, solve};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -154,7 +154,7 @@ pub enum Command {
         #[arg(long, value_delimiter = ',', conflicts_with = "paths")]
         generated: Vec<usize>,
         /// Seed of the generated problems.
-        #[arg(long, default_value_t = crate::generate::DEFAULT_SEED)]
+        #[arg(long, default_value_t = crate::quality::generate::DEFAULT_SEED)]
         seed: u64,
     },
 }
@@ -179,7 +179,7 @@ fn read_problem(path: &Path) -> Result<Vec<input::Buffer>, InputError> {
     if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
         let program = input::read_program(path, MAX_TENSORS)?;
         input::pack_preplaced(&program, input::PAGE)?;
-        Ok(crate::problem::problem_from_program(&program))
+        Ok(crate::quality::problem::problem_from_program(&program))
     } else {
         input::read_buffers(path, MAX_TENSORS)
     }
@@ -209,7 +209,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
                 Ok(p) => p,
                 Err(e) => return err(e, 2),
             };
-            match crate::problem::solve_within(&problem, align, capacity, strategy, limit) {
+            match crate::quality::problem::solve_within(&problem, align, capacity, strategy, limit) {
                 Ok(sol) => {
                     let text = input::write_solution(&sol.rows);
                     if let Err(e) = crate::atomic_write::write_atomic(&output, text.as_bytes()) {
@@ -233,7 +233,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
                     ExitCode::SUCCESS
                 }
                 Err(
-                    e @ crate::problem::SolveError::Plan {
+                    e @ crate::quality::problem::SolveError::Plan {
                         error: dramalloc_core::PlanError::DoesNotFit { .. },
                         ..
                     },
@@ -304,7 +304,11 @@ fn cmd_quality(
             if n == 0 || n > MAX_TENSORS {
                 return err(format!("--generated {n}: use 1..={MAX_TENSORS}"), 2);
             }
-            problems.push(("generated".to_string(), format!("n={n}"), crate::generate::problem(n, seed)));
+            problems.push((
+                "generated".to_string(),
+                format!("n={n}"),
+                crate::quality::generate::problem(n, seed),
+            ));
         }
     } else if paths.is_empty() {
         for (set, name, text) in crate::input::bundled::PROBLEMS {

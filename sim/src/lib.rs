@@ -5,19 +5,17 @@
 //! the N-core executor with byte fingerprints ([`exec::executor`], [`exec::fingerprint`]), the independent
 //! verifier ([`verify`], [`verify::plan_check`]), fault injection ([`exec::faults`]), reports ([`report`],
 //! [`report::layout_svg`], [`report::banked`]), the banked-allocator replay ([`replay`]), planning
-//! quality ([`problem`], [`quality`], [`generate`]) and the command line ([`cli`]).
+//! quality ([`quality`], [`quality::problem`], [`quality::generate`]) and the command line ([`cli`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod atomic_write;
 pub mod cli;
 pub mod exec;
-pub mod generate;
 pub mod host_storage;
 pub mod input;
 pub mod model;
 pub mod planning;
-pub mod problem;
 pub mod quality;
 pub mod replay;
 pub mod report;

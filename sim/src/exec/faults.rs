@@ -6,9 +6,9 @@ use std::fmt;
 
 use dramalloc_core::multicore::{DepKind, Edge};
 
-pub use crate::generate::SplitMix64;
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
+pub use crate::quality::generate::SplitMix64;
 
 /// A kind of fault, with the seed that chooses where.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

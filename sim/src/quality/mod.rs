@@ -1,5 +1,8 @@
 //! `dramalloc quality`: peak versus the max-load lower bound, per file and strategy.
 
+pub mod generate;
+pub mod problem;
+
 use serde::Serialize;
 
 use dramalloc_core::Strategy;
@@ -7,7 +10,7 @@ use dramalloc_core::Strategy;
 use crate::input::Buffer;
 use std::time::Duration;
 
-use crate::problem::solve_within;
+use crate::quality::problem::solve_within;
 
 /// One strategy's result on one file.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -47,9 +47,9 @@ pub const DEFAULT_SEED: u64 = 0x0D7A_A110_C000_0001;
 /// `n` buffers (ids `0..n`, `upper` exclusive) of the model above, from `seed`.
 ///
 /// ```
-/// let a = dramalloc_sim::generate::problem(1000, 1);
+/// let a = dramalloc_sim::quality::generate::problem(1000, 1);
 /// assert_eq!(a.len(), 1000);
-/// assert_eq!(a, dramalloc_sim::generate::problem(1000, 1)); // deterministic
+/// assert_eq!(a, dramalloc_sim::quality::generate::problem(1000, 1)); // deterministic
 /// assert!(a.iter().all(|b| b.upper > b.lower && b.size >= 1024));
 /// ```
 pub fn problem(n: usize, seed: u64) -> Vec<Buffer> {
