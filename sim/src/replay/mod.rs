@@ -1,0 +1,227 @@
+//! `dramalloc replay SCRIPT`: parse and execute an allocator script (issue 5).
+//!
+//! One operation a line; `#` starts a comment; sizes and addresses are bytes, optionally with
+//! a `K`/`M`/`G` suffix (1024-based) and joined with `+`/`-` (e.g. `1G-1K`).
+//!
+//! Single free list (`allocator SIZE [offset=N] [min=N] [align=N] [policy=first|best]`, defaults
+//! offset 0, min 1, align 1, first):
+//!
+//! | line | output |
+//! |---|---|
+//! | `alloc NAME SIZE [down]` | `NAME ADDR` or `NAME none` (out of memory) |
+//! | `at NAME ADDR SIZE` | `NAME ADDR`, `NAME none` (outside the range), or an error line (over a live block) |
+//! | `free NAME` or `free ADDR` | `free NAME`, or an error line (unknown / double free) |
+//! | `shrink SIZE`, `reset`, `clear` | the operation's name and argument, or an error line |
+//! | `stats` | `stats total=T allocated=A free=F largest=L` |
+//! | `available SIZE` | `available S-E S-E ...` in address order |
+//! | `lowest` | `lowest ADDR` or `lowest none` |
+//!
+//! Banked device (`device wormhole|blackhole [l1_base=N]` or `device dram_banks=N
+//! dram_bank_size=B dram_align=A dram_reserved=R l1_banks=N l1_size=S l1_base=B l1_align=A`;
+//! the default `l1_base` is 111360, the notes' example):
+//!
+//! | line | output |
+//! |---|---|
+//! | `buffer NAME dram\|l1 SIZE PAGE [sharded=K]` | `NAME ADDR per_bank=N`, or an error line (out of memory with the full report) |
+//! | `free NAME` | `free NAME` or an error line |
+//! | `cb NAME CORES SIZE [page=P]` | `NAME ADDR` (CORES is `x,y` or `x0,y0-x1,y1` with x0 <= x1 and y0 <= y1, else the script is malformed; page defaults to SIZE) |
+//! | `cbsize NAME SIZE` | `cbs NAME=ADDR ...` after re-packing, or an error line |
+//! | `validate` | `ok` or the clash error line |
+//! | `stats dram\|l1` | `stats dram total=T allocated=A free=F largest=L` |
+//! | `lowest dram\|l1` | `lowest ADDR` or `lowest none` |
+//! | `clear` | `clear` (frees every buffer) |
+//! | `report DIR [prefix=P]` | `report DIR` after writing the three CSVs whole, or an error line |
+//!
+//! A run-time failure prints `error <the line> : <reason>` and the replay goes on. A malformed
+//! line (unknown operation, bad number, an operation without its `allocator`/`device`) is a
+//! [`ReplayError::Parse`] naming the line number: the whole script is parsed before anything
+//! runs, so nothing is executed, printed or written then (exit code 2).
+
+mod interpreter;
+mod parser;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use dramalloc_core::banked::Device;
+
+use interpreter::Machine;
+pub use parser::parse_size;
+use parser::{parse_script, Line};
+
+/// Block-table capacity (free plus allocated blocks) of every allocator a replay creates.
+pub const REPLAY_BLOCKS: usize = 8192;
+/// Stack of the thread a replay runs on (bytes). The allocators live in `Box`es, but an
+/// unoptimised build assembles a `Device<REPLAY_BLOCKS>` (about 1 MiB) on the stack and copies
+/// it through several frames before boxing it, which overflows a 2 MiB test thread. Stack pages
+/// are committed only when touched.
+const REPLAY_STACK: usize = 16 * std::mem::size_of::<Device<REPLAY_BLOCKS>>() + (8 << 20);
+/// Capacity of the CB table of a replay.
+pub const REPLAY_CBS: usize = 256;
+/// Default L1 unreserved base when a named device gives none (the notes' Blackhole example).
+pub const DEFAULT_L1_BASE: u64 = 111_360;
+
+/// Why a replay could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The script could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The script path.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A malformed line; nothing was executed.
+    #[error("line {line}: {message}: `{text}`")]
+    Parse {
+        /// 1-based line number.
+        line: usize,
+        /// The line's text.
+        text: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// Writing the output failed.
+    #[error("writing replay output: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+impl ReplayError {
+    /// The process exit code for this error: 2 for an unreadable or malformed script, 1 when
+    /// the output cannot be written.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Self::Parse { .. } | Self::Read { .. } => 2,
+            Self::Output(_) => 1,
+        }
+    }
+}
+
+/// What a completed replay did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReplayOutcome {
+    /// The output lines (without newlines), one per operation.
+    pub lines: Vec<String>,
+    /// How many of them are `error …` lines.
+    pub errors: usize,
+}
+
+/// Parses and executes a script given as text. Relative `report` directories are resolved
+/// against `base_dir` when given (else the working directory).
+///
+/// # Errors
+/// [`ReplayError::Parse`] for a malformed line; nothing has run then.
+///
+/// ```
+/// let out = dramalloc_sim::replay::replay_str("allocator 1G min=1K align=1K\nalloc a 1K\nfree a\nfree a\n", None)?;
+/// assert_eq!(out.lines[1], "a 0");
+/// assert_eq!(out.lines[3], "error free a : double free: address 0 is not allocated (it lies in free memory)");
+/// assert_eq!(out.errors, 1);
+/// # Ok::<(), dramalloc_sim::replay::ReplayError>(())
+/// ```
+pub fn replay_str(script: &str, base_dir: Option<&Path>) -> Result<ReplayOutcome, ReplayError> {
+    let lines = parse_script(script)?;
+    let base = base_dir.map(Path::to_path_buf);
+    // Run on a thread with a known, large stack (see REPLAY_STACK), whatever the caller's is.
+    std::thread::scope(|s| {
+        let worker = std::thread::Builder::new()
+            .name("dramalloc-replay".into())
+            .stack_size(REPLAY_STACK)
+            .spawn_scoped(s, || execute(&lines, base.clone()));
+        match worker {
+            Ok(handle) => Ok(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
+            // No thread to be had: run here and hope the caller's stack suffices.
+            Err(_) => Ok(execute(&lines, base.clone())),
+        }
+    })
+}
+
+/// Executes parsed lines on a fresh machine.
+fn execute(lines: &[Line], base_dir: Option<PathBuf>) -> ReplayOutcome {
+    let mut m = Machine::new(base_dir);
+    let mut outcome = ReplayOutcome::default();
+    for l in lines {
+        let _ = l.number;
+        match m.exec(&l.op) {
+            Ok(s) => outcome.lines.push(s),
+            Err(reason) => {
+                outcome.errors += 1;
+                outcome.lines.push(format!("error {} : {reason}", l.text));
+            }
+        }
+    }
+    outcome
+}
+
+/// The `dramalloc replay SCRIPT` entry point: reads the script, runs it, and writes the output
+/// lines to `out` (all at once, after the run). Relative `report` directories are resolved
+/// against the script's directory.
+///
+/// Exit codes for the caller: `Ok` → 0 (run-time `error` lines do not change it);
+/// `Err(e)` → `e.exit_code()`: 2 for an unreadable script or a malformed line (nothing
+/// printed or written), 1 for failed output.
+///
+/// # Errors
+/// [`ReplayError::Read`], [`ReplayError::Parse`], [`ReplayError::Output`].
+pub fn run_replay(script_path: &Path, out: &mut dyn Write) -> Result<ReplayOutcome, ReplayError> {
+    let text = std::fs::read_to_string(script_path)
+        .map_err(|source| ReplayError::Read { path: script_path.to_path_buf(), source })?;
+    let base = script_path.parent().filter(|p| !p.as_os_str().is_empty());
+    let outcome = replay_str(&text, base)?;
+    let mut buf = String::new();
+    for l in &outcome.lines {
+        buf.push_str(l);
+        buf.push('\n');
+    }
+    out.write_all(buf.as_bytes())?;
+    out.flush()?;
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_name_cannot_be_bound_again() {
+        let out =
+            replay_str("allocator 1M min=1K align=1K\nalloc a 1K\nalloc a 1K\nfree a\nalloc a 1K\n", None)
+                .unwrap();
+        assert_eq!(out.lines[1], "a 0");
+        assert!(
+            out.lines[2].starts_with("error alloc a 1K : name `a` still holds a live allocation"),
+            "{}",
+            out.lines[2]
+        );
+        assert_eq!(&out.lines[3..], &["free a".to_string(), "a 0".to_string()]);
+        assert_eq!(out.errors, 1);
+    }
+
+    #[test]
+    fn malformed_line_names_its_number_and_runs_nothing() {
+        let r = replay_str("allocator 1M\nalloc a 1K\nalloc b 1Q\n", None);
+        match r {
+            Err(ReplayError::Parse { line, .. }) => assert_eq!(line, 3),
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn reversed_core_range_is_malformed() {
+        let script = "device wormhole l1_base=111360\ncb good 0,0-0,2 2K\ncb bad 0,2-0,0 2K\n";
+        match replay_str(script, None) {
+            Err(ReplayError::Parse { line, text, .. }) => {
+                assert_eq!((line, text.as_str()), (3, "cb bad 0,2-0,0 2K"))
+            }
+            other => panic!("expected a parse error, got {other:?}"),
+        }
+        let ok = "device wormhole l1_base=111360\ncb wide 0,0-1,2 2K\n";
+        assert!(replay_str(ok, None).is_ok());
+    }
+
+    #[test]
+    fn op_before_allocator_is_malformed() {
+        assert!(matches!(replay_str("alloc a 1K\n", None), Err(ReplayError::Parse { line: 1, .. })));
+    }
+}
