@@ -230,6 +230,7 @@ pub fn skyline(
 mod tests {
     use super::*;
     use crate::liveness::info::Info;
+    use crate::place::exact::prepare;
 
     /// The skyline rule written plainly: O(n^2) scans.
     fn plain(iv: &[(u32, u32, u64)], rank: &[u32]) -> (u64, [u64; 8]) {
@@ -278,16 +279,8 @@ mod tests {
             let (mut by_lo, mut ids, mut heap) = ([0u32; 8], [0u32; 8], [Placed::default(); 8]);
             let mut scratch = [Scratch::default(); 8];
             let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
-            let count = crate::place::exact::prepare(
-                &infos[..n],
-                interval,
-                0,
-                &mut slots,
-                &mut secs,
-                &mut by_lo,
-                &mut ids,
-            )
-            .unwrap();
+            let count =
+                prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
             let h = case % 3;
             let start = 64 * (case as u64 % 2);
             let peak = skyline(
@@ -311,16 +304,8 @@ mod tests {
             }
             // with no re-key allowed the run either stops or gives the same plan
             let keep = slots;
-            let count2 = crate::place::exact::prepare(
-                &infos[..n],
-                interval,
-                0,
-                &mut slots,
-                &mut secs,
-                &mut by_lo,
-                &mut ids,
-            )
-            .unwrap();
+            let count2 =
+                prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
             match skyline(
                 &mut slots[..n],
                 &mut secs,
