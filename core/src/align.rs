@@ -1,4 +1,5 @@
 //! Alignment: the seed's `getAlignmentSize` (section "Page / GCA Alignment").
+//! Uses: liveness; used by: cc_region, liveness, multicore, planner.
 //!
 //! DRAM aligns to a fixed 4096-byte page, `aligned = (bytes + 4095) & !4095`; every other
 //! memory type aligns to 1. The seed's `--dram-page-size` knob does not change DRAM

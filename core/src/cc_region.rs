@@ -1,4 +1,5 @@
 //! The collective-communication (CC) buffer region (seed section "CC-Buffer Auto-Sizing").
+//! Uses: align, error; used by: multicore, planner, sim.
 //!
 //! `--allreduce-buffer-size` is in MiB (default 500); `-1` means auto: the sum of the byte
 //! sizes of all operands of collective instructions (every operand occurrence counts),

@@ -1,3 +1,6 @@
+//! The planner's typed error, [`PlanError`], and the stores that can run out.
+//! Uses: nothing else in the crate; used by: cc_region, liveness, multicore, place, planner, workspace, sim.
+//!
 //! The planner's typed error.
 //!
 //! Every variant carries the culprit: the location (tensor) index, the instruction index, the

@@ -1,13 +1,27 @@
-//! dramalloc-core: a heap-free (`no_std`, no `alloc`) DRAM planner and banked device
-//! allocator.
+//! dramalloc-core: a heap-free (`no_std`, no `alloc`) DRAM planner and banked device allocator.
+//! Uses: its rooms (declares them, re-exports the planner's entry points); used by: dramalloc-sim.
 //!
 //! The planner follows the AWS Neuron compiler's `DRAM_Allocator` as described in the seed
 //! "The DRAM Allocator — Interval Tree and Shared-DRAM Partitioning": liveness intervals over
 //! a flat instruction index ([`liveness`]), a static balanced max-augmented interval tree in
-//! one array ([`liveness::interval_tree`]), the Briggs elimination order ([`place::seed::simplify`]), first-fit
-//! placement with page-straddle avoidance ([`place::seed::search`], [`place::seed::select`]), the HWM floor, the CC
-//! region ([`cc_region`]) and metrics ([`metrics`]). All storage is lent by the caller
+//! one array ([`liveness::interval_tree`]), the Briggs elimination order
+//! ([`place::seed::simplify`]), first-fit placement with page-straddle avoidance
+//! ([`place::seed::search`], [`place::seed::select`]), the HWM floor, the CC region
+//! ([`cc_region`]) and metrics ([`metrics`]). All storage is lent by the caller
 //! ([`workspace`]).
+//!
+//! The rooms, in the order data goes through them:
+//! - [`liveness`]: the program model, numbering and intervals, the interval input, the
+//!   interval tree, interference and the Info records;
+//! - [`place`]: the seed's order and first fit ([`place::seed`]), our strategies (greedy,
+//!   scan, sweep, skyline, exact), their shared pieces and the `auto` portfolio
+//!   ([`place::portfolio`]);
+//! - [`planner`]: the driver around the placement (floor, CC limit, pinned checks, lower
+//!   bound, metrics), with [`strategy`], [`cc_region`] and [`metrics`];
+//! - [`multicore`]: N logical cores, shared DRAM and the pass pipeline;
+//! - [`banked`]: the runtime banked device allocator (tt-metal style), on its own.
+//!
+//! [`error`], [`align`] and [`workspace`] serve them all.
 //!
 //! ```
 //! use dramalloc_core::{plan_buffers, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};

@@ -1,3 +1,6 @@
+//! Plan metrics: what a run measured, one Pod record.
+//! Uses: nothing else in the crate; used by: multicore, place, planner, sim.
+//!
 //! Plan metrics (seed: the `addMetric` calls of `allocate`, "reserved space", "Real CC
 //! buffer size", "allreduce_dram_hwm"). A Pod record firmware can log or copy out.
 

@@ -1,3 +1,6 @@
+//! The `allocate` driver: floor, CC limit, pinned checks, lower bound and metrics around the placement.
+//! Uses: align, cc_region, error, liveness, metrics, place, strategy, workspace; used by: multicore, sim.
+//!
 //! The `allocate` driver (seed section "The allocate Driver"): liveness → interval tree →
 //! elimination order → `select`, with the HWM floor (`find_start_addr`), the CC region, the
 //! early exit and the metrics.

@@ -1,4 +1,5 @@
 //! Placement strategies: which order candidates are placed in and how a gap is chosen.
+//! Uses: nothing else in the crate; used by: multicore, place, planner, sim.
 
 /// A placement strategy. All share the interval tree, `search` and `select`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

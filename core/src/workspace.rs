@@ -1,3 +1,6 @@
+//! Caller-provided storage for one planning run: the slices and the records they hold.
+//! Uses: error, liveness, place; used by: liveness, multicore, place, planner, sim.
+//!
 //! Caller-provided storage for one planning run.
 //!
 //! **Storage design.** The planner never allocates: every array it needs is a slice the caller

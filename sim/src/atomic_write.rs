@@ -1,4 +1,5 @@
 //! Whole-or-nothing file writes: temp file in the same directory, fsync, rename.
+//! Uses: nothing else in the crate; used by: cli, report.
 //!
 //! A reader of the target path sees either the old file (or no file) or the complete new
 //! one, never a prefix: the bytes go to a fresh temp file next to the target

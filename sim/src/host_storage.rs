@@ -1,3 +1,6 @@
+//! Heap-backed storage for the core planner on a host: the `Vec`s behind its workspaces.
+//! Uses: dramalloc-core (liveness, multicore, place, workspace); used by: planning, quality.
+//!
 //! Heap-backed storage for the core planner on a host: the `Vec`s behind a
 //! [`dramalloc_core::Workspace`] and a [`dramalloc_core::multicore::MultiStorage`]. The core
 //! itself never allocates; this is where a std program gets the slices it lends it.

@@ -1,11 +1,14 @@
 //! dramalloc-sim: the simulator and command-line front end of dramalloc.
+//! Uses: dramalloc-core and its own rooms (declares them); used by: main.rs, tests, benches, fuzz.
 //!
-//! Input readers ([`input`]), the simulated model ([`model`], [`tensor_parallel`]), planning
-//! with the core's multi-core pipeline ([`planning`]), lazily committed HBM arenas ([`exec::arena`]),
-//! the N-core executor with byte fingerprints ([`exec::executor`], [`exec::fingerprint`]), the independent
-//! verifier ([`verify`], [`verify::plan_check`]), fault injection ([`exec::faults`]), reports ([`report`],
-//! [`report::layout_svg`], [`report::banked`]), the banked-allocator replay ([`replay`]), planning
-//! quality ([`quality`], [`quality::problem`], [`quality::generate`]) and the command line ([`cli`]).
+//! The rooms, in the order data goes through them: [`input`] (program JSON, minimalloc CSV,
+//! the bundled data) → [`model`] and [`tensor_parallel`] (the simulated program) →
+//! [`planning`] (the core's multi-core pipeline, on [`host_storage`]) → [`verify`] (the
+//! independent verifier) → [`exec`] (arenas, fingerprints, the N-core executor, faults) →
+//! [`report`] (`plan.csv`, `summary.json`, `layout.svg`, the banked memory reports); [`run`]
+//! drives that path for `dramalloc run`. Beside it: [`replay`] (banked-allocator scripts),
+//! [`quality`] (problems planned with the core, the quality table, the generator), [`cli`]
+//! (one file per subcommand) and [`atomic_write`].
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 

@@ -1,7 +1,10 @@
+//! The simulated program: one [`CoreProgram`] per logical core, in the core planner's program model.
+//! Uses: input, dramalloc-core; used by: exec, planning, report, run, tensor_parallel, verify.
+//!
 //! The simulated program: one [`CoreProgram`] per logical core, in the core planner's
 //! program model (locations, instructions, flat operands) plus names for reports.
 //!
-//! Built from a program JSON ([`SimModel::from_program`]): every core runs its own copy;
+//! Built from a program JSON ([`SimModel::core_from_program`], [`SimModel::replicated`]): every core runs its own copy;
 //! inputs, weights and outputs are pre-placed by [`crate::input::pack_preplaced`]
 //! (packed from 0, 4096-aligned, explicit addresses kept); intermediates are the
 //! planner's candidates; op inputs are uses and op outputs defs, in file order.

@@ -1,3 +1,6 @@
+//! Plans a [`SimModel`] with the core's multi-core pipeline, core errors turned into named messages.
+//! Uses: host_storage, model, dramalloc-core; used by: cli, exec, report, run, verify.
+//!
 //! Plans a [`SimModel`] with the core's multi-core pipeline and keeps what the simulator,
 //! the verifier and the reports need, with core errors turned into messages that name
 //! tensors.

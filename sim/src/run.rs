@@ -1,3 +1,6 @@
+//! The `run` pipeline: plan a program on N cores, verify every plan, execute it, summarise.
+//! Uses: exec, input, model, planning, tensor_parallel, verify; used by: cli, report.
+//!
 //! `dramalloc run`: plan a program on N cores, verify every plan geometrically, execute it on
 //! the simulator, and summarise.
 

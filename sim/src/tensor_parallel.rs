@@ -1,4 +1,5 @@
 //! `--split tensor-parallel`: turns a single-core model into an N-core one.
+//! Uses: input, model, dramalloc-core (liveness); used by: run.
 //!
 //! Exactly what it does, for N cores:
 //! - Every core runs the whole model (its own copy of every tensor; pre-placed tensors at the

@@ -1,4 +1,5 @@
 //! [`BankManager`]: lockstep banks of one buffer type sharing one [`FreeList`].
+//! Uses: buffer_type, error, free_list; used by: circular_buffer, device, sim.
 //!
 //! Seed 004 §2 "Lockstep Allocation": "each bank reserves the same amount of space for a given
 //! buffer regardless of how many banks the data is in". `banked-allocator.md` §1.4 gives the

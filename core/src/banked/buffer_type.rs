@@ -1,4 +1,5 @@
 //! The buffer types of a device: DRAM and L1 (seed 004 §1 "Memory Banks").
+//! Uses: nothing else in the crate; used by: bank_manager, device, error, sim.
 
 /// The kind of memory a bank manager serves (seed 004 §1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,3 +1,6 @@
+//! Circular buffers (CBs): packing above the L1 unreserved base and the clash validation.
+//! Uses: bank_manager, core_range, error; used by: sim.
+//!
 //! Circular buffers (CBs): packing upward from the L1 unreserved base and validation against
 //! the L1 size and the lowest L1 buffer ("clash").
 //!

@@ -1,5 +1,5 @@
-//! Core coordinates and inclusive rectangles of cores, the ranges circular buffers live on
-//! (seed 004 §3).
+//! Core coordinates and inclusive rectangles of cores, the ranges circular buffers live on (seed 004 §3).
+//! Uses: nothing else in the crate; used by: circular_buffer, error, sim.
 
 /// A core coordinate `(x, y)`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -1,3 +1,6 @@
+//! Device descriptors (Wormhole, Blackhole, custom) and [`Device`]: the bank managers of one chip.
+//! Uses: bank_manager, buffer_type, error, free_list; used by: sim.
+//!
 //! Device descriptors (Wormhole, Blackhole, custom) and [`Device`]: the DRAM and L1 bank
 //! managers of one chip.
 //!

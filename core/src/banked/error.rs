@@ -1,4 +1,5 @@
 //! The one error type of the banked allocator, [`BankedError`].
+//! Uses: buffer_type, core_range; used by: bank_manager, circular_buffer, device, free_list, sim.
 //!
 //! Every variant carries its culprit (the address, the sizes, the core range), so a message
 //! can be printed without any other context. The reference (tt-metal) throws strings; we

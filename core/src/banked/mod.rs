@@ -1,4 +1,5 @@
 //! The runtime banked device allocator (tt-metal style), heap-free.
+//! Uses: nothing else in the crate; used by: sim.
 //!
 //! Follows seed 004 (tt-metal `allocator.md`): "The Allocator maintains a view of on device
 //! memory across DRAM and SRAM (i.e. L1). It assigns addresses for Buffers and maintains a

@@ -1,3 +1,6 @@
+//! Interval input: buffers that already carry one closed liveness interval each.
+//! Uses: align, error, interval_tree, intervals, workspace; used by: multicore, planner.
+//!
 //! Interval input: buffers that already carry one closed liveness interval each (the
 //! minimalloc / DSA form, or any planner front end that computed liveness itself).
 

@@ -1,3 +1,6 @@
+//! Info records: one 40-byte Pod record per candidate location.
+//! Uses: nothing else in the crate; used by: interference, intervals, place, planner, workspace, sim.
+//!
 //! Info records: one per candidate location (seed: the 280-byte `Info` of
 //! `renumber_locations`; here a 40-byte Pod record firmware can read).
 

@@ -1,3 +1,6 @@
+//! The interference oracle: which candidates' liveness intervals overlap, by tree queries.
+//! Uses: error, info, interval_tree, workspace; used by: place, planner.
+//!
 //! The interference oracle: two candidates interfere iff any of their closed liveness
 //! intervals overlap (seed "The Interval-Tree Liveness Model"), answered by tree queries, one
 //! per interval, de-duplicated with per-candidate visit stamps. No adjacency is stored.

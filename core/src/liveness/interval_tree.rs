@@ -1,4 +1,5 @@
 //! The static, perfectly balanced, max-augmented interval tree kept in one array.
+//! Uses: error; used by: buffers, interference, intervals, place, planner, workspace, sim.
 //!
 //! Follows the seed section "The IntervalTree": a node array of 24-byte records
 //! `{hi, lo, max, payload, left, right}`; [`make_tree`] builds a perfectly balanced BST by

@@ -1,3 +1,6 @@
+//! Flat numbering and liveness intervals of a function (the seed's `build_interval_tree`).
+//! Uses: align, error, info, interval_tree, program, workspace; used by: buffers, planner.
+//!
 //! Flat numbering and liveness intervals (seed section "The Interval-Tree Liveness Model",
 //! `build_interval_tree` steps A, B and D).
 //!

@@ -1,5 +1,5 @@
-//! Liveness: the program model, flat numbering and liveness intervals, the interval input,
-//! the interval tree, the interference oracle and the Info records.
+//! Liveness: the program model, numbering and intervals, interval input, interval tree, interference, Info.
+//! Uses: align, error, workspace; used by: align, multicore, place, planner, workspace, sim.
 //!
 //! Seed section "The Interval-Tree Liveness Model": a function ([`program`]) is numbered
 //! flat and every candidate gets its closed liveness intervals ([`intervals`]); buffers that

@@ -1,3 +1,6 @@
+//! The program model: functions, instructions, operands and memory locations, borrowed from slices.
+//! Uses: error; used by: align, intervals, multicore, planner, sim.
+//!
 //! The program model: a function is a flat sequence of instructions that define (write) and
 //! use (read) memory locations (seed section "The allocate Driver").
 //!

@@ -1,3 +1,6 @@
+//! Anti-dependencies after shared placement: the cross-core RAW/WAR/WAW edges.
+//! Uses: error, shared_set; used by: pipeline, sim.
+//!
 //! Anti-dependencies after shared placement (seed "Why anti-deps re-run after shared
 //! placement").
 //!

@@ -1,3 +1,6 @@
+//! Shared marking: which locations form the cross-core shared set (`is_shared_post_dram_alloc`).
+//! Uses: liveness, module; used by: private_alloc.
+//!
 //! Shared marking (seed "The isSharedPostDRAMAlloc marker"): during allocation in shared
 //! mode, a predicate selects the locations of the cross-core shared set and sets
 //! `is_shared_post_dram_alloc`. Only this module sets the flag.

@@ -1,3 +1,6 @@
+//! Multi-core: N logical cores, shared DRAM, remote-local targets, equalization, the pass pipeline.
+//! Uses: align, cc_region, error, liveness, metrics, planner, strategy, workspace; used by: sim.
+//!
 //! Multi-core: N logical NeuronCores, shared DRAM, remote-local targets, address
 //! equalization and the pass pipeline (seed section "Cross-LNC Shared-DRAM Partitioning" and
 //! "The disable_dram_allocation Gate").

@@ -1,4 +1,5 @@
 //! Modules (one per logical core), per-location state and the name index.
+//! Uses: error, liveness, metrics; used by: every multicore file but antidep and shared_set, sim.
 
 use bytemuck::{Pod, Zeroable};
 

@@ -1,3 +1,6 @@
+//! The pass pipeline and the `disable_dram_allocation` gate.
+//! Uses: every other multicore file, align, error, liveness, planner, workspace; used by: sim.
+//!
 //! The pass pipeline and the `disable_dram_allocation` gate (seed "The
 //! disable_dram_allocation Gate": the gate is checked in the pipeline BUILDER, so with it set
 //! the DRAM pass and its paired passes are never registered, not skipped at run time).

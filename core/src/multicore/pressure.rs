@@ -1,3 +1,6 @@
+//! Memory pressure that counts shared bytes once.
+//! Uses: liveness, module, shared_set; used by: tests.
+//!
 //! Memory pressure that counts shared bytes once (seed QUIRK under "The
 //! isSharedPostDRAMAlloc marker": `getMemPressure` / `LiveMemSize` / `filter_mem` exclude
 //! shared bytes from per-core accounting). Summing every core's copy of a shared buffer would

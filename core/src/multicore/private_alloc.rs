@@ -1,3 +1,6 @@
+//! The DRAM allocation pass of one core: its private spills, the shared set left out.
+//! Uses: align, error, marking, module, planner, workspace; used by: pipeline.
+//!
 //! The DRAM allocation pass of one core (seed `coloring_allocator_dram` → `allocate`): marks
 //! the shared set, then plans every private DRAM spill with the single-function planner,
 //! leaving the shared set out, and records addresses in the core's [`ModuleState`].

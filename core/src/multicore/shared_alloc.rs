@@ -1,3 +1,6 @@
+//! Shared DRAM allocation: core 0 places the shared set once; other cores get remote-local targets.
+//! Uses: align, cc_region, error, liveness, module, planner, shared_set, strategy, workspace; used by: pipeline.
+//!
 //! Shared DRAM allocation (seed `coloring_allocator_dram_shared`, "Skipping shared tensor
 //! allocations on core k, marking as remote local target instead").
 //!

@@ -1,5 +1,5 @@
-//! The shared set's records: one entry per shared tensor (placed once, the same address on
-//! every core) and one record per access of a core's instruction to it.
+//! The shared set's records: one entry per shared tensor, one record per access to it.
+//! Uses: nothing else in the crate; used by: antidep, pipeline, pressure, shared_alloc, sim.
 
 use bytemuck::{Pod, Zeroable};
 

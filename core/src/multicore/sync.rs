@@ -1,3 +1,6 @@
+//! `sync_shared_allocations`: address equalization across cores (seed section of that name).
+//! Uses: error, liveness, module; used by: pipeline.
+//!
 //! `sync_shared_allocations` — address equalization (seed section of that name).
 //!
 //! A pass over all N modules: for every shared location (usage class spill, marked

@@ -1,4 +1,5 @@
 //! Greedy placement orders used by the `greedy-size` and `best-fit` strategies.
+//! Uses: liveness, workspace; used by: portfolio.
 
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;

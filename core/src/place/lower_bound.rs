@@ -1,4 +1,6 @@
 //! The max-load lower bound: the largest sum of aligned sizes live at one instruction.
+//! Uses: error, liveness, min_heap, workspace; used by: planner.
+//!
 //! Every valid plan's peak is at least this (and, above a floor, at least floor + the live
 //! non-pinned sum). The load can only peak where an interval starts. When every candidate has
 //! one interval, a sweep over the `lo`-sorted tree nodes with a min-heap of ends (in the

@@ -1,3 +1,6 @@
+//! A binary min-heap of `u32` ids kept in a caller's slice.
+//! Uses: nothing else in the crate; used by: exact, lower_bound, sweep.
+//!
 //! A binary min-heap of `u32` ids kept in a caller's slice: `heap[..len]` is the heap, the
 //! order is given by a `less(a, b)` closure. No heap allocation, no bounds beyond the slice.
 //! Used by the time sweep, the max-load lower bound and the exact search's section check.

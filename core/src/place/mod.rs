@@ -1,5 +1,5 @@
-//! Placement: the seed's order and first fit, our strategies, their shared pieces and the
-//! `auto` portfolio.
+//! Placement: the seed's order and first fit, our strategies, their shared pieces, the `auto` portfolio.
+//! Uses: error, liveness, metrics, strategy, workspace; used by: planner, workspace, sim.
 //!
 //! [`seed`] is the seed's algorithm (simplify + select + search); the strategies added to it
 //! each have a file: [`greedy`] (the size orders of `greedy-size` and `best-fit`), [`scan`]

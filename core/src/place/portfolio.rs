@@ -1,3 +1,6 @@
+//! The `auto` portfolio as a table of members with cost estimates, then the branch and bound.
+//! Uses: every strategy of place, sections, error, liveness, metrics, strategy, workspace; used by: planner.
+//!
 //! The `auto` portfolio and the start of `exact`: which members run at which size, as one
 //! table read top to bottom, then the branch and bound from the best plan.
 //!

@@ -1,3 +1,6 @@
+//! Address-ordered scan placement: `select`'s plans for one-interval candidates, without tree queries.
+//! Uses: error, liveness, seed, workspace; used by: portfolio, sweep.
+//!
 //! Address-ordered scan placement: the same plans as [`crate::place::seed::select::select`] for problems
 //! whose candidates have exactly one liveness interval each (the [`crate::plan_buffers`]
 //! form), without the per-candidate tree query and sort.

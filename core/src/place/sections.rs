@@ -1,3 +1,6 @@
+//! Time sections of the branch and bound and the skyline: one per distinct last instruction.
+//! Uses: liveness, workspace; used by: exact, portfolio, skyline.
+//!
 //! Time sections of the branch and bound ([`crate::place::exact`]), after the sweep of MiniMalloc
 //! (Moffitt, ASPLOS 2023): the time axis is swept once and a *section* is cut at every
 //! distinct last instruction: the set of buffers live at that instruction. Every maximal

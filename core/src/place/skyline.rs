@@ -1,3 +1,6 @@
+//! The `skyline` strategy: the branch and bound's placement rule without backtracking.
+//! Uses: exact, sections, workspace; used by: portfolio.
+//!
 //! The `skyline` strategy: the branch and bound of [`crate::place::exact`] without backtracking.
 //! Each step places the unplaced buffer with the lowest *minimum offset* (the top of the
 //! highest placed buffer it overlaps in time, MiniMalloc's left-justified offset; ties by a

@@ -1,3 +1,6 @@
+//! Time-sweep placement (the `sweep` strategy): buffers placed in def order among the live ones.
+//! Uses: error, liveness, min_heap, scan, seed, workspace; used by: portfolio.
+//!
 //! Time-sweep placement (the `sweep` strategy): buffers are placed in the order they become
 //! live, like a run-time allocator replaying the program, each into a gap among the buffers
 //! live at that instant; a buffer leaves the live list after its last use.

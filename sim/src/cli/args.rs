@@ -1,5 +1,5 @@
-//! The value parsers of the command-line options and what several subcommands share:
-//! strategy and fault names, seconds, reading a problem file.
+//! The option value parsers and what several subcommands share (strategy, fault, seconds, problem).
+//! Uses: exec, input, quality, dramalloc-core (strategy); used by: mod.rs, plan, quality, run, verify.
 
 use std::path::Path;
 

@@ -1,4 +1,9 @@
-//! The `dramalloc` command line (clap derive). `main.rs` only calls [`main_with`].
+//! The `dramalloc` command line (clap derive): the commands and their dispatch.
+//! Uses: its subcommand files and, through them, the sim's rooms and dramalloc-core; used by: main.rs, tests.
+//!
+//! The `dramalloc` command line (clap derive). `main.rs` only calls [`main_with`]. One file
+//! per subcommand (`run.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`); the value
+//! parsers they share are in `args.rs`.
 
 /// Writes to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
 macro_rules! say {

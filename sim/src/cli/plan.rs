@@ -1,4 +1,5 @@
 //! `dramalloc plan`: plans a minimalloc CSV or a program JSON and writes the solution CSV.
+//! Uses: args, atomic_write, input, quality, dramalloc-core (error, strategy); used by: mod.rs.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,5 +1,5 @@
-//! `dramalloc quality`: peak / lower bound of every strategy on every file (default: the
-//! bundled sets) or on generated problems.
+//! `dramalloc quality`: peak / lower bound of every strategy on every file or generated problem.
+//! Uses: args, input, quality, dramalloc-core (strategy); used by: mod.rs.
 
 use std::io::Write;
 use std::path::PathBuf;

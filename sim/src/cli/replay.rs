@@ -1,4 +1,5 @@
 //! `dramalloc replay`: executes a banked-allocator script, one result line per operation.
+//! Uses: replay; used by: mod.rs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,4 +1,5 @@
 //! `dramalloc run`: its options, the run itself and the summary table it prints.
+//! Uses: args, exec, input, planning, report, run, dramalloc-core; used by: mod.rs.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,4 +1,5 @@
 //! `dramalloc verify`: checks a solution independently of the planner (sweep line).
+//! Uses: args, input, verify; used by: mod.rs.
 
 use std::io::Write;
 use std::path::PathBuf;

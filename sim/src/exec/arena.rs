@@ -1,3 +1,6 @@
+//! HBM as byte arenas, committed lazily page by page.
+//! Uses: nothing else in the crate; used by: executor.
+//!
 //! HBM as byte arenas, committed lazily: a sparse page table maps 4 KiB pages to memory on
 //! first write, so a 16 GiB window costs only the pages written. Reads of a page never
 //! written return zeros.

@@ -1,4 +1,5 @@
 //! Executes a planned model on N simulated cores and proves it.
+//! Uses: arena, fingerprint, model, planning, dramalloc-core (liveness); used by: faults, run.
 //!
 //! Every core is a thread with its own private arena; one shared arena backs the shared
 //! region `[shared_base, shared_base + shared bytes)`, mapped into every core's view at the

@@ -1,3 +1,6 @@
+//! Fault injection: a correct plan corrupted on purpose, so the run must fail.
+//! Uses: executor, model, planning, quality, dramalloc-core (liveness, multicore); used by: cli, run.
+//!
 //! Fault injection: corrupt a correct plan on purpose so tests can prove the simulator and
 //! the verifier catch it. Every fault is chosen by a seeded SplitMix64, so a seed reproduces
 //! the same fault.

@@ -1,3 +1,6 @@
+//! The byte fingerprint every op writes into the tensors it defines.
+//! Uses: nothing else in the crate; used by: executor.
+//!
 //! The byte fingerprint every op writes into the tensors it defines, so a read can tell
 //! whose bytes it found: each 8-byte word (little-endian) is
 //! `(tensor id + 1) << 32 | (def instruction & 0xFFFF) << 16 | (word index & 0xFFFF)`.

@@ -1,5 +1,5 @@
-//! Execution: lazily committed HBM arenas, byte fingerprints, the N-core executor and the
-//! faults injected to prove that it catches a bad plan.
+//! Execution: lazily committed HBM arenas, byte fingerprints, the N-core executor, fault injection.
+//! Uses: model, planning, quality, dramalloc-core (liveness, multicore); used by: cli, run.
 //!
 //! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
 //! [`fingerprint`]s; [`faults`] corrupts a correct plan on purpose (the run must then fail).

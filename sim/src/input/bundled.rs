@@ -1,3 +1,6 @@
+//! Data compiled into the binary: the default model and the quality sets.
+//! Uses: nothing else in the crate; used by: cli.
+//!
 //! Data compiled into the binary: the default model and the quality sets (see
 //! `sim/data/README.md` for sources and licences).
 

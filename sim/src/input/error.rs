@@ -1,3 +1,6 @@
+//! The one error type of both input readers ([`InputError`]) and the place it points at.
+//! Uses: nothing else in the crate; used by: cli, minimalloc_csv, model, program_json, run, tensor_parallel.
+//!
 //! The one error type of both input readers ([`InputError`]) and the place it points at
 //! ([`Location`]).
 //!

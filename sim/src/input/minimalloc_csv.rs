@@ -1,4 +1,5 @@
 //! minimalloc CSV: problems `id,lower,upper,size` and solutions `id,lower,upper,size,offset`.
+//! Uses: error; used by: quality, verify.
 //!
 //! The format of `../shared/traces/minimalloc/` (google/minimalloc's benchmarks): a header
 //! line is required; columns may come in any order (matched by name, case-insensitively,

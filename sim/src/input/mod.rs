@@ -1,3 +1,6 @@
+//! Input: the program JSON and minimalloc CSV readers, their error, and the bundled inputs.
+//! Uses: nothing else in the crate; used by: cli, model, quality, run, tensor_parallel, verify.
+//!
 //! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]), and
 //! the inputs compiled into the binary ([`bundled`]).
 //!

@@ -1,4 +1,5 @@
 //! Program JSON reader: the format of `../shared/traces/models/*.json`.
+//! Uses: error; used by: cli, model, quality, run, tensor_parallel.
 //!
 //! ```text
 //! {"name": "...",

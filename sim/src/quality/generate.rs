@@ -1,3 +1,6 @@
+//! A seeded generator of planning problems with realistic size and lifetime distributions.
+//! Uses: input; used by: cli, exec.
+//!
 //! A seeded generator of planning problems with realistic size and lifetime distributions,
 //! for the scaling measurements (`dramalloc quality --generated N`, `benches/planner.rs`).
 //!

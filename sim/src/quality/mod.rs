@@ -1,4 +1,8 @@
-//! `dramalloc quality`: peak versus the max-load lower bound, per file and strategy.
+//! Planning quality: peak versus the max-load lower bound, per file and strategy; problems, generator.
+//! Uses: host_storage, input, dramalloc-core; used by: cli, exec.
+//!
+//! `dramalloc quality`: this file plans every problem with every strategy and renders the
+//! table; [`problem`] plans one problem with the core planner, [`generate`] makes seeded ones.
 
 pub mod generate;
 pub mod problem;

@@ -1,3 +1,6 @@
+//! Planning problems in the minimalloc form, planned with the core planner (`plan`, `quality`).
+//! Uses: host_storage, input, dramalloc-core; used by: mod.rs, cli.
+//!
 //! Planning problems in the minimalloc form (`id, lower, upper, size`, `upper` exclusive) and
 //! planning them with the core planner: the engine behind `dramalloc plan` and
 //! `dramalloc quality`.

@@ -1,5 +1,5 @@
-//! The replay script's interpreter: a machine holding the allocator or device the script
-//! set up, executing one parsed operation at a time into one output line.
+//! The replay script's interpreter: one parsed operation at a time, one output line each.
+//! Uses: parser, report, dramalloc-core (banked); used by: mod.rs.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};

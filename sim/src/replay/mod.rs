@@ -1,4 +1,5 @@
 //! `dramalloc replay SCRIPT`: parse and execute an allocator script (issue 5).
+//! Uses: report, dramalloc-core (banked); used by: cli.
 //!
 //! One operation a line; `#` starts a comment; sizes and addresses are bytes, optionally with
 //! a `K`/`M`/`G` suffix (1024-based) and joined with `+`/`-` (e.g. `1G-1K`).
@@ -36,6 +37,9 @@
 //! line (unknown operation, bad number, an operation without its `allocator`/`device`) is a
 //! [`ReplayError::Parse`] naming the line number: the whole script is parsed before anything
 //! runs, so nothing is executed, printed or written then (exit code 2).
+//!
+//! `parser.rs` turns the script into operations, `interpreter.rs` executes them; this file
+//! holds the errors, the outcome and the entry points.
 
 mod interpreter;
 mod parser;

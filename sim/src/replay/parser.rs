@@ -1,5 +1,5 @@
-//! The replay script's parser: every line becomes an operation, or the script is malformed
-//! (a [`ReplayError::Parse`] naming the line) and nothing runs.
+//! The replay script's parser: every line becomes an operation, or the script is malformed.
+//! Uses: dramalloc-core (banked); used by: mod.rs, interpreter.
 
 use dramalloc_core::banked::{BufferType, CoreRange, DeviceDescriptor, FreeListConfig, Policy};
 

@@ -1,3 +1,6 @@
+//! The three tt-metal memory reports, byte for byte in the reference's format.
+//! Uses: dramalloc-core (banked); used by: replay.
+//!
 //! The three tt-metal memory reports, byte for byte in the reference's format
 //! (`banked-allocator.md` §1.8; seed 004 §4 "Memory Reports"):
 //! `memory_usage_summary.csv`, `l1_usage_summary.csv` and `detailed_memory_usage.csv`.

@@ -1,4 +1,5 @@
 //! The placement picture `layout.svg`: x = instruction index, y = address.
+//! Uses: nothing else in the crate; used by: mod.rs.
 //!
 //! One rectangle per tensor spans its live instructions `[def, last_use]` (inclusive, drawn
 //! as `[def, last_use + 1)`) and its bytes `[address, address + bytes)`, address 0 at the

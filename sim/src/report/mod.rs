@@ -1,5 +1,10 @@
+//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg), SVG, banked reports.
+//! Uses: atomic_write, model, planning, run, dramalloc-core (banked); used by: cli, replay.
+//!
 //! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
 //! `layout.svg`, each written whole (temp file + rename) or not at all.
+//! [`layout_svg`](mod@layout_svg) draws the picture; [`banked`] writes the banked allocator's
+//! three memory reports (`replay`).
 
 pub mod banked;
 pub mod layout_svg;

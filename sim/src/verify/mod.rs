@@ -1,4 +1,7 @@
-//! Independent geometric checker of a placement: its own sweep line, no planner code.
+//! Verification: the independent geometric checker of a placement (its own sweep line, no planner code).
+//! Uses: input, model, planning; used by: cli, run.
+//!
+//! This file is the checker; [`plan_check`] runs it over every core's plan of a model.
 //!
 //! A solution is valid when
 //! 1. every problem buffer appears exactly once, with the same `id`, `lower`, `upper` and

@@ -1,3 +1,6 @@
+//! Runs the independent verifier over every core's plan of a model.
+//! Uses: input, model, planning; used by: run.
+//!
 //! Runs the independent geometric verifier ([`crate::verify`]) over every core's plan: each
 //! core's view (its pre-placed, private and shared tensors) becomes a minimalloc solution,
 //! tensors live over `[first access, last access + 1)` (shared ones over the hull of every

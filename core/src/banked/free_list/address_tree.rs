@@ -1,5 +1,5 @@
-//! The address tree: a treap of the free blocks by address, each node augmented with the
-//! largest free size in its subtree; first fit is one descent.
+//! The address tree: a treap of the free blocks by address, augmented with the largest free size.
+//! Uses: block_table; used by: mod.rs, failures, free_index, invariants.
 
 use super::block_table::{priority, Block, NONE};
 use super::FreeList;

@@ -1,5 +1,5 @@
-//! The allocated map: a chained hash table of `BLOCKS` buckets from a block's address to its
-//! slot (chained through the slots' `left` links), for `free` and `allocation_size`.
+//! The allocated map: a chained hash table from a block's address to its slot.
+//! Uses: block_table; used by: mod.rs, invariants.
 
 use super::block_table::NONE;
 use super::FreeList;

@@ -1,3 +1,6 @@
+//! The block table: one slot per block, linked in address order, the spare stack, the treap priority.
+//! Uses: error; used by: every other file of free_list.
+//!
 //! The block table: one slot per block (free, allocated or spare), doubly linked in address
 //! order, the spare-slot stack, the size-tree links parallel to it and the treap priority of
 //! a slot.

@@ -1,5 +1,5 @@
-//! How a failed request is reported: out of memory with the allocator's statistics, and a
-//! bad free told apart as a double free (inside free memory) or an unknown address.
+//! How a failed request is reported: out of memory, double free or unknown free.
+//! Uses: error; used by: mod.rs.
 
 use super::FreeList;
 use crate::banked::error::{BankedError, OutOfMemory};

@@ -1,3 +1,6 @@
+//! The free-block indexes together: both trees kept in step, and the policy's choice of a block.
+//! Uses: block_table, records; used by: mod.rs, invariants.
+//!
 //! The free-block indexes together: a block freed, taken or resized goes into (out of) the
 //! address tree and, under BEST, the size tree; the policy's choice of a free block.
 

@@ -1,4 +1,5 @@
 //! The structural invariants of the allocator, checked in O(n) (tests, fuzzing, Miri).
+//! Uses: block_table; used by: unit tests, tests, fuzz.
 
 use super::block_table::{priority, State, NONE};
 use super::FreeList;

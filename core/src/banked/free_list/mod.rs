@@ -1,3 +1,6 @@
+//! [`FreeList`]: one address-space allocator with a fixed-capacity block table, no heap.
+//! Uses: error; used by: bank_manager, device, sim.
+//!
 //! [`FreeList`]: one address-space allocator over `[offset, offset + size)` with a fixed-capacity
 //! block table and no heap.
 //!

@@ -1,3 +1,6 @@
+//! The allocator's public records: policy, configuration, statistics, the blocks in address order.
+//! Uses: block_table; used by: bank_manager, device, free_index, sim.
+//!
 //! The allocator's public records: the policy, the configuration and its address limit, the
 //! statistics, and the blocks as listed in address order.
 

@@ -1,5 +1,5 @@
-//! The size tree (BEST only): a treap of the free blocks by `(size, address)`; best fit is
-//! one or two descents.
+//! The size tree (BEST only): a treap of the free blocks by `(size, address)`.
+//! Uses: block_table; used by: free_index, invariants.
 
 use super::block_table::{priority, SizeLinks, NONE};
 use super::FreeList;

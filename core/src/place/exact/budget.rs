@@ -1,5 +1,5 @@
-//! The budget of one branch-and-bound run: its node limit, the caller's callback and the
-//! node count over all its probes.
+//! The budget of one branch-and-bound run: node limit, the caller's callback, the node count.
+//! Uses: nothing else in the crate; used by: mod.rs, planner, portfolio, search, sim.
 
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;

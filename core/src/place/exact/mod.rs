@@ -1,3 +1,6 @@
+//! The `exact` strategy: an anytime branch and bound over canonical placements (after MiniMalloc).
+//! Uses: min_heap, sections, workspace; used by: planner, portfolio, skyline, sim.
+//!
 //! The `exact` strategy: an anytime branch and bound over canonical placements, after
 //! MiniMalloc (Moffitt, ASPLOS 2023), written here from its published ideas (see
 //! `planning-algorithms.md`); sections come from [`crate::place::sections`].
@@ -50,6 +53,9 @@
 //! window of w buffers. Memory: one [`Slot`] and at most one [`Section`] per candidate, three
 //! index slices and the undo stack of the caller, no heap.
 //! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
+//!
+//! This file is the run (rounds, probes, bisection); `search.rs` holds the decision search,
+//! `budget.rs` the budget and node count, `preorder.rs` the static preorders.
 
 mod budget;
 mod preorder;

@@ -1,4 +1,5 @@
 //! The static preorders of the branch and bound (MiniMalloc's "WAT", "TAW", "TWA").
+//! Uses: workspace; used by: search, skyline.
 
 use crate::workspace::Slot;
 

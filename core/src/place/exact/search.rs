@@ -1,5 +1,5 @@
-//! The decision search at one capacity: canonical placements, section inference, dominance,
-//! hatless pruning, dynamic decomposition and the incremental checks (see [`super`]).
+//! The branch and bound's decision search at one capacity, with its pruning and incremental checks.
+//! Uses: budget, min_heap, preorder, sections, workspace; used by: mod.rs.
 
 use super::budget::Meter;
 use super::preorder::preorder_key;

@@ -1,5 +1,5 @@
-//! The seed's placement: the Briggs elimination order, then first-fit in that order with
-//! page-straddle avoidance.
+//! The seed's placement: the Briggs elimination order, then first fit with page-straddle avoidance.
+//! Uses: error, liveness, workspace; used by: planner, portfolio, scan, sweep, workspace, sim.
 //!
 //! Seed sections "The simplify elimination order" ([`simplify`]), "select and select_impl"
 //! ([`select`]) and "First-Fit Placement — search" ([`search`]): `simplify` orders the

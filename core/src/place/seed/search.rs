@@ -1,3 +1,6 @@
+//! `search`: first fit into the gaps between occupied byte ranges, with page-straddle avoidance.
+//! Uses: nothing else in the crate; used by: portfolio, scan, select, sweep, workspace, sim.
+//!
 //! `search`: first-fit placement into the gaps between occupied byte ranges, with 4 KiB
 //! page-straddle avoidance (seed section "First-Fit Placement — search").
 //!

@@ -1,5 +1,5 @@
-//! `select`: assigns addresses in the elimination order (seed section "select and
-//! select_impl").
+//! `select`: assigns addresses in the elimination order (seed section "select and select_impl").
+//! Uses: error, liveness, search, workspace; used by: planner, portfolio, scan, sweep.
 //!
 //! Resets `allocated` on every non-pinned candidate; then, for each candidate in placement
 //! order, collects the `[address, address + aligned)` ranges of its already-allocated

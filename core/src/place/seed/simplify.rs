@@ -1,5 +1,5 @@
-//! `simplify`: the Briggs-style elimination order (seed section "The simplify elimination
-//! order").
+//! `simplify`: the Briggs-style elimination order (seed section "The simplify elimination order").
+//! Uses: error, liveness, workspace; used by: portfolio.
 //!
 //! **Constraint measure** (the seed leaves it open; defined here): the key of a candidate is
 //! its own aligned size plus the aligned sizes of its distinct interfering neighbours that
