@@ -116,3 +116,39 @@ fn auto_runs_the_capped_skyline_above_4096_buffers() {
     assert_eq!(dramalloc_core::Strategy::ALL[auto.metrics.strategy as usize], Strategy::Skyline);
     verify(&bufs, &auto.rows, 1, None).unwrap();
 }
+
+/// The sweep keeps its live buffers in a treap when many are live at once; with the treap's
+/// storage taken away it uses its sorted list. Both must give the same plan, at the DSA
+/// alignment and at the DRAM page (where the page-straddle rule bumps sub-page buffers).
+#[test]
+fn sweep_treap_and_list_give_the_same_plan() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    // 2,000 buffers, a third of them living 1,500 steps: about 500 live at once (> 256)
+    let bufs: Vec<Buffer> = (0..2000u32)
+        .map(|t| {
+            let life = if next() % 3 == 0 { 1500 } else { (next() % 8) as u32 };
+            Buffer::new(t, t + life, 1 + next() % 20_000)
+        })
+        .collect();
+    for align in [1u64, 4096] {
+        let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
+        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+        let tree = plan_buffers(&bufs, align, &cfg, &mut host.workspace()).unwrap();
+        let by_tree: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+        let mut ws = host.workspace();
+        ws.sections = &mut [];
+        let list = plan_buffers(&bufs, align, &cfg, &mut ws).unwrap();
+        let by_list: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        assert_eq!(by_tree, by_list, "align {align}");
+        assert_eq!(tree.metrics.hwm, list.metrics.hwm);
+    }
+}

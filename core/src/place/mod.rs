@@ -8,6 +8,7 @@
 
 pub mod exact;
 pub mod greedy;
+pub mod live_set;
 pub mod lower_bound;
 pub mod min_heap;
 pub mod portfolio;

@@ -248,7 +248,17 @@ fn run_member(
             (k, Fit::First)
         }
         Strategy::Sweep => {
-            if sweep(graph, infos, st.order, st.heap, st.placed, st.occupied, regions, Fit::First)? {
+            if sweep(
+                graph,
+                infos,
+                st.order,
+                st.heap,
+                st.placed,
+                st.occupied,
+                st.sections,
+                regions,
+                Fit::First,
+            )? {
                 return Ok(Some(peak(infos)));
             }
             (by_size(graph, infos, st.scratch, st.order), Fit::First)
