@@ -3,6 +3,7 @@
 //! storage allocated before counting.
 
 use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::portfolio::AUTO_WORK_BUDGET;
 use dramalloc_core::{plan_buffers, plan_buffers_with, Buffer, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::HostWorkspace;
 
@@ -40,7 +41,7 @@ fn every_strategy_plans_10000_buffers_without_heap_allocation() {
             calls += 1;
             calls < 100
         };
-        let mut budget = Budget { max_nodes: 100_000, keep_going: &mut keep_going };
+        let mut budget = Budget { max_nodes: 100_000, work: AUTO_WORK_BUDGET, keep_going: &mut keep_going };
         plan_buffers_with(small, 1, &cfg, &mut host.workspace(), &mut budget)
     });
     assert!(plan.is_ok());

@@ -30,6 +30,7 @@ pub struct HostWorkspace {
     slots: Vec<Slot>,
     sections: Vec<Section>,
     raises: Vec<Raise>,
+    adjacency: Vec<u32>,
 }
 
 /// Undo records lent to the branch and bound: `n² / 2` (its worst case) up to 2^18 (4 MiB),
@@ -59,7 +60,15 @@ impl HostWorkspace {
             slots: vec![Slot::default(); infos],
             sections: vec![Section::default(); infos],
             raises: vec![Raise::default(); raise_capacity(infos)],
+            adjacency: Vec::new(),
         }
+    }
+
+    /// Also lends the planner `entries` `u32`s for the interference graph
+    /// ([`Workspace::adjacency`]: `n + 1 + 2E` for n candidates and E interfering pairs).
+    pub fn with_adjacency(mut self, entries: usize) -> HostWorkspace {
+        self.adjacency = vec![0; entries];
+        self
     }
 
     /// Borrows the vectors as a workspace.
@@ -78,6 +87,7 @@ impl HostWorkspace {
             slots: &mut self.slots,
             sections: &mut self.sections,
             raises: &mut self.raises,
+            adjacency: &mut self.adjacency,
         }
     }
 

@@ -51,6 +51,9 @@ pub(super) fn cmd_plan(
                 crate::quality::peak_ratio(m.hwm, m.lower_bound),
                 sol.time.as_secs_f64() * 1e3
             );
+            for line in crate::quality::problem::member_lines(&sol.members, m.lower_bound) {
+                say!("  {line}");
+            }
             ExitCode::SUCCESS
         }
         Err(

@@ -14,6 +14,7 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Buffer, Program, SolutionRow, TensorKind};
+use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 
 /// The problem of a program JSON, as the shared traces' CSVs define it: one row per
 /// intermediate or output tensor (in tensor order), live over `[def op, 1 + last reading
@@ -56,6 +57,8 @@ pub struct Solved {
     pub metrics: Metrics,
     /// Wall time of the plan.
     pub time: Duration,
+    /// What the `auto` / `exact` portfolio ran and skipped (empty for a single strategy).
+    pub members: dramalloc_core::place::report::Members,
 }
 
 /// Why a problem could not be planned.
@@ -95,12 +98,52 @@ pub fn solve(
     solve_within(problem, align, capacity, strategy, DEFAULT_TIME_LIMIT)
 }
 
-/// Default time limit of the `exact` strategy's search: 1 s.
+/// Largest interference graph lent to the planner, in `u32` entries (128 MiB): above it the
+/// planner answers neighbour queries from its interval tree.
+pub const ADJACENCY_MAX_ENTRIES: u64 = 1 << 25;
+
+/// Pairs of buffers whose lifetimes overlap (each pair once): for each buffer in order of
+/// `lower`, the later ones that start before its `upper`. O(n log n), `n` pairs of memory.
+///
+/// ```
+/// use dramalloc_sim::input::Buffer;
+/// use dramalloc_sim::quality::problem::overlapping_pairs;
+/// let b = |lower, upper| Buffer { id: String::new(), lower, upper, size: 1 };
+/// // [0,2) and [1,3) overlap; [2,4) overlaps [1,3) only (upper is exclusive)
+/// assert_eq!(overlapping_pairs(&[b(0, 2), b(1, 3), b(2, 4)]), 2);
+/// ```
+pub fn overlapping_pairs(problem: &[Buffer]) -> u64 {
+    let mut spans: Vec<(u64, u64)> = problem.iter().map(|b| (b.lower, b.upper)).collect();
+    spans.sort_unstable();
+    spans
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, upper))| (spans.partition_point(|s| s.0 < upper).saturating_sub(i + 1)) as u64)
+        .sum()
+}
+
+/// Default time limit of `auto` and `exact`: 1 s.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
 
-/// As [`solve`], with the `exact` strategy's search stopped after `time_limit` (measured from
-/// the start of the plan with [`Instant`], checked every few hundred search nodes; the best
-/// plan found so far is returned). Other strategies ignore it.
+/// Work units of the core's portfolio per second of a time limit: its units are about
+/// nanoseconds on the development machine ([`dramalloc_core::place::portfolio`]), and 80 %
+/// of the limit is given as work, the rest left for the front end and slower machines.
+pub const WORK_UNITS_PER_SECOND: f64 = 0.8e9;
+
+/// The portfolio's work budget for a time limit ([`WORK_UNITS_PER_SECOND`]).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(dramalloc_sim::quality::problem::work_for(Duration::from_secs(1)), 800_000_000);
+/// ```
+pub fn work_for(time_limit: Duration) -> u64 {
+    (time_limit.as_secs_f64() * WORK_UNITS_PER_SECOND).min(u64::MAX as f64) as u64
+}
+
+/// As [`solve`], with `auto` and `exact` bounded by `time_limit`: their work budget is
+/// [`work_for`] the limit (deterministic), and the clock (measured from the start of the plan
+/// with [`Instant`]) stops whatever still runs when the limit is reached; the best plan found
+/// so far is returned. Single strategies ignore it.
 ///
 /// # Errors
 /// As [`solve`].
@@ -116,8 +159,18 @@ pub fn solve_within(
             return Err(SolveError::TimeRange { index, id: b.id.clone(), upper: b.upper });
         }
     }
-    let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
     let start = Instant::now();
+    let work = work_for(time_limit);
+    let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
+    // the interference graph, where it fits and pays: a portfolio holds it only when one
+    // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
+    let entries = problem.len() as u64 + 1 + 2 * overlapping_pairs(problem);
+    let portfolio = matches!(strategy, Strategy::Auto | Strategy::Exact);
+    if entries <= ADJACENCY_MAX_ENTRIES
+        && (!portfolio || entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= work)
+    {
+        host = host.with_adjacency(entries as usize);
+    }
     let name = |error: PlanError| {
         let id = match error {
             PlanError::DoesNotFit { location, .. }
@@ -134,7 +187,7 @@ pub fn solve_within(
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         let bufs = problem.iter().map(|b| CoreBuffer::new(b.lower as u32, (b.upper - 1) as u32, b.size));
         let mut keep_going = || start.elapsed() < time_limit;
-        let mut budget = Budget { max_nodes: u64::MAX, keep_going: &mut keep_going };
+        let mut budget = Budget { max_nodes: u64::MAX, work, keep_going: &mut keep_going };
         plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget)
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
@@ -160,5 +213,42 @@ pub fn solve_within(
             offset: i.address,
         })
         .collect();
-    Ok(Solved { rows, metrics: plan.metrics, time })
+    Ok(Solved { rows, metrics: plan.metrics, time, members: plan.members })
+}
+
+/// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,
+/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy.
+///
+/// ```
+/// use dramalloc_core::place::report::{Member, Members, Outcome};
+/// let mut m = Members::default();
+/// m.push(Member::Sweep, Outcome::Ran { peak: 150, work: 7 });
+/// m.push(Member::Seed, Outcome::OverBudget { cost: 900, left: 40 });
+/// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100);
+/// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
+/// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
+/// ```
+pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_bound: u64) -> Vec<String> {
+    use dramalloc_core::place::report::Outcome;
+    members
+        .runs()
+        .iter()
+        .map(|&(m, o)| {
+            let what = match o {
+                Outcome::Ran { peak, work } => format!(
+                    "ran: peak {peak} bytes ({:.4} x LB), {work} work units",
+                    crate::quality::peak_ratio(peak, lower_bound)
+                ),
+                Outcome::Stopped => "stopped by its budget before a plan".to_string(),
+                Outcome::Failed => "failed (no plan within the window)".to_string(),
+                Outcome::NotApplicable => "not applicable to this input".to_string(),
+                Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
+                Outcome::OverBudget { cost, left } => {
+                    format!("skipped: estimated {cost} work units, {left} left in the budget")
+                }
+                Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
+            };
+            format!("{:<17} {what}", m.name())
+        })
+        .collect()
 }
