@@ -11,6 +11,7 @@
 
 pub mod bundled;
 pub mod error;
+pub mod import;
 pub mod minimalloc_csv;
 pub mod program_json;
 
