@@ -13,6 +13,7 @@ pub mod bundled;
 pub mod error;
 pub mod import;
 pub mod minimalloc_csv;
+pub mod onnx;
 pub mod program_json;
 
 use std::path::Path;
