@@ -15,6 +15,7 @@ pub mod import;
 pub mod minimalloc_csv;
 pub mod onnx;
 pub mod program_json;
+pub mod tflite;
 
 use std::path::Path;
 
