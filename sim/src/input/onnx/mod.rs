@@ -221,10 +221,10 @@ impl<'a> Reader<'a> {
                 })
                 .collect();
             let n = Node { proto: node, inputs, opset: self.opset };
-            if default_domain {
-                infer::infer(&gn.op, &n)
-            } else {
-                None
+            match node.domain.as_deref() {
+                _ if default_domain => infer::infer(&gn.op, &n),
+                Some("com.microsoft") => infer::infer_contrib(&gn.op, &n),
+                _ => None,
             }
         };
         let outs: Vec<Info> = match result {

@@ -3,9 +3,11 @@
 //! op family, with constant evaluation of the small integer tensors that shape computations
 //! pass around.
 //!
-//! [`infer`] returns `None` for an op it has no rule for (other domains, control flow,
-//! sequences): the reader then takes the shapes the file declares (`value_info`, graph
-//! outputs) and keeps the op opaque. Rules follow the operator specification of onnx 1.23
+//! [`infer`] returns `None` for an op it has no rule for (control flow, sequences, most other
+//! domains): the reader then takes the shapes the file declares (`value_info`, graph outputs)
+//! and keeps the op opaque. [`infer_contrib`] covers the onnxruntime contrib ops
+//! (`com.microsoft`) that quantisation and fusion tools write and whose shapes follow a
+//! standard op's rule. Rules follow the operator specification of onnx 1.23
 //! (opsets 1–23); where a rule changed between opsets the node's opset picks it.
 
 mod conv_pool;
@@ -186,13 +188,44 @@ pub fn infer(op: &str, n: &Node) -> Option<R<Vec<Info>>> {
         "Multinomial" => generate::multinomial(n),
         _ => return None,
     };
-    // Rules produce every output the op can have; a node may declare fewer (trailing
-    // optional outputs left out), never more.
-    Some(result.and_then(|mut outs| {
-        if outs.len() < n.outputs() {
-            return Err(format!("declares {} outputs, the op has {}", n.outputs(), outs.len()));
+    Some(result.and_then(|outs| declared_outputs(n, outs)))
+}
+
+/// Rules produce every output the op can have; a node may declare fewer (trailing optional
+/// outputs left out), never more.
+fn declared_outputs(n: &Node, mut outs: Vec<Info>) -> R<Vec<Info>> {
+    if outs.len() < n.outputs() {
+        return Err(format!("declares {} outputs, the op has {}", n.outputs(), outs.len()));
+    }
+    outs.truncate(n.outputs());
+    Ok(outs)
+}
+
+/// The output [`Info`]s of an onnxruntime contrib op (domain `com.microsoft`) whose shapes
+/// follow a standard rule, or `None`.
+///
+/// # Errors
+/// As [`infer`].
+pub fn infer_contrib(op: &str, n: &Node) -> Option<R<Vec<Info>>> {
+    let result = match op {
+        "DynamicQuantizeLSTM" => recurrent::recurrent(n, true),
+        "FusedConv" => conv_pool::conv(n, 0, 1, None),
+        "FusedGemm" => linalg::gemm(n),
+        "Gelu" | "FastGelu" | "BiasGelu" | "QuickGelu" | "QLinearSigmoid" | "QLinearLeakyRelu" => {
+            elementwise::unary(n, None)
         }
-        outs.truncate(n.outputs());
-        Ok(outs)
-    }))
+        "DynamicQuantizeMatMul" | "MatMulIntegerToFloat" => {
+            linalg::matmul(n, 0, 1, Some(dtype::FLOAT)).map(|mut o| {
+                // The output is typed as the scale (float or float16) when it is given.
+                if let (Some(first), Some(scale)) = (o.first_mut(), n.opt(2)) {
+                    first.dtype = scale.dtype;
+                }
+                o
+            })
+        }
+        "QuantizeLinear" => quantize::quantize(n),
+        "DequantizeLinear" => quantize::dequantize(n),
+        _ => return None,
+    };
+    Some(result.and_then(|outs| declared_outputs(n, outs)))
 }
