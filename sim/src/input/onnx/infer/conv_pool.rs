@@ -19,7 +19,7 @@ fn window(
     if stride == 0 || kernel == 0 {
         return Err(format!("kernel {kernel} / stride {stride} must be positive"));
     }
-    let eff_k = (kernel - 1) * dilation + 1;
+    let eff_k = (kernel - 1).saturating_mul(dilation).saturating_add(1);
     match auto_pad {
         "SAME_UPPER" | "SAME_LOWER" => Ok(input.div_ceil(stride)),
         "VALID" => {
@@ -29,13 +29,13 @@ fn window(
             Ok(span / stride + 1)
         }
         _ => {
-            let padded = input + pads.0 + pads.1;
+            let padded = input.saturating_add(pads.0).saturating_add(pads.1);
             let span = padded
                 .checked_sub(eff_k)
                 .ok_or_else(|| format!("window {eff_k} is larger than padded input {padded}"))?;
             let mut steps = if ceil { span.div_ceil(stride) } else { span / stride };
             // With ceil_mode, a last window that would start in the end padding is dropped.
-            if ceil && steps * stride >= input + pads.0 {
+            if ceil && steps.saturating_mul(stride) >= input.saturating_add(pads.0) {
                 steps -= 1;
             }
             Ok(steps + 1)
@@ -140,7 +140,7 @@ pub fn conv_transpose(n: &Node) -> R<Vec<Info>> {
     let (batch, _, spatial) = nc(&x.shape, "input 0")?;
     let s = spatial.len();
     let group = dim(n.int("group", 1), "attribute `group`")?;
-    let m = w.get(1).ok_or("the weight has rank < 2")? * group;
+    let m = w.get(1).ok_or("the weight has rank < 2")?.checked_mul(group).ok_or("W[1] × group overflows")?;
     let win = Windows::read(n, s, Some(w.get(2..).unwrap_or_default().to_vec()))?;
     let out_pad = match n.ints("output_padding") {
         Some(v) if !v.is_empty() => {
@@ -156,15 +156,16 @@ pub fn conv_transpose(n: &Node) -> R<Vec<Info>> {
         }
         _ => {
             for (i, &d_in) in spatial.iter().enumerate() {
-                let full = win.strides[i] * d_in.saturating_sub(1)
-                    + out_pad.get(i).copied().unwrap_or(0)
-                    + (win.kernel[i] - 1) * win.dilations[i]
-                    + 1;
+                let full = win.strides[i]
+                    .saturating_mul(d_in.saturating_sub(1))
+                    .saturating_add(out_pad.get(i).copied().unwrap_or(0))
+                    .saturating_add(win.kernel[i].saturating_sub(1).saturating_mul(win.dilations[i]))
+                    .saturating_add(1);
                 let d = match win.auto_pad.as_str() {
-                    "SAME_UPPER" | "SAME_LOWER" => d_in * win.strides[i],
+                    "SAME_UPPER" | "SAME_LOWER" => d_in.saturating_mul(win.strides[i]),
                     "VALID" => full,
                     _ => full
-                        .checked_sub(win.pads[i] + win.pads[i + s])
+                        .checked_sub(win.pads[i].saturating_add(win.pads[i + s]))
                         .ok_or_else(|| format!("pads {:?} exceed output dimension {i}", win.pads))?,
                 };
                 shape.push(d);
@@ -205,8 +206,10 @@ pub fn max_unpool(n: &Node) -> R<Vec<Info>> {
     let win = Windows::read(n, s, None)?;
     let mut shape = vec![batch, c];
     for (i, &d_in) in spatial.iter().enumerate() {
-        let full = d_in.saturating_sub(1) * win.strides[i] + win.kernel[i];
-        shape.push(full.checked_sub(win.pads[i] + win.pads[i + s]).ok_or("pads exceed the output")?);
+        let full = d_in.saturating_sub(1).saturating_mul(win.strides[i]).saturating_add(win.kernel[i]);
+        shape.push(
+            full.checked_sub(win.pads[i].saturating_add(win.pads[i + s])).ok_or("pads exceed the output")?,
+        );
     }
     Ok(vec![Info::new(x.dtype, shape)])
 }

@@ -220,8 +220,8 @@ pub fn pad(n: &Node) -> R<Vec<Info>> {
     }
     let mut shape = x.shape.clone();
     for (k, &a) in axes.iter().enumerate() {
-        let d = shape[a] as i64 + pads[k] + pads[k + axes.len()];
-        shape[a] = dim(d, &format!("padded dimension {a}"))?;
+        let d = i128::from(shape[a]) + i128::from(pads[k]) + i128::from(pads[k + axes.len()]);
+        shape[a] = u64::try_from(d).map_err(|_| format!("padded dimension {a} is {d}"))?;
     }
     Ok(vec![Info::new(x.dtype, shape)])
 }
@@ -236,16 +236,18 @@ pub fn depth_space(n: &Node, to_space: bool) -> R<Vec<Info>> {
     if b == 0 {
         return Err("blocksize is 0".into());
     }
+    let big = || "blocksize overflows".to_owned();
+    let bb = b.checked_mul(b).ok_or_else(big)?;
     let shape = if to_space {
-        if c % (b * b) != 0 {
-            return Err(format!("{c} channels are not a multiple of blocksize² = {}", b * b));
+        if c % bb != 0 {
+            return Err(format!("{c} channels are not a multiple of blocksize² = {bb}"));
         }
-        vec![batch, c / (b * b), h * b, w * b]
+        vec![batch, c / bb, h.checked_mul(b).ok_or_else(big)?, w.checked_mul(b).ok_or_else(big)?]
     } else {
         if h % b != 0 || w % b != 0 {
             return Err(format!("spatial size {h}x{w} is not a multiple of blocksize {b}"));
         }
-        vec![batch, c * b * b, h / b, w / b]
+        vec![batch, c.checked_mul(bb).ok_or_else(big)?, h / b, w / b]
     };
     Ok(vec![Info::new(x.dtype, shape)])
 }

@@ -37,7 +37,7 @@ pub fn concat(n: &Node) -> R<Vec<Info>> {
                 x.shape, first.shape
             ));
         }
-        shape[axis] += x.shape[axis];
+        shape[axis] = shape[axis].checked_add(x.shape[axis]).ok_or("the concatenated dimension overflows")?;
     }
     let out = Info::new(first.dtype, shape);
     if !value::small(&out.shape) || inputs.iter().any(|x| x.value.is_none()) {
@@ -76,7 +76,8 @@ pub fn split(n: &Node) -> R<Vec<Info>> {
             (0..parts).map(|k| each.min(total.saturating_sub(k * each))).collect()
         }
     };
-    if sizes.iter().sum::<u64>() != total || sizes.len() as u64 != parts {
+    let sum = sizes.iter().try_fold(0u64, |a, &s| a.checked_add(s));
+    if sum != Some(total) || sizes.len() as u64 != parts {
         return Err(format!(
             "split sizes {sizes:?} do not cut dimension {axis} of size {total} into {parts} outputs"
         ));
@@ -96,13 +97,15 @@ fn slice_dim(d: u64, start: i64, end: i64, step: i64) -> R<(i64, u64, i64)> {
     if step == 0 {
         return Err("a slice step is 0".into());
     }
-    let d = d as i64;
-    let fix = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
+    let d = i128::from(d);
+    let fix = |v: i64| if v < 0 { i128::from(v) + d } else { i128::from(v) };
     let (s, e) = (fix(start), fix(end));
     let (s, e) =
         if step > 0 { (s.clamp(0, d), e.clamp(0, d)) } else { (s.clamp(0, d - 1), e.clamp(-1, d - 1)) };
-    let len = if step > 0 { (e - s + step - 1) / step } else { (s - e - step - 1) / -step };
-    Ok((s, len.max(0) as u64, step))
+    let st = i128::from(step);
+    let len = if step > 0 { (e - s + st - 1) / st } else { (s - e - st - 1) / -st };
+    // `s` lies in [0, d) or is 0 for an empty dimension: it fits i64 for dimensions < 2^63.
+    Ok((i64::try_from(s).unwrap_or(i64::MAX), u64::try_from(len.max(0)).unwrap_or(u64::MAX), step))
 }
 
 /// `Slice`: bounds from attributes (opset < 10) or inputs 1–4 (starts, ends, axes, steps).
@@ -167,8 +170,9 @@ pub fn gather(n: &Node) -> R<Vec<Info>> {
     if !value::small(&out.shape) {
         return Ok(vec![out]);
     }
-    let d = x.shape[axis] as i64;
-    let indices: Vec<i64> = iv.as_ints().iter().map(|&i| if i < 0 { i + d } else { i }).collect();
+    let d = i64::try_from(x.shape[axis]).unwrap_or(i64::MAX);
+    let indices: Vec<i64> =
+        iv.as_ints().iter().map(|&i| if i < 0 { i.saturating_add(d) } else { i }).collect();
     if let Some(bad) = indices.iter().find(|&&i| !(0..d).contains(&i)) {
         return Err(format!("index {bad} is out of range for dimension {axis} of size {d}"));
     }
