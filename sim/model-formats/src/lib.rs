@@ -1,3 +1,6 @@
+//! dramalloc-model-formats: generated bindings of the ONNX protobuf and TFLite flatbuffer schemas.
+//! Uses: prost, planus, serde (planus' derives); used by: dramalloc-sim (input/onnx, input/tflite), tests, fuzz.
+//!
 //! Generated bindings of two published model formats, read by `dramalloc-sim`'s importer
 //! (`dramalloc_sim::input::onnx`, `dramalloc_sim::input::tflite`).
 //!

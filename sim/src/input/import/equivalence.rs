@@ -1,3 +1,6 @@
+//! The equivalence of an imported program and a reference program (issue 15).
+//! Uses: program_json (Program); used by: the import_equivalence example, tests.
+//!
 //! Whether an imported program equals a reference program in everything the planner sees
 //! (issue 15's definition of "the imported program equals the shared JSON"):
 //!

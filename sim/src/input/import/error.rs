@@ -1,3 +1,6 @@
+//! The importers' one error type, naming the file and the node or tensor.
+//! Uses: error (InputError); used by: every file of import, onnx and tflite, cli.
+//!
 //! The one error type of the model importers ([`ImportError`]).
 //!
 //! Every variant names the model file and the culprit (node, tensor, input, dimension) so that

@@ -1,3 +1,6 @@
+//! The format-neutral model graph the readers produce.
+//! Uses: nothing; used by: onnx, tflite, order, to_program.
+//!
 //! The format-neutral model graph that both readers produce ([`ModelGraph`]): tensors with
 //! their byte sizes, nodes in the file's order with the role that decides folding and
 //! renaming, graph inputs and outputs.

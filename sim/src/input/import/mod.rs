@@ -1,3 +1,6 @@
+//! Import: ONNX and TFLite model files become programs by the public traces' conventions.
+//! Uses: onnx, tflite, program_json, sha2; used by: cli (import, run, plan, quality), tests, fuzz, the import_equivalence example.
+//!
 //! Model files in: an ONNX or TFLite file becomes a program (the format of
 //! `../shared/traces/models/*.json`) by the conventions of the public traces.
 //!

@@ -1,3 +1,6 @@
+//! Definition order of a model graph: cycles, unsorted nodes, undefined and twice-written tensors.
+//! Uses: graph, error; used by: mod.rs, onnx, to_program.
+//!
 //! Definition order of a [`ModelGraph`]: every tensor a node reads is a constant, a graph
 //! input or written by an earlier node, and no tensor is written twice.
 //!

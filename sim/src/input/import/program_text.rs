@@ -1,3 +1,6 @@
+//! Program JSON text in the public traces' layout.
+//! Uses: program_json (Program); used by: mod.rs.
+//!
 //! Writes an imported program as program JSON in the layout of the public traces: one tensor
 //! and one op per line, header fields first.
 //!

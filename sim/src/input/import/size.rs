@@ -1,3 +1,6 @@
+//! Byte size of a tensor from its shape and element width.
+//! Uses: graph (SizeProblem); used by: onnx, tflite.
+//!
 //! Byte size of a tensor: product of the shape × element size, a scalar counting as one
 //! element, no padding or alignment (the public traces' rule). Sub-byte element types (4-bit
 //! and 2-bit integers and floats) are packed, rounded up to whole bytes.

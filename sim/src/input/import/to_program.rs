@@ -1,3 +1,6 @@
+//! A model graph becomes a program: folding, renames, listing, kinds.
+//! Uses: graph, order, error, program_json (Program); used by: mod.rs.
+//!
 //! A [`ModelGraph`] becomes a program by the conventions of the public traces
 //! (`../shared/traces/models/README.md`, "How the graphs were read"):
 //!

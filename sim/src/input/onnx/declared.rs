@@ -1,3 +1,6 @@
+//! Shapes the ONNX file declares: graph inputs fixed, value_info for opaque ops.
+//! Uses: import (ImportError), dramalloc-model-formats; used by: onnx.
+//!
 //! Shapes the file declares: graph inputs (fixed by `--input-shape`, symbolic dimensions set to
 //! 1 otherwise) and, for ops without a shape rule, `value_info` and graph outputs (symbolic
 //! dimensions resolved through the names the inputs fixed).

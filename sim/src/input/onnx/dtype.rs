@@ -1,3 +1,6 @@
+//! ONNX element types: names and bit widths.
+//! Uses: import (SizeProblem); used by: onnx, infer, value.
+//!
 //! ONNX element types (`TensorProto.DataType`, onnx.proto of IR version 12): name and size.
 
 use crate::input::import::SizeProblem;

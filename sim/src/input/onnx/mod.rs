@@ -1,3 +1,6 @@
+//! ONNX reader: a .onnx file becomes a model graph with static shapes.
+//! Uses: import (graph, order, size, error), dramalloc-model-formats (onnx), prost, its files; used by: import.
+//!
 //! ONNX reader: a `.onnx` file (protobuf `ModelProto`, decoded with prost from ONNX's
 //! `onnx.proto`) becomes a [`ModelGraph`] with static shapes.
 //!

@@ -1,3 +1,6 @@
+//! Constant tensor values for shape inference (small integer and float tensors).
+//! Uses: dtype, dramalloc-model-formats (TensorProto); used by: onnx, infer.
+//!
 //! Constant tensor values, as far as shape inference needs them: the small integer tensors of
 //! `Shape -> Gather -> Concat -> Reshape` chains, `Slice` bounds, `Resize` scales, pads and
 //! axes. Integers (and booleans) are kept exactly as `i64`, floats as `f64`.

@@ -1,3 +1,6 @@
+//! TFLite builtin op names and element types by code.
+//! Uses: nothing; used by: tflite.
+//!
 //! TensorFlow Lite builtin op names and element types, by code (`BuiltinOperator` and
 //! `TensorType` of TFLite's `schema.fbs`; the names as listed by the `tflite==2.18.0` Python
 //! package, Apache-2.0, which is generated from that schema).

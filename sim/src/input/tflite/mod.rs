@@ -1,3 +1,6 @@
+//! TFLite reader: a .tflite file becomes a model graph.
+//! Uses: import (graph, size, error), codes, dramalloc-model-formats (tflite), planus; used by: import.
+//!
 //! TFLite reader: a `.tflite` file (flatbuffer `Model`, read with planus through the tables
 //! of `dramalloc_model_formats::tflite`) becomes a [`ModelGraph`].
 //!

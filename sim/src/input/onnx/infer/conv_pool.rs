@@ -1,3 +1,6 @@
+//! Shape rules of convolutions and pooling.
+//! Uses: node, dtype; used by: infer.
+//!
 //! Convolutions and pooling on `[N, C, D1, D2, ...]`: `Conv` (and `ConvInteger`,
 //! `QLinearConv`, `DeformConv`), `ConvTranspose`, `MaxPool`/`AveragePool`/`LpPool`, the global
 //! pools, `MaxUnpool`, `RoiAlign`, `MaxRoiPool`, `GridSample`. The window arithmetic is ONNX's

@@ -1,3 +1,6 @@
+//! Shape rules of element-wise, broadcasting, comparison and cast ops.
+//! Uses: node, dtype, value; used by: infer, layout, linalg.
+//!
 //! Element-wise ops: unary ops keep the shape, binary and variadic ops broadcast the numpy
 //! way (ONNX "multidirectional broadcasting"), comparisons and logical ops give `BOOL`, `Cast`
 //! takes its `to` type. Constant inputs give constant outputs for the arithmetic that shape

@@ -1,3 +1,6 @@
+//! Shape rules of ops that make tensors: Constant, ConstantOfShape, Range, random.
+//! Uses: node, dtype, value; used by: infer.
+//!
 //! Ops that make tensors: `Constant`, `ConstantOfShape`, `Range`, `EyeLike`, and the random
 //! generators (`RandomNormal`, `RandomUniform`, their `*Like` forms, `Bernoulli`,
 //! `Multinomial`). `Constant`, small `ConstantOfShape` and `Range` outputs get values.

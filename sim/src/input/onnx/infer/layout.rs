@@ -1,3 +1,6 @@
+//! Shape rules of reshape-like, transpose, expand, tile, pad and shape ops.
+//! Uses: node, elementwise, dtype, value; used by: infer, reduce.
+//!
 //! Ops that rearrange or repeat elements: `Reshape`, `Flatten`, `Squeeze`, `Unsqueeze`,
 //! `Transpose`, `Expand`, `Tile`, `Pad`, `DepthToSpace`, `SpaceToDepth`. Reshape-like ops
 //! pass a constant's elements through; `Transpose`, `Expand` and `Tile` move them.

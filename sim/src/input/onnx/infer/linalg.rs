@@ -1,3 +1,6 @@
+//! Shape rules of matrix products: MatMul, Gemm, Einsum, Det.
+//! Uses: node, elementwise (broadcast); used by: infer.
+//!
 //! Matrix products: `MatMul` (numpy semantics: 1-D operands promoted, batch dimensions
 //! broadcast), `MatMulInteger`, `QLinearMatMul`, `Gemm` (`transA`, `transB`) and
 //! `Einsum` (explicit and implicit output, `...`).

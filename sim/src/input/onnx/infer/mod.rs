@@ -1,3 +1,6 @@
+//! ONNX shape inference: the rule of every op family and its dispatch.
+//! Uses: its rule files, dtype, value; used by: onnx.
+//!
 //! Static shape inference for ONNX nodes of the default domain: element type and shape of
 //! every output from the inputs' types, shapes and (for small constants) values, one rule per
 //! op family, with constant evaluation of the small integer tensors that shape computations

@@ -1,3 +1,6 @@
+//! What a shape rule sees of a node: input infos, attributes, opset.
+//! Uses: value, dramalloc-model-formats; used by: every rule file.
+//!
 //! What a shape rule sees of one node: its inputs' [`Info`] (element type, static shape,
 //! value when constant and small), its attributes, and the opset version; plus the
 //! accessors every rule shares, whose errors name the input or attribute.

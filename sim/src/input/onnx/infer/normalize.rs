@@ -1,3 +1,6 @@
+//! Shape rules of BatchNormalization and LayerNormalization.
+//! Uses: node, dtype; used by: infer.
+//!
 //! Normalisations whose extra outputs have their own shapes: `BatchNormalization` (training
 //! outputs: running mean and variance `[C]`) and `LayerNormalization` (`Mean`, `InvStdDev`:
 //! the input's leading dimensions up to `axis`, then 1s). The others keep the input's shape

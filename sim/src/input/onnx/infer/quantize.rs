@@ -1,3 +1,6 @@
+//! Shape rules of the quantisation ops.
+//! Uses: node, dtype; used by: infer.
+//!
 //! Quantisation ops keep the input's shape and change its type: `QuantizeLinear` (the zero
 //! point's type, or `output_dtype`, default `UINT8`), `DequantizeLinear` (the scale's type, or
 //! `output_dtype`), `DynamicQuantizeLinear` (`UINT8` data, scalar `FLOAT` scale and `UINT8`

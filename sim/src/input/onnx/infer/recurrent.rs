@@ -1,3 +1,6 @@
+//! Shape rules of LSTM, GRU and RNN.
+//! Uses: node; used by: infer.
+//!
 //! Recurrent layers: `LSTM` (outputs `Y`, `Y_h`, `Y_c`), `GRU` and `RNN` (`Y`, `Y_h`), with
 //! `hidden_size`, `direction` (`bidirectional` doubles the direction dimension) and `layout`
 //! (0: `[seq, batch, ...]`, 1: `[batch, seq, ...]`).

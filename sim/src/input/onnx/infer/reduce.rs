@@ -1,3 +1,6 @@
+//! Shape rules of reductions and arg-max/min.
+//! Uses: node, layout (axes), dtype, value; used by: infer.
+//!
 //! Reductions: `ReduceSum`, `ReduceMean`, `ReduceMax`, ... (`axes` from the attribute, or from
 //! input 1 from opset 13 for `ReduceSum` and opset 18 for the others; `keepdims`,
 //! `noop_with_empty_axes`) and `ArgMax`/`ArgMin` (one `axis`, `INT64`). Reductions of constants

@@ -1,3 +1,6 @@
+//! Shape rules of Resize and Upsample.
+//! Uses: node; used by: infer.
+//!
 //! `Resize` (opset 10: `scales`; 11+: `roi`, `scales`, `sizes`; 18+: `axes`,
 //! `keep_aspect_ratio_policy`) and `Upsample` (`scales` attribute before opset 9, input after).
 //! A scaled dimension is `floor(d × scale)` computed in `f32`, as ONNX's shape inference does.

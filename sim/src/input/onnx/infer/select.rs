@@ -1,3 +1,6 @@
+//! Shape rules of concat, split, slice, gather, top-k, one-hot, non-zero.
+//! Uses: node, dtype, value; used by: infer.
+//!
 //! Ops that join, cut or pick: `Concat`, `Split`, `Slice`, `Gather`, `GatherElements`,
 //! `GatherND`, `TopK`, `OneHot`, `NonZero`. `Concat`, `Slice`, `Gather` and `NonZero` of
 //! constants are evaluated (the `Shape -> Gather -> Concat` chains of exported models).
