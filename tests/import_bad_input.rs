@@ -215,48 +215,30 @@ fn an_unknown_op_stays_opaque_with_its_tensors() {
     assert_eq!(got.program.tensors[2].bytes, 32);
 }
 
+/// The message of importing a one-RELU TFLite model with these tensors and operator.
+fn tflite_error(
+    tensors: Vec<dramalloc_model_formats::tflite::Tensor>,
+    op: dramalloc_model_formats::tflite::Operator,
+) -> String {
+    let bytes = tflite_model(&[(19, None)], tensors, vec![op], &[0], &[0], &[]);
+    import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
 #[test]
 fn tflite_indices_beyond_their_tables_are_named() {
-    let bytes = tflite_model(
-        &[(19, None)],
-        vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("out", &[4], 0, 0)],
-        vec![tfl_op(0, &[7], &[1])],
-        &[0],
-        &[1],
-        &[],
-    );
-    let e =
-        import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap_err();
+    let two = |out_buffer| vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("out", &[4], 0, out_buffer)];
     assert_eq!(
-        e.to_string(),
+        tflite_error(two(0), tfl_op(0, &[7], &[1])),
         "m.tflite: operator 0 (RELU) input 0: index 7 is out of range (the table has 2 entries)"
     );
-    let bytes = tflite_model(
-        &[(19, None)],
-        vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("out", &[4], 0, 3)],
-        vec![tfl_op(0, &[0], &[1])],
-        &[0],
-        &[1],
-        &[],
-    );
-    let e =
-        import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        tflite_error(two(3), tfl_op(0, &[0], &[1])),
         "m.tflite: tensor `out` buffer: index 3 is out of range (the table has 1 entries)"
     );
-    let bytes = tflite_model(
-        &[(19, None)],
-        vec![tfl_tensor("in", &[4], 0, 0)],
-        vec![tfl_op(4, &[0], &[0])],
-        &[0],
-        &[0],
-        &[],
-    );
-    let e =
-        import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap_err();
     assert_eq!(
-        e.to_string(),
+        tflite_error(two(0), tfl_op(4, &[0], &[1])),
         "m.tflite: operator 0 opcode_index: index 4 is out of range (the table has 1 entries)"
     );
 }

@@ -8,6 +8,22 @@
 //! The ONNX reader fills it after shape inference, the TFLite reader straight from the file;
 //! [`super::to_program`] turns it into a program by the conventions of the public traces.
 
+use crate::input::Op;
+
+/// What a reader reads: the file's bytes, the name of the file in errors, the program's name,
+/// and the `--input-shape`s (input name, dimensions).
+#[derive(Debug, Clone, Copy)]
+pub struct ModelSource<'a> {
+    /// The model file's contents.
+    pub bytes: &'a [u8],
+    /// The file, as errors name it.
+    pub file: &'a str,
+    /// The program's name.
+    pub name: &'a str,
+    /// Shapes given for graph inputs.
+    pub input_shapes: &'a [(String, Vec<u64>)],
+}
+
 /// Why a tensor's byte size is not known; becomes an [`super::ImportError`] naming the tensor
 /// only if the tensor ends up in the program.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,17 +64,14 @@ pub enum NodeRole {
     Rename,
 }
 
-/// One node of a [`ModelGraph`], in the file's order.
+/// One node of a [`ModelGraph`], in the file's order: the op it becomes when kept (its
+/// tensors are indices into [`ModelGraph::tensors`], optional ones left out; `collective` is
+/// false) and its folding rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphNode {
-    /// Its name in the program (unique names are not required).
-    pub name: String,
-    /// ONNX op type, TFLite builtin name or TFLite custom code.
-    pub op: String,
-    /// Tensors read, as indices into [`ModelGraph::tensors`]; optional inputs left out.
-    pub inputs: Vec<u32>,
-    /// Tensors written; optional outputs left out.
-    pub outputs: Vec<u32>,
+    /// Name (the file's, or one made from the op type and position), op type (ONNX op type,
+    /// TFLite builtin name or custom code), inputs and outputs.
+    pub node: Op,
     /// Folding and renaming rule.
     pub role: NodeRole,
 }
@@ -86,7 +99,7 @@ impl ModelGraph {
     #[must_use]
     pub fn node_label(&self, i: usize) -> String {
         match self.nodes.get(i) {
-            Some(n) if !n.name.is_empty() => n.name.clone(),
+            Some(n) if !n.node.name.is_empty() => n.node.name.clone(),
             _ => format!("#{i}"),
         }
     }

@@ -32,7 +32,7 @@ use sha2::{Digest, Sha256};
 
 pub use equivalence::{compare, Equivalence};
 pub use error::ImportError;
-pub use graph::{GraphNode, GraphTensor, ModelGraph, NodeRole, SizeProblem};
+pub use graph::{GraphNode, GraphTensor, ModelGraph, ModelSource, NodeRole, SizeProblem};
 pub use order::check_order;
 pub use program_text::{program_text, Provenance};
 pub use size::byte_size;
@@ -175,9 +175,10 @@ pub fn import_bytes(
     format: ModelFormat,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    let source = ModelSource { bytes, file, name, input_shapes: &options.input_shapes };
     let graph = match format {
-        ModelFormat::Onnx => crate::input::onnx::read_onnx(bytes, file, name, &options.input_shapes)?,
-        ModelFormat::Tflite => crate::input::tflite::read_tflite(bytes, file, name, &options.input_shapes)?,
+        ModelFormat::Onnx => crate::input::onnx::read_onnx(&source)?,
+        ModelFormat::Tflite => crate::input::tflite::read_tflite(&source)?,
     };
     let program = to_program(&graph, file)?;
     let sha256 = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();

@@ -38,7 +38,7 @@ pub fn check_order(g: &ModelGraph, file: &str) -> Result<(), ImportError> {
     }
     let name = |t: u32| g.tensors[t as usize].name.clone();
     for (k, n) in g.nodes.iter().enumerate() {
-        for &o in &n.outputs {
+        for &o in &n.node.outputs {
             let first = match def[o as usize] {
                 Definer::Nobody => {
                     def[o as usize] = Definer::Node(k);
@@ -57,7 +57,7 @@ pub fn check_order(g: &ModelGraph, file: &str) -> Result<(), ImportError> {
         }
     }
     for (k, n) in g.nodes.iter().enumerate() {
-        for &t in &n.inputs {
+        for &t in &n.node.inputs {
             match def[t as usize] {
                 Definer::Loaded => {}
                 Definer::Node(j) if j < k => {}
@@ -95,7 +95,7 @@ fn depends_on(g: &ModelGraph, def: &[Definer], from: usize, target: usize) -> bo
         if n == target {
             return true;
         }
-        for &t in &g.nodes[n].inputs {
+        for &t in &g.nodes[n].node.inputs {
             if let Definer::Node(p) = def[t as usize] {
                 if !seen[p] {
                     seen[p] = true;
@@ -111,6 +111,7 @@ fn depends_on(g: &ModelGraph, def: &[Definer], from: usize, target: usize) -> bo
 mod tests {
     use super::super::graph::{GraphNode, GraphTensor, NodeRole};
     use super::*;
+    use crate::input::Op;
 
     fn graph(nodes: &[(&str, &[u32], &[u32])], tensors: usize) -> ModelGraph {
         ModelGraph {
@@ -121,10 +122,13 @@ mod tests {
             nodes: nodes
                 .iter()
                 .map(|&(name, i, o)| GraphNode {
-                    name: name.into(),
-                    op: "Relu".into(),
-                    inputs: i.to_vec(),
-                    outputs: o.to_vec(),
+                    node: Op {
+                        name: name.into(),
+                        op: "Relu".into(),
+                        inputs: i.to_vec(),
+                        outputs: o.to_vec(),
+                        collective: false,
+                    },
                     role: NodeRole::Compute,
                 })
                 .collect(),

@@ -41,6 +41,14 @@ fn quote(s: &str) -> String {
     serde_json::Value::String(s.to_owned()).to_string()
 }
 
+/// One `line(item)` per item, indented by two spaces, separated by commas.
+fn lines<T>(out: &mut String, items: &[T], line: impl Fn(&T) -> String) {
+    for (i, item) in items.iter().enumerate() {
+        let sep = if i + 1 < items.len() { "," } else { "" };
+        let _ = writeln!(out, "  {}{sep}", line(item));
+    }
+}
+
 /// `p` as program JSON text (see the module docs), ending in a newline.
 #[must_use]
 pub fn program_text(p: &Program, prov: &Provenance) -> String {
@@ -61,31 +69,22 @@ pub fn program_text(p: &Program, prov: &Provenance) -> String {
         let _ = writeln!(out, " \"input_shapes\": {{{}}},", shapes.join(", "));
     }
     out.push_str(" \"tensors\": [\n");
-    for (i, t) in p.tensors.iter().enumerate() {
-        let sep = if i + 1 < p.tensors.len() { "," } else { "" };
-        let _ = writeln!(
-            out,
-            "  {{\"name\": {}, \"bytes\": {}, \"kind\": \"{}\"}}{sep}",
-            quote(&t.name),
-            t.bytes,
-            t.kind.as_str()
-        );
-    }
+    lines(&mut out, &p.tensors, |t| {
+        format!("{{\"name\": {}, \"bytes\": {}, \"kind\": \"{}\"}}", quote(&t.name), t.bytes, t.kind.as_str())
+    });
     out.push_str(" ],\n \"ops\": [\n");
     let names = |list: &[u32]| -> String {
         list.iter().map(|&t| quote(&p.tensors[t as usize].name)).collect::<Vec<_>>().join(", ")
     };
-    for (i, op) in p.ops.iter().enumerate() {
-        let sep = if i + 1 < p.ops.len() { "," } else { "" };
-        let _ = writeln!(
-            out,
-            "  {{\"name\": {}, \"op\": {}, \"inputs\": [{}], \"outputs\": [{}]}}{sep}",
+    lines(&mut out, &p.ops, |op| {
+        format!(
+            "{{\"name\": {}, \"op\": {}, \"inputs\": [{}], \"outputs\": [{}]}}",
             quote(&op.name),
             quote(&op.op),
             names(&op.inputs),
             names(&op.outputs)
-        );
-    }
+        )
+    });
     out.push_str(" ]\n}\n");
     out
 }

@@ -43,7 +43,7 @@ pub fn to_program(g: &ModelGraph, file: &str) -> Result<Program, ImportError> {
     }
     let mut readers = vec![0u32; n];
     for node in &g.nodes {
-        for &i in &node.inputs {
+        for &i in &node.node.inputs {
             readers[i as usize] += 1;
         }
     }
@@ -51,20 +51,22 @@ pub fn to_program(g: &ModelGraph, file: &str) -> Result<Program, ImportError> {
     let mut alias: Vec<u32> = (0..n as u32).collect();
     let mut kept: Vec<(usize, Vec<u32>)> = Vec::new();
     for (k, node) in g.nodes.iter().enumerate() {
-        let ins: Vec<u32> = node.inputs.iter().map(|&i| alias[i as usize]).collect();
+        let ins: Vec<u32> = node.node.inputs.iter().map(|&i| alias[i as usize]).collect();
         let all_constant = !ins.is_empty() && ins.iter().all(|&i| constant[i as usize]);
         let fold = match node.role {
             NodeRole::Source | NodeRole::ShapeOf => true,
             NodeRole::Compute | NodeRole::Rename => all_constant,
         };
         if fold {
-            for &o in &node.outputs {
+            for &o in &node.node.outputs {
                 constant[o as usize] = true;
             }
             continue;
         }
-        if node.role == NodeRole::Rename && removable_rename(node.outputs.as_slice(), &readers, &is_output) {
-            if let (Some(&first_in), Some(&first_out)) = (ins.first(), node.outputs.first()) {
+        if node.role == NodeRole::Rename
+            && removable_rename(node.node.outputs.as_slice(), &readers, &is_output)
+        {
+            if let (Some(&first_in), Some(&first_out)) = (ins.first(), node.node.outputs.first()) {
                 alias[first_out as usize] = first_in;
                 continue;
             }
@@ -105,8 +107,9 @@ pub fn to_program(g: &ModelGraph, file: &str) -> Result<Program, ImportError> {
     for (k, ins) in kept {
         let node = &g.nodes[k];
         let inputs = ins.iter().map(|&t| list(t, &mut tensors)).collect::<Result<Vec<_>, _>>()?;
-        let outputs = node.outputs.iter().map(|&t| list(t, &mut tensors)).collect::<Result<Vec<_>, _>>()?;
-        ops.push(Op { name: node.name.clone(), op: node.op.clone(), inputs, outputs, collective: false });
+        let outputs =
+            node.node.outputs.iter().map(|&t| list(t, &mut tensors)).collect::<Result<Vec<_>, _>>()?;
+        ops.push(Op { inputs, outputs, ..node.node.clone() });
     }
     for &o in &g.outputs {
         list(alias[o as usize], &mut tensors)?;
@@ -146,13 +149,14 @@ mod tests {
     }
 
     fn node(name: &str, op: &str, inputs: &[u32], outputs: &[u32], role: NodeRole) -> GraphNode {
-        GraphNode {
+        let node = Op {
             name: name.into(),
             op: op.into(),
             inputs: inputs.to_vec(),
             outputs: outputs.to_vec(),
-            role,
-        }
+            collective: false,
+        };
+        GraphNode { node, role }
     }
 
     fn listing(p: &Program) -> Vec<(String, u64, &'static str)> {
@@ -166,20 +170,13 @@ mod tests {
         // Dropout(y) -> (y2, mask unread) is a rename; z = Add(y2, w) is the graph output.
         let g = ModelGraph {
             name: "m".into(),
-            tensors: vec![
-                t("x", 16, false),    // 0
-                t("a", 16, false),    // 1
-                t("c0", 8, false),    // 2
-                t("s", 16, false),    // 3
-                t("r", 16, false),    // 4
-                t("y", 16, false),    // 5
-                t("y2", 16, false),   // 6
-                t("mask", 4, false),  // 7
-                t("w", 16, true),     // 8
-                t("z", 16, false),    // 9
-                t("unused", 2, true), // 10
-                t("f", 2, false),     // 11
-            ],
+            // Indices 0..=11; w (8) and unused (10) are constants.
+            tensors: ["x", "a", "c0", "s", "r", "y", "y2", "mask", "w", "z", "unused", "f"]
+                .iter()
+                .zip([16, 16, 8, 16, 16, 16, 16, 4, 16, 16, 2, 2])
+                .enumerate()
+                .map(|(i, (name, bytes))| t(name, bytes, i == 8 || i == 10))
+                .collect(),
             nodes: vec![
                 node("id", "Identity", &[0], &[1], Rename),
                 node("c", "Constant", &[], &[2], Source),

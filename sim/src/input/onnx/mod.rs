@@ -32,23 +32,19 @@ use prost::Message;
 use self::declared::{declared, fix_input, static_shape, Declared};
 use self::infer::{Info, Node};
 use crate::input::import::{
-    byte_size, check_order, GraphNode, GraphTensor, ImportError, ModelGraph, NodeRole,
+    byte_size, check_order, GraphNode, GraphTensor, ImportError, ModelGraph, ModelSource, NodeRole,
 };
+use crate::input::Op;
 
-/// Reads an ONNX model from `bytes` (see the module docs). `file` names it in errors and
-/// `name` becomes the program's name; `input_shapes` fixes graph inputs (`NAME`, dims).
+/// Reads an ONNX model (see the module docs); the `input_shapes` fix graph inputs.
 ///
 /// # Errors
 /// [`ImportError::Malformed`] when the bytes are not a `ModelProto`,
 /// [`ImportError::NoGraph`], [`ImportError::BadInputShape`], [`ImportError::DynamicInput`],
 /// the definition-order errors of [`check_order`], and [`ImportError::Shape`] naming the
 /// node whose output shape cannot be inferred.
-pub fn read_onnx(
-    bytes: &[u8],
-    file: &str,
-    name: &str,
-    input_shapes: &[(String, Vec<u64>)],
-) -> Result<ModelGraph, ImportError> {
+pub fn read_onnx(source: &ModelSource) -> Result<ModelGraph, ImportError> {
+    let ModelSource { bytes, file, name, input_shapes } = *source;
     let model = ModelProto::decode(bytes).map_err(|e| ImportError::Malformed {
         file: file.to_owned(),
         format: "ONNX",
@@ -195,7 +191,8 @@ impl<'a> Reader<'a> {
             };
             let inputs = n.input.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
             let outputs = n.output.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
-            nodes.push(GraphNode { name, op: op.to_owned(), inputs, outputs, role });
+            let node = Op { name, op: op.to_owned(), inputs, outputs, collective: false };
+            nodes.push(GraphNode { node, role });
         }
         nodes
     }
@@ -225,8 +222,8 @@ impl<'a> Reader<'a> {
                 .collect();
             let n = Node { proto: node, inputs, opset: self.opset };
             match node.domain.as_deref() {
-                _ if default_domain => infer::infer(&gn.op, &n),
-                Some("com.microsoft") => infer::infer_contrib(&gn.op, &n),
+                _ if default_domain => infer::infer(&gn.node.op, &n),
+                Some("com.microsoft") => infer::infer_contrib(&gn.node.op, &n),
                 _ => None,
             }
         };
@@ -237,7 +234,7 @@ impl<'a> Reader<'a> {
                     Some(Err(e)) => e,
                     _ => format!(
                         "no shape rule for op `{}`{}",
-                        gn.op,
+                        gn.node.op,
                         node.domain
                             .as_deref()
                             .filter(|d| !d.is_empty())
@@ -257,8 +254,8 @@ impl<'a> Reader<'a> {
                         Some(info) => outs.push(info),
                         None => {
                             return Err(self.shape_error(
-                                &gn.name,
-                                &gn.op,
+                                &gn.node.name,
+                                &gn.node.op,
                                 format!("{why}, and the file declares no static shape for output `{o}`"),
                             ))
                         }

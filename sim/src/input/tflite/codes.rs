@@ -230,32 +230,38 @@ pub fn builtin_name(code: i32) -> String {
         .map_or_else(|| format!("BUILTIN_{code}"), |s| (*s).to_owned())
 }
 
+/// `TensorType` names, indexed by code.
+const TYPE_NAMES: [&str; 19] = [
+    "FLOAT32",
+    "FLOAT16",
+    "INT32",
+    "UINT8",
+    "INT64",
+    "STRING",
+    "BOOL",
+    "INT16",
+    "COMPLEX64",
+    "INT8",
+    "FLOAT64",
+    "COMPLEX128",
+    "UINT64",
+    "RESOURCE",
+    "VARIANT",
+    "UINT32",
+    "UINT16",
+    "INT4",
+    "BFLOAT16",
+];
+
+/// Bits per element of the types in [`TYPE_NAMES`]; 0 for `STRING`, `RESOURCE` and `VARIANT`.
+const TYPE_BITS: [u32; 19] = [32, 16, 32, 8, 64, 0, 8, 16, 64, 8, 64, 128, 64, 0, 0, 32, 16, 4, 16];
+
 /// The name and bit width of `TensorType` code `code`: `None` bits for types without a fixed
 /// element size (`STRING`, `RESOURCE`, `VARIANT`), `None` for an unknown code.
 #[must_use]
 pub fn tensor_type(code: i8) -> Option<(&'static str, Option<u32>)> {
-    Some(match code {
-        0 => ("FLOAT32", Some(32)),
-        1 => ("FLOAT16", Some(16)),
-        2 => ("INT32", Some(32)),
-        3 => ("UINT8", Some(8)),
-        4 => ("INT64", Some(64)),
-        5 => ("STRING", None),
-        6 => ("BOOL", Some(8)),
-        7 => ("INT16", Some(16)),
-        8 => ("COMPLEX64", Some(64)),
-        9 => ("INT8", Some(8)),
-        10 => ("FLOAT64", Some(64)),
-        11 => ("COMPLEX128", Some(128)),
-        12 => ("UINT64", Some(64)),
-        13 => ("RESOURCE", None),
-        14 => ("VARIANT", None),
-        15 => ("UINT32", Some(32)),
-        16 => ("UINT16", Some(16)),
-        17 => ("INT4", Some(4)),
-        18 => ("BFLOAT16", Some(16)),
-        _ => return None,
-    })
+    let i = usize::try_from(code).ok()?;
+    Some((*TYPE_NAMES.get(i)?, Some(TYPE_BITS[i]).filter(|&b| b > 0)))
 }
 
 #[cfg(test)]
@@ -270,6 +276,8 @@ mod tests {
         assert_eq!(builtin_name(-1), "BUILTIN_-1");
         assert_eq!(builtin_name(5000), "BUILTIN_5000");
         assert_eq!(tensor_type(1), Some(("FLOAT16", Some(16))));
-        assert_eq!(tensor_type(42), None);
+        assert_eq!(tensor_type(5), Some(("STRING", None)));
+        assert_eq!(tensor_type(18), Some(("BFLOAT16", Some(16))));
+        assert_eq!((tensor_type(42), tensor_type(-1)), (None, None));
     }
 }

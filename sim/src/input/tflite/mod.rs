@@ -28,23 +28,19 @@ use dramalloc_model_formats::tflite::{ModelRef, SubGraphRef};
 use planus::ReadAsRoot;
 
 use crate::input::import::{
-    byte_size, GraphNode, GraphTensor, ImportError, ModelGraph, NodeRole, SizeProblem,
+    byte_size, GraphNode, GraphTensor, ImportError, ModelGraph, ModelSource, NodeRole, SizeProblem,
 };
+use crate::input::Op;
 
-/// Reads a TFLite model from `bytes` (see the module docs); `file` names it in errors, `name`
-/// becomes the program's name, and `input_shapes` may restate input shapes.
+/// Reads a TFLite model (see the module docs); `input_shapes` may restate input shapes.
 ///
 /// # Errors
 /// [`ImportError::Malformed`] for a file that does not read as a TFLite flatbuffer,
 /// [`ImportError::NoGraph`] without subgraphs, [`ImportError::BadIndex`] for a tensor,
 /// buffer or operator-code index beyond its table, [`ImportError::BadInputShape`] for an
 /// `--input-shape` that names no input or changes one.
-pub fn read_tflite(
-    bytes: &[u8],
-    file: &str,
-    name: &str,
-    input_shapes: &[(String, Vec<u64>)],
-) -> Result<ModelGraph, ImportError> {
+pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
+    let ModelSource { bytes, file, name, input_shapes } = *source;
     let malformed = |e: planus::Error| ImportError::Malformed {
         file: file.to_owned(),
         format: "TFLite",
@@ -155,13 +151,14 @@ pub fn read_tflite(
         };
         let inputs = list("input", op.inputs().map_err(malformed)?)?;
         let outputs = list("output", op.outputs().map_err(malformed)?)?;
-        nodes.push(GraphNode {
+        let node = Op {
             name: format!("{}_{k}", op_name.to_lowercase()),
             op: op_name,
             inputs,
             outputs,
-            role: NodeRole::Compute,
-        });
+            collective: false,
+        };
+        nodes.push(GraphNode { node, role: NodeRole::Compute });
     }
     let io = |which: &str, v: Option<planus::Vector<'_, i32>>| -> Result<Vec<u32>, ImportError> {
         v.map_or_else(Vec::new, |v| v.iter().collect::<Vec<_>>())

@@ -8,6 +8,7 @@
 
 use super::super::dtype;
 use super::super::value::{self, Data};
+use super::index::map_indices;
 use super::node::{Info, Node, R};
 
 /// The broadcast of two shapes.
@@ -31,7 +32,6 @@ pub fn broadcast(a: &[u64], b: &[u64]) -> R<Vec<u64>> {
 /// broadcasting reads.
 #[must_use]
 pub fn broadcast_source(out: &[u64], input: &[u64]) -> Vec<usize> {
-    let total = value::elements(out).unwrap_or(0) as usize;
     let offset = out.len() - input.len();
     // Row-major strides of `input`, 0 along broadcast dimensions.
     let mut strides = vec![0usize; out.len()];
@@ -42,19 +42,7 @@ pub fn broadcast_source(out: &[u64], input: &[u64]) -> Vec<usize> {
         }
         s *= input[i] as usize;
     }
-    let mut idx = vec![0u64; out.len()];
-    let mut result = Vec::with_capacity(total);
-    for _ in 0..total {
-        result.push(idx.iter().zip(&strides).map(|(&i, &st)| i as usize * st).sum());
-        for d in (0..out.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < out[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    result
+    map_indices(out, |idx| idx.iter().zip(&strides).map(|(&i, &st)| i as usize * st).sum())
 }
 
 /// Unary op: same type and shape; `value` computes the constant output when there is one.

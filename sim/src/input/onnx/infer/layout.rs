@@ -8,6 +8,7 @@
 use super::super::dtype;
 use super::super::value::{self, Data, Value};
 use super::elementwise::{broadcast, broadcast_source};
+use super::index::map_indices;
 use super::node::{dim, norm_axis, Info, Node, R};
 
 /// Input 0 with a new shape, its value (if any) carried over unchanged.
@@ -25,11 +26,7 @@ fn count(shape: &[u64]) -> R<u64> {
 /// dimension (unless `allowzero`), one `-1` takes what is left.
 pub fn reshape(n: &Node) -> R<Vec<Info>> {
     let x = n.input(0)?;
-    let target = if n.opset < 5 {
-        n.ints("shape").ok_or("attribute `shape` is missing")?
-    } else {
-        n.value(1)?.as_ints()
-    };
+    let target = n.moved_required("shape", 1, 5)?.as_ints();
     let allow_zero = n.int("allowzero", 0) != 0;
     let total = count(&x.shape)?;
     let mut out = Vec::with_capacity(target.len());
@@ -78,11 +75,7 @@ pub fn flatten(n: &Node) -> R<Vec<Info>> {
 /// The `axes` of `Squeeze`/`Unsqueeze`/reductions: input 1 from `from_opset` on, else the
 /// attribute; `None` when neither is given.
 pub fn axes(n: &Node, from_opset: i64, input: usize) -> R<Option<Vec<i64>>> {
-    if n.opset >= from_opset {
-        n.opt_ints(input)
-    } else {
-        Ok(n.ints("axes"))
-    }
+    Ok(n.moved("axes", input, from_opset)?.map(|v| v.as_ints()))
 }
 
 /// `Squeeze(axes)`: removes the listed dimensions (all 1s when none are listed).
@@ -126,28 +119,10 @@ fn strides(shape: &[u64]) -> Vec<usize> {
     s
 }
 
-/// For every element of `out`, the flat input index given by `map(out_index) -> input index`.
-fn gather_indices(out: &[u64], map: impl Fn(&[u64]) -> usize) -> Vec<usize> {
-    let total = value::elements(out).unwrap_or(0) as usize;
-    let mut idx = vec![0u64; out.len()];
-    let mut result = Vec::with_capacity(total);
-    for _ in 0..total {
-        result.push(map(&idx));
-        for d in (0..out.len()).rev() {
-            idx[d] += 1;
-            if idx[d] < out[d] {
-                break;
-            }
-            idx[d] = 0;
-        }
-    }
-    result
-}
-
 /// Input 0's value rearranged into `shape` by `map`, when both are small.
 fn moved(x: &Info, shape: Vec<u64>, map: impl Fn(&[u64]) -> usize) -> Info {
     let data = match &x.value {
-        Some(v) if value::small(&shape) => Some(v.data.pick(&gather_indices(&shape, map))),
+        Some(v) if value::small(&shape) => Some(v.data.pick(&map_indices(&shape, map))),
         _ => None,
     };
     Info::new(x.dtype, shape).with(data)
@@ -209,11 +184,7 @@ pub fn tile(n: &Node) -> R<Vec<Info>> {
 pub fn pad(n: &Node) -> R<Vec<Info>> {
     let x = n.input(0)?;
     let r = x.shape.len();
-    let pads = if n.opset < 11 {
-        n.ints("pads").ok_or("attribute `pads` is missing")?
-    } else {
-        n.value(1)?.as_ints()
-    };
+    let pads = n.moved_required("pads", 1, 11)?.as_ints();
     let axes: Vec<usize> = match n.opt_ints(3)? {
         Some(a) if n.opset >= 18 => a.iter().map(|&a| norm_axis(a, r)).collect::<R<_>>()?,
         _ => (0..r).collect(),

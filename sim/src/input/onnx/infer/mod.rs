@@ -16,6 +16,7 @@
 mod conv_pool;
 mod elementwise;
 mod generate;
+mod index;
 mod layout;
 mod linalg;
 mod node;
@@ -178,8 +179,8 @@ pub fn infer(op: &str, n: &Node) -> Option<R<Vec<Info>>> {
         "LayerNormalization" => normalize::layer_norm(n),
         "LSTM" => recurrent::recurrent(n, true),
         "GRU" | "RNN" => recurrent::recurrent(n, false),
-        "QuantizeLinear" => quantize::quantize(n),
-        "DequantizeLinear" => quantize::dequantize(n),
+        "QuantizeLinear" => quantize::quantize(n, 2, dtype::UINT8),
+        "DequantizeLinear" => quantize::quantize(n, 1, dtype::FLOAT),
         "DynamicQuantizeLinear" => quantize::dynamic_quantize(n),
         "Resize" => resize::resize(n),
         "Upsample" => resize::upsample(n),
@@ -226,8 +227,8 @@ pub fn infer_contrib(op: &str, n: &Node) -> Option<R<Vec<Info>>> {
                 o
             })
         }
-        "QuantizeLinear" => quantize::quantize(n),
-        "DequantizeLinear" => quantize::dequantize(n),
+        "QuantizeLinear" => quantize::quantize(n, 2, dtype::UINT8),
+        "DequantizeLinear" => quantize::quantize(n, 1, dtype::FLOAT),
         _ => return None,
     };
     Some(result.and_then(|outs| declared_outputs(n, outs)))

@@ -117,6 +117,43 @@ impl<'a> Node<'a> {
         }
     }
 
+    /// A list that later opsets moved from attribute `attr` to input `input`: from opset
+    /// `since` on the input's value, before it the attribute (integers or floats); `None` when
+    /// the one that applies is absent.
+    ///
+    /// # Errors
+    /// As [`Node::value`] when the input applies and is given.
+    pub fn moved(&self, attr: &str, input: usize, since: i64) -> R<Option<Value>> {
+        if self.opset >= since {
+            return Ok(match self.opt(input) {
+                Some(_) => Some(self.value(input)?.clone()),
+                None => None,
+            });
+        }
+        Ok(self.attr(attr).map(|a| {
+            if a.floats.is_empty() {
+                Value::ints(a.ints.clone())
+            } else {
+                let v: Vec<f64> = a.floats.iter().map(|&f| f64::from(f)).collect();
+                Value { dtype: super::super::dtype::FLOAT, shape: vec![v.len() as u64], data: Data::Float(v) }
+            }
+        }))
+    }
+
+    /// [`Node::moved`] when the op needs the list.
+    ///
+    /// # Errors
+    /// As [`Node::moved`], and when the list is absent.
+    pub fn moved_required(&self, attr: &str, input: usize, since: i64) -> R<Value> {
+        self.moved(attr, input, since)?.ok_or_else(|| {
+            if self.opset >= since {
+                format!("input {input} is missing")
+            } else {
+                format!("attribute `{attr}` is missing")
+            }
+        })
+    }
+
     /// The attribute `name`.
     #[must_use]
     pub fn attr(&self, name: &str) -> Option<&'a AttributeProto> {

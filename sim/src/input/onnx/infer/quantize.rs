@@ -9,21 +9,13 @@
 use super::super::dtype;
 use super::node::{Info, Node, R};
 
-/// `QuantizeLinear(x, y_scale, y_zero_point)`.
-pub fn quantize(n: &Node) -> R<Vec<Info>> {
+/// `QuantizeLinear(x, y_scale, y_zero_point)` (`typed_by` 2, default `UINT8`) and
+/// `DequantizeLinear(x, x_scale, x_zero_point)` (`typed_by` 1, default `FLOAT`): input 0's
+/// shape, typed by attribute `output_dtype` when set, else by input `typed_by`.
+pub fn quantize(n: &Node, typed_by: usize, default: i32) -> R<Vec<Info>> {
     let x = n.input(0)?;
     let t = match n.int("output_dtype", 0) as i32 {
-        0 => n.opt(2).map_or(dtype::UINT8, |z| z.dtype),
-        t => t,
-    };
-    Ok(vec![Info::new(t, x.shape.clone())])
-}
-
-/// `DequantizeLinear(x, x_scale, x_zero_point)`.
-pub fn dequantize(n: &Node) -> R<Vec<Info>> {
-    let x = n.input(0)?;
-    let t = match n.int("output_dtype", 0) as i32 {
-        0 => n.opt(1).map_or(dtype::FLOAT, |s| s.dtype),
+        0 => n.opt(typed_by).map_or(default, |z| z.dtype),
         t => t,
     };
     Ok(vec![Info::new(t, x.shape.clone())])

@@ -8,6 +8,7 @@
 
 use super::super::dtype;
 use super::super::value::{self, Data};
+use super::index::map_indices;
 use super::layout::axes;
 use super::node::{norm_axis, Info, Node, R};
 
@@ -45,9 +46,10 @@ pub fn reduce(n: &Node, op: &str) -> R<Vec<Info>> {
             let kept: Vec<usize> = (0..r).filter(|i| !over.contains(i)).collect();
             let kept_shape: Vec<u64> = kept.iter().map(|&i| x.shape[i]).collect();
             let mut acc: Vec<Option<f64>> = vec![None; value::elements(&kept_shape).unwrap_or(0) as usize];
-            let mut idx = vec![0u64; r];
-            for flat in 0..v.data.len() {
-                let slot = kept.iter().fold(0usize, |a, &i| a * x.shape[i] as usize + idx[i] as usize);
+            let slots = map_indices(&x.shape, |idx| {
+                kept.iter().fold(0usize, |a, &i| a * x.shape[i] as usize + idx[i] as usize)
+            });
+            for (flat, &slot) in slots.iter().enumerate() {
                 let e = v.data.f(flat);
                 acc[slot] = Some(match (acc[slot], op) {
                     (None, _) => e,
@@ -56,13 +58,6 @@ pub fn reduce(n: &Node, op: &str) -> R<Vec<Info>> {
                     (Some(a), "ReduceMax") => a.max(e),
                     (Some(a), _) => a.min(e),
                 });
-                for d in (0..r).rev() {
-                    idx[d] += 1;
-                    if idx[d] < x.shape[d] {
-                        break;
-                    }
-                    idx[d] = 0;
-                }
             }
             let empty = if op == "ReduceProd" { 1.0 } else { 0.0 };
             Some(Data::Float(acc.into_iter().map(|a| a.unwrap_or(empty)).collect()))

@@ -20,11 +20,7 @@ fn scaled(d: u64, scale: f64) -> R<u64> {
 /// `Upsample`.
 pub fn upsample(n: &Node) -> R<Vec<Info>> {
     let x = n.input(0)?;
-    let scales = if n.opset < 9 {
-        n.floats("scales").ok_or("attribute `scales` is missing")?
-    } else {
-        n.value(1)?.as_floats()
-    };
+    let scales = n.moved_required("scales", 1, 9)?.as_floats();
     if scales.len() != x.shape.len() {
         return Err(format!("{} scales for rank {}", scales.len(), x.shape.len()));
     }

@@ -7,23 +7,8 @@
 
 use super::super::dtype;
 use super::super::value::{self, Data, Value};
+use super::index::{ravel, unravel};
 use super::node::{dim, norm_axis, Info, Node, R};
-
-/// Row-major multi-index of flat position `flat` in `shape`.
-fn unravel(mut flat: usize, shape: &[u64]) -> Vec<usize> {
-    let mut idx = vec![0usize; shape.len()];
-    for d in (0..shape.len()).rev() {
-        let s = shape[d].max(1) as usize;
-        idx[d] = flat % s;
-        flat /= s;
-    }
-    idx
-}
-
-/// Flat position of a multi-index in `shape`.
-fn ravel(idx: &[usize], shape: &[u64]) -> usize {
-    idx.iter().zip(shape).fold(0usize, |acc, (&i, &d)| acc * d as usize + i)
-}
 
 /// `Concat(axis)`: dimensions along `axis` add up, the others must agree.
 pub fn concat(n: &Node) -> R<Vec<Info>> {
@@ -69,7 +54,7 @@ pub fn split(n: &Node) -> R<Vec<Info>> {
     let axis = n.axis("axis", 0, x.shape.len())?;
     let total = x.shape[axis];
     let parts = n.outputs() as u64;
-    let sizes: Vec<u64> = match if n.opset >= 13 { n.opt_ints(1)? } else { n.ints("split") } {
+    let sizes: Vec<u64> = match n.moved("split", 1, 13)?.map(|v| v.as_ints()) {
         Some(s) if !s.is_empty() => s.iter().map(|&d| dim(d, "split size")).collect::<R<_>>()?,
         _ => {
             if parts == 0 {
