@@ -2,8 +2,8 @@
 //! Uses: its subcommand files and, through them, the sim's rooms and dramalloc-core; used by: main.rs, tests.
 //!
 //! The `dramalloc` command line (clap derive). `main.rs` only calls [`main_with`]. One file
-//! per subcommand (`run.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`); the value
-//! parsers they share are in `args.rs`.
+//! per subcommand (`run.rs`, `import.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`);
+//! the value parsers and file readers they share are in `args.rs`.
 
 /// Writes to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
 macro_rules! say {
@@ -13,6 +13,7 @@ macro_rules! say {
 }
 
 mod args;
+mod import;
 mod plan;
 mod quality;
 mod replay;
@@ -25,7 +26,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use dramalloc_core::Strategy;
 
-use args::parse_strategy;
+use args::{parse_input_shape, parse_strategy};
 pub use run::{print_summary, RunArgs};
 
 /// Largest tensor / buffer count accepted from a file.
@@ -45,9 +46,22 @@ pub struct Cli {
 pub enum Command {
     /// Plan a program on N cores, execute it on the simulator, verify, print the summary.
     Run(RunArgs),
-    /// Plan a minimalloc CSV or a program JSON and write the solution CSV.
+    /// Read an ONNX or TFLite model and write its program JSON.
+    Import {
+        /// The model: `.onnx` or `.tflite` (another name: by content).
+        model: PathBuf,
+        /// Shape of an input with symbolic dimensions, NAME=DIMS (e.g. x=1x3x224x224); repeatable.
+        /// Other symbolic dimensions are 1.
+        #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+        input_shape: Vec<(String, Vec<u64>)>,
+        /// The program JSON to write.
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+    /// Plan a minimalloc CSV, a program JSON or a model file and write the solution CSV.
     Plan {
-        /// Input: `.csv` (id,lower,upper,size; upper exclusive) or `.json` (program).
+        /// Input: `.csv` (id,lower,upper,size; upper exclusive), `.json` (program), or a model
+        /// file (`.onnx`, `.tflite`, imported first).
         input: PathBuf,
         /// Placement strategy.
         #[arg(long, default_value = "auto", value_parser = parse_strategy)]
@@ -65,6 +79,9 @@ pub enum Command {
         /// found so far is written when it runs out).
         #[arg(long, default_value_t = 1.0)]
         time_limit: f64,
+        /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
+        #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+        input_shape: Vec<(String, Vec<u64>)>,
     },
     /// Check a solution independently of the planner (sweep line).
     Verify {
@@ -86,7 +103,7 @@ pub enum Command {
     },
     /// Peak / lower bound of every strategy on every file (default: the bundled sets).
     Quality {
-        /// CSV or JSON files (default: bundled models, hard DSA set and large instances).
+        /// CSV, JSON or model files (default: bundled models, hard DSA set and large instances).
         paths: Vec<PathBuf>,
         /// Alignment, bytes.
         #[arg(long, default_value_t = 1)]
@@ -107,6 +124,10 @@ pub enum Command {
         /// Seed of the generated problems.
         #[arg(long, default_value_t = crate::quality::generate::DEFAULT_SEED)]
         seed: u64,
+        /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable; every model
+        /// file given must have that input.
+        #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+        input_shape: Vec<(String, Vec<u64>)>,
     },
 }
 
@@ -128,15 +149,18 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
     };
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(a) => run::cmd_run(&a),
-        Command::Plan { input, strategy, align, capacity, output, time_limit } => {
-            plan::cmd_plan(input, strategy, align, capacity, output, time_limit)
+        Command::Import { model, input_shape, output } => import::cmd_import(&model, &input_shape, &output),
+        Command::Plan { input, strategy, align, capacity, output, time_limit, input_shape } => {
+            plan::cmd_plan(input, strategy, align, capacity, output, time_limit, &input_shape)
         }
         Command::Verify { input, solution, align, capacity } => {
             verify::cmd_verify(input, solution, align, capacity)
         }
         Command::Replay { script } => replay::cmd_replay(script),
-        Command::Quality { paths, align, strategies, json, time_limit, generated, seed } => {
-            quality::cmd_quality(&paths, align, &strategies, json, time_limit, &generated, seed)
+        Command::Quality { paths, align, strategies, json, time_limit, generated, seed, input_shape } => {
+            let sources =
+                quality::Sources { paths: &paths, input_shapes: &input_shape, generated: &generated, seed };
+            quality::cmd_quality(&sources, align, &strategies, json, time_limit)
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `dramalloc plan`: plans a minimalloc CSV or a program JSON and writes the solution CSV.
+//! `dramalloc plan`: plans a minimalloc CSV, a program JSON or a model file and writes the solution CSV.
 //! Uses: args, atomic_write, input, quality, dramalloc-core (error, strategy); used by: mod.rs.
 
 use std::io::Write;
@@ -19,6 +19,7 @@ pub(super) fn cmd_plan(
     capacity: Option<u64>,
     output: PathBuf,
     time_limit: f64,
+    input_shapes: &[(String, Vec<u64>)],
 ) -> ExitCode {
     if align == 0 {
         return err("--align must be at least 1", 2);
@@ -26,7 +27,7 @@ pub(super) fn cmd_plan(
     let Some(limit) = seconds(time_limit) else {
         return err("--time-limit must be a non-negative number of seconds", 2);
     };
-    let problem = match read_problem(&input) {
+    let problem = match read_problem(&input, input_shapes) {
         Ok(p) => p,
         Err(e) => return err(e, 2),
     };

@@ -11,15 +11,22 @@ use super::args::{read_problem, seconds};
 use super::{err, MAX_TENSORS};
 use crate::input;
 
+/// What `dramalloc quality` evaluates: files (model files imported with `input_shapes`) or,
+/// when `generated` is not empty, generated problems of those sizes from `seed`.
+pub(super) struct Sources<'a> {
+    pub(super) paths: &'a [PathBuf],
+    pub(super) input_shapes: &'a [(String, Vec<u64>)],
+    pub(super) generated: &'a [usize],
+    pub(super) seed: u64,
+}
+
 /// `dramalloc quality`: peak / lower bound of every strategy on every file.
 pub(super) fn cmd_quality(
-    paths: &[PathBuf],
+    sources: &Sources,
     align: u64,
     strategies: &[Strategy],
     json: bool,
     time_limit: f64,
-    generated: &[usize],
-    seed: u64,
 ) -> ExitCode {
     let Some(limit) = seconds(time_limit) else {
         return err("--time-limit must be a non-negative number of seconds", 2);
@@ -29,6 +36,7 @@ pub(super) fn cmd_quality(
     }
     let strategies: Vec<Strategy> =
         if strategies.is_empty() { Strategy::ALL.to_vec() } else { strategies.to_vec() };
+    let Sources { paths, input_shapes, generated, seed } = *sources;
     let mut problems = Vec::new();
     if !generated.is_empty() {
         for &n in generated {
@@ -50,7 +58,7 @@ pub(super) fn cmd_quality(
         }
     } else {
         for p in paths {
-            match read_problem(p) {
+            match read_problem(p, input_shapes) {
                 Ok(b) => problems.push((
                     p.parent()
                         .and_then(|d| d.file_name())

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, Strategy};
 
-use super::args::{parse_fault, parse_strategy};
+use super::args::{parse_fault, parse_input_shape, parse_strategy, read_program_file};
 use super::{err, MAX_TENSORS};
 use crate::exec::faults::Fault;
 use crate::input::{self, Program};
@@ -18,7 +18,8 @@ use crate::run::{run, RunError, RunOptions, Split, Summary};
 /// Options of `dramalloc run`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RunArgs {
-    /// Program JSON (default: the bundled ResNet-50).
+    /// Program JSON, or a model file (`.onnx`, `.tflite`) imported first (default: the
+    /// bundled ResNet-50).
     pub program: Option<PathBuf>,
     /// Logical cores (1..=64).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
@@ -47,6 +48,9 @@ pub struct RunArgs {
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
+    /// Shape of a model input with symbolic dimensions, NAME=DIMS (e.g. x=1x3x224x224); repeatable.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shape: Vec<(String, Vec<u64>)>,
 }
 
 impl Default for RunArgs {
@@ -62,6 +66,7 @@ impl Default for RunArgs {
             mb_per_core: None,
             report_dir: None,
             inject_fault: None,
+            input_shape: Vec::new(),
         }
     }
 }
@@ -71,7 +76,7 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
     let source =
         a.program.as_ref().map_or("bundled:onnx_resnet50.json".to_string(), |p| p.display().to_string());
     let program: Program = match &a.program {
-        Some(p) => match input::read_program(p, MAX_TENSORS) {
+        Some(p) => match read_program_file(p, &a.input_shape) {
             Ok(p) => p,
             Err(e) => return err(e, 2),
         },

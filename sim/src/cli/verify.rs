@@ -11,7 +11,7 @@ use crate::input;
 
 /// `dramalloc verify`: checks `solution` against the problem `input`.
 pub(super) fn cmd_verify(input: PathBuf, solution: PathBuf, align: u64, capacity: Option<u64>) -> ExitCode {
-    let problem = match read_problem(&input) {
+    let problem = match read_problem(&input, &[]) {
         Ok(p) => p,
         Err(e) => return err(e, 2),
     };

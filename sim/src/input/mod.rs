@@ -1,8 +1,9 @@
-//! Input: the program JSON and minimalloc CSV readers, their error, and the bundled inputs.
-//! Uses: nothing else in the crate; used by: cli, model, quality, run, tensor_parallel, verify.
+//! Input: the program JSON and minimalloc CSV readers, the ONNX and TFLite importers, their errors, the bundled inputs.
+//! Uses: nothing else in the crate (dramalloc-model-formats for model files); used by: cli, model, quality, run, tensor_parallel, verify.
 //!
-//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]), and
-//! the inputs compiled into the binary ([`bundled`]).
+//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]), the
+//! inputs compiled into the binary ([`bundled`]), and model files: ONNX ([`onnx`]) and TFLite
+//! ([`tflite`]) read into one model graph that [`import`] turns into a program.
 //!
 //! Both readers return [`InputError`], whose message names the file, the place (JSON path
 //! or CSV line and column) and the offending value; the command line maps it to exit code 2.
@@ -11,8 +12,11 @@
 
 pub mod bundled;
 pub mod error;
+pub mod import;
 pub mod minimalloc_csv;
+pub mod onnx;
 pub mod program_json;
+pub mod tflite;
 
 use std::path::Path;
 
