@@ -47,7 +47,9 @@ pub mod liveness;
 pub mod metrics;
 pub mod multicore;
 pub mod place;
+pub mod plan_file;
 pub mod planner;
+pub mod static_storage;
 pub mod strategy;
 pub mod workspace;
 

@@ -4,10 +4,13 @@
 //! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
 //! `layout.svg`, each written whole (temp file + rename) or not at all.
 //! [`layout_svg`](mod@layout_svg) draws the picture; [`banked`] writes the banked allocator's
-//! three memory reports (`replay`).
+//! three memory reports (`replay`); [`plan_bin`] the binary plan file and [`plan_h`] its C
+//! header.
 
 pub mod banked;
 pub mod layout_svg;
+pub mod plan_bin;
+pub mod plan_h;
 
 use std::io;
 use std::path::Path;
