@@ -87,18 +87,13 @@ impl<const C: usize, const I: usize, const N: usize, const L: usize, const A: us
     /// Borrows the storage as the pipeline's [`MultiStorage`] and one [`ModuleState`] per
     /// core.
     pub fn split(&mut self) -> (MultiStorage<'_>, [ModuleState<'_>; C]) {
-        let mut by_name = self.by_name.iter_mut();
-        let states = self.states.each_mut().map(|l| {
+        let StaticMulti { ws, shared, accesses, edges, index, states, by_name } = self;
+        let mut by_name = by_name.iter_mut();
+        let states = states.each_mut().map(|l| {
             let names: &mut [u32] = by_name.next().map_or(&mut [], |b| b);
             ModuleState::new(l, names)
         });
-        let storage = MultiStorage {
-            ws: self.ws.workspace(),
-            shared: &mut self.shared,
-            accesses: &mut self.accesses,
-            edges: &mut self.edges,
-            index: &mut self.index,
-        };
+        let storage = MultiStorage { ws: ws.workspace(), shared, accesses, edges, index };
         (storage, states)
     }
 }

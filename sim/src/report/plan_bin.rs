@@ -55,26 +55,31 @@ pub enum BlobError {
     },
 }
 
-/// A plan ready to encode: the header's values, one entry per core, the records of every
-/// core and the tensor names. [`PlanBlob::encode`] sorts and counts.
+/// A plan ready to encode: the header's values (flags, window, shared region, alignment;
+/// [`PlanBlob::encode`] sets magic, version, sizes, counts and the checksum), one entry per
+/// core, the records of every core and the tensor names. `encode` sorts and counts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct PlanBlob {
-    /// Header flags ([`FLAG_TENSOR_PARALLEL`]).
-    pub flags: u32,
-    /// Window every record ends below, bytes.
-    pub window: u64,
-    /// Shared region start, bytes.
-    pub shared_base: u64,
-    /// Shared region bytes in use.
-    pub shared_bytes: u64,
-    /// Address alignment, bytes.
-    pub align: u64,
+    /// The header's plan-level fields.
+    pub header: PlanHeader,
     /// Per-core entries (`first_record` and `record_count` are filled by `encode`).
     pub cores: Vec<CoreEntry>,
     /// Records of every core, any order.
     pub records: Vec<Record>,
     /// Tensor names; a record's `tensor` indexes them.
     pub names: Vec<String>,
+}
+
+/// The plan-level header fields; the rest is filled by [`PlanBlob::encode`].
+fn plan_header(flags: u32, window: u64, shared_base: u64, shared_bytes: u64, align: u64) -> PlanHeader {
+    PlanHeader {
+        flags: U32Le::new(flags),
+        window: U64Le::new(window),
+        shared_base: U64Le::new(shared_base),
+        shared_bytes: U64Le::new(shared_bytes),
+        align: U64Le::new(align),
+        ..PlanHeader::default()
+    }
 }
 
 fn count(what: &'static str, n: usize, limit: u64) -> Result<u32, BlobError> {
@@ -198,11 +203,13 @@ impl PlanBlob {
         }
         count("records", records.len(), u32::MAX.into())?;
         Ok(PlanBlob {
-            flags: if tensor_parallel { FLAG_TENSOR_PARALLEL } else { 0 },
-            window,
-            shared_base: plan.report.shared_base,
-            shared_bytes: plan.report.shared_region_bytes,
-            align: dramalloc_core::align::DRAM_PAGE,
+            header: plan_header(
+                if tensor_parallel { FLAG_TENSOR_PARALLEL } else { 0 },
+                window,
+                plan.report.shared_base,
+                plan.report.shared_region_bytes,
+                dramalloc_core::align::DRAM_PAGE,
+            ),
             cores,
             records,
             names,
@@ -237,11 +244,7 @@ impl PlanBlob {
             records.push(record(tensor, 0, 0, r.offset, r.size, aligned, def, last));
         }
         Ok(PlanBlob {
-            flags: 0,
-            window: capacity.unwrap_or(u64::MAX),
-            shared_base: 0,
-            shared_bytes: 0,
-            align: align.max(1),
+            header: plan_header(0, capacity.unwrap_or(u64::MAX), 0, 0, align.max(1)),
             cores: vec![CoreEntry {
                 hwm: U64Le::new(hwm),
                 instructions: U32Le::new(instructions),
@@ -297,7 +300,6 @@ impl PlanBlob {
             header_bytes: U32Le::new(std::mem::size_of::<PlanHeader>() as u32),
             file_bytes: U64Le::new(layout.file_bytes),
             checksum: U32Le::new(0),
-            flags: U32Le::new(self.flags),
             core_count: U32Le::new(counts.0),
             record_count: U32Le::new(counts.1),
             name_count: U32Le::new(counts.2),
@@ -306,10 +308,7 @@ impl PlanBlob {
             record_bytes: U16Le::new(std::mem::size_of::<Record>() as u16),
             name_bytes: U16Le::new(std::mem::size_of::<dramalloc_core::plan_file::NameRef>() as u16),
             reserved: U16Le::new(0),
-            window: U64Le::new(self.window),
-            shared_base: U64Le::new(self.shared_base),
-            shared_bytes: U64Le::new(self.shared_bytes),
-            align: U64Le::new(self.align),
+            ..self.header
         };
         let mut out = Vec::with_capacity(layout.file_bytes as usize);
         out.extend_from_slice(bytemuck::bytes_of(&header));
