@@ -20,6 +20,8 @@
 //!   bound, metrics), with [`strategy`], [`cc_region`] and [`metrics`];
 //! - [`multicore`]: N logical cores, shared DRAM and the pass pipeline;
 //! - [`banked`]: the runtime banked device allocator (tt-metal style), on its own.
+//! - [`plan_file`]: the binary plan file a loader maps, and its zero-copy validating reader;
+//! - [`static_storage`]: storage firmware keeps in a `static` and takes once.
 //!
 //! [`error`], [`align`] and [`workspace`] serve them all.
 //!

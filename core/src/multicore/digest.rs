@@ -1,3 +1,6 @@
+//! Per-core view HWM and an address checksum of a pipeline run.
+//! Uses: module; used by: the firmware and host examples.
+//!
 //! What two runs of the pipeline must agree on, in two numbers per plan: each core's HWM
 //! and one checksum over every address. Firmware and a host print them to show that they
 //! planned the same model the same way (`core/examples/firmware`, `sim/examples/plan_model.rs`).

@@ -1,3 +1,6 @@
+//! The plan file's CRC-32.
+//! Uses: header, crc; used by: reader, sim.
+//!
 //! The file checksum: CRC-32/ISO-HDLC (the zlib / PNG / Ethernet CRC, via the `crc` crate's
 //! catalogue) over the whole file with the 4 checksum bytes read as zero. A CRC-32 detects
 //! every single-bit error and every burst of up to 32 bits.

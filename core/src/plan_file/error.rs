@@ -1,3 +1,6 @@
+//! The plan file's typed errors and their kinds (corrupt / invalid plan).
+//! Uses: nothing else in the crate; used by: reader, validate, sim.
+//!
 //! The typed errors of the plan-file reader. Every variant names the record, core or name
 //! table entry at fault (indices into the file's tables), so a caller can look the tensor
 //! up with [`super::PlanFile::name`].

@@ -1,3 +1,6 @@
+//! The plan file's header, per-core table, constants and section layout.
+//! Uses: le, record; used by: reader, validate, checksum, sim.
+//!
 //! The file header, the per-core table and the section layout of a plan file.
 
 use bytemuck::{Pod, Zeroable};

@@ -1,3 +1,6 @@
+//! Little-endian integers of alignment 1, the plan file's field types.
+//! Uses: bytemuck; used by: header, record, sim.
+//!
 //! Little-endian integers of alignment 1 for the plan file: a field reads the same on any
 //! host, and a blob can be read in place from any address (an `include_bytes!` array, a
 //! mapped file, a packet buffer) because no record needs more than byte alignment.

@@ -1,3 +1,6 @@
+//! The binary plan file: its layout, its zero-copy reader and its typed errors.
+//! Uses: bytemuck, crc; used by: sim (report, cli), firmware, fuzz.
+//!
 //! The binary plan file a loader maps and reads in place (format version 1).
 //!
 //! A plan leaves `dramalloc` as a blob (`dramalloc run --report-dir DIR` writes

@@ -1,3 +1,6 @@
+//! The zero-copy structural reader of a plan file and its accessors.
+//! Uses: checksum, error, header, record; used by: validate, sim, firmware.
+//!
 //! The zero-copy reader: [`PlanFile::parse`] checks the structure of a blob and borrows its
 //! tables in place (`bytemuck::try_from_bytes` / `try_cast_slice`, no copy, no heap).
 

@@ -1,3 +1,6 @@
+//! The plan file's records and name-table entries, and the record flags.
+//! Uses: le; used by: header, reader, validate, sim.
+//!
 //! A plan file's records (one per planned tensor per core) and its name table entries.
 
 use bytemuck::{Pod, Zeroable};

@@ -1,3 +1,6 @@
+//! The plan checks of a parsed plan file (window, lifetimes, CC, twins, collisions, HWM).
+//! Uses: error, header, reader, record; used by: sim, firmware.
+//!
 //! The plan checks of a parsed plan file: every record inside the window, aligned, with a
 //! lifetime inside its core's program, its CC flag matching its address, the per-core HWM and
 //! CC usage matching the records, shared twins at one address, and no two records of a core

@@ -1,3 +1,6 @@
+//! Fixed-capacity storage of a multi-core pipeline run.
+//! Uses: multicore, workspace; used by: firmware.
+//!
 //! Fixed-capacity storage of a multi-core pipeline run, for a `static`.
 
 use crate::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedAccess, SharedEntry};

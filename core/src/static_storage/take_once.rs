@@ -1,3 +1,6 @@
+//! A value in a `static` taken once as `&'static mut`.
+//! Uses: static_cell; used by: firmware.
+//!
 //! A value in a `static` that one caller takes as `&'static mut`, once.
 
 use static_cell::ConstStaticCell;

@@ -1,3 +1,6 @@
+//! `plan.bin`: the binary plan file of a run or a minimalloc solution.
+//! Uses: input, model, planning, run, dramalloc-core (plan_file); used by: cli, tests, firmware build.
+//!
 //! `plan.bin`: the binary plan file of [`dramalloc_core::plan_file`], built from a `run`
 //! (every core's view) or from a minimalloc solution (one core), encoded whole with its
 //! CRC-32. The core's reader reads what this writes; `tests/plan_file.rs` checks both.

@@ -1,3 +1,6 @@
+//! `plan.h`: the C header of a plan file.
+//! Uses: dramalloc-core (plan_file); used by: cli, tests.
+//!
 //! `plan.h`: a C header for a `plan.bin`. It declares the file's structs with the layout of
 //! [`dramalloc_core::plan_file`] (checked by `_Static_assert`), a structural reader
 //! (`dramalloc_plan_open`, CRC-32 included) and, per tensor, a named constant address for
