@@ -2,7 +2,8 @@
 //! `dramalloc run ... --cores 2 --split tensor-parallel` plans), the firmware's model tables
 //! (`model.rs`: every core's locations, instructions, operands and names as `static`s, and
 //! the storage sizes) and the host's plan of it (`plan.bin`, written by the same code as
-//! `dramalloc run --report-dir`), both into `OUT_DIR`; and puts `memory.x` on the link path.
+//! `dramalloc run --report-dir`, or the file `DRAMALLOC_PLAN_BIN` names), both into `OUT_DIR`;
+//! and puts `memory.x` on the link path.
 
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -30,7 +31,16 @@ fn main() {
     let opts = PlanOptions::default();
     let plan = plan_model(&model, &opts).expect("the host plans the model");
     let blob = PlanBlob::from_run(&model, &plan, &opts, true).and_then(|b| b.encode()).expect("plan.bin");
-    std::fs::write(out.join("plan.bin"), blob).expect("write plan.bin");
+    // `DRAMALLOC_PLAN_BIN=path` embeds that file instead (`.ci/firmware` passes the one
+    // `dramalloc run --report-dir` wrote); the firmware checks it against its own plan
+    println!("cargo:rerun-if-env-changed=DRAMALLOC_PLAN_BIN");
+    match std::env::var_os("DRAMALLOC_PLAN_BIN") {
+        Some(path) => {
+            println!("cargo:rerun-if-changed={}", PathBuf::from(&path).display());
+            std::fs::copy(&path, out.join("plan.bin")).expect("DRAMALLOC_PLAN_BIN names a readable file");
+        }
+        None => std::fs::write(out.join("plan.bin"), blob).expect("write plan.bin"),
+    }
 
     let max_loc = model.cores.iter().map(|c| c.locations.len()).max().unwrap_or(1);
     let max_ops = model.cores.iter().map(|c| c.operands.len()).max().unwrap_or(1);

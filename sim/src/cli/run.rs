@@ -41,7 +41,7 @@ pub struct RunArgs {
     /// Shared mode 1: per-core slabs of this many MiB in one address space.
     #[arg(long)]
     pub mb_per_core: Option<u64>,
-    /// Write plan.csv, summary.json and layout.svg here.
+    /// Write plan.csv, summary.json, layout.svg, plan.bin and plan.h here.
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
@@ -133,7 +133,9 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
         Ok(out) => {
             print_summary(&out.summary);
             if let Some(dir) = &a.report_dir {
-                if let Err(e) = crate::report::write_reports(dir, &out.model, &out.plan, &out.summary) {
+                if let Err(e) =
+                    crate::report::write_reports(dir, &out.model, &out.plan, &out.summary, &opts.plan)
+                {
                     return err(format!("writing reports to {}: {e}", dir.display()), 1);
                 }
                 say!("reports: {}", dir.display());
