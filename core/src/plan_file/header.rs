@@ -18,8 +18,13 @@ pub const VERSION: u32 = 1;
 /// --split tensor-parallel`), so a checker can rebuild them from the program.
 pub const FLAG_TENSOR_PARALLEL: u32 = 1;
 
+/// Header flag: one device address space in per-core slabs (`dramalloc run --mb-per-core`):
+/// the window is `(cores + 1)` slabs, core k's private and pre-placed tensors live in slab k
+/// (at `k · window / (cores + 1)`), the shared region in slab `cores`.
+pub const FLAG_SLABS: u32 = 2;
+
 /// Every header flag this version defines; other bits must be 0.
-pub const KNOWN_FLAGS: u32 = FLAG_TENSOR_PARALLEL;
+pub const KNOWN_FLAGS: u32 = FLAG_TENSOR_PARALLEL | FLAG_SLABS;
 
 /// Lifetime value of a record no instruction accesses (`def` and `last_use` both).
 pub const NO_ACCESS: u32 = u32::MAX;

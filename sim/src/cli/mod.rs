@@ -2,7 +2,7 @@
 //! Uses: its subcommand files and, through them, the sim's rooms and dramalloc-core; used by: main.rs, tests.
 //!
 //! The `dramalloc` command line (clap derive). `main.rs` only calls [`main_with`]. One file
-//! per subcommand (`run.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`); the value
+//! per subcommand (`run.rs`, `plan.rs`, `verify.rs`, `check_plan.rs`, `replay.rs`, `quality.rs`); the value
 //! parsers they share are in `args.rs`.
 
 /// Writes to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
@@ -13,6 +13,7 @@ macro_rules! say {
 }
 
 mod args;
+mod check_plan;
 mod plan;
 mod quality;
 mod replay;
@@ -45,7 +46,7 @@ pub struct Cli {
 pub enum Command {
     /// Plan a program on N cores, execute it on the simulator, verify, print the summary.
     Run(RunArgs),
-    /// Plan a minimalloc CSV or a program JSON and write the solution CSV.
+    /// Plan a minimalloc CSV or a program JSON and write the solution (CSV or plan.bin).
     Plan {
         /// Input: `.csv` (id,lower,upper,size; upper exclusive) or `.json` (program).
         input: PathBuf,
@@ -58,9 +59,16 @@ pub enum Command {
         /// Capacity, bytes (default: unbounded).
         #[arg(long)]
         capacity: Option<u64>,
-        /// Solution CSV to write (id,lower,upper,size,offset).
+        /// File to write: the solution CSV (id,lower,upper,size,offset) or, for a `.bin` name
+        /// or `--format bin`, the binary plan file (`plan.bin` format, one core).
         #[arg(short, long)]
         output: PathBuf,
+        /// Output format (default: by the extension of `--output`: `.bin` is bin, else csv).
+        #[arg(long, value_enum)]
+        format: Option<plan::PlanFormat>,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
         /// Time limit of the `exact` strategy's search, seconds (anytime: the best plan
         /// found so far is written when it runs out).
         #[arg(long, default_value_t = 1.0)]
@@ -83,6 +91,14 @@ pub enum Command {
     Replay {
         /// The script.
         script: PathBuf,
+    },
+    /// Decode and validate a plan file (plan.bin), run the verifier over it and, given the
+    /// program, check it against the program: exit 0 valid, 1 a wrong plan, 2 a corrupt file.
+    CheckPlan {
+        /// The plan file.
+        plan: PathBuf,
+        /// The program JSON it plans (cores and split come from the plan file).
+        program: Option<PathBuf>,
     },
     /// Peak / lower bound of every strategy on every file (default: the bundled sets).
     Quality {
@@ -128,13 +144,24 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
     };
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(a) => run::cmd_run(&a),
-        Command::Plan { input, strategy, align, capacity, output, time_limit } => {
-            plan::cmd_plan(input, strategy, align, capacity, output, time_limit)
+        Command::Plan { input, strategy, align, capacity, output, format, json, time_limit } => {
+            let format = format.unwrap_or_else(|| plan::PlanFormat::of(&output));
+            plan::cmd_plan(&plan::PlanArgs {
+                input,
+                strategy,
+                align,
+                capacity,
+                output,
+                format,
+                json,
+                time_limit,
+            })
         }
         Command::Verify { input, solution, align, capacity } => {
             verify::cmd_verify(input, solution, align, capacity)
         }
         Command::Replay { script } => replay::cmd_replay(script),
+        Command::CheckPlan { plan, program } => check_plan::cmd_check_plan(&plan, program.as_deref()),
         Command::Quality { paths, align, strategies, json, time_limit, generated, seed } => {
             quality::cmd_quality(&paths, align, &strategies, json, time_limit, &generated, seed)
         }

@@ -47,6 +47,9 @@ pub struct RunArgs {
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
+    /// Print the summary as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Default for RunArgs {
@@ -62,6 +65,7 @@ impl Default for RunArgs {
             mb_per_core: None,
             report_dir: None,
             inject_fault: None,
+            json: false,
         }
     }
 }
@@ -131,14 +135,16 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
     };
     match run(&program, &opts) {
         Ok(out) => {
-            print_summary(&out.summary);
+            show(&out.summary, a.json);
             if let Some(dir) = &a.report_dir {
                 if let Err(e) =
                     crate::report::write_reports(dir, &out.model, &out.plan, &out.summary, &opts.plan)
                 {
                     return err(format!("writing reports to {}: {e}", dir.display()), 1);
                 }
-                say!("reports: {}", dir.display());
+                if !a.json {
+                    say!("reports: {}", dir.display());
+                }
             }
             ExitCode::SUCCESS
         }
@@ -146,13 +152,22 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
             let code = e.exit_code() as u8;
             match &e {
                 RunError::Verify { summary, .. } | RunError::Collision { summary, .. } => {
-                    print_summary(summary)
+                    show(summary, a.json)
                 }
                 RunError::Input(_) | RunError::Plan(_) => return err(format!("{source}: {e}"), code),
                 _ => {}
             }
             err(e, code)
         }
+    }
+}
+
+/// The summary as the table, or as JSON (`--json`).
+fn show(s: &Summary, json: bool) {
+    if json {
+        say!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
+    } else {
+        print_summary(s);
     }
 }
 

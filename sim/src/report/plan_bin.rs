@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::plan_file::{
     file_checksum, CoreEntry, Layout, PlanHeader, Record, U16Le, U32Le, U64Le, CHECKSUM_OFFSET, FLAG_CC,
-    FLAG_PINNED, FLAG_PREPLACED, FLAG_SHARED, FLAG_TENSOR_PARALLEL, MAGIC, NO_ACCESS, VERSION,
+    FLAG_PINNED, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, MAGIC, NO_ACCESS, VERSION,
 };
 
 use crate::input::SolutionRow;
@@ -130,7 +130,8 @@ impl PlanBlob {
     /// planned, shared) with the size and alignment the planner used; lifetimes are the
     /// core's first and last access (a shared tensor: the hull over all cores, the lifetime
     /// the shared region was planned with). HWM, floor, CC region and its use per core come
-    /// from the plan. `tensor_parallel` sets [`FLAG_TENSOR_PARALLEL`].
+    /// from the plan. `tensor_parallel` sets [`FLAG_TENSOR_PARALLEL`], per-core slabs
+    /// [`FLAG_SLABS`].
     ///
     /// # Errors
     /// [`BlobError::TooMany`] past 65,535 cores or 2^32 - 1 records or names.
@@ -207,7 +208,8 @@ impl PlanBlob {
         count("records", records.len(), u32::MAX.into())?;
         Ok(PlanBlob {
             header: plan_header(
-                if tensor_parallel { FLAG_TENSOR_PARALLEL } else { 0 },
+                if tensor_parallel { FLAG_TENSOR_PARALLEL } else { 0 }
+                    | if slab > 0 { FLAG_SLABS } else { 0 },
                 window,
                 plan.report.shared_base,
                 plan.report.shared_region_bytes,
