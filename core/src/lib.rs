@@ -41,6 +41,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// first: the macro is used by the rooms declared below
+#[macro_use]
+mod logging;
+
 pub mod align;
 pub mod banked;
 pub mod cc_region;

@@ -39,6 +39,9 @@ pub struct Cli {
     /// What to do; without a command: `run` on the bundled ResNet-50 with 2 cores.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Show the planner's milestone events on stderr (the seed allocator's log lines).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 }
 
 /// The commands.
@@ -142,6 +145,15 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if cli.verbose {
+        // a second call (tests run main_with many times) keeps the first logger
+        let _ = env_logger::Builder::new()
+            .filter_level(log::LevelFilter::Off)
+            .filter_module("dramalloc", log::LevelFilter::Info)
+            .format_timestamp(None)
+            .format_target(false)
+            .try_init();
+    }
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(a) => run::cmd_run(&a),
         Command::Plan { input, strategy, align, capacity, output, format, json, time_limit } => {

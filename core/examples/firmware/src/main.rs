@@ -2,7 +2,8 @@
 //! over 2 cores, with all storage in `static`s taken once (no `unsafe` here), prints each
 //! core's HWM and the address checksum (the host example prints the same two lines), then
 //! validates the host's `plan.bin` (embedded with `include_bytes!`) with the core's reader
-//! and checks that it holds the same addresses. Exits through semihosting: 0 when all agree.
+//! and checks that it holds the same addresses. The planner's milestone events (the core's
+//! `log` feature) print as `milestone: …` lines. Exits through semihosting: 0 when all agree.
 #![no_std]
 #![no_main]
 
@@ -27,6 +28,23 @@ static PLAN_BIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/plan.bin"));
 type Storage = StaticMulti<CORES, LOCATIONS, INTERVALS, LOCATIONS, ACCESSES, EDGES>;
 static STORAGE: TakeOnce<Storage> = TakeOnce::new(StaticMulti::new());
 static SCRATCH: TakeOnce<[u32; LOCATIONS]> = TakeOnce::new([0; LOCATIONS]);
+
+/// Prints the core's milestone events (the `log` facade) through semihosting.
+struct Semihosting;
+
+impl log::Log for Semihosting {
+    fn enabled(&self, m: &log::Metadata<'_>) -> bool {
+        m.level() <= log::Level::Info
+    }
+    fn log(&self, r: &log::Record<'_>) {
+        if self.enabled(r.metadata()) {
+            hprintln!("milestone: {}", r.args());
+        }
+    }
+    fn flush(&self) {}
+}
+
+static LOGGER: Semihosting = Semihosting;
 
 fn fail(what: &str) -> ! {
     hprintln!("FAILED: {}", what);
@@ -69,6 +87,9 @@ fn same_addresses(file: &PlanFile<'_>, states: &[ModuleState<'_>]) -> Result<usi
 
 #[entry]
 fn main() -> ! {
+    if log::set_logger(&LOGGER).is_ok() {
+        log::set_max_level(log::LevelFilter::Info);
+    }
     let Some(storage) = STORAGE.take() else { fail("storage taken twice") };
     let (mut multi, mut states) = storage.split();
     let modules = model::modules();
