@@ -1,4 +1,5 @@
-//! `plan.h` in C: the system compiler (`cc`) builds a program that reads `plan.bin` through
+//! `plan.h` in C: `dramalloc run --report-dir` writes plan.csv, plan.bin and plan.h; the
+//! system compiler (`cc`) builds a program that reads `plan.bin` through
 //! the header's structs and reader, and one that checks every generated address constant;
 //! both agree with `plan.csv`. Needs `cc` on PATH (CI's Debian image has it).
 
@@ -7,12 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use dramalloc_core::plan_file::PlanFile;
-use dramalloc_core::{CcSize, Strategy};
-use dramalloc_sim::input::parse_program;
-use dramalloc_sim::planning::{plan_model, PlanOptions};
-use dramalloc_sim::report::plan_bin::PlanBlob;
-use dramalloc_sim::report::plan_h::{address_macro, render, stems};
-use dramalloc_sim::run::{build_model, Split};
+use dramalloc_sim::report::plan_h::{address_macro, stems};
 
 const VGG19: &str = include_str!("../sim/data/models/onnx_vgg19.json");
 
@@ -48,24 +44,21 @@ fn csv_rows(csv: &[u8]) -> BTreeSet<String> {
 
 #[test]
 fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
-    let program = parse_program(VGG19, "onnx_vgg19.json", 100_000).unwrap();
-    let model = build_model(&program, 2, Split::TensorParallel).unwrap();
-    let opts = PlanOptions {
-        window: 1 << 30,
-        cc: CcSize::Mib(0),
-        strategy: Strategy::Auto,
-        ..PlanOptions::default()
-    };
-    let plan = plan_model(&model, &opts).unwrap();
-    let bytes = PlanBlob::from_run(&model, &plan, &opts, true).unwrap().encode().unwrap();
-    let file = PlanFile::parse(&bytes).unwrap();
-    let csv = dramalloc_sim::report::plan_csv(&model, &plan).unwrap();
-    let expected = csv_rows(&csv);
-    assert_eq!(expected.len(), file.records().len());
-
+    // what `dramalloc run --report-dir` writes: plan.csv, plan.bin, plan.h
     let dir = scratch_dir("plan-h");
-    std::fs::write(dir.join("plan.bin"), &bytes).unwrap();
-    std::fs::write(dir.join("plan.h"), render(&file, "onnx_vgg19")).unwrap();
+    let json = dir.join("onnx_vgg19.json");
+    std::fs::write(&json, VGG19).unwrap();
+    let args = ["run", json.to_str().unwrap(), "--cores", "2", "--split", "tensor-parallel", "--report-dir"];
+    let code = dramalloc_sim::cli::main_with(
+        std::iter::once("dramalloc").chain(args).chain([dir.to_str().unwrap()]).map(std::ffi::OsString::from),
+    );
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let bytes = std::fs::read(dir.join("plan.bin")).unwrap();
+    let file = PlanFile::parse(&bytes).unwrap();
+    let expected = csv_rows(&std::fs::read(dir.join("plan.csv")).unwrap());
+    assert_eq!(expected.len(), file.records().len());
+    assert!(std::fs::read_to_string(dir.join("plan.h")).unwrap().contains("DRAMALLOC_ADDR_R0_CORE1"));
+
     let reader = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/read_plan.c");
     cc(&dir, &reader, "read_plan");
     let out = Command::new(dir.join("read_plan")).arg(dir.join("plan.bin")).output().unwrap();
