@@ -10,16 +10,7 @@ use dramalloc_core::plan_file::{file_checksum, PlanFile, CHECKSUM_OFFSET};
 use dramalloc_sim::input::parse_program;
 use dramalloc_sim::verify::plan_file::{check_plan_file, CheckPlanError};
 
-const TINY: &str = r#"{"name": "tiny", "tensors": [
-  {"name": "x", "bytes": 5000, "kind": "input"},
-  {"name": "w", "bytes": 100, "kind": "weight"},
-  {"name": "a", "bytes": 8192, "kind": "intermediate"},
-  {"name": "b", "bytes": 3000, "kind": "intermediate"},
-  {"name": "y", "bytes": 4096, "kind": "output"}],
- "ops": [
-  {"name": "c0", "op": "Conv", "inputs": ["x", "w"], "outputs": ["a"]},
-  {"name": "r0", "op": "Relu", "inputs": ["a"], "outputs": ["b"]},
-  {"name": "o0", "op": "Add", "inputs": ["b", "a"], "outputs": ["y"]}]}"#;
+const TINY: &str = include_str!("support/tiny_tp.json");
 
 fn cli(args: &[&str]) -> ExitCode {
     dramalloc_sim::cli::main_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into))

@@ -17,16 +17,7 @@ const VGG19: &str = include_str!("../sim/data/models/onnx_vgg19.json");
 
 /// A tiny program: input x, weight w, two intermediates and an output; a Conv so that the
 /// tensor-parallel split adds shared staging slices.
-const TINY: &str = r#"{"name": "tiny", "tensors": [
-  {"name": "x", "bytes": 5000, "kind": "input"},
-  {"name": "w", "bytes": 100, "kind": "weight"},
-  {"name": "a", "bytes": 8192, "kind": "intermediate"},
-  {"name": "b", "bytes": 3000, "kind": "intermediate"},
-  {"name": "y", "bytes": 4096, "kind": "output"}],
- "ops": [
-  {"name": "c0", "op": "Conv", "inputs": ["x", "w"], "outputs": ["a"]},
-  {"name": "r0", "op": "Relu", "inputs": ["a"], "outputs": ["b"]},
-  {"name": "o0", "op": "Add", "inputs": ["b", "a"], "outputs": ["y"]}]}"#;
+const TINY: &str = include_str!("support/tiny_tp.json");
 
 fn planned(json: &str, cores: usize, split: Split, opts: &PlanOptions) -> (SimModel, PlannedModel) {
     let program = parse_program(json, "test.json", 100_000).unwrap();

@@ -17,13 +17,8 @@ use dramalloc_sim::report::plan_bin::PlanBlob;
 use dramalloc_sim::run::{build_model, Split};
 use libfuzzer_sys::fuzz_target;
 
-const TINY: &str = r#"{"name": "tiny", "tensors": [
-  {"name": "x", "bytes": 5000, "kind": "input"}, {"name": "w", "bytes": 100, "kind": "weight"},
-  {"name": "a", "bytes": 8192, "kind": "intermediate"}, {"name": "b", "bytes": 3000, "kind": "intermediate"},
-  {"name": "y", "bytes": 4096, "kind": "output"}],
- "ops": [{"name": "c0", "op": "Conv", "inputs": ["x", "w"], "outputs": ["a"]},
-  {"name": "r0", "op": "Relu", "inputs": ["a"], "outputs": ["b"]},
-  {"name": "o0", "op": "Add", "inputs": ["b", "a"], "outputs": ["y"]}]}"#;
+/// Shared with the tests: input x, weight w, intermediates a and b, output y; a Conv.
+const TINY: &str = include_str!("../../tests/support/tiny_tp.json");
 
 fn template() -> &'static [u8] {
     static BLOB: OnceLock<Vec<u8>> = OnceLock::new();
