@@ -251,6 +251,12 @@ fn plan_built_with(
     let infos = &mut infos[..n];
     let scratch = &mut scratch[..n];
     let cc_limit = cfg.cc.bytes(built.collective_bytes, cfg.window)?;
+    if let Some(h) = built.preplaced_hwm {
+        milestone!("Already used DRAM hwm: {}", h);
+    }
+    if cfg.cc == CcSize::Auto {
+        milestone!("CC buffer size limit {}", cc_limit);
+    }
     let floor = built.preplaced_hwm.map_or(0, |h| h + 1);
     if floor > cfg.window {
         return Err(PlanError::OutsideWindow {
@@ -263,6 +269,7 @@ fn plan_built_with(
         return Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: cc_limit, floor, window: cfg.window });
     }
     let tree = IntervalTree::build(&mut nodes[..m]);
+    milestone!("Num intervals {} Num locations {}", m, n);
     build_csr(tree.nodes(), &mut interval_ids[..m], infos);
     let mut graph = Graph::new(tree, &interval_ids[..m]);
     scratch.iter_mut().for_each(|s| *s = Scratch::default());
@@ -333,5 +340,10 @@ fn plan_built_with(
         metrics.allreduce_hwm = metrics.allreduce_hwm.max(i.end());
     }
     metrics.real_cc_bytes = metrics.allreduce_hwm.saturating_sub(regions.general_ceiling);
+    milestone!("Real CC buffer size {}", metrics.real_cc_bytes);
+    match status {
+        Status::Planned => milestone!("DRAM allocation successful"),
+        Status::NothingToPlace => milestone!("No candidate, DRAM allocation successful"),
+    }
     Ok(Plan { status, metrics, members })
 }

@@ -53,7 +53,7 @@ pub struct RunOptions {
     pub fault: Option<Fault>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,
-    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg` (see
+    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg`, `plan.bin`, `plan.h` (see
     /// [`crate::report::write_reports`]); `run` itself writes nothing.
     pub report_dir: Option<PathBuf>,
 }

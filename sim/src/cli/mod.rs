@@ -2,8 +2,8 @@
 //! Uses: its subcommand files and, through them, the sim's rooms and dramalloc-core; used by: main.rs, tests.
 //!
 //! The `dramalloc` command line (clap derive). `main.rs` only calls [`main_with`]. One file
-//! per subcommand (`run.rs`, `import.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`);
-//! the value parsers and file readers they share are in `args.rs`.
+//! per subcommand (`run.rs`, `import.rs`, `plan.rs`, `verify.rs`, `check_plan.rs`, `replay.rs`,
+//! `quality.rs`); the value parsers and file readers they share are in `args.rs`.
 
 /// Writes to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
 macro_rules! say {
@@ -13,6 +13,7 @@ macro_rules! say {
 }
 
 mod args;
+mod check_plan;
 mod import;
 mod plan;
 mod quality;
@@ -39,6 +40,9 @@ pub struct Cli {
     /// What to do; without a command: `run` on the bundled ResNet-50 with 2 cores.
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Show the planner's milestone events on stderr (the seed allocator's log lines).
+    #[arg(short, long, global = true)]
+    pub verbose: bool,
 }
 
 /// The commands.
@@ -58,7 +62,8 @@ pub enum Command {
         #[arg(short, long)]
         output: PathBuf,
     },
-    /// Plan a minimalloc CSV, a program JSON or a model file and write the solution CSV.
+    /// Plan a minimalloc CSV, a program JSON or a model file and write the solution (CSV or
+    /// plan.bin).
     Plan {
         /// Input: `.csv` (id,lower,upper,size; upper exclusive), `.json` (program), or a model
         /// file (`.onnx`, `.tflite`, imported first).
@@ -72,9 +77,16 @@ pub enum Command {
         /// Capacity, bytes (default: unbounded).
         #[arg(long)]
         capacity: Option<u64>,
-        /// Solution CSV to write (id,lower,upper,size,offset).
+        /// File to write: the solution CSV (id,lower,upper,size,offset) or, for a `.bin` name
+        /// or `--format bin`, the binary plan file (`plan.bin` format, one core).
         #[arg(short, long)]
         output: PathBuf,
+        /// Output format (default: by the extension of `--output`: `.bin` is bin, else csv).
+        #[arg(long, value_enum)]
+        format: Option<plan::PlanFormat>,
+        /// Print the summary as JSON on stdout.
+        #[arg(long)]
+        json: bool,
         /// Time limit of the `exact` strategy's search, seconds (anytime: the best plan
         /// found so far is written when it runs out).
         #[arg(long, default_value_t = 1.0)]
@@ -100,6 +112,14 @@ pub enum Command {
     Replay {
         /// The script.
         script: PathBuf,
+    },
+    /// Decode and validate a plan file (plan.bin), run the verifier over it and, given the
+    /// program, check it against the program: exit 0 valid, 1 a wrong plan, 2 a corrupt file.
+    CheckPlan {
+        /// The plan file.
+        plan: PathBuf,
+        /// The program JSON it plans (cores and split come from the plan file).
+        program: Option<PathBuf>,
     },
     /// Peak / lower bound of every strategy on every file (default: the bundled sets).
     Quality {
@@ -147,16 +167,37 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
             return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
         }
     };
+    if cli.verbose {
+        // a second call (tests run main_with many times) keeps the first logger
+        let _ = env_logger::Builder::new()
+            .filter_level(log::LevelFilter::Off)
+            .filter_module("dramalloc", log::LevelFilter::Info)
+            .format_timestamp(None)
+            .format_target(false)
+            .try_init();
+    }
     match cli.command.unwrap_or(Command::Run(RunArgs::default())) {
         Command::Run(a) => run::cmd_run(&a),
         Command::Import { model, input_shape, output } => import::cmd_import(&model, &input_shape, &output),
-        Command::Plan { input, strategy, align, capacity, output, time_limit, input_shape } => {
-            plan::cmd_plan(input, strategy, align, capacity, output, time_limit, &input_shape)
+        Command::Plan { input, strategy, align, capacity, output, format, json, time_limit, input_shape } => {
+            let format = format.unwrap_or_else(|| plan::PlanFormat::of(&output));
+            plan::cmd_plan(&plan::PlanArgs {
+                input,
+                strategy,
+                align,
+                capacity,
+                output,
+                format,
+                json,
+                time_limit,
+                input_shape,
+            })
         }
         Command::Verify { input, solution, align, capacity } => {
             verify::cmd_verify(input, solution, align, capacity)
         }
         Command::Replay { script } => replay::cmd_replay(script),
+        Command::CheckPlan { plan, program } => check_plan::cmd_check_plan(&plan, program.as_deref()),
         Command::Quality { paths, align, strategies, json, time_limit, generated, seed, input_shape } => {
             let sources =
                 quality::Sources { paths: &paths, input_shapes: &input_shape, generated: &generated, seed };

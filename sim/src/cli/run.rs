@@ -42,7 +42,7 @@ pub struct RunArgs {
     /// Shared mode 1: per-core slabs of this many MiB in one address space.
     #[arg(long)]
     pub mb_per_core: Option<u64>,
-    /// Write plan.csv, summary.json and layout.svg here.
+    /// Write plan.csv, summary.json, layout.svg, plan.bin and plan.h here.
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
@@ -51,6 +51,9 @@ pub struct RunArgs {
     /// Shape of a model input with symbolic dimensions, NAME=DIMS (e.g. x=1x3x224x224); repeatable.
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
     pub input_shape: Vec<(String, Vec<u64>)>,
+    /// Print the summary as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Default for RunArgs {
@@ -67,6 +70,7 @@ impl Default for RunArgs {
             report_dir: None,
             inject_fault: None,
             input_shape: Vec::new(),
+            json: false,
         }
     }
 }
@@ -136,12 +140,16 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
     };
     match run(&program, &opts) {
         Ok(out) => {
-            print_summary(&out.summary);
+            show(&out.summary, a.json);
             if let Some(dir) = &a.report_dir {
-                if let Err(e) = crate::report::write_reports(dir, &out.model, &out.plan, &out.summary) {
+                if let Err(e) =
+                    crate::report::write_reports(dir, &out.model, &out.plan, &out.summary, &opts.plan)
+                {
                     return err(format!("writing reports to {}: {e}", dir.display()), 1);
                 }
-                say!("reports: {}", dir.display());
+                if !a.json {
+                    say!("reports: {}", dir.display());
+                }
             }
             ExitCode::SUCCESS
         }
@@ -149,13 +157,22 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
             let code = e.exit_code() as u8;
             match &e {
                 RunError::Verify { summary, .. } | RunError::Collision { summary, .. } => {
-                    print_summary(summary)
+                    show(summary, a.json)
                 }
                 RunError::Input(_) | RunError::Plan(_) => return err(format!("{source}: {e}"), code),
                 _ => {}
             }
             err(e, code)
         }
+    }
+}
+
+/// The summary as the table, or as JSON (`--json`).
+fn show(s: &Summary, json: bool) {
+    if json {
+        say!("{}", serde_json::to_string_pretty(s).unwrap_or_default());
+    } else {
+        print_summary(s);
     }
 }
 

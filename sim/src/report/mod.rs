@@ -1,20 +1,23 @@
-//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg), SVG, banked reports.
-//! Uses: atomic_write, model, planning, run, dramalloc-core (banked); used by: cli, replay.
+//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg, plan.bin, plan.h), SVG, banked reports.
+//! Uses: atomic_write, input, model, planning, run, dramalloc-core (banked, plan_file); used by: cli, replay.
 //!
-//! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
-//! `layout.svg`, each written whole (temp file + rename) or not at all.
+//! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json`,
+//! `layout.svg`, `plan.bin` and `plan.h`, each written whole (temp file + rename) or not at all.
 //! [`layout_svg`](mod@layout_svg) draws the picture; [`banked`] writes the banked allocator's
-//! three memory reports (`replay`).
+//! three memory reports (`replay`); [`plan_bin`] the binary plan file and [`plan_h`] its C
+//! header.
 
 pub mod banked;
 pub mod layout_svg;
+pub mod plan_bin;
+pub mod plan_h;
 
 use std::io;
 use std::path::Path;
 
 use crate::atomic_write::write_atomic;
 use crate::model::SimModel;
-use crate::planning::PlannedModel;
+use crate::planning::{PlanOptions, PlannedModel};
 use crate::report::layout_svg::{render_layout, LayoutOptions, LayoutRect};
 use crate::run::Summary;
 
@@ -95,17 +98,35 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> S
     render_layout(&rects, &opts)
 }
 
-/// Writes the three files into `dir` (created if missing).
+/// Writes the five files into `dir` (created if missing): `plan.csv`, `summary.json`,
+/// `layout.svg`, `plan.bin` ([`plan_bin`], the plan of `opts`; tensor-parallel per the
+/// summary's split) and `plan.h` ([`plan_h`], read back from those bytes).
 ///
 /// # Errors
-/// Any I/O error; a file either holds its complete new content or its previous one.
-pub fn write_reports(dir: &Path, model: &SimModel, plan: &PlannedModel, summary: &Summary) -> io::Result<()> {
+/// Any I/O error, or a plan the binary format cannot hold (as `InvalidData`); a file either
+/// holds its complete new content or its previous one.
+pub fn write_reports(
+    dir: &Path,
+    model: &SimModel,
+    plan: &PlannedModel,
+    summary: &Summary,
+    opts: &PlanOptions,
+) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let csv = plan_csv(model, plan).map_err(io::Error::other)?;
     let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
     let svg = layout_svg(model, plan, summary);
+    let tp = summary.split == crate::run::Split::TensorParallel;
+    let bin = plan_bin::PlanBlob::from_run(model, plan, opts, tp)
+        .and_then(|b| b.encode())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let file = dramalloc_core::plan_file::PlanFile::parse(&bin)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    let header = plan_h::render(&file, &format!("{} ({} cores)", summary.model, summary.cores));
     write_atomic(&dir.join("plan.csv"), &csv)?;
     write_atomic(&dir.join("summary.json"), &json)?;
     write_atomic(&dir.join("layout.svg"), svg.as_bytes())?;
+    write_atomic(&dir.join("plan.bin"), &bin)?;
+    write_atomic(&dir.join("plan.h"), header.as_bytes())?;
     Ok(())
 }

@@ -23,6 +23,7 @@
 //! address predecessor or successor. 10^6 buffers take well under a second.
 
 pub mod plan_check;
+pub mod plan_file;
 
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap};
