@@ -36,6 +36,7 @@ use crate::place::scan::interval_of;
 use crate::place::sections::{prepare, section_totals};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
+use crate::workspace::Section;
 
 /// The most buffers one window lifts out.
 pub const MAX_WINDOW: usize = 65_536;
@@ -135,13 +136,37 @@ pub(crate) fn repair(
     };
     let orders: &[usize] =
         if loads { &[0, 1, 2, 3, 4, PERTURBED, PERTURBED + 1] } else { &[0, 3, 4, PERTURBED] };
+    // the ends in a max tree over the sections' storage (free again once the totals are
+    // read), so the peak and the buffer that sets it cost O(log n) after each window
+    let sections: &mut [Section] = core::mem::take(&mut *st.sections);
+    let out = {
+        let mut tops = Tops::new(bytemuck::cast_slice_mut(&mut sections[..]), infos);
+        peaks(graph, infos, st, &mut tops, orders, regions, lower_bound, work)
+    };
+    *st.sections = sections;
+    out.map(Some)
+}
+
+/// The repair loop of [`repair`] over the ends in `tops`.
+#[allow(clippy::too_many_arguments)]
+fn peaks(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    tops: &mut Tops<'_>,
+    orders: &[usize],
+    regions: Regions,
+    lower_bound: u64,
+    work: &mut Work<'_>,
+) -> Result<Repaired, PlanError> {
     let nodes = graph.tree().nodes(); // sorted by lo; one per candidate here
     let last = nodes.iter().map(|x| x.hi).max().unwrap_or(0);
-    let mut out = Repaired { peak: peak_of(infos), ..Repaired::default() };
+    let mut out = Repaired { peak: tops.peak(infos), ..Repaired::default() };
     'peaks: while out.peak > lower_bound {
-        let Some(v) = infos.iter().position(|i| i.end() == out.peak && !i.is_pinned()) else {
-            break;
-        };
+        let v = tops.argmax(infos);
+        if infos[v].is_pinned() {
+            break; // nothing can go below a fixed buffer
+        }
         let (vlo, vhi) = interval_of(graph, &infos[v]);
         let mut margin = FIRST_MARGIN;
         loop {
@@ -165,9 +190,12 @@ pub(crate) fn repair(
             let whole = wlo == 0 && whi >= last;
             out.tried += 1;
 
-            if let Some(top) = try_window(graph, infos, st, orders, k, regions, out.peak, work)? {
+            if try_window(graph, infos, st, orders, k, regions, out.peak, work)?.is_some() {
                 out.kept += 1;
-                out.peak = peak_of(infos).max(top);
+                for &c in &st.order[..k] {
+                    tops.set(c as usize, infos[c as usize].end());
+                }
+                out.peak = tops.peak(infos);
                 continue 'peaks;
             }
             if whole || k == MAX_WINDOW || work.left == 0 {
@@ -176,12 +204,66 @@ pub(crate) fn repair(
             margin = margin.saturating_mul(2);
         }
     }
-    Ok(Some(out))
+    Ok(out)
 }
 
-/// The highest end among `infos`, bytes.
-fn peak_of(infos: &[Info]) -> u64 {
-    infos.iter().map(Info::end).max().unwrap_or(0)
+/// The candidates' ends in a max tree (`t[1]` the root, leaf `v` at `p + v`), over storage
+/// of at least `2p` `u64`s for `p` = n rounded up to a power of two; with less storage every
+/// query scans the Info records instead (O(n)).
+struct Tops<'a> {
+    t: &'a mut [u64],
+    p: usize,
+}
+
+impl<'a> Tops<'a> {
+    fn new(storage: &'a mut [u64], infos: &[Info]) -> Tops<'a> {
+        let p = infos.len().next_power_of_two();
+        if storage.len() < 2 * p {
+            return Tops { t: &mut [], p: 0 };
+        }
+        let t = &mut storage[..2 * p];
+        t.fill(0);
+        for (v, info) in infos.iter().enumerate() {
+            t[p + v] = info.end();
+        }
+        for i in (1..p).rev() {
+            t[i] = t[2 * i].max(t[2 * i + 1]);
+        }
+        Tops { t, p }
+    }
+
+    fn set(&mut self, v: usize, end: u64) {
+        if self.p == 0 {
+            return;
+        }
+        let mut i = self.p + v;
+        self.t[i] = end;
+        while i > 1 {
+            i /= 2;
+            self.t[i] = self.t[2 * i].max(self.t[2 * i + 1]);
+        }
+    }
+
+    /// The highest end, bytes.
+    fn peak(&self, infos: &[Info]) -> u64 {
+        if self.p == 0 {
+            return infos.iter().map(Info::end).max().unwrap_or(0);
+        }
+        self.t[1]
+    }
+
+    /// The lowest-index candidate whose end is the peak.
+    fn argmax(&self, infos: &[Info]) -> usize {
+        if self.p == 0 {
+            let peak = self.peak(infos);
+            return infos.iter().position(|i| i.end() == peak).unwrap_or(0);
+        }
+        let mut i = 1;
+        while i < self.p {
+            i = if self.t[2 * i] == self.t[i] { 2 * i } else { 2 * i + 1 };
+        }
+        i - self.p
+    }
 }
 
 /// Lifts out the `k` window buffers listed in `st.order` and re-places them in each order;
@@ -201,6 +283,31 @@ fn try_window(
     let (window, sorted) = (&st.order[..k], &mut st.heap[..k]);
     for &c in window {
         st.slots[c as usize].sol = infos[c as usize].address; // to restore
+    }
+    // the window's neighbour lists once, in the placed list's storage seen as u32s
+    // (offsets [..=k], then the lists), when they fit; each order then reads them
+    let cache: &mut [u32] = bytemuck::cast_slice_mut(&mut st.placed[..]);
+    let mut cached = cache.len() > k;
+    let mut len = k + 1;
+    for (wi, &c) in window.iter().enumerate() {
+        st.scratch[c as usize].heap_pos = wi as u32; // the buffer's place in the window
+        if !cached {
+            continue;
+        }
+        cache[wi] = len as u32;
+        let before = len;
+        graph.for_each_neighbour(c, infos, st.scratch, |u, _| {
+            if len < cache.len() {
+                cache[len] = u;
+                len += 1;
+            } else {
+                cached = false;
+            }
+        })?;
+        work.left = work.left.saturating_sub((len - before) as u64 + 1);
+    }
+    if cached {
+        cache[k] = len as u32;
     }
     let mut best = peak; // a placement must end below this to count
     let mut found = false;
@@ -234,10 +341,18 @@ fn try_window(
         let mut top = 0u64;
         let mut ok = true;
         for &c in sorted.iter() {
-            let m = graph.collect_neighbours(c, infos, st.scratch, st.neighbours)?;
-            work.left = work.left.saturating_sub(m as u64 + 1);
+            let list: &[u32] = if cached {
+                let wi = st.scratch[c as usize].heap_pos as usize;
+                let list = &cache[cache[wi] as usize..cache[wi + 1] as usize];
+                work.left = work.left.saturating_sub(list.len() as u64 / 4 + 1);
+                list
+            } else {
+                let m = graph.collect_neighbours(c, infos, st.scratch, st.neighbours)?;
+                work.left = work.left.saturating_sub(m as u64 + 1);
+                &st.neighbours[..m]
+            };
             let mut j = 0usize;
-            for &u in &st.neighbours[..m] {
+            for &u in list {
                 let nb = &infos[u as usize];
                 if nb.is_allocated() {
                     st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
