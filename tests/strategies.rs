@@ -152,3 +152,36 @@ fn sweep_treap_and_list_give_the_same_plan() {
         assert_eq!(tree.metrics.hwm, list.metrics.hwm);
     }
 }
+
+/// The skyline honours the CC region as `select` does: a buffer that ends above the general
+/// region's ceiling is placed again, first fit below the ceiling, else in the CC region.
+#[test]
+fn skyline_retries_a_buffer_in_the_cc_region() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    const MIB: u64 = 1 << 20;
+    // both live at instruction 0; the ceiling of the general region is 2 MiB
+    let bufs = [Buffer::new(0, 1, 3 * MIB / 2), Buffer::new(0, 0, MIB)];
+    let cfg = PlanConfig { window: 3 * MIB, cc: CcSize::Mib(1), strategy: Strategy::Skyline };
+    let mut host = HostWorkspace::new(2, 2, 1);
+    let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
+    let addr: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    // the skyline stacks the 1 MiB buffer at 1.5 MiB (ending at 2.5 MiB, above the ceiling);
+    // the half-MiB gap below the ceiling is too small, so it goes to the CC region's base
+    assert_eq!(addr, [0, 2 * MIB]);
+    assert_eq!((plan.metrics.hwm, plan.metrics.real_cc_bytes), (3 * MIB, MIB));
+}
+
+/// Where nothing fits, the skyline's error names the largest free gap its buffer saw.
+#[test]
+fn skyline_does_not_fit_names_the_largest_gap() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig, PlanError};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    // a and c never overlap; b overlaps both. The skyline puts b at 0 and a (size 6) on it,
+    // ending at 9 in a window of 8; lifted out again, a sees one gap, [3, 8): 5 bytes.
+    let bufs = [Buffer::new(0, 0, 6), Buffer::new(0, 1, 3), Buffer::new(1, 1, 5)];
+    let cfg = PlanConfig { window: 8, cc: CcSize::Mib(0), strategy: Strategy::Skyline };
+    let mut host = HostWorkspace::new(3, 3, 1);
+    let err = plan_buffers(&bufs, 1, &cfg, &mut host.workspace()).unwrap_err();
+    assert_eq!(err, PlanError::DoesNotFit { location: 0, size: 6, needed: 9, available: 8, largest_gap: 5 });
+}

@@ -38,7 +38,7 @@ use crate::place::report::{Member, Members, Outcome};
 use crate::place::scan::{interval_of, scan};
 use crate::place::sections::section_totals;
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{select, Regions, SelectBuffers};
+use crate::place::seed::select::{place_one, select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
 use crate::place::skyline::skyline;
 use crate::place::sweep::sweep;
@@ -353,11 +353,13 @@ fn run_single(
 /// unaligned start, storage shorter than n, sizes whose sum overflows `u64`) or every run
 /// stopped.
 ///
+/// Where the peak passes the general region's ceiling, the buffers above it are retried as
+/// `select` retries them ([`retry_above_ceiling`]: below the ceiling, else in the CC region).
+///
 /// # Errors
-/// [`PlanError::DoesNotFit`] naming the buffer that ends highest when the peak passes the
-/// region ceiling.
+/// [`PlanError::DoesNotFit`] from that retry.
 fn run_skyline(
-    graph: &Graph<'_>,
+    graph: &mut Graph<'_>,
     infos: &mut [Info],
     st: &mut Storage<'_, '_>,
     regions: Regions,
@@ -417,16 +419,49 @@ fn run_skyline(
     }
     let Some(peak) = best else { return Ok(None) };
     if peak > regions.general_ceiling {
-        let top = infos.iter().max_by_key(|i| i.end()).unwrap_or(&infos[0]);
-        return Err(PlanError::DoesNotFit {
-            location: top.location,
-            size: top.aligned,
-            needed: peak,
-            available: regions.general_ceiling,
-            largest_gap: 0,
-        });
+        return retry_above_ceiling(graph, infos, st, regions).map(Some);
     }
     Ok(Some(peak))
+}
+
+/// The seed's second `search` for a plan made without it (the skyline's): every buffer
+/// ending above the general region's ceiling is lifted out and placed again, lowest first,
+/// by [`crate::place::seed::select::place_one`] among all the others (first fit below the
+/// ceiling, else in the CC region). Returns the new peak.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from `place_one`, naming the buffer, the end first fit would
+/// need and the largest gap it saw.
+fn retry_above_ceiling(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+) -> Result<u64, PlanError> {
+    let mut k = 0usize;
+    for (v, info) in infos.iter_mut().enumerate() {
+        if !info.is_pinned() && info.end() > regions.general_ceiling {
+            info.allocated = 0;
+            st.order[k] = v as u32;
+            k += 1;
+        }
+    }
+    st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
+    for &v in st.order[..k].iter() {
+        let m = graph.collect_neighbours(v, infos, st.scratch, st.neighbours)?;
+        let mut j = 0usize;
+        for &u in &st.neighbours[..m] {
+            let nb = &infos[u as usize];
+            if nb.is_allocated() {
+                st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
+                j += 1;
+            }
+        }
+        let a = place_one(&mut st.occupied[..j], &infos[v as usize], regions, Fit::First)?;
+        infos[v as usize].address = a;
+        infos[v as usize].allocated = 1;
+    }
+    Ok(peak(infos))
 }
 
 /// Runs `strategy` on the prepared graph: a single strategy alone, `auto` and `exact` as the
