@@ -185,3 +185,67 @@ fn skyline_does_not_fit_names_the_largest_gap() {
     let err = plan_buffers(&bufs, 1, &cfg, &mut host.workspace()).unwrap_err();
     assert_eq!(err, PlanError::DoesNotFit { location: 0, size: 6, needed: 9, available: 8, largest_gap: 5 });
 }
+
+/// `auto` reports every member: the sweep reaches the lower bound on a clique of equal
+/// buffers, so every other row is skipped for that reason, and neither the branch and bound
+/// nor the repair runs.
+#[test]
+fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let bufs = [Buffer::new(0, 5, 4096), Buffer::new(0, 5, 4096), Buffer::new(0, 5, 4096)];
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut host = HostWorkspace::new(3, 3, 1);
+    let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
+    let runs = plan.members.runs();
+    assert_eq!(runs[0], (Member::Sweep, Outcome::Ran { peak: 12288, work: 120 })); // 20 n log2(n+1)
+    assert_eq!(runs.len(), 10);
+    assert!(runs[1..].iter().all(|&(_, o)| o == Outcome::AtLowerBound), "{runs:?}");
+    assert_eq!(plan.members.best, Some(Member::Sweep));
+}
+
+/// With a work budget that only the sweep fits in, every other row is over budget, and the
+/// repair gets what is left: on 5,000 generated buffers (no branch and bound above 2,000) it
+/// lowers the sweep's peak, and the repaired plan is valid.
+#[test]
+fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let bufs: Vec<Buffer> =
+        problem.iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+    let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
+    let mut always = || true;
+    let mut budget = Budget { max_nodes: 0, work: sweep_cost + 3_000_000, keep_going: &mut always };
+    let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
+    let runs = plan.members.runs();
+    let Outcome::Ran { peak: swept, .. } = runs[0].1 else { panic!("{runs:?}") };
+    assert!(
+        runs[1..runs.len() - 1].iter().all(|&(_, o)| matches!(o, Outcome::OverBudget { .. })),
+        "{runs:?}"
+    );
+    let (last, repaired) = runs[runs.len() - 1];
+    assert_eq!(last, Member::Repair);
+    let Outcome::Ran { peak, .. } = repaired else { panic!("{runs:?}") };
+    // deterministic (no clock): the sweep's 1.169 x the bound, repaired to 1.111 x
+    assert_eq!((swept, peak, plan.metrics.lower_bound), (80_655_872, 76_638_208, 68_983_552));
+    assert_eq!(plan.metrics.hwm, peak);
+    // the independent verifier agrees
+    let rows: Vec<dramalloc_sim::input::SolutionRow> = problem
+        .iter()
+        .zip(host.infos())
+        .map(|(b, i)| dramalloc_sim::input::SolutionRow {
+            id: b.id.clone(),
+            lower: b.lower,
+            upper: b.upper,
+            size: b.size,
+            offset: i.address,
+        })
+        .collect();
+    verify(&problem, &rows, 1, None).unwrap();
+}
