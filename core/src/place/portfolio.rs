@@ -3,12 +3,13 @@
 //! Uses: every strategy of place, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
-//! in *work units* (about one neighbour visited, one heap or tree step): the sweep
-//! `n · log2 n`, the skyline three passes of `n · 3 log2 n` plus its re-keys, a greedy member
-//! `2E` neighbour visits for E interfering pairs (counted exactly when the planner holds the
-//! interference graph, else estimated from the interval tree, [`query_work`]) or the
-//! address-ordered scan's `n² / 2` where that is cheaper, the seed's order twice that. A row
-//! runs when its estimate fits in what is left of [`AUTO_WORK_BUDGET`], and is charged its
+//! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
+//! the sweep `20 n log2 n`, a skyline preorder `150 n log2 n` (more at scale, where it leaves
+//! the cache) plus its re-keys, a greedy member `15 (2E + n)` for E interfering pairs
+//! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
+//! else the cheaper of tree queries and the address-ordered scan, the seed's order twice a
+//! greedy member. A row runs when its estimate fits in what is left of the budget (the
+//! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
 //! estimate; the skyline gets a re-key cap from the budget left, the peak repair all that
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
@@ -119,8 +120,8 @@ pub struct Estimate {
     /// `ceil(log2(n + 1))`.
     pub log_n: u64,
     /// Work of one greedy pass: [`GREEDY_UNITS_PER_ENTRY`] `· (2E + n)` with the interference
-    /// graph (E pairs), else
-    /// `10 ·` the cheaper of `4 ·` [`query_work`] and the scan's `n² / 2`.
+    /// graph (E pairs, [`overlapping_pairs`]), else the cheaper of tree queries,
+    /// `10 · (2E + n log2 n)`, and the address-ordered scan, `n²`.
     pub greedy: u64,
     /// Whether the address-ordered scan is the cheaper greedy placer.
     pub use_scan: bool,
@@ -135,10 +136,21 @@ impl Estimate {
             Some(pairs) => {
                 (pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY), false)
             }
-            None => {
-                let (w, scan) = placement_work(infos.len(), query_work(graph, infos));
-                (w.saturating_mul(10), scan)
-            }
+            None => match overlapping_pairs(graph, infos) {
+                // tree queries: each pair found twice, a visit about 10 units; the scan
+                // tests n² / 2 pairs at about 2 units each
+                Some(pairs) => {
+                    let tree =
+                        pairs.saturating_mul(2).saturating_add(n.saturating_mul(log_n)).saturating_mul(10);
+                    let scan = n.saturating_mul(n);
+                    if scan < tree {
+                        (scan, true)
+                    } else {
+                        (tree, false)
+                    }
+                }
+                None => (u64::MAX, false),
+            },
         };
         Estimate { n, log_n, greedy, use_scan }
     }
@@ -169,36 +181,21 @@ pub(crate) struct Storage<'s, 'w> {
     pub(crate) raises: &'s mut &'w mut [Raise],
 }
 
-/// Estimated nodes the interval-tree queries of `select` visit for one-interval candidates
-/// (`None` when some candidate has several intervals): a query for `[lo, hi]` on the
-/// `lo`-sorted, max-augmented tree walks every interval starting in `[lo - L, hi]` for the
-/// longest lifetime `L`. O(n log n) from the tree's `lo`-sorted nodes.
-pub fn query_work(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
+/// Interfering pairs of one-interval candidates, each counted once (`None` when some
+/// candidate has several intervals): for each node of the `lo`-sorted tree, the later nodes
+/// starting at or before its end. O(n log n), no storage.
+pub fn overlapping_pairs(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
     if infos.iter().any(|i| i.interval_count != 1) {
         return None;
     }
     let nodes = graph.tree().nodes();
-    let longest = nodes.iter().map(|x| x.hi - x.lo).max().unwrap_or(0);
-    let mut work = 0u64;
-    for nd in nodes {
-        let j = nodes.partition_point(|x| x.lo <= nd.hi);
-        let i = nodes.partition_point(|x| x.lo < nd.lo.saturating_sub(longest));
-        work += j.saturating_sub(i) as u64;
-    }
-    Some(work)
-}
-
-/// Estimated cost of one greedy member by tree queries, in interval tests, and whether the
-/// address-ordered scan ([`crate::place::scan`], n²/2 tests) is the cheaper placer; `select`
-/// costs about 4 units per visited tree node (see [`query_work`]). Multi-interval candidates
-/// always use `select` (cost `u64::MAX`: over any budget).
-pub fn placement_work(n: usize, visits: Option<u64>) -> (u64, bool) {
-    let scan_work = (n as u64).saturating_mul(n as u64) / 2;
-    match visits {
-        Some(e) if scan_work <= e.saturating_mul(4) => (scan_work, true),
-        Some(e) => (e.saturating_mul(4), false),
-        None => (u64::MAX, false),
-    }
+    Some(
+        nodes
+            .iter()
+            .enumerate()
+            .map(|(i, nd)| nodes.partition_point(|x| x.lo <= nd.hi).saturating_sub(i + 1) as u64)
+            .sum(),
+    )
 }
 
 fn peak(infos: &[Info]) -> u64 {

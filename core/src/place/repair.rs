@@ -25,8 +25,11 @@
 //! bound) comes down to 1.00–1.01 (`dramalloc quality --generated`); it cannot fix a peak
 //! set by a buffer living across most of the program, whose window is everything.
 //!
-//! Cost: per window, one interval-tree query per buffer lifted out plus the sort of its
-//! occupied neighbours, for each order; counted in [`Work`] units of one neighbour visited.
+//! Cost: per window, one interval-tree query per buffer lifted out (its neighbour list is
+//! kept while the window's orders are tried, where the storage holds it) plus, for each
+//! order, a pass over those lists and the sort of the occupied ranges; counted in [`Work`]
+//! units ([`TREE_VISIT_UNITS`] a neighbour found by a tree query, one a neighbour read
+//! again).
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
@@ -37,6 +40,10 @@ use crate::place::sections::{prepare, section_totals};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
 use crate::workspace::Section;
+
+/// Work units of one neighbour found by an interval-tree query (about 10 ns: the tree walk
+/// misses the cache at scale); one read from a window's cached list costs one unit.
+pub const TREE_VISIT_UNITS: u64 = 10;
 
 /// The most buffers one window lifts out.
 pub const MAX_WINDOW: usize = 65_536;
@@ -266,6 +273,12 @@ impl<'a> Tops<'a> {
     }
 }
 
+/// Whether the repair must stop inside a window: no work left, or (every 256 buffers) the
+/// caller's clock says so.
+fn out_of_work(work: &mut Work<'_>, done: usize) -> bool {
+    work.left == 0 || (done % 256 == 255 && !(work.keep_going)())
+}
+
 /// Lifts out the `k` window buffers listed in `st.order` and re-places them in each order;
 /// keeps the best placement when its highest end is below `peak` and returns that end, else
 /// restores the window and returns `None`.
@@ -291,6 +304,9 @@ fn try_window(
     let mut len = k + 1;
     for (wi, &c) in window.iter().enumerate() {
         st.scratch[c as usize].heap_pos = wi as u32; // the buffer's place in the window
+        if out_of_work(work, wi) {
+            return Ok(None); // nothing moved yet
+        }
         if !cached {
             continue;
         }
@@ -304,7 +320,7 @@ fn try_window(
                 cached = false;
             }
         })?;
-        work.left = work.left.saturating_sub((len - before) as u64 + 1);
+        work.left = work.left.saturating_sub(TREE_VISIT_UNITS * ((len - before) as u64 + 1));
     }
     if cached {
         cache[k] = len as u32;
@@ -340,15 +356,19 @@ fn try_window(
         }
         let mut top = 0u64;
         let mut ok = true;
-        for &c in sorted.iter() {
+        for (done, &c) in sorted.iter().enumerate() {
+            if out_of_work(work, done) {
+                ok = false;
+                break;
+            }
             let list: &[u32] = if cached {
                 let wi = st.scratch[c as usize].heap_pos as usize;
                 let list = &cache[cache[wi] as usize..cache[wi + 1] as usize];
-                work.left = work.left.saturating_sub(list.len() as u64 / 4 + 1);
+                work.left = work.left.saturating_sub(list.len() as u64 + 1);
                 list
             } else {
                 let m = graph.collect_neighbours(c, infos, st.scratch, st.neighbours)?;
-                work.left = work.left.saturating_sub(m as u64 + 1);
+                work.left = work.left.saturating_sub(TREE_VISIT_UNITS * (m as u64 + 1));
                 &st.neighbours[..m]
             };
             let mut j = 0usize;
