@@ -38,10 +38,11 @@ use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
 use crate::place::scan::{interval_of, scan};
 use crate::place::sections::section_totals;
+use crate::place::sections::UNPLACED;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
-use crate::place::skyline::skyline;
+use crate::place::skyline::{skyline, Stop};
 use crate::place::sweep::sweep;
 use crate::strategy::Strategy;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
@@ -329,7 +330,9 @@ fn run_single(
             run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.use_scan).map(Some)
         }
         Strategy::Skyline => {
-            match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut max_rekeys, keep_going)? {
+            let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
+            match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut max_rekeys, &mut none, keep_going)?
+            {
                 Some(p) => Ok(Some(p)),
                 // where the skyline does not apply, `greedy-size` (the strategy's documented fallback)
                 None => {
@@ -355,6 +358,7 @@ fn run_single(
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] from that retry.
+#[allow(clippy::too_many_arguments)]
 fn run_skyline(
     graph: &mut Graph<'_>,
     infos: &mut [Info],
@@ -362,6 +366,7 @@ fn run_skyline(
     regions: Regions,
     hs: &[usize],
     max_rekeys: &mut u64,
+    finish: &mut Finish,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
@@ -397,14 +402,26 @@ fn run_skyline(
             h,
             regions.start,
             left,
+            finish.settle,
             &mut || {
                 used += crate::place::skyline::CHECK_EVERY;
                 keep_going()
             },
         );
         *max_rekeys = left.saturating_sub(used);
-        let Some(peak) = run else {
-            continue; // stopped at the re-key limit or by the caller
+        let peak = match run {
+            Ok(peak) => peak,
+            // at its re-key limit, and nothing better kept yet: the buffers it placed stay,
+            // the rest go by first fit in preorder rank (the gaps under the skyline included)
+            Err(Stop::Capped) if best.is_none() => {
+                if !complete_by_first_fit(graph, infos, st, regions, finish, keep_going)? {
+                    continue; // no budget to finish it
+                }
+                let p = peak(infos);
+                best = Some(p);
+                continue;
+            }
+            Err(_) => continue, // stopped by the caller, or nothing to keep
         };
         if best.is_none_or(|b| peak < b) {
             best = Some(peak);
@@ -419,6 +436,87 @@ fn run_skyline(
         return retry_above_ceiling(graph, infos, st, regions).map(Some);
     }
     Ok(Some(peak))
+}
+
+/// Completes a skyline run stopped at its re-key limit: its placed slots' addresses go to
+/// `infos`, and the unplaced candidates are placed by first fit
+/// ([`crate::place::seed::select::place_one`]) among everything placed, in preorder rank.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from `place_one`.
+fn complete_by_first_fit(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    finish: &mut Finish,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<bool, PlanError> {
+    let unplaced = st.slots[..infos.len()].iter().filter(|s| s.at == UNPLACED).count() as u64;
+    let cost = finish.per_buffer.saturating_mul(unplaced);
+    if cost > finish.left {
+        return Ok(false);
+    }
+    finish.left -= cost;
+    let mut k = 0usize;
+    for (v, (info, slot)) in infos.iter_mut().zip(st.slots.iter()).enumerate() {
+        if slot.at == UNPLACED {
+            info.allocated = 0;
+            st.order[k] = v as u32;
+            k += 1;
+        } else {
+            info.address = slot.at;
+            info.allocated = 1;
+        }
+    }
+    st.order[..k].sort_unstable_by_key(|&v| st.slots[v as usize].rank);
+    place_each(graph, infos, st, k, regions, keep_going)
+}
+
+/// How a skyline run stopped at its re-key limit finishes its plan: by settling (cheap, in
+/// the run) or by first fit with at most `left` units at `per_buffer` each (a greedy pass's
+/// estimate over n).
+pub(crate) struct Finish {
+    /// Settle instead of stopping.
+    pub(crate) settle: bool,
+    /// Units left for a first-fit completion.
+    pub(crate) left: u64,
+    /// Units per buffer placed by first fit.
+    pub(crate) per_buffer: u64,
+}
+
+/// Places `st.order[..k]` (unallocated, first element first) one by one by first fit among
+/// every allocated candidate, leaving the others where they are; `false` (some left
+/// unallocated) when `keep_going` says stop (asked every 256 buffers).
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from `place_one`.
+fn place_each(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    k: usize,
+    regions: Regions,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<bool, PlanError> {
+    for (done, &v) in st.order[..k].iter().enumerate() {
+        if done % 256 == 255 && !keep_going() {
+            return Ok(false);
+        }
+        let m = graph.collect_neighbours(v, infos, st.scratch, st.neighbours)?;
+        let mut j = 0usize;
+        for &u in &st.neighbours[..m] {
+            let nb = &infos[u as usize];
+            if nb.is_allocated() {
+                st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
+                j += 1;
+            }
+        }
+        let a = place_one(&mut st.occupied[..j], &infos[v as usize], regions, Fit::First)?;
+        infos[v as usize].address = a;
+        infos[v as usize].allocated = 1;
+    }
+    Ok(true)
 }
 
 /// The seed's second `search` for a plan made without it (the skyline's): every buffer
@@ -444,20 +542,7 @@ fn retry_above_ceiling(
         }
     }
     st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
-    for &v in st.order[..k].iter() {
-        let m = graph.collect_neighbours(v, infos, st.scratch, st.neighbours)?;
-        let mut j = 0usize;
-        for &u in &st.neighbours[..m] {
-            let nb = &infos[u as usize];
-            if nb.is_allocated() {
-                st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
-                j += 1;
-            }
-        }
-        let a = place_one(&mut st.occupied[..j], &infos[v as usize], regions, Fit::First)?;
-        infos[v as usize].address = a;
-        infos[v as usize].allocated = 1;
-    }
+    place_each(graph, infos, st, k, regions, &mut || true)?;
     Ok(peak(infos))
 }
 
@@ -506,8 +591,23 @@ pub(crate) fn run_strategy(
             let run = match member {
                 Member::Skyline(h) => {
                     let mut cap = rekeys;
-                    let r =
-                        run_skyline(graph, infos, st, regions, &[h as usize], &mut cap, budget.keep_going);
+                    // what the re-keys leave may finish the plan by first fit if they run out;
+                    // where even a whole greedy pass would not fit in it, the run settles
+                    let per_buffer = est.greedy / est.n.max(1);
+                    let spare = left.saturating_sub(rekeys * REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
+                    let mut finish = Finish { settle: est.greedy > spare, left: spare, per_buffer };
+                    let before = finish.left;
+                    let r = run_skyline(
+                        graph,
+                        infos,
+                        st,
+                        regions,
+                        &[h as usize],
+                        &mut cap,
+                        &mut finish,
+                        budget.keep_going,
+                    );
+                    left = left.saturating_sub(before - finish.left);
                     let charged = (rekeys - cap).saturating_mul(REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
                     left = left.saturating_sub(charged);
                     r
@@ -552,20 +652,29 @@ pub(crate) fn run_strategy(
     let mut best_peak = best_peak;
     // exact: the skyline preorders the budget stopped, on the caller's clock
     if exact && skyline_stopped && keep && best_peak > lb {
-        let outcome =
-            match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut { u64::MAX }, budget.keep_going) {
-                Ok(Some(h)) if h < best_peak => {
-                    best_peak = h;
-                    chosen = Strategy::Skyline;
-                    for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
-                        slot.best = info.address;
-                    }
-                    Outcome::Ran { peak: h, work: 0 }
+        let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
+        let outcome = match run_skyline(
+            graph,
+            infos,
+            st,
+            regions,
+            &[0, 1, 2],
+            &mut { u64::MAX },
+            &mut none,
+            budget.keep_going,
+        ) {
+            Ok(Some(h)) if h < best_peak => {
+                best_peak = h;
+                chosen = Strategy::Skyline;
+                for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
+                    slot.best = info.address;
                 }
-                Ok(Some(h)) => Outcome::Ran { peak: h, work: 0 },
-                Ok(None) => Outcome::Stopped,
-                Err(_) => Outcome::Failed,
-            };
+                Outcome::Ran { peak: h, work: 0 }
+            }
+            Ok(Some(h)) => Outcome::Ran { peak: h, work: 0 },
+            Ok(None) => Outcome::Stopped,
+            Err(_) => Outcome::Failed,
+        };
         restore_best(st.slots, infos);
         report.push(Member::SkylineTimed, outcome);
     }
