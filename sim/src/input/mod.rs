@@ -1,8 +1,8 @@
 //! Input: the program JSON and minimalloc CSV readers, their error, and the bundled inputs.
 //! Uses: nothing else in the crate; used by: cli, model, quality, run, tensor_parallel, verify.
 //!
-//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]), and
-//! the inputs compiled into the binary ([`bundled`]).
+//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]) read
+//! into a [`Problem`] ([`problem`]), and the inputs compiled into the binary ([`bundled`]).
 //!
 //! Both readers return [`InputError`], whose message names the file, the place (JSON path
 //! or CSV line and column) and the offending value; the command line maps it to exit code 2.
@@ -12,14 +12,16 @@
 pub mod bundled;
 pub mod error;
 pub mod minimalloc_csv;
+pub mod problem;
 pub mod program_json;
 
 use std::path::Path;
 
 pub use error::{InputError, Location};
 pub use minimalloc_csv::{
-    parse_buffers, parse_solution, read_buffers, read_solution, write_solution, Buffer, SolutionRow,
+    parse_buffers, parse_solution, read_buffers, read_buffers_from, read_solution, read_solution_from,
 };
+pub use problem::{Buffer, IdIndex, Problem, Row, SolutionRow};
 pub use program_json::{pack_preplaced, parse_program, read_program, Op, Program, Tensor, TensorKind};
 
 /// The page size in bytes: pre-placement alignment and the round-up checked on every size.

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use dramalloc_core::Strategy;
 
-use crate::input::Buffer;
+use crate::input::Problem;
 use std::time::Duration;
 
 use crate::quality::problem::solve_within;
@@ -64,7 +64,7 @@ pub struct QualityTotal {
 /// Plans every problem with every strategy (unbounded capacity, sizes aligned to `align`),
 /// the `exact` strategy within `time_limit` per file.
 pub fn evaluate(
-    problems: &[(String, String, Vec<Buffer>)],
+    problems: &[(String, String, Problem)],
     align: u64,
     strategies: &[Strategy],
     time_limit: Duration,
@@ -117,23 +117,26 @@ pub fn peak_ratio(peak: u64, lower_bound: u64) -> f64 {
     }
 }
 
-/// The max-load lower bound of `bufs` (half-open lifetimes) with sizes rounded up to
+/// The max-load lower bound of `problem` (half-open lifetimes) with sizes rounded up to
 /// `align` bytes (saturating at `u64::MAX`), by a sweep over the sorted ends: O(n log n).
 ///
 /// ```
-/// use dramalloc_sim::input::Buffer;
+/// use dramalloc_sim::input::{Buffer, Problem};
 /// let b = |lower, upper, size| Buffer { id: String::new(), lower, upper, size };
 /// // [0,2) and [1,3) overlap; [2,4) only touches [0,2) (half-open)
-/// let bufs = [b(0, 2, 3), b(1, 3, 5), b(2, 4, 1)];
-/// assert_eq!(dramalloc_sim::quality::max_load(&bufs, 1), 8);
-/// assert_eq!(dramalloc_sim::quality::max_load(&bufs, 4), 12);
+/// let p: Problem = [b(0, 2, 3), b(1, 3, 5), b(2, 4, 1)].into_iter().collect();
+/// assert_eq!(dramalloc_sim::quality::max_load(&p, 1), 8);
+/// assert_eq!(dramalloc_sim::quality::max_load(&p, 4), 12);
 /// ```
-pub fn max_load(bufs: &[Buffer], align: u64) -> u64 {
+pub fn max_load(problem: &Problem, align: u64) -> u64 {
     let align = align.max(1);
-    let size = |b: &Buffer| b.size.div_ceil(align).saturating_mul(align);
+    let size = |s: u64| s.div_ceil(align).saturating_mul(align);
     // (time, 0 = end before 1 = start at the same time, size)
-    let mut events: Vec<(u64, u8, u64)> =
-        bufs.iter().flat_map(|b| [(b.lower, 1, size(b)), (b.upper, 0, size(b))]).collect();
+    let mut events: Vec<(u64, u8, u64)> = problem
+        .rows()
+        .iter()
+        .flat_map(|b| [(b.lower, 1, size(b.size)), (b.upper, 0, size(b.size))])
+        .collect();
     events.sort_unstable();
     let (mut load, mut best) = (0u64, 0u64);
     for (_, kind, s) in events {
@@ -219,16 +222,18 @@ mod tests {
     fn the_bound_is_reported_when_every_strategy_fails() {
         // a lifetime past u32::MAX instructions: every strategy fails with TimeRange
         let far = u32::MAX as u64 + 5;
-        let bufs = vec![
-            Buffer { id: "a".into(), lower: 0, upper: far, size: 100 },
-            Buffer { id: "b".into(), lower: 1, upper: 2, size: 28 },
-        ];
+        let bufs: Problem = [
+            crate::input::Buffer { id: "a".into(), lower: 0, upper: far, size: 100 },
+            crate::input::Buffer { id: "b".into(), lower: 1, upper: 2, size: 28 },
+        ]
+        .into_iter()
+        .collect();
         let problems = vec![("set".to_string(), "far".to_string(), bufs)];
         let rows = evaluate(&problems, 64, &[Strategy::GreedySize, Strategy::Auto], Duration::from_secs(1));
         assert_eq!(rows[0].lower_bound, 128 + 64);
         for r in &rows[0].results {
             let e = r.error.as_deref().unwrap();
-            assert!(e.starts_with("buffer `a` (row 1 of the problem"), "{e}");
+            assert_eq!(e, "buffer `a`: upper 4294967300 exceeds the 32-bit instruction index");
         }
         assert_eq!(totals(&rows, &[Strategy::GreedySize, Strategy::Auto])[0].files, 0);
     }
