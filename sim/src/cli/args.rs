@@ -137,6 +137,15 @@ pub(super) fn is_dash(path: &Path) -> bool {
 /// The name of standard input in messages.
 pub(super) const STDIN: &str = "<stdin>";
 
+/// An input path as messages name it (`<stdin>` for `-`).
+pub(super) fn display(path: &Path) -> String {
+    if is_dash(path) {
+        STDIN.to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
 /// True when the first character that is not white space (after a byte-order mark) is `{`:
 /// standard input holds a program JSON, not a CSV.
 fn looks_like_json(head: &[u8]) -> bool {

@@ -70,7 +70,7 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             let fits = !matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. });
-            let input = a.input.display();
+            let input = args::display(&a.input);
             return fail(con, format!("{input}: {e}"), if fits { EXIT_BAD_INPUT } else { EXIT_FAILED });
         }
     };
@@ -91,7 +91,8 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let write = t1.elapsed();
     let c3 = cpu_time();
     if let Some(svg) = &a.svg {
-        let picture = crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &a.input);
+        let picture =
+            crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &args::display(&a.input));
         if let Err(e) = crate::atomic_write::write_atomic(svg, picture.as_bytes()) {
             return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED);
         }
@@ -104,7 +105,7 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     };
     let line = format!(
         "{}: {}, strategy {}{chosen}, HWM {} bytes, lower bound {} bytes, ratio {:.4}; read {}, plan {}, write {}",
-        a.input.display(),
+        args::display(&a.input),
         count_of(problem.len(), "buffer"),
         a.strategy.name(),
         m.hwm,

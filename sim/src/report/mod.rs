@@ -113,7 +113,7 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary, core
 
 /// The picture of a solved minimalloc problem (`plan --svg`): one rectangle per buffer over
 /// `[lower, upper)` at its offset, the planner's HWM dashed.
-pub fn problem_svg(problem: &Problem, offsets: &[u64], metrics: &Metrics, input: &Path) -> String {
+pub fn problem_svg(problem: &Problem, offsets: &[u64], metrics: &Metrics, input: &str) -> String {
     let rects: Vec<LayoutRect> = problem
         .iter()
         .zip(offsets)
@@ -129,8 +129,7 @@ pub fn problem_svg(problem: &Problem, offsets: &[u64], metrics: &Metrics, input:
         .collect();
     let opts = LayoutOptions {
         title: format!(
-            "{}: {} buffers, HWM {}, lower bound {}",
-            input.display(),
+            "{input}: {} buffers, HWM {}, lower bound {}",
             problem.len(),
             crate::report::layout_svg::human_bytes(metrics.hwm),
             crate::report::layout_svg::human_bytes(metrics.lower_bound)
