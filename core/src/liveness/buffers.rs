@@ -12,7 +12,7 @@
 //! `A = lcm(align, a)`. The strategies only know the plan's alignment, so such a free buffer
 //! is planned with a footprint padded by `A - align` bytes; every offset a strategy assigns is
 //! a multiple of `align`, so the first multiple of `A` at or above it, plus the buffer's own
-//! footprint, lies inside the padded one. [`unpad`] moves it there and restores its footprint
+//! footprint, lies inside the padded one. `unpad` moves it there and restores its footprint
 //! after placement (the planner then recomputes the peak and the lower bound with the real
 //! footprints). The cost is at most `A - align` bytes per such buffer, the over-allocation a
 //! run-time allocator makes for an aligned request.

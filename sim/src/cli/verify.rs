@@ -29,7 +29,7 @@ pub struct VerifyArgs {
     /// The problem: a minimalloc CSV, or a program JSON (required for a `run` plan.csv); `-`:
     /// standard input.
     pub input: PathBuf,
-    /// The solution CSV (id,lower,upper,size,offset[,align]) or `run`'s plan.csv; `-`:
+    /// The solution CSV (id,lower,upper,size,offset, optional align) or `run`'s plan.csv; `-`:
     /// standard input.
     pub solution: PathBuf,
     /// Required offset alignment (a size; default: the solution's `align` column, else 4096).
