@@ -27,6 +27,11 @@ fn dramalloc(args: &[&str]) -> Out {
     dramalloc_in(args, "")
 }
 
+/// `dramalloc` on a command line split at spaces (paths here have none).
+fn dramalloc_line(line: &str) -> Out {
+    dramalloc(&line.split(' ').collect::<Vec<_>>())
+}
+
 /// A fresh scratch directory under the system temp dir.
 fn scratch(tag: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("dramalloc-cli-{tag}-{}", std::process::id()));
@@ -224,16 +229,8 @@ fn a_solution_remembers_its_alignment() {
     let dir = scratch("align");
     let sol = dir.join("A.solution.csv");
     let problem = data("minimalloc/A.1048576.csv");
-    let out = dramalloc(&[
-        "plan",
-        &problem,
-        "--align",
-        "1",
-        "-o",
-        sol.to_str().unwrap(),
-        "--strategy",
-        "greedy-size",
-    ]);
+    let out =
+        dramalloc_line(&format!("plan {problem} --align 1 -o {} --strategy greedy-size", sol.display()));
     assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
     assert_eq!(
         summary(out.stdout.trim_end()),
@@ -413,14 +410,8 @@ fn plan_draws_a_csv_problem() {
     let dir = scratch("svg");
     let svg = dir.join("p.svg");
     let problem = data("models/onnx_squeezenet.csv");
-    let out = dramalloc(&[
-        "plan",
-        &problem,
-        "-o",
-        dir.join("s.csv").to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let out =
+        dramalloc_line(&format!("plan {problem} -o {} --svg {}", dir.join("s.csv").display(), svg.display()));
     assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
     let text = std::fs::read_to_string(&svg).unwrap();
     assert_eq!(text.matches("<title>").count(), 65 + 1);

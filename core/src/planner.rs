@@ -306,17 +306,9 @@ fn plan_built_with(
     let status = if pinned == n as u64 {
         Status::NothingToPlace
     } else {
-        let mut st = Storage {
-            scratch: &mut *scratch,
-            order,
-            heap: &mut *heap,
-            neighbours,
-            occupied,
-            placed,
-            slots,
-            sections,
-            raises,
-        };
+        let (sc, hp) = (&mut *scratch, &mut *heap);
+        let mut st =
+            Storage { scratch: sc, order, heap: hp, neighbours, occupied, placed, slots, sections, raises };
         let chosen = run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
         metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
         Status::Planned

@@ -213,10 +213,15 @@ pub fn read_buffers_from(reader: impl Read, source: &str, max_rows: usize) -> Re
 /// [`InputError::Io`] when the file cannot be opened or read, otherwise as [`parse_buffers`]
 /// with the path as the source name.
 pub fn read_buffers(path: &Path, max_rows: usize) -> Result<Problem, InputError> {
+    read_file(path, max_rows, Kind::Problem)
+}
+
+/// Opens `path` and reads it, reserving from its length.
+fn read_file(path: &Path, max_rows: usize, kind: Kind) -> Result<Problem, InputError> {
     let file = path.display().to_string();
     let f = std::fs::File::open(path).map_err(|source| InputError::Io { file: file.clone(), source })?;
     let bytes = f.metadata().ok().map(|m| m.len());
-    read_csv_sized(f, bytes, &file, max_rows, Kind::Problem)
+    read_csv_sized(f, bytes, &file, max_rows, kind)
 }
 
 /// Parses a solution CSV (a problem with an `offset` on every row); `source` names the text.
@@ -244,10 +249,7 @@ pub fn read_solution_from(reader: impl Read, source: &str, max_rows: usize) -> R
 /// [`InputError::Io`] when the file cannot be opened or read, otherwise as
 /// [`parse_solution`] with the path as the source name.
 pub fn read_solution(path: &Path, max_rows: usize) -> Result<Problem, InputError> {
-    let file = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|source| InputError::Io { file: file.clone(), source })?;
-    let bytes = f.metadata().ok().map(|m| m.len());
-    read_csv_sized(f, bytes, &file, max_rows, Kind::Solution)
+    read_file(path, max_rows, Kind::Solution)
 }
 
 /// The reader behind every entry point: see the module docs.

@@ -442,6 +442,11 @@ mod tests {
         Row { lower, upper: lower + 1, size: 1 }
     }
 
+    /// A problem of one-byte buffers with these ids.
+    fn of_ids(ids: &[&str]) -> Problem {
+        ids.iter().map(|id| Buffer { id: (*id).into(), lower: 0, upper: 1, size: 1 }).collect()
+    }
+
     #[test]
     fn ids_live_in_one_arena() {
         let mut p = Problem::with_capacity(3, 8);
@@ -488,24 +493,15 @@ mod tests {
 
     #[test]
     fn the_first_duplicate_in_problem_order_is_found() {
-        let p: Problem = ["x", "3", "y", "y", "3", "x"]
-            .iter()
-            .map(|id| Buffer { id: (*id).into(), lower: 0, upper: 1, size: 1 })
-            .collect();
+        let p = of_ids(&["x", "3", "y", "y", "3", "x"]);
         assert_eq!(first_duplicate(&p), Some((2, 3)));
-        let q: Problem = ["x", "3", "07", "7"]
-            .iter()
-            .map(|id| Buffer { id: (*id).into(), lower: 0, upper: 1, size: 1 })
-            .collect();
+        let q = of_ids(&["x", "3", "07", "7"]);
         assert_eq!(first_duplicate(&q), None);
     }
 
     #[test]
     fn index_finds_ids_and_reports_the_first_duplicate() {
-        let p: Problem = ["a", "7", "a", "07", "7", "4194304"]
-            .iter()
-            .map(|id| Buffer { id: (*id).into(), lower: 0, upper: 1, size: 1 })
-            .collect();
+        let p = of_ids(&["a", "7", "a", "07", "7", "4194304"]);
         let mut index = IdIndex::with_capacity(3);
         let found: Vec<_> = (0..p.len()).map(|k| index.insert(&p, k)).collect();
         assert_eq!(found, [None, None, Some(0), None, Some(1), None]);
