@@ -21,6 +21,7 @@ fn counter_sees_an_allocation() {
 fn every_strategy_plans_10000_buffers_without_heap_allocation() {
     let n = if cfg!(miri) { 50 } else { 10_000 };
     let bufs: Vec<Buffer> = dramalloc_sim::quality::generate::problem(n, 42)
+        .rows()
         .iter()
         .map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size))
         .collect();

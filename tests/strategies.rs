@@ -18,7 +18,7 @@ fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
         for align in [1u64, 4096] {
             let auto = solve(&bufs, align, None, Strategy::Auto).unwrap();
             assert!(auto.metrics.hwm >= auto.metrics.lower_bound, "{set}/{name}");
-            verify(&bufs, &auto.rows, align, None).unwrap();
+            verify(&bufs, &auto.solution(&bufs), align, None).unwrap();
             for s in MEMBERS {
                 let m = solve(&bufs, align, None, s).unwrap();
                 assert!(
@@ -37,10 +37,10 @@ fn sweep_and_exact_plans_are_valid_and_exact_is_at_most_auto() {
     for (_, name, text) in dramalloc_sim::input::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         let sweep = solve(&bufs, 1, None, Strategy::Sweep).unwrap();
-        verify(&bufs, &sweep.rows, 1, None).unwrap();
+        verify(&bufs, &sweep.solution(&bufs), 1, None).unwrap();
         let exact =
             solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_millis(200)).unwrap();
-        verify(&bufs, &exact.rows, 1, None).unwrap();
+        verify(&bufs, &exact.solution(&bufs), 1, None).unwrap();
         let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
         assert!(exact.metrics.hwm <= auto.metrics.hwm, "{name}");
     }
@@ -51,7 +51,7 @@ fn exact_reaches_the_lower_bound_on_a_small_case() {
     use dramalloc_sim::input::Buffer;
     // optimum (= max load): 2
     let rows = [(0, 2, 1), (1, 3, 1), (2, 4, 1), (0, 1, 1), (3, 4, 1)];
-    let bufs: Vec<Buffer> = rows
+    let bufs: dramalloc_sim::input::Problem = rows
         .iter()
         .enumerate()
         .map(|(k, &(lower, upper, size))| Buffer { id: k.to_string(), lower, upper, size })
@@ -75,7 +75,7 @@ fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
         let exact =
             solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_secs(300)).unwrap();
         assert_eq!((exact.metrics.hwm, exact.metrics.lower_bound), (lb, lb), "{file}");
-        verify(&bufs, &exact.rows, 1, None).unwrap();
+        verify(&bufs, &exact.solution(&bufs), 1, None).unwrap();
     }
 }
 
@@ -87,7 +87,7 @@ fn sizes_whose_sum_overflows_fail_in_every_strategy() {
     // three buffers of (2^64 - 1) / 3 bytes and one of 4096, all live together: no plan fits
     // in u64 addresses (the skyline and the exact search used to wrap here and return a plan)
     let third = u64::MAX / 3;
-    let bufs: Vec<Buffer> = [third, third, third, 4096]
+    let bufs: dramalloc_sim::input::Problem = [third, third, third, 4096]
         .iter()
         .enumerate()
         .map(|(k, &size)| Buffer { id: format!("b{k}"), lower: 0, upper: 2, size })
@@ -114,7 +114,7 @@ fn auto_runs_the_capped_skyline_above_4096_buffers() {
     assert_eq!(auto.metrics.hwm, 81_943_296);
     assert!(greedy.metrics.hwm > auto.metrics.hwm);
     assert_eq!(dramalloc_core::Strategy::ALL[auto.metrics.strategy as usize], Strategy::Skyline);
-    verify(&bufs, &auto.rows, 1, None).unwrap();
+    verify(&bufs, &auto.solution(&bufs), 1, None).unwrap();
 }
 
 /// The sweep keeps its live buffers in a treap when many are live at once; with the treap's

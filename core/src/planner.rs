@@ -10,7 +10,7 @@
 
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
-use crate::liveness::buffers::{build_from_buffer_iter, Buffer};
+use crate::liveness::buffers::{build_from_buffer_iter, unpad, Buffer};
 use crate::liveness::info::Info;
 use crate::liveness::interference::{build_adjacency, build_csr, Graph};
 use crate::liveness::interval_tree::IntervalTree;
@@ -308,6 +308,7 @@ fn plan_built_with(
             return Err(PlanError::PinnedOverlap { a: a.location, b });
         }
     }
+    let bound = |(all, free): (u64, u64)| all.max(if free > 0 { floor + free } else { 0 });
     let (load_all, load_free) = max_load(&mut graph, infos, scratch, heap)?;
     let mut metrics = Metrics {
         candidates: n as u64,
@@ -317,7 +318,7 @@ fn plan_built_with(
         preplaced_bytes: built.preplaced_bytes,
         spill_bytes: built.spill_bytes,
         aligned_spill_bytes: built.aligned_spill_bytes,
-        lower_bound: load_all.max(if load_free > 0 { floor + load_free } else { 0 }),
+        lower_bound: bound((load_all, load_free)),
         cc_limit,
         window: cfg.window,
         strategy: Strategy::ALL.iter().position(|&x| x == cfg.strategy).unwrap_or(0) as u64,
@@ -328,13 +329,20 @@ fn plan_built_with(
     let status = if pinned == n as u64 {
         Status::NothingToPlace
     } else {
-        let mut st = Storage { scratch, order, heap, neighbours, occupied, placed, slots, sections, raises };
+        let (sc, hp) = (&mut *scratch, &mut *heap);
+        let mut st =
+            Storage { scratch: sc, order, heap: hp, neighbours, occupied, placed, slots, sections, raises };
         let (chosen, report) =
             run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
         members = report;
         metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
         Status::Planned
     };
+    // Buffers padded for their own alignment go to their aligned offsets with their real
+    // footprints (`liveness::buffers`); the bound is then that of the real footprints.
+    if unpad(infos, align) {
+        metrics.lower_bound = bound(max_load(&mut graph, infos, scratch, heap)?);
+    }
     metrics.hwm = infos.iter().map(Info::end).max().unwrap_or(0).max(floor);
     for i in infos.iter().filter(|i| i.address >= regions.general_ceiling && cc_limit > 0) {
         metrics.allreduce_hwm = metrics.allreduce_hwm.max(i.end());

@@ -140,6 +140,8 @@ pub enum RunError {
         error: Box<VerifyError>,
         /// The summary up to the failure.
         summary: Box<Summary>,
+        /// The model and its plan, for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
     /// The simulator detected a collision (exit 1).
     #[error("simulator: {error}")]
@@ -148,6 +150,8 @@ pub enum RunError {
         error: Collision,
         /// The summary up to the failure.
         summary: Box<Summary>,
+        /// The model and its plan, for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
     /// A fault could not be injected: the model has no place for it (exit 2).
     #[error("cannot inject fault: {0}")]
@@ -163,6 +167,15 @@ impl RunError {
             _ => 1,
         }
     }
+}
+
+/// What a run that failed after planning leaves for its reports.
+#[derive(Debug)]
+pub struct FailedRun {
+    /// The simulated model.
+    pub model: SimModel,
+    /// The plan (with the injected fault, if any).
+    pub plan: PlannedModel,
 }
 
 /// A run that completed: the model, the plan, the execution and the summary.
@@ -197,7 +210,17 @@ pub fn build_model(program: &Program, cores: usize, split: Split) -> Result<SimM
 /// [`RunError`]; a collision or a verifier finding carries the summary.
 pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError> {
     let model = build_model(program, opts.cores.max(1), opts.split)?;
-    let mut plan = plan_model(&model, &opts.plan)?;
+    let planning = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_message(format!("planning {} on {} core(s)", model.name, model.cores.len()));
+        pb.enable_steady_tick(Duration::from_millis(120));
+        pb
+    });
+    let plan = plan_model(&model, &opts.plan);
+    if let Some(pb) = planning {
+        pb.finish_and_clear();
+    }
+    let mut plan = plan?;
     let injected = match opts.fault {
         Some(f) => Some(inject(&model, &mut plan, f).map_err(RunError::Fault)?),
         None => None,
@@ -205,7 +228,12 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     let mut summary = summarize(&model, &plan, &ExecReport::default(), opts, injected.as_ref());
     if let Err((core, error)) = check_plans(&model, &plan) {
         summary.verdict = format!("FAILED: verifier: core {core}: {error}");
-        return Err(RunError::Verify { core, error: Box::new(error), summary: Box::new(summary) });
+        return Err(RunError::Verify {
+            core,
+            error: Box::new(error),
+            summary: Box::new(summary),
+            failed: Box::new(FailedRun { model, plan }),
+        });
     }
     let total: u64 = model.cores.iter().map(|c| c.instructions.len() as u64).sum();
     let bar = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
@@ -229,7 +257,11 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
         Err(failure) => {
             let mut summary = summarize(&model, &plan, &failure.partial, opts, injected.as_ref());
             summary.verdict = format!("FAILED: {}", failure.collision);
-            return Err(RunError::Collision { error: failure.collision, summary: Box::new(summary) });
+            return Err(RunError::Collision {
+                error: failure.collision,
+                summary: Box::new(summary),
+                failed: Box::new(FailedRun { model, plan }),
+            });
         }
     };
     let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());

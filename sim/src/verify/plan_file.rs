@@ -12,7 +12,7 @@ use dramalloc_core::plan_file::{
     PlanFile, PlanFileError, Record, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, NO_ACCESS,
 };
 
-use crate::input::{Buffer, Program, SolutionRow};
+use crate::input::{Problem, Program, Row};
 use crate::run::{build_model, Split};
 use crate::verify::{verify, VerifyReport};
 
@@ -102,16 +102,17 @@ fn verify_cores(file: &PlanFile<'_>) -> Result<Vec<(u64, VerifyReport)>, CheckPl
     let h = file.header();
     let mut out = Vec::new();
     for (k, c) in file.cores().iter().enumerate() {
-        let (mut problem, mut solution) = (Vec::new(), Vec::new());
+        let (mut problem, mut solution) = (Problem::default(), Problem::default());
         for r in file.core_records(k as u32) {
             let Some((lower, upper)) = span(r, c.instructions.get()) else { continue };
-            let id = file.name(r.tensor.get()).unwrap_or("?").to_string();
+            let id = file.name(r.tensor.get()).unwrap_or("?");
             let size = r.aligned.get();
             if size == 0 {
                 continue;
             }
-            problem.push(Buffer { id: id.clone(), lower, upper, size });
-            solution.push(SolutionRow { id, lower, upper, size, offset: r.address.get() });
+            problem.push(id, Row { lower, upper, size });
+            let placed = solution.push(id, Row { lower, upper, size });
+            solution.set_fixed(placed, Some(r.address.get()));
         }
         let report = verify(&problem, &solution, h.align.get().max(1), Some(h.window.get()))
             .map_err(|e| CheckPlanError::Invalid(format!("verifier: core {k}: {e}")))?;
