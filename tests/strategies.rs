@@ -16,8 +16,19 @@ fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
         }
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         for align in [1u64, 4096] {
-            let auto = solve(&bufs, align, None, Strategy::Auto).unwrap();
+            // a generous clock: `auto` must not skip a member for time on a loaded machine
+            let auto =
+                solve_within(&bufs, align, None, Strategy::Auto, std::time::Duration::from_secs(60)).unwrap();
             assert!(auto.metrics.hwm >= auto.metrics.lower_bound, "{set}/{name}");
+            use dramalloc_core::place::report::Outcome;
+            assert!(
+                auto.members
+                    .runs()
+                    .iter()
+                    .all(|&(_, o)| !matches!(o, Outcome::OutOfTime | Outcome::OverBudget { .. })),
+                "{set}/{name}: {:?}",
+                auto.members
+            );
             verify(&bufs, &auto.solution(&bufs), align, None).unwrap();
             for s in MEMBERS {
                 let m = solve(&bufs, align, None, s).unwrap();
@@ -216,7 +227,7 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     use dramalloc_sim::host_storage::HostWorkspace;
     let problem = dramalloc_sim::quality::generate::problem(5000, 7);
     let bufs: Vec<Buffer> =
-        problem.iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
     let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
@@ -236,16 +247,6 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     assert_eq!((swept, peak, plan.metrics.lower_bound), (80_655_872, 77_344_256, 68_983_552));
     assert_eq!(plan.metrics.hwm, peak);
     // the independent verifier agrees
-    let rows: Vec<dramalloc_sim::input::SolutionRow> = problem
-        .iter()
-        .zip(host.infos())
-        .map(|(b, i)| dramalloc_sim::input::SolutionRow {
-            id: b.id.clone(),
-            lower: b.lower,
-            upper: b.upper,
-            size: b.size,
-            offset: i.address,
-        })
-        .collect();
-    verify(&problem, &rows, 1, None).unwrap();
+    let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
 }
