@@ -384,3 +384,7 @@ mod tests {
         t.for_each_overlap(0, u32::MAX, |_| panic!("no nodes")).unwrap();
     }
 }
+
+#[cfg(test)]
+#[path = "interval_tree_invariants.rs"]
+mod invariant_tests;
