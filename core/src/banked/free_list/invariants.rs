@@ -227,3 +227,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "invariants_tests.rs"]
+mod tests;
