@@ -211,3 +211,24 @@ fn every_strategy_gives_the_forced_peak_when_all_buffers_meet() {
         assert_eq!(plan.metrics.hwm, 8192, "{s:?}");
     }
 }
+
+#[test]
+fn every_strategy_keeps_a_pin_and_places_around_it() {
+    // A pinned page at 0 live over [0, 9]; two free buffers live with it, one after it.
+    let bufs = [
+        Buffer::pinned(0, 9, 4096, 0),
+        Buffer::new(0, 4, 100),
+        Buffer::new(5, 9, 5000),
+        Buffer::new(10, 12, 4096),
+    ];
+    let mut st: StaticWorkspace<4, 4, 0> = StaticWorkspace::new();
+    for s in Strategy::ALL {
+        let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: s };
+        let mut ws = st.workspace();
+        let plan = plan_buffers(&bufs, 4096, &cfg, &mut ws).unwrap();
+        assert_eq!(plan.metrics.hwm, 12288, "{s:?}");
+        let pin = ws.infos[..4].iter().find(|i| i.location == 0).unwrap();
+        assert_eq!((pin.address, pin.is_pinned()), (0, true), "{s:?}");
+        verify(&bufs, ws.infos, plan.metrics.hwm, 4096, s);
+    }
+}

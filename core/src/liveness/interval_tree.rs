@@ -233,7 +233,8 @@ impl<'a> IntervalTree<'a> {
 
     /// Checks the structural invariants: every node reachable once from the root, child
     /// indices in range, `max` equal to the subtree maximum of `hi`, and (for a sorted tree)
-    /// in-order `lo` non-decreasing. Returns false on the first violation. O(n).
+    /// in-order `lo` non-decreasing. Returns false on the first violation. O(n); a cyclic link
+    /// stops the walk at `n + 1` visits (recursion depth at most `n + 1`).
     pub fn check_invariants(&self) -> bool {
         fn walk(nodes: &[Node], i: i32, seen: &mut usize) -> Option<u32> {
             if i < 0 {
@@ -241,6 +242,9 @@ impl<'a> IntervalTree<'a> {
             }
             let n = nodes.get(i as usize)?;
             *seen += 1;
+            if *seen > nodes.len() {
+                return None; // a node reached twice: a cycle would recurse forever
+            }
             let l = walk(nodes, n.left, seen)?;
             let r = walk(nodes, n.right, seen)?;
             let m = n.hi.max(l).max(r);

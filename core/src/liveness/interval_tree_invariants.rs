@@ -151,3 +151,31 @@ fn right_subtree_with_lo_equal_to_query_hi_is_searched() {
     let (got, n) = payloads(&t, 0, 3);
     assert_eq!(&got[..n], &[0, 1, 2]);
 }
+
+#[test]
+fn a_one_node_tree_rooted_at_zero_answers() {
+    let mut nodes = [Node::new(4, 6, 9)];
+    let t = IntervalTree::build(&mut nodes);
+    assert_eq!(t.root(), 0);
+    let (got, n) = payloads(&t, 6, 8);
+    assert_eq!(&got[..n], &[9]);
+    assert_eq!(payloads(&t, 7, 8).1, 0);
+}
+
+#[test]
+fn a_self_linked_node_overflows_the_query_stack() {
+    // Node 0 is its own left and right child: every pop pushes two, the stack fills.
+    let mut nodes = [Node::new(0, 0, 0)];
+    (nodes[0].left, nodes[0].right) = (0, 0);
+    assert!(!tree(&nodes, 0, true).check_invariants());
+    let mut visits = 0;
+    assert_eq!(
+        tree(&nodes, 0, true).for_each_overlap(0, 0, |_| visits += 1),
+        Err(PlanError::Capacity {
+            store: crate::error::Store::Order,
+            needed: QUERY_STACK + 1,
+            capacity: QUERY_STACK
+        })
+    );
+    assert_eq!(visits, QUERY_STACK);
+}

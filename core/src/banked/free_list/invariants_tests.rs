@@ -349,3 +349,59 @@ fn size_tree_corruptions() {
     fl.size_root = NONE;
     expect(&fl, "free block not linked into the size tree");
 }
+
+#[test]
+fn a_cycle_in_the_spare_stack_is_rejected() {
+    let mut fl = layout(Policy::First);
+    let s = spare_slot(&fl);
+    fl.blocks[s as usize].next = s;
+    expect(&fl, "spare stack is corrupt");
+}
+
+/// A non-free slot of lower treap priority than `p`, with its `parent` links pointing at `p`.
+fn allocated_below(fl: &Fl, p: u32) -> u32 {
+    use super::super::block_table::priority;
+    let cands = [slot(fl, 0), slot(fl, 128), spare_slot(fl)];
+    *cands.iter().find(|&&s| priority(s) < priority(p)).expect("a slot of lower priority")
+}
+
+#[test]
+fn a_tree_child_that_is_not_free_is_rejected_even_when_it_names_its_parent() {
+    let mut fl = layout(Policy::First);
+    let (p, ch) = tree_pair(&fl);
+    let x = allocated_below(&fl, p);
+    *child_link(&mut fl, p, ch) = x;
+    fl.blocks[x as usize].parent = p;
+    expect(&fl, "address-tree link or heap order broken");
+
+    let mut fl = layout(Policy::Best);
+    let (p, ch) = size_pair(&fl);
+    let x = allocated_below(&fl, p);
+    let l = &mut fl.size_links[p as usize];
+    if l.left == ch {
+        l.left = x;
+    } else {
+        l.right = x;
+    }
+    fl.size_links[x as usize].parent = p;
+    expect(&fl, "size-tree link or heap order broken");
+}
+
+#[test]
+fn a_size_tree_child_naming_another_parent_is_rejected() {
+    let mut fl = layout(Policy::Best);
+    let (_, ch) = size_pair(&fl);
+    fl.size_links[ch as usize].parent = slot(&fl, 0);
+    expect(&fl, "size-tree link or heap order broken");
+}
+
+#[test]
+fn an_address_tree_child_at_its_parents_address() {
+    // A left child at the parent's address is out of order; a right child there passes the
+    // tree's local order (keys only need `>=`) and is caught by the tiling walk.
+    let mut fl = layout(Policy::First);
+    let (p, ch) = tree_pair(&fl);
+    let left = fl.blocks[p as usize].left == ch;
+    fl.blocks[ch as usize].addr = fl.blocks[p as usize].addr;
+    expect(&fl, if left { "address tree out of order" } else { "blocks do not tile the range" });
+}
