@@ -1,5 +1,5 @@
 //! Executes a planned model on N simulated cores and proves it.
-//! Uses: arena, fingerprint, model, planning, dramalloc-core (liveness); used by: faults, run.
+//! Uses: arena, fingerprint, jitter, model, planning, dramalloc-core (liveness); used by: faults, run.
 //!
 //! Every core is a thread with its own private arena; one shared arena backs the shared
 //! region `[shared_base, shared_base + shared bytes)`, mapped into every core's view at the
@@ -237,6 +237,20 @@ pub fn execute(
     plan: &PlannedModel,
     opts: &ExecOptions,
 ) -> Result<ExecReport, Box<ExecFailure>> {
+    execute_jittered(model, plan, opts, crate::exec::jitter::seed_from_env())
+}
+
+/// As [`execute`], with the cores' start order and yield points randomized by `jitter`
+/// ([`crate::exec::jitter`]; `None`: none). The result must not depend on the seed.
+///
+/// # Errors
+/// As [`execute`].
+pub fn execute_jittered(
+    model: &SimModel,
+    plan: &PlannedModel,
+    opts: &ExecOptions,
+    jitter: Option<u64>,
+) -> Result<ExecReport, Box<ExecFailure>> {
     let start = Instant::now();
     let n = model.cores.len();
     let base = plan.report.shared_base;
@@ -294,13 +308,16 @@ pub fn execute(
         shared_defs,
     };
     let results: Vec<CoreResult> = std::thread::scope(|s| {
-        let handles: Vec<_> = (0..n)
+        let mut handles: Vec<_> = crate::exec::jitter::start_order(jitter, n)
+            .into_iter()
             .map(|k| {
                 let (sh, inc, opts) = (&sh, &incoming[k], &opts);
-                s.spawn(move || run_core(sh, k, inc, opts))
+                let jit = crate::exec::jitter::Jitter::new(jitter, k);
+                (k, s.spawn(move || run_core(sh, k, inc, opts, jit)))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        handles.sort_unstable_by_key(|&(k, _)| k);
+        handles.into_iter().map(|(_, h)| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
     });
     let mut total = ExecReport::default();
     let mut first_err = None;
@@ -326,9 +343,16 @@ pub fn execute(
     }
 }
 
-fn run_core(sh: &Shared<'_>, k: usize, incoming: &[Vec<(u32, u32)>], opts: &ExecOptions) -> CoreResult {
+fn run_core(
+    sh: &Shared<'_>,
+    k: usize,
+    incoming: &[Vec<(u32, u32)>],
+    opts: &ExecOptions,
+    mut jit: crate::exec::jitter::Jitter,
+) -> CoreResult {
     let mut partial = (ExecReport::default(), 0);
-    let r = run_core_inner(sh, k, incoming, opts, &mut partial);
+    jit.start();
+    let r = run_core_inner(sh, k, incoming, opts, &mut partial, &mut jit);
     match r {
         Err(e) => {
             sh.fail();
@@ -349,6 +373,7 @@ fn run_core_inner(
     incoming: &[Vec<(u32, u32)>],
     opts: &ExecOptions,
     partial: &mut (ExecReport, u64),
+    jit: &mut crate::exec::jitter::Jitter,
 ) -> Result<(ExecReport, u64), Collision> {
     let c = &sh.model.cores[k];
     let pl = &sh.plan.placements[k];
@@ -378,6 +403,7 @@ fn run_core_inner(
         c.kinds.iter().map(|kd| if kd.is_loaded() { LOADER_DEF } else { u32::MAX }).collect();
     for (i, waits) in incoming.iter().enumerate().take(c.instructions.len()) {
         *partial = (rep, arena.committed_bytes());
+        jit.point();
         if sh.abort.load(Ordering::SeqCst) {
             return Ok((rep, arena.committed_bytes()));
         }
