@@ -142,3 +142,13 @@ fn place_one_needed_saturates() {
         })
     );
 }
+
+#[test]
+fn best_fit_compares_gap_lengths_not_ends() {
+    // From 100: gaps [100,110) (10 bytes) then [120,140) (20 bytes); 8 bytes go in the first.
+    let mut occ = [Span { lo: 110, hi: 120 }, Span { lo: 140, hi: 1000 }];
+    assert_eq!(search(&mut occ, 8, 100, 1000, 1, Fit::Best), Found { address: Some(100), largest_gap: 20 });
+    // The later, smaller gap wins over an earlier larger one that starts above 0.
+    let mut occ = [Span { lo: 130, hi: 140 }, Span { lo: 150, hi: 1000 }];
+    assert_eq!(search(&mut occ, 8, 100, 1000, 1, Fit::Best), Found { address: Some(140), largest_gap: 30 });
+}
