@@ -1,9 +1,7 @@
 //! The independent verifier: accepts a correct solution with the exact peak and rejects each
 //! kind of wrong one with the exact variant and values.
 
-use std::path::Path;
-
-use dramalloc_sim::input::{parse_buffers, parse_solution, read_buffers, Buffer, SolutionRow};
+use dramalloc_sim::input::{parse_buffers, parse_solution, Buffer, SolutionRow};
 use dramalloc_sim::verify::{verify, Placed, VerifyError, VerifyReport};
 
 const ALIGN: u64 = 4096;
@@ -171,12 +169,12 @@ fn stacked(problem: &[Buffer]) -> (Vec<SolutionRow>, u64) {
 }
 
 #[test]
-fn accepts_stacked_placements_of_every_shared_trace_and_catches_a_moved_buffer() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/large");
-    if !dir.is_dir() {
-        return;
-    }
-    let p = read_buffers(&dir.join("iopddl_S_1.csv"), 1 << 20).unwrap();
+fn accepts_stacked_placements_of_the_largest_bundled_trace_and_catches_a_moved_buffer() {
+    let (_, _, text) = dramalloc_sim::input::bundled::PROBLEMS
+        .iter()
+        .find(|(_, name, _)| *name == "iopddl_S_1")
+        .expect("iopddl_S_1 is bundled");
+    let p = parse_buffers(text, "iopddl_S_1.csv", 1 << 20).unwrap();
     let (mut rows, peak) = stacked(&p);
     assert_eq!(verify(&p, &rows, ALIGN, None), Ok(VerifyReport { buffers: 28_526, peak }));
     // Put the last buffer onto the first one live at the same time.
