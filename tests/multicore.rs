@@ -2,7 +2,7 @@
 //! memory pressure counted once, the disable gate, and hand-written anti-dependency edges.
 //! Includes the public case B12 of `notes/cases-planner.md`.
 
-use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand};
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
 use dramalloc_core::multicore::pressure::{core_private_bytes, shared_bytes, total_pressure};
 use dramalloc_core::multicore::{DepKind, Edge, Module, MultiConfig, Pass, Pipeline, SharedMode};
 use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
@@ -272,6 +272,20 @@ fn disable_gate_registers_no_dram_pass_and_leaves_spills_unaddressed() {
         ]
     );
     assert_eq!(on.report.unaddressed_spills, 0);
+    // fixed addresses are pre-placement, not the DRAM pass: they hold with the gate set
+    let mut p = Prog::default();
+    let x = p.loc("X", 4 * K, false);
+    p.locs[x as usize] = Location::preplaced(4 * K, UsageClass::Input, 0);
+    let pin = p.loc("pinned", 4 * K, false);
+    p.locs[pin as usize] = Location::pinned(4 * K, 8 * K);
+    let t = p.loc("T", 4 * K, false);
+    p.at(0, &[Operand::use_(x), Operand::def(pin), Operand::def(t)], false);
+    p.at(1, &[Operand::use_(pin), Operand::use_(t)], false);
+    let r = run(&[p.clone(), p], &c).unwrap();
+    for k in 0..2 {
+        assert_eq!((r.addr(k, "X"), r.addr(k, "pinned"), r.addr(k, "T")), (Some(0), Some(8 * K), None));
+    }
+    assert_eq!(r.report.unaddressed_spills, 2);
 }
 
 #[test]

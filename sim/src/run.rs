@@ -152,6 +152,26 @@ pub enum RunError {
     /// A fault could not be injected: the model has no place for it (exit 2).
     #[error("cannot inject fault: {0}")]
     Fault(String),
+    /// A DRAM spill survived without an address (`--disable-dram-allocation`; seed "The
+    /// disable_dram_allocation Gate": "an error is raised if a DRAM spill survives"), exit 1.
+    /// Names the first one: on the lowest core that has one, the one accessed first.
+    #[error(
+        "core {core}: DRAM spill `{tensor}` has no address ({first_access}); {count} spill(s) left unaddressed on {cores} core(s)"
+    )]
+    UnaddressedSpill {
+        /// Core.
+        core: usize,
+        /// The spill.
+        tensor: String,
+        /// `first accessed by op I `NAME``, or `never accessed`.
+        first_access: String,
+        /// Unaddressed spills over all cores.
+        count: u64,
+        /// Cores with at least one.
+        cores: usize,
+        /// The summary (its `unaddressed` column filled).
+        summary: Box<Summary>,
+    },
 }
 
 impl RunError {
@@ -198,6 +218,9 @@ pub fn build_model(program: &Program, cores: usize, split: Split) -> Result<SimM
 pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError> {
     let model = build_model(program, opts.cores.max(1), opts.split)?;
     let mut plan = plan_model(&model, &opts.plan)?;
+    if let Some(e) = surviving_spill(&model, &plan, opts) {
+        return Err(e);
+    }
     let injected = match opts.fault {
         Some(f) => Some(inject(&model, &mut plan, f).map_err(RunError::Fault)?),
         None => None,
@@ -234,6 +257,30 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     };
     let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());
     Ok(RunOutcome { model, plan, exec, summary, injected })
+}
+
+/// The [`RunError::UnaddressedSpill`] for the first DRAM spill without an address, if any.
+fn surviving_spill(model: &SimModel, plan: &PlannedModel, opts: &RunOptions) -> Option<RunError> {
+    let unaddressed = |k: usize| {
+        let c = &model.cores[k];
+        (0..c.locations.len())
+            .filter(move |&l| c.locations[l].is_candidate() && plan.placements[k][l].address.is_none())
+    };
+    let (core, l) = (0..model.cores.len()).find_map(|k| {
+        unaddressed(k).min_by_key(|&l| (plan.placements[k][l].first_access, l)).map(|l| (k, l))
+    })?;
+    let c = &model.cores[core];
+    let first = plan.placements[core][l].first_access;
+    let first_access = match c.op_names.get(first as usize) {
+        Some(op) => format!("first accessed by op {first} `{op}`"),
+        None => "never accessed".to_string(),
+    };
+    let mut summary = summarize(model, plan, &ExecReport::default(), opts, None);
+    let count: u64 = summary.per_core.iter().map(|c| c.unaddressed).sum();
+    let cores = summary.per_core.iter().filter(|c| c.unaddressed > 0).count();
+    let tensor = c.names[l].clone();
+    summary.verdict = format!("FAILED: DRAM spill `{tensor}` on core {core} has no address");
+    Some(RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary: Box::new(summary) })
 }
 
 fn secs(d: Duration) -> f64 {

@@ -20,7 +20,9 @@
 //!    region.
 //!
 //! With `disable_dram_allocation` none of them is registered: every DRAM spill stays
-//! unaddressed and [`MultiReport::unaddressed_spills`] says how many.
+//! unaddressed and [`MultiReport::unaddressed_spills`] says how many. Locations with a fixed
+//! address (pre-placed inputs, weights and outputs, pinned spills) get it before any pass
+//! runs, gate or no gate: pre-placement is not the DRAM pass's job.
 
 use heapless::Vec;
 
@@ -32,7 +34,7 @@ use crate::workspace::Workspace;
 
 use super::antidep::{build_edges, Edge};
 use super::module::{build_name_index, Module, ModuleState, MAX_CORES};
-use super::private_alloc::{allocate_private, reset_state};
+use super::private_alloc::{allocate_private, place_fixed, reset_state};
 use super::shared_alloc::allocate_shared;
 use super::shared_set::{SharedAccess, SharedEntry};
 use super::sync::sync_shared_allocations;
@@ -227,29 +229,29 @@ impl Pipeline {
                 error: PlanError::BadCoreCount { cores: n as u32 },
             });
         }
+        let (window, slab) = match cfg.mode {
+            SharedMode::Windows => (cfg.plan.window, 0),
+            SharedMode::Slabs { mb_per_core } => {
+                let cap = mb_per_core.checked_mul(1 << 20).filter(|c| c.checked_mul(n as u64 + 1).is_some());
+                let cap = cap.ok_or(fail(Pass::DramAllocation, 0)(PlanError::CcRegionTooLarge {
+                    cc_bytes: u64::MAX,
+                    window: cfg.plan.window,
+                }))?;
+                (cap, cap)
+            }
+        };
         for k in 0..n {
             build_name_index(k as u32, &modules[k], &mut states[k])
                 .map_err(fail(Pass::DramAllocation, k as u32))?;
             reset_state(&modules[k], &mut states[k]).map_err(fail(Pass::DramAllocation, k as u32))?;
+            // pre-placement is not the DRAM pass's job: fixed addresses hold with the gate set
+            place_fixed(&modules[k], &mut states[k], slab * k as u64);
         }
         let mut rep = MultiReport::default();
         let (mut entries, mut accesses) = (0usize, 0usize);
         for &pass in self.passes() {
             match pass {
                 Pass::DramAllocation => {
-                    let (window, slab) = match cfg.mode {
-                        SharedMode::Windows => (cfg.plan.window, 0),
-                        SharedMode::Slabs { mb_per_core } => {
-                            let cap = mb_per_core
-                                .checked_mul(1 << 20)
-                                .filter(|c| c.checked_mul(n as u64 + 1).is_some());
-                            let cap = cap.ok_or(fail(pass, 0)(PlanError::CcRegionTooLarge {
-                                cc_bytes: u64::MAX,
-                                window: cfg.plan.window,
-                            }))?;
-                            (cap, cap)
-                        }
-                    };
                     let pc = PlanConfig { window, ..cfg.plan };
                     for k in 0..n {
                         allocate_private(&modules[k], &mut states[k], &pc, slab * k as u64, &mut storage.ws)

@@ -143,9 +143,9 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
         Err(e) => {
             let code = e.exit_code() as u8;
             match &e {
-                RunError::Verify { summary, .. } | RunError::Collision { summary, .. } => {
-                    print_summary(summary)
-                }
+                RunError::Verify { summary, .. }
+                | RunError::Collision { summary, .. }
+                | RunError::UnaddressedSpill { summary, .. } => print_summary(summary),
                 RunError::Input(_) | RunError::Plan(_) => return err(format!("{source}: {e}"), code),
                 _ => {}
             }
