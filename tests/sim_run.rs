@@ -272,8 +272,7 @@ fn every_dropped_remote_target_is_caught_by_sync() {
         let names = m.name_refs();
         let modules = m.modules(&names);
         let locs: Vec<usize> = m.cores.iter().map(|c| c.locations.len()).collect();
-        let ops: Vec<usize> = m.cores.iter().map(|c| c.operands.len()).collect();
-        let mut host = HostMulti::new(&locs, &ops, 1 << 12);
+        let mut host = HostMulti::new(&modules, 1 << 12);
         let (mut storage, mut states) = host.split();
         let cfg = MultiConfig::default();
         let mut rng = SplitMix64(i as u64);
