@@ -4,9 +4,15 @@
 
 use std::process::ExitCode;
 
-use dramalloc_sim::input::{bundled, pack_preplaced, parse_program, Program, PAGE};
+use dramalloc_core::liveness::program::Location;
+use dramalloc_core::multicore::pressure::Peak;
+use dramalloc_core::multicore::SharedMode;
+use dramalloc_core::{CcSize, PlanError, Strategy};
+use dramalloc_sim::input::{bundled, pack_preplaced, parse_program, Program, TensorKind, PAGE};
+use dramalloc_sim::model::{CoreProgram, SimModel};
 use dramalloc_sim::planning::{plan_model, PlanOptions};
-use dramalloc_sim::run::{build_model, run, RunError, RunOptions, Split};
+use dramalloc_sim::report::bounds::{core_bounds, CoreBounds, Part};
+use dramalloc_sim::run::{build_model, run, DevicePressure, RunError, RunOptions, Split};
 
 fn resnet() -> Program {
     parse_program(bundled::RESNET50_JSON, "resnet.json", 1 << 20).unwrap()
@@ -62,4 +68,150 @@ fn run_with_the_gate_names_the_first_surviving_spill_and_exits_1() {
         "core 0: DRAM spill `r0` has no address (first accessed by op 0 `n0`); 350 spill(s) left unaddressed on 2 core(s)"
     );
     assert_eq!(cli(&["run", "--disable-dram-allocation"]), ExitCode::from(1));
+}
+
+// ---------------------------------------------------------------- memory pressure
+
+#[test]
+fn the_summary_shows_the_peak_pressure_with_shared_bytes_counted_once() {
+    let opts = RunOptions { cores: 4, split: Split::TensorParallel, ..RunOptions::default() };
+    let out = run(&resnet(), &opts).unwrap();
+    let s = &out.summary;
+    assert_eq!(
+        s.pressure,
+        Some(DevicePressure {
+            bytes: 452_788_224,
+            private_bytes: 452_788_224,
+            shared_bytes: 0,
+            at: "op 23 `n13`".into(),
+            shared_peak: 3_211_264,
+        })
+    );
+    for c in &s.per_core {
+        assert_eq!(
+            (c.peak_live, c.peak_live_at.as_str()),
+            (113_197_056, "op 21 `n12/allreduce_stage`"),
+            "core {}",
+            c.core
+        );
+    }
+    // the shared set at its peak, once: not 4 × 3,211,264
+    let p = &out.plan.report.pressure;
+    // the shared set at its peak (the 4 slices of one all-reduce), once: not 4 × 3,211,264
+    assert_eq!(p.shared, Peak { instruction: 1, private_bytes: 0, shared_bytes: 3_211_264 });
+    // a core's view peaks where a slice set is live beside 109,985,792 private bytes; its
+    // private bytes alone peak 2 ops later
+    for k in 0..4 {
+        assert_eq!(p.view[k], Peak { instruction: 21, private_bytes: 109_985_792, shared_bytes: 3_211_264 });
+        assert_eq!(p.private[k], Peak { instruction: 23, private_bytes: 113_197_056, shared_bytes: 0 });
+    }
+}
+
+#[test]
+fn run_refuses_a_window_the_live_bytes_cannot_fit_naming_core_op_and_bytes() {
+    let plan = PlanOptions { window: 113_197_056 - 4096, cc: CcSize::Mib(0), ..PlanOptions::default() };
+    let e = run(&resnet(), &RunOptions { cores: 1, plan, ..RunOptions::default() }).unwrap_err();
+    assert_eq!(e.exit_code(), 1);
+    let RunError::Plan(f) = &e else { panic!("{e}") };
+    assert_eq!(
+        f.error,
+        PlanError::OverBudget {
+            instruction: 13,
+            private_bytes: 113_197_056,
+            shared_bytes: 0,
+            budget: 113_197_056 - 4096
+        }
+    );
+    assert_eq!(
+        f.message,
+        "DramAllocation on core 0: HBM budget: at op 13 `n13` 113197056 live DRAM bytes (113197056 private + 0 shared, counted once) do not fit the 113192960-byte budget"
+    );
+}
+
+// ---------------------------------------------------------------- bounds
+
+/// Case B12 as a simulated model: core 0 has P0 (8 KiB, live [0, 5]) and the shared S
+/// (16 KiB, defined at 1, read at 4 on both cores); core 1 has P1 (24 KiB, live [0, 5]).
+fn b12() -> SimModel {
+    let mut c0 = CoreProgram::default();
+    let p0 = c0.add_tensor("P0".into(), TensorKind::Intermediate, Location::spill(8192));
+    let s0 = c0.add_tensor(
+        "S".into(),
+        TensorKind::Intermediate,
+        Location { shared: true, ..Location::spill(16384) },
+    );
+    let mut c1 = CoreProgram::default();
+    let p1 = c1.add_tensor("P1".into(), TensorKind::Intermediate, Location::spill(24576));
+    let s1 = c1.add_tensor(
+        "S".into(),
+        TensorKind::Intermediate,
+        Location { shared: true, ..Location::spill(16384) },
+    );
+    for (c, p, s, writes) in [(&mut c0, p0, s0, true), (&mut c1, p1, s1, false)] {
+        c.add_op("def_p".into(), "X".into(), &[], &[p], false);
+        let defs: &[u32] = if writes { &[s] } else { &[] };
+        c.add_op("def_s".into(), "X".into(), &[], defs, false);
+        c.add_op("i2".into(), "X".into(), &[], &[], false);
+        c.add_op("i3".into(), "X".into(), &[], &[], false);
+        c.add_op("use_s".into(), "X".into(), &[s], &[], false);
+        c.add_op("use_p".into(), "X".into(), &[p], &[], false);
+    }
+    SimModel { name: "b12".into(), cores: vec![c0, c1] }
+}
+
+#[test]
+fn the_bound_covers_private_shared_and_cc_and_shows_the_stacking_cost() {
+    let model = b12();
+    let opts = PlanOptions { cc: CcSize::Mib(0), strategy: Strategy::Seed, ..PlanOptions::default() };
+    let plan = plan_model(&model, &opts).unwrap();
+    assert_eq!((plan.report.shared_base, plan.report.shared_region_bytes), (24576, 16384));
+    let b = core_bounds(&model, &plan, &opts);
+    let part = |used, lower_bound| Part { used, lower_bound };
+    // core 0: its 8 KiB, then the shared region stacked above core 1's 24 KiB: 40 KiB spent
+    // against 8 + 16 KiB of bound (ratio 1.6667, the cost of stacking, shown)
+    assert_eq!(
+        b[0],
+        CoreBounds {
+            private: part(8192, 8192),
+            shared: part(16384, 16384),
+            cc: part(0, 0),
+            total: part(40960, 24576)
+        }
+    );
+    assert_eq!(
+        b[1],
+        CoreBounds {
+            private: part(24576, 24576),
+            shared: part(16384, 16384),
+            cc: part(0, 0),
+            total: part(40960, 40960)
+        }
+    );
+}
+
+#[test]
+fn tensor_parallel_and_slab_runs_report_bounds_that_cover_the_shared_region() {
+    let p = resnet();
+    let windows = RunOptions { cores: 4, split: Split::TensorParallel, ..RunOptions::default() };
+    let slabs = RunOptions {
+        plan: PlanOptions {
+            cc: CcSize::Mib(0),
+            mode: SharedMode::Slabs { mb_per_core: 256 },
+            ..PlanOptions::default()
+        },
+        ..windows.clone()
+    };
+    for opts in [windows, slabs] {
+        let out = run(&p, &opts).unwrap();
+        for c in &out.summary.per_core {
+            let want = CoreBounds {
+                private: Part { used: 113_197_056, lower_bound: 113_197_056 },
+                shared: Part { used: 3_211_264, lower_bound: 3_211_264 },
+                cc: Part::default(),
+                total: Part { used: 116_408_320, lower_bound: 116_408_320 },
+            };
+            assert_eq!(c.parts, want, "core {} {:?}", c.core, opts.plan.mode);
+            assert_eq!((c.hwm, c.lower_bound), (116_408_320, 116_408_320));
+        }
+    }
 }

@@ -1,5 +1,5 @@
 //! The `run` pipeline: plan a program on N cores, verify every plan, execute it, summarise.
-//! Uses: exec, input, model, planning, tensor_parallel, verify; used by: cli, report.
+//! Uses: exec, input, model, planning, report (bounds), tensor_parallel, verify; used by: cli, report.
 //!
 //! `dramalloc run`: plan a program on N cores, verify every plan geometrically, execute it on
 //! the simulator, and summarise.
@@ -14,6 +14,7 @@ use crate::exec::faults::{inject, Fault, Injected};
 use crate::input::{InputError, Program};
 use crate::model::SimModel;
 use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
+use crate::report::bounds::{core_bounds, CoreBounds};
 use crate::tensor_parallel;
 use crate::verify::plan_check::check_plans;
 use crate::verify::VerifyError;
@@ -63,16 +64,35 @@ pub struct RunOptions {
 pub struct CoreSummary {
     /// Core index.
     pub core: usize,
-    /// HWM of the core's view (private, pre-placed and shared tensors), bytes.
+    /// Bytes the layout spends on the core: private, shared and CC together
+    /// ([`crate::report::bounds`]).
     pub hwm: u64,
-    /// Max-load lower bound of the core's view, bytes.
+    /// A lower bound on `hwm`: the private, shared and CC bounds added.
     pub lower_bound: u64,
-    /// Private plan's HWM, bytes.
-    pub private_hwm: u64,
-    /// Real CC buffer bytes used.
-    pub cc_bytes: u64,
+    /// The parts (private, shared, CC) and their total (`hwm`, `lower_bound`).
+    pub parts: CoreBounds,
+    /// Peak memory pressure of the core's view: the most private + shared bytes live at one
+    /// instruction (0 when the DRAM pass did not run).
+    pub peak_live: u64,
+    /// Where: `op I `NAME`` (empty when the DRAM pass did not run).
+    pub peak_live_at: String,
     /// Spills left unaddressed.
     pub unaddressed: u64,
+}
+
+/// The device's peak memory pressure: every core's private bytes and the shared bytes once.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct DevicePressure {
+    /// All bytes live at the peak.
+    pub bytes: u64,
+    /// Private bytes of all cores there.
+    pub private_bytes: u64,
+    /// Shared bytes there, counted once.
+    pub shared_bytes: u64,
+    /// Where: `op I `NAME`` of core 0.
+    pub at: String,
+    /// The most shared bytes live at one instruction.
+    pub shared_peak: u64,
 }
 
 /// The summary of a run.
@@ -102,6 +122,8 @@ pub struct Summary {
     pub edges: usize,
     /// Per-core lines.
     pub per_core: Vec<CoreSummary>,
+    /// Peak memory pressure of the device (`None` when the DRAM pass did not run).
+    pub pressure: Option<DevicePressure>,
     /// CC region limit, bytes.
     pub cc_limit: u64,
     /// Bytes written by the simulator.
@@ -295,15 +317,21 @@ pub fn summarize(
     opts: &RunOptions,
     injected: Option<&Injected>,
 ) -> Summary {
+    let bounds = core_bounds(model, plan, &opts.plan);
+    let pressure = &plan.report.pressure;
+    let at = |k: usize, i: u32| {
+        model.cores[k].op_names.get(i as usize).map_or_else(String::new, |n| format!("op {i} `{n}`"))
+    };
     let per_core = (0..model.cores.len())
         .map(|k| {
-            let (hwm, lb) = view_hwm_and_bound(model, plan, k);
+            let peak = pressure.view.get(k);
             CoreSummary {
                 core: k,
-                hwm,
-                lower_bound: lb,
-                private_hwm: plan.metrics[k].hwm,
-                cc_bytes: plan.metrics[k].real_cc_bytes,
+                hwm: bounds[k].total.used,
+                lower_bound: bounds[k].total.lower_bound,
+                parts: bounds[k],
+                peak_live: peak.map_or(0, |p| p.bytes()),
+                peak_live_at: peak.map_or_else(String::new, |p| at(k, p.instruction)),
                 unaddressed: model.cores[k]
                     .locations
                     .iter()
@@ -313,6 +341,14 @@ pub fn summarize(
             }
         })
         .collect();
+    let device = (!pressure.view.is_empty()).then(|| DevicePressure {
+        bytes: pressure.device.bytes(),
+        private_bytes: pressure.device.private_bytes,
+        shared_bytes: pressure.device.shared_bytes,
+        at: at(0, pressure.device.instruction),
+        shared_peak: pressure.shared.bytes(),
+    });
+    let c0 = model.cores.first();
     Summary {
         model: model.name.clone(),
         cores: model.cores.len(),
@@ -321,11 +357,13 @@ pub fn summarize(
         tensors: model.tensor_count(),
         intervals: plan.metrics.iter().map(|m| m.intervals).sum(),
         shared_tensors: plan.report.shared_tensors,
-        preplaced_bytes: plan.metrics.first().map_or(0, |m| m.preplaced_bytes),
+        preplaced_bytes: c0
+            .map_or(0, |c| c.locations.iter().filter(|l| l.is_preplaced()).map(|l| l.bytes).sum()),
         shared_base: plan.report.shared_base,
         shared_bytes: plan.report.shared_region_bytes,
         edges: plan.report.edges,
         per_core,
+        pressure: device,
         cc_limit: plan.metrics.first().map_or(0, |m| m.cc_limit),
         bytes_written: exec.bytes_written,
         bytes_verified: exec.bytes_verified,
@@ -336,41 +374,4 @@ pub fn summarize(
         fault: injected.map(|f| f.to_string()),
         verdict: "OK".to_string(),
     }
-}
-
-/// HWM and max-load lower bound of core `k`'s view: every addressed DRAM tensor the core
-/// sees (pre-placed, private, shared). The bound is the pre-placed floor plus the largest
-/// sum of aligned sizes of planned tensors live at one instruction.
-pub fn view_hwm_and_bound(model: &SimModel, plan: &PlannedModel, k: usize) -> (u64, u64) {
-    let c = &model.cores[k];
-    let pl = &plan.placements[k];
-    let hwm = pl.iter().filter_map(|p| p.address.map(|a| a + p.aligned)).max().unwrap_or(0);
-    let floor = plan.metrics[k].reserved_space;
-    let mut events: Vec<(u32, i8, u64)> = Vec::new();
-    for (l, p) in pl.iter().enumerate() {
-        if !c.locations[l].is_candidate() || p.first_access == u32::MAX {
-            continue;
-        }
-        let (a, b) = if p.shared {
-            plan.shared
-                .iter()
-                .find(|e| model.cores[0].names[e.location as usize] == c.names[l])
-                .map_or((p.first_access, p.last_access), |e| (e.first_access, e.last_access))
-        } else {
-            (p.first_access, p.last_access)
-        };
-        events.push((a, 1, p.aligned));
-        events.push((b.saturating_add(1), -1, p.aligned));
-    }
-    events.sort_unstable_by_key(|&(t, d, _)| (t, d));
-    let (mut live, mut best) = (0u64, 0u64);
-    for (_, d, s) in events {
-        if d > 0 {
-            live += s;
-            best = best.max(live);
-        } else {
-            live -= s;
-        }
-    }
-    (hwm.max(floor), floor + best)
 }

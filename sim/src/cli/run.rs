@@ -154,6 +154,14 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
     }
 }
 
+fn ratio(used: u64, lower_bound: u64) -> String {
+    if lower_bound > 0 {
+        format!("{:.4}", used as f64 / lower_bound as f64)
+    } else {
+        "-".into()
+    }
+}
+
 fn mib(b: u64) -> String {
     format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
 }
@@ -183,23 +191,49 @@ pub fn print_summary(s: &Summary) {
     row(
         &mut o,
         "CC region (limit / used)",
-        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.cc_bytes).max().unwrap_or(0)),
+        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0)),
     );
+    if let Some(p) = &s.pressure {
+        row(
+            &mut o,
+            "peak live bytes (device)",
+            format!(
+                "{} at {} ({} private on all cores + {} shared, counted once)",
+                p.bytes, p.at, p.private_bytes, p.shared_bytes
+            ),
+        );
+    }
     let _ = writeln!(
         o,
-        "  {:<6} {:>14} {:>14} {:>10} {:>12}",
-        "core", "HWM", "lower bound", "HWM/LB", "unaddressed"
+        "  {:<6} {:>14} {:>14} {:>10} {:>14} {:>12}",
+        "core", "HWM", "lower bound", "HWM/LB", "peak live", "unaddressed"
     );
     for c in &s.per_core {
-        let ratio = if c.lower_bound > 0 {
-            format!("{:.4}", c.hwm as f64 / c.lower_bound as f64)
-        } else {
-            "-".into()
-        };
         let _ = writeln!(
             o,
-            "  {:<6} {:>14} {:>14} {:>10} {:>12}",
-            c.core, c.hwm, c.lower_bound, ratio, c.unaddressed
+            "  {:<6} {:>14} {:>14} {:>10} {:>14} {:>12}",
+            c.core,
+            c.hwm,
+            c.lower_bound,
+            ratio(c.hwm, c.lower_bound),
+            c.peak_live,
+            c.unaddressed
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  {:<6} {:>29} {:>29} {:>29}",
+        "parts", "private used / LB", "shared used / LB", "CC used / LB"
+    );
+    for c in &s.per_core {
+        let part = |p: &crate::report::bounds::Part| format!("{} / {}", p.used, p.lower_bound);
+        let _ = writeln!(
+            o,
+            "  {:<6} {:>29} {:>29} {:>29}",
+            c.core,
+            part(&c.parts.private),
+            part(&c.parts.shared),
+            part(&c.parts.cc)
         );
     }
     row(&mut o, "bytes written / verified", format!("{} / {}", s.bytes_written, s.bytes_verified));

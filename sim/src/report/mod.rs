@@ -1,12 +1,13 @@
-//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg), SVG, banked reports.
-//! Uses: atomic_write, model, planning, run, dramalloc-core (banked); used by: cli, replay.
+//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg), SVG, the summary's bounds, banked reports.
+//! Uses: atomic_write, host_storage, model, planning, run, dramalloc-core (banked, liveness); used by: cli, replay, run.
 //!
 //! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
 //! `layout.svg`, each written whole (temp file + rename) or not at all.
-//! [`layout_svg`](mod@layout_svg) draws the picture; [`banked`] writes the banked allocator's
-//! three memory reports (`replay`).
+//! [`layout_svg`](mod@layout_svg) draws the picture; [`bounds`] computes the summary's parts and
+//! bounds; [`banked`] writes the banked allocator's three memory reports (`replay`).
 
 pub mod banked;
+pub mod bounds;
 pub mod layout_svg;
 
 use std::io;
@@ -79,6 +80,16 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> S
     let m = &plan.metrics[0];
     let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0)
         .then(|| ((m.window - m.cc_limit).saturating_sub(floor), m.window.saturating_sub(floor)));
+    // the HWM line: the highest end below the CC region (CC tensors are drawn in their region)
+    let cc_start = if m.cc_limit > 0 { m.window - m.cc_limit } else { u64::MAX };
+    let top = plan.placements[0]
+        .iter()
+        .enumerate()
+        .filter(|(l, _)| !c.kinds[*l].is_preplaced())
+        .filter_map(|(_, p)| {
+            p.address.filter(|&a| a < cc_start).map(|a| (a + p.aligned).saturating_sub(floor))
+        })
+        .max();
     let opts = LayoutOptions {
         title: format!(
             "{}: core 0 of {}, {} planned tensors above the {} pre-placed floor, HWM {}",
@@ -86,10 +97,10 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> S
             summary.cores,
             rects.len(),
             crate::report::layout_svg::human_bytes(floor),
-            crate::report::layout_svg::human_bytes(summary.per_core[0].hwm)
+            crate::report::layout_svg::human_bytes(top.unwrap_or(0) + floor)
         ),
         cc_region: cc,
-        hwm: Some(summary.per_core[0].hwm.saturating_sub(floor)),
+        hwm: top,
         window: None,
     };
     render_layout(&rects, &opts)
