@@ -8,6 +8,7 @@ use dramalloc_core::liveness::program::Location;
 use dramalloc_core::multicore::pressure::Peak;
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, PlanError, Strategy};
+use dramalloc_sim::exec::host_memory::{available, HostEstimate, BOOKKEEPING_PER_ITEM, PAGE_OVERHEAD};
 use dramalloc_sim::input::{bundled, pack_preplaced, parse_program, Program, TensorKind, PAGE};
 use dramalloc_sim::model::{CoreProgram, SimModel};
 use dramalloc_sim::planning::{plan_model, PlanOptions};
@@ -214,4 +215,64 @@ fn tensor_parallel_and_slab_runs_report_bounds_that_cover_the_shared_region() {
             assert_eq!((c.hwm, c.lower_bound), (116_408_320, 116_408_320));
         }
     }
+}
+
+// ---------------------------------------------------------------- host memory
+
+/// x (input) -> t (`bytes` bytes) -> y (output), as program JSON.
+fn big_json(bytes: u64) -> String {
+    format!(
+        r#"{{"name": "big", "tensors": [
+            {{"name": "x", "bytes": 4096, "kind": "input"}},
+            {{"name": "t", "bytes": {bytes}, "kind": "intermediate"}},
+            {{"name": "y", "bytes": 4096, "kind": "output"}}],
+          "ops": [{{"name": "n0", "op": "Conv", "inputs": ["x"], "outputs": ["t"]}},
+                  {{"name": "n1", "op": "Relu", "inputs": ["t"], "outputs": ["y"]}}]}}"#
+    )
+}
+
+fn one_big_tensor(bytes: u64) -> Program {
+    parse_program(&big_json(bytes), "big.json", 16).unwrap()
+}
+
+#[test]
+fn a_40_gb_tensor_is_refused_before_execution_with_exit_2() {
+    let plan = PlanOptions { window: 64 << 30, ..PlanOptions::default() };
+    let opts = RunOptions { cores: 1, plan, host_memory: Some(16 << 30), ..RunOptions::default() };
+    let e = run(&one_big_tensor(40_000_000_000), &opts).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    // pages: t's 9,765,625 and x's and y's; buffers: t read once and written once, whole
+    let needed = HostEstimate {
+        arena_pages: 9_765_627,
+        arena_bytes: 9_765_627 * (4096 + PAGE_OVERHEAD),
+        buffer_bytes: 80_000_000_000,
+        bookkeeping_bytes: 5 * BOOKKEEPING_PER_ITEM,
+    };
+    let RunError::HostMemory { needed: got, available } = &e else { panic!("{e}") };
+    assert_eq!((*got, *available), (needed, 16 << 30));
+    assert_eq!(
+        e.to_string(),
+        "the simulation needs about 120625008480 bytes of host memory (9765627 arena pages of 4 KiB, 80000000000 bytes of fingerprint buffers), more than the 17179869184 bytes available"
+    );
+    let dir = std::env::temp_dir().join(format!("dramalloc-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.json");
+    std::fs::write(&path, big_json(40_000_000_000)).unwrap();
+    let p = path.to_str().unwrap();
+    let args = ["run", p, "--cores", "1", "--hbm-window", "68719476736", "--host-memory", "17179869184"];
+    assert_eq!(cli(&args), ExitCode::from(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// On Linux the host's own available memory is the limit: a 1 PiB tensor cannot fit anywhere.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_a_limit_the_hosts_available_memory_is_the_limit() {
+    assert!(available().is_some_and(|a| a > 0), "Linux reports MemAvailable");
+    let plan = PlanOptions { window: 1 << 52, ..PlanOptions::default() };
+    let e =
+        run(&one_big_tensor(1 << 50), &RunOptions { cores: 1, plan, ..RunOptions::default() }).unwrap_err();
+    let RunError::HostMemory { needed, .. } = &e else { panic!("{e}") };
+    assert_eq!(needed.arena_pages, (1 << 50) / 4096 + 2);
+    assert_eq!(e.exit_code(), 2);
 }

@@ -46,6 +46,9 @@ fn every_model_runs_on_1_core_and_4_cores_tensor_parallel() {
                 assert_eq!(c.unaddressed, 0);
             }
             assert!(out.exec.bytes_verified > 0 && out.exec.bytes_written > 0);
+            // the host-memory estimate made before execution counts exactly the pages it commits
+            let est = dramalloc_sim::exec::host_memory::estimate(&out.model, &out.plan);
+            assert_eq!(est.arena_pages * 4096, out.exec.committed_bytes, "{name} on {cores} cores");
             if split == Split::TensorParallel {
                 assert!(out.summary.shared_tensors > 0, "{name}: tensor-parallel shares staging slices");
                 // every core resolves every shared tensor to one address

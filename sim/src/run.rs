@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::exec::executor::{execute, Collision, ExecOptions, ExecReport};
 use crate::exec::faults::{inject, Fault, Injected};
+use crate::exec::host_memory::{available, estimate, HostEstimate};
 use crate::input::{InputError, Program};
 use crate::model::SimModel;
 use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
@@ -57,6 +58,9 @@ pub struct RunOptions {
     /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg` (see
     /// [`crate::report::write_reports`]); `run` itself writes nothing.
     pub report_dir: Option<PathBuf>,
+    /// Host memory the execution may use, bytes; `None`: what the host has available
+    /// ([`crate::exec::host_memory::available`]; no check where that cannot be read).
+    pub host_memory: Option<u64>,
 }
 
 /// One core's line of the summary.
@@ -174,6 +178,20 @@ pub enum RunError {
     /// A fault could not be injected: the model has no place for it (exit 2).
     #[error("cannot inject fault: {0}")]
     Fault(String),
+    /// The execution would need more host memory than there is (exit 2): the estimate of
+    /// [`crate::exec::host_memory::estimate`], made before anything executes.
+    #[error(
+        "the simulation needs about {} bytes of host memory ({} arena pages of 4 KiB, {} bytes of fingerprint buffers), more than the {available} bytes available",
+        needed.total(),
+        needed.arena_pages,
+        needed.buffer_bytes
+    )]
+    HostMemory {
+        /// The estimate.
+        needed: HostEstimate,
+        /// Host bytes available (or given by `--host-memory`).
+        available: u64,
+    },
     /// A DRAM spill survived without an address (`--disable-dram-allocation`; seed "The
     /// disable_dram_allocation Gate": "an error is raised if a DRAM spill survives"), exit 1.
     /// Names the first one: on the lowest core that has one, the one accessed first.
@@ -197,10 +215,11 @@ pub enum RunError {
 }
 
 impl RunError {
-    /// Process exit code: 2 for bad input, 1 for a plan that does not fit or fails.
+    /// Process exit code: 2 for bad input or a run the host cannot hold, 1 for a plan that
+    /// does not fit or fails.
     pub fn exit_code(&self) -> i32 {
         match self {
-            RunError::Input(_) | RunError::Fault(_) => 2,
+            RunError::Input(_) | RunError::Fault(_) | RunError::HostMemory { .. } => 2,
             RunError::Plan(p) if !p.does_not_fit => 2,
             _ => 1,
         }
@@ -251,6 +270,12 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     if let Err((core, error)) = check_plans(&model, &plan) {
         summary.verdict = format!("FAILED: verifier: core {core}: {error}");
         return Err(RunError::Verify { core, error: Box::new(error), summary: Box::new(summary) });
+    }
+    let needed = estimate(&model, &plan);
+    if let Some(available) = opts.host_memory.or_else(available) {
+        if needed.total() > available {
+            return Err(RunError::HostMemory { needed, available });
+        }
     }
     let total: u64 = model.cores.iter().map(|c| c.instructions.len() as u64).sum();
     let bar = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {

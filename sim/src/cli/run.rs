@@ -47,6 +47,9 @@ pub struct RunArgs {
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
+    /// Host memory the simulation may use, bytes (default: what the host has available).
+    #[arg(long)]
+    pub host_memory: Option<u64>,
 }
 
 impl Default for RunArgs {
@@ -62,6 +65,7 @@ impl Default for RunArgs {
             mb_per_core: None,
             report_dir: None,
             inject_fault: None,
+            host_memory: None,
         }
     }
 }
@@ -128,6 +132,7 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
         fault: a.inject_fault,
         progress: true,
         report_dir: a.report_dir.clone(),
+        host_memory: a.host_memory,
     };
     match run(&program, &opts) {
         Ok(out) => {
