@@ -7,11 +7,10 @@ mod bundled_data;
 
 use std::process::ExitCode;
 
-use dramalloc_sim::exec::executor::{execute, ExecOptions};
-use dramalloc_sim::exec::faults::{inject, Fault};
+use dramalloc_sim::exec::campaign::{plan_all, run_kind, Kind, Planned, Row};
+use dramalloc_sim::exec::faults::{inject, Fault, Injected};
 use dramalloc_sim::input::{bundled, Program};
-use dramalloc_sim::planning::{plan_model, PlanOptions};
-use dramalloc_sim::run::{build_model, run, RunOptions, Split};
+use dramalloc_sim::run::{run, RunOptions, Split};
 use dramalloc_sim::verify::plan_check::check_plans;
 
 /// The 15 bundled models, in name order.
@@ -186,120 +185,82 @@ fn fault_count() -> usize {
     std::env::var("DRAMALLOC_FAULTS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
-/// Injects `count` faults of one kind spread over the models; every one must be caught by
-/// the geometric verifier or the simulator. Returns how many were caught by each.
-fn inject_all(
-    kind: fn(u64) -> Fault,
-    count: usize,
-    models: &[(String, Program)],
-    cores: usize,
-) -> (usize, usize) {
-    let planned: Vec<_> = models
-        .iter()
-        .map(|(n, p)| {
-            let m = build_model(p, cores, Split::TensorParallel).unwrap();
-            let plan = plan_model(&m, &PlanOptions::default()).unwrap();
-            (n, m, plan)
-        })
-        .collect();
-    let (mut by_verifier, mut by_sim) = (0, 0);
-    for i in 0..count {
-        let (name, model, plan) = &planned[i % planned.len()];
-        let mut bad = plan.clone();
-        let what = inject(model, &mut bad, kind(i as u64)).unwrap_or_else(|e| panic!("{name}: {e}"));
-        if let Err((_, e)) = check_plans(model, &bad) {
-            let msg = e.to_string();
-            if let dramalloc_sim::exec::faults::Injected::Moved { tensor, .. } = &what {
-                assert!(msg.contains(tensor.as_str()), "{name}: verifier names `{tensor}`: {msg}");
-            }
-            by_verifier += 1;
-            continue;
-        }
-        let opts = ExecOptions { corrupt: what.corruption(), ..ExecOptions::default() };
-        match execute(model, &bad, &opts) {
-            Err(_) => by_sim += 1,
-            Ok(_) => panic!("{name}: fault #{i} not detected: {what}"),
-        }
+/// The bundled models planned for the campaign on `cores` cores; `smallest` keeps the 5 with
+/// the fewest bytes (the faults that need an execution to show run on those).
+fn campaign_models(cores: usize, smallest: bool) -> Vec<Planned> {
+    let mut m: Vec<Program> = models().into_iter().map(|(_, p)| p).collect();
+    if smallest {
+        m.sort_by_key(|p| p.tensors.iter().map(|t| t.bytes).sum::<u64>());
+        m.truncate(5);
     }
-    (by_verifier, by_sim)
+    plan_all(&m, cores).unwrap()
+}
+
+fn row(kind: Kind, n: usize, (verifier, simulator, sync): (usize, usize, usize)) -> Row {
+    Row { kind, injected: n, detected: n, by_verifier: verifier, by_simulator: simulator, by_sync: sync }
 }
 
 #[test]
-fn every_moved_tensor_is_caught() {
-    let models = models();
-    let (v, s) = inject_all(Fault::MoveOntoNeighbour, fault_count(), &models, 2);
-    assert_eq!(v + s, fault_count());
-}
-
-/// The smallest models, for the faults that need a full execution to show.
-fn small_models() -> Vec<(String, Program)> {
-    let mut m = models();
-    m.sort_by_key(|(_, p)| p.tensors.iter().map(|t| t.bytes).sum::<u64>());
-    m.truncate(5);
-    m
+fn every_moved_tensor_is_caught_by_the_verifier_naming_it() {
+    let n = fault_count();
+    let planned = campaign_models(2, false);
+    assert_eq!(run_kind(Kind::Move, &planned, n), row(Kind::Move, n, (n, 0, 0)));
+    for i in 0..50u64 {
+        let p = &planned[i as usize % planned.len()];
+        let mut bad = p.plan.clone();
+        let what = inject(&p.model, &mut bad, Fault::MoveOntoNeighbour(i)).unwrap();
+        let Injected::Moved { tensor, .. } = &what else { panic!("{what}") };
+        let (_, e) = check_plans(&p.model, &bad).unwrap_err();
+        assert!(e.to_string().contains(tensor.as_str()), "{}: verifier names `{tensor}`: {e}", p.name);
+    }
 }
 
 #[test]
 fn every_twin_moved_on_one_core_is_caught() {
-    let models = small_models();
-    let (v, s) = inject_all(Fault::TwinAddress, fault_count(), &models, 2);
-    assert_eq!(v + s, fault_count());
+    let n = fault_count();
+    let r = run_kind(Kind::Twin, &campaign_models(2, true), n);
+    assert_eq!((r.injected, r.detected, r.by_sync), (n, n, 0));
+    assert_eq!(r.by_verifier + r.by_simulator, n);
 }
 
 #[test]
 fn every_reversed_cross_core_edge_is_caught() {
-    let models = small_models();
-    let (v, s) = inject_all(Fault::ReverseEdge, fault_count(), &models, 2);
-    assert_eq!(v + s, fault_count());
-    assert_eq!(v, 0, "reordering is invisible to the geometry: the simulator catches it");
+    let n = fault_count();
+    // reordering is invisible to the geometry: only the simulator can see it
+    assert_eq!(run_kind(Kind::Reverse, &campaign_models(2, true), n), row(Kind::Reverse, n, (0, n, 0)));
 }
 
 #[test]
 fn every_corrupted_byte_of_a_live_tensor_is_caught() {
-    let models = small_models();
-    let (v, s) = inject_all(Fault::CorruptByte, fault_count(), &models, 2);
-    assert_eq!((v, s), (0, fault_count()), "the plan is fine: only the simulator can see it");
+    let n = fault_count();
+    // the plan is fine: only the simulator can see it
+    assert_eq!(run_kind(Kind::Corrupt, &campaign_models(2, true), n), row(Kind::Corrupt, n, (0, n, 0)));
 }
 
 #[test]
 fn every_dropped_remote_target_is_caught_by_sync() {
-    use dramalloc_core::multicore::{MultiConfig, Pass, Pipeline};
-    use dramalloc_core::PlanError;
-    use dramalloc_sim::exec::faults::SplitMix64;
-    use dramalloc_sim::host_storage::HostMulti;
-    let models = small_models();
-    let built: Vec<_> =
-        models.iter().map(|(n, p)| (n, build_model(p, 4, Split::TensorParallel).unwrap())).collect();
-    for i in 0..fault_count() {
-        let (name, m) = &built[i % built.len()];
-        let names = m.name_refs();
-        let modules = m.modules(&names);
-        let locs: Vec<usize> = m.cores.iter().map(|c| c.locations.len()).collect();
-        let mut host = HostMulti::new(&modules, 1 << 12);
-        let (mut storage, mut states) = host.split();
-        let cfg = MultiConfig::default();
-        let mut rng = SplitMix64(i as u64);
-        let mut dropped = None;
-        let res =
-            Pipeline::build(&cfg).run_observed(&cfg, &modules, &mut states, &mut storage, |pass, st| {
-                if pass != Pass::SharedDramAllocation {
-                    return;
-                }
-                let k = 1 + rng.below(st.len() - 1);
-                let shared: Vec<usize> = (0..st[k].locations.len().min(locs[k]))
-                    .filter(|&l| st[k].locations[l].is_shared_post_dram_alloc())
-                    .collect();
-                let l = shared[rng.below(shared.len())];
-                st[k].locations[l].clear_remote_target();
-                dropped = Some((k as u32, l as u32));
-            });
-        let (k, l) = dropped.unwrap();
-        let e = res.expect_err(&format!("{name}: dropped target #{i} not caught"));
-        assert_eq!(e.pass, Pass::SyncSharedAllocations);
-        assert_eq!(
-            e.error,
-            PlanError::MissingTwin { core: k, location: l, target_core: u32::MAX, target_location: u32::MAX },
-            "{name} #{i}"
-        );
-    }
+    let n = fault_count();
+    // exactly `MissingTwin` naming the core and location whose target was dropped
+    let r = run_kind(Kind::DropTarget, &campaign_models(4, true), n);
+    assert_eq!(r, row(Kind::DropTarget, n, (0, 0, n)));
+}
+
+#[test]
+fn the_faults_command_passes_on_the_bundled_models_and_fails_where_faults_have_no_place() {
+    assert_eq!(cli(&["faults", "--count", "3"]), ExitCode::SUCCESS);
+    assert_eq!(cli(&["faults", "--cores", "1"]), ExitCode::from(2));
+    // one op, nothing shared: twin, reverse and drop-target have no place -> exit 1
+    let dir = std::env::temp_dir().join(format!("dramalloc-faults-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join("relu.json");
+    std::fs::write(
+        &p,
+        r#"{"name": "relu", "tensors": [{"name": "x", "bytes": 4096, "kind": "input"},
+            {"name": "t", "bytes": 4096, "kind": "intermediate"}, {"name": "y", "bytes": 4096, "kind": "output"}],
+          "ops": [{"name": "a", "op": "Relu", "inputs": ["x"], "outputs": ["t"]},
+                  {"name": "b", "op": "Relu", "inputs": ["t"], "outputs": ["y"]}]}"#,
+    )
+    .unwrap();
+    assert_eq!(cli(&["faults", p.to_str().unwrap(), "--count", "2"]), ExitCode::from(1));
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,7 +2,7 @@
 //! Uses: its subcommand files and, through them, the sim's rooms and dramalloc-core; used by: main.rs, tests.
 //!
 //! The `dramalloc` command line (clap derive). `main.rs` only calls [`main_with`]. One file
-//! per subcommand (`run.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`); the value
+//! per subcommand (`run.rs`, `plan.rs`, `verify.rs`, `replay.rs`, `quality.rs`, `faults.rs`); the value
 //! parsers they share are in `args.rs`.
 
 /// Writes to stdout; a closed pipe (e.g. `| head`) is not an error worth a panic.
@@ -13,6 +13,7 @@ macro_rules! say {
 }
 
 mod args;
+mod faults;
 mod plan;
 mod quality;
 mod replay;
@@ -26,6 +27,7 @@ use clap::{Parser, Subcommand};
 use dramalloc_core::Strategy;
 
 use args::parse_strategy;
+pub use faults::FaultsArgs;
 pub use run::{print_summary, RunArgs};
 
 /// Largest tensor / buffer count accepted from a file.
@@ -66,6 +68,9 @@ pub enum Command {
         #[arg(long, default_value_t = 1.0)]
         time_limit: f64,
     },
+    /// Inject every kind of fault N times over programs (default: the bundled models) and
+    /// print one row per kind: KIND INJECTED DETECTED.
+    Faults(FaultsArgs),
     /// Check a solution independently of the planner (sweep line).
     Verify {
         /// The problem CSV.
@@ -135,6 +140,7 @@ pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode
             verify::cmd_verify(input, solution, align, capacity)
         }
         Command::Replay { script } => replay::cmd_replay(script),
+        Command::Faults(a) => faults::cmd_faults(&a),
         Command::Quality { paths, align, strategies, json, time_limit, generated, seed } => {
             quality::cmd_quality(&paths, align, &strategies, json, time_limit, &generated, seed)
         }
