@@ -134,20 +134,14 @@ fn run_refuses_a_window_the_live_bytes_cannot_fit_naming_core_op_and_bytes() {
 /// Case B12 as a simulated model: core 0 has P0 (8 KiB, live [0, 5]) and the shared S
 /// (16 KiB, defined at 1, read at 4 on both cores); core 1 has P1 (24 KiB, live [0, 5]).
 fn b12() -> SimModel {
-    let mut c0 = CoreProgram::default();
-    let p0 = c0.add_tensor("P0".into(), TensorKind::Intermediate, Location::spill(8192));
-    let s0 = c0.add_tensor(
-        "S".into(),
-        TensorKind::Intermediate,
-        Location { shared: true, ..Location::spill(16384) },
-    );
-    let mut c1 = CoreProgram::default();
-    let p1 = c1.add_tensor("P1".into(), TensorKind::Intermediate, Location::spill(24576));
-    let s1 = c1.add_tensor(
-        "S".into(),
-        TensorKind::Intermediate,
-        Location { shared: true, ..Location::spill(16384) },
-    );
+    let core = |private: &str, bytes: u64| {
+        let mut c = CoreProgram::default();
+        let p = c.add_tensor(private.into(), TensorKind::Intermediate, Location::spill(bytes));
+        let shared = Location { shared: true, ..Location::spill(16384) };
+        let s = c.add_tensor("S".into(), TensorKind::Intermediate, shared);
+        (c, p, s)
+    };
+    let ((mut c0, p0, s0), (mut c1, p1, s1)) = (core("P0", 8192), core("P1", 24576));
     for (c, p, s, writes) in [(&mut c0, p0, s0, true), (&mut c1, p1, s1, false)] {
         c.add_op("def_p".into(), "X".into(), &[], &[p], false);
         let defs: &[u32] = if writes { &[s] } else { &[] };

@@ -48,19 +48,11 @@ impl HostWorkspace {
     /// Storage for up to `infos` candidates, `nodes` intervals and `locations` locations.
     pub fn new(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
         HostWorkspace {
-            nodes: vec![Node::default(); nodes],
-            interval_ids: vec![0; nodes],
-            infos: vec![Info::default(); infos],
-            scratch: vec![Scratch::default(); infos],
-            order: vec![0; infos],
-            heap: vec![0; infos],
-            neighbours: vec![0; infos],
-            occupied: vec![Span::default(); infos],
-            locations: vec![LocScratch::default(); locations],
             placed: vec![Placed::default(); infos],
             slots: vec![Slot::default(); infos],
             sections: vec![Section::default(); infos],
             raises: vec![Raise::default(); raise_capacity(infos)],
+            ..HostWorkspace::minimal(infos, nodes, locations)
         }
     }
 

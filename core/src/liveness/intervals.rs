@@ -266,16 +266,8 @@ mod tests {
         // A: def 0, use 1, def 3, use 4 -> [0, 1] and [3, 4]. B: def 0, `B = f(B)` at 2
         // (use and def), use 4 -> one run [0, 4].
         let locs = [Location::spill(4096), Location::spill(4096)];
-        let ops = [
-            Operand::def(0),
-            Operand::def(1),
-            Operand::use_(0),
-            Operand::use_(1),
-            Operand::def(1),
-            Operand::def(0),
-            Operand::use_(0),
-            Operand::use_(1),
-        ];
+        let (d, u) = (Operand::def, Operand::use_);
+        let ops = [d(0), d(1), u(0), u(1), d(1), d(0), u(0), u(1)];
         let instrs = [ins(0, 2), ins(2, 1), ins(3, 2), ins(5, 1), ins(6, 2)];
         let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
         let mut st: StaticWorkspace<4, 8, 4> = StaticWorkspace::new();
