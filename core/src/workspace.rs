@@ -169,6 +169,12 @@ pub struct Workspace<'a> {
     /// Optional: undo records of the branch and bound (a few per placement on its search
     /// path, up to n² / 2); when full, a placement is undone by recomputation instead.
     pub raises: &'a mut [Raise],
+    /// Optional: the interference graph as a CSR, `n + 1` offsets then every candidate's
+    /// neighbours (`n + 1 + 2E` entries for E interfering pairs). When it is long enough the
+    /// planner fills it once and every neighbour query reads it instead of walking the
+    /// interval tree (the same neighbours in the same order, so the same plans, several
+    /// times faster); shorter (or empty) means tree queries.
+    pub adjacency: &'a mut [u32],
 }
 
 impl Workspace<'_> {
@@ -304,6 +310,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             slots: &mut self.slots,
             sections: &mut self.sections,
             raises: &mut self.raises,
+            adjacency: &mut [],
         }
     }
 }

@@ -55,7 +55,7 @@ pub struct RunOptions {
     pub fault: Option<Fault>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,
-    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg` (see
+    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg`, `plan.bin`, `plan.h` (see
     /// [`crate::report::write_reports`]); `run` itself writes nothing.
     pub report_dir: Option<PathBuf>,
     /// Host memory the execution may use, bytes; `None`: what the host has available
@@ -166,6 +166,8 @@ pub enum RunError {
         error: Box<VerifyError>,
         /// The summary up to the failure.
         summary: Box<Summary>,
+        /// The model and its plan, for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
     /// The simulator detected a collision (exit 1).
     #[error("simulator: {error}")]
@@ -174,6 +176,8 @@ pub enum RunError {
         error: Collision,
         /// The summary up to the failure.
         summary: Box<Summary>,
+        /// The model and its plan, for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
     /// A fault could not be injected: the model has no place for it (exit 2).
     #[error("cannot inject fault: {0}")]
@@ -226,6 +230,15 @@ impl RunError {
     }
 }
 
+/// What a run that failed after planning leaves for its reports.
+#[derive(Debug)]
+pub struct FailedRun {
+    /// The simulated model.
+    pub model: SimModel,
+    /// The plan (with the injected fault, if any).
+    pub plan: PlannedModel,
+}
+
 /// A run that completed: the model, the plan, the execution and the summary.
 #[derive(Debug)]
 pub struct RunOutcome {
@@ -258,7 +271,17 @@ pub fn build_model(program: &Program, cores: usize, split: Split) -> Result<SimM
 /// [`RunError`]; a collision or a verifier finding carries the summary.
 pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError> {
     let model = build_model(program, opts.cores.max(1), opts.split)?;
-    let mut plan = plan_model(&model, &opts.plan)?;
+    let planning = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_message(format!("planning {} on {} core(s)", model.name, model.cores.len()));
+        pb.enable_steady_tick(Duration::from_millis(120));
+        pb
+    });
+    let plan = plan_model(&model, &opts.plan);
+    if let Some(pb) = planning {
+        pb.finish_and_clear();
+    }
+    let mut plan = plan?;
     if let Some(e) = surviving_spill(&model, &plan, opts) {
         return Err(e);
     }
@@ -269,7 +292,12 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     let mut summary = summarize(&model, &plan, &ExecReport::default(), opts, injected.as_ref());
     if let Err((core, error)) = check_plans(&model, &plan) {
         summary.verdict = format!("FAILED: verifier: core {core}: {error}");
-        return Err(RunError::Verify { core, error: Box::new(error), summary: Box::new(summary) });
+        return Err(RunError::Verify {
+            core,
+            error: Box::new(error),
+            summary: Box::new(summary),
+            failed: Box::new(FailedRun { model, plan }),
+        });
     }
     let needed = estimate(&model, &plan);
     if let Some(available) = opts.host_memory.or_else(available) {
@@ -299,7 +327,11 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
         Err(failure) => {
             let mut summary = summarize(&model, &plan, &failure.partial, opts, injected.as_ref());
             summary.verdict = format!("FAILED: {}", failure.collision);
-            return Err(RunError::Collision { error: failure.collision, summary: Box::new(summary) });
+            return Err(RunError::Collision {
+                error: failure.collision,
+                summary: Box::new(summary),
+                failed: Box::new(FailedRun { model, plan }),
+            });
         }
     };
     let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());

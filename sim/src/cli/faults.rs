@@ -1,11 +1,11 @@
 //! `dramalloc faults`: a fault campaign over programs (default: the bundled models), one row per kind.
-//! Uses: exec (campaign), input; used by: mod.rs.
+//! Uses: console, exec (campaign), input; used by: mod.rs.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::{err, MAX_TENSORS};
+use super::console::Console;
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::campaign::{plan_all, run_campaign};
 use crate::input::{self, bundled};
 
@@ -25,7 +25,7 @@ pub struct FaultsArgs {
 /// `dramalloc faults`: prints `KIND INJECTED DETECTED BY`, one row per kind; exit 0 only when
 /// every kind was injected `--count` times and every injected fault was detected, 1 when one
 /// was missed or a kind had no place in any model, 2 for bad input.
-pub(super) fn cmd_faults(a: &FaultsArgs) -> ExitCode {
+pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
     let programs = if a.programs.is_empty() {
         bundled::models(MAX_TENSORS)
     } else {
@@ -33,28 +33,37 @@ pub(super) fn cmd_faults(a: &FaultsArgs) -> ExitCode {
     };
     let programs = match programs {
         Ok(p) => p,
-        Err(e) => return err(e, 2),
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
     };
     let planned = match plan_all(&programs, a.cores as usize) {
         Ok(p) => p,
-        Err((name, e)) => return err(format!("{name}: {e}"), 2),
+        Err((name, e)) => return fail(con, format!("{name}: {e}"), EXIT_BAD_INPUT),
     };
     let rows = run_campaign(&planned, a.count);
-    say!(
+    let _ = writeln!(
+        con.stdout,
         "dramalloc faults: {} model(s), {} cores, tensor-parallel, {} of each kind",
         planned.len(),
         a.cores,
         a.count
     );
-    say!("{:<12} {:>9} {:>9}  BY", "KIND", "INJECTED", "DETECTED");
+    let _ = writeln!(con.stdout, "{:<12} {:>9} {:>9}  BY", "KIND", "INJECTED", "DETECTED");
     for r in &rows {
-        say!("{:<12} {:>9} {:>9}  {}", r.kind.name(), r.injected, r.detected, r.caught_by());
+        let _ = writeln!(
+            con.stdout,
+            "{:<12} {:>9} {:>9}  {}",
+            r.kind.name(),
+            r.injected,
+            r.detected,
+            r.caught_by()
+        );
     }
     if rows.iter().all(|r| r.injected == a.count && r.detected == r.injected) {
-        ExitCode::SUCCESS
+        ExitCode::from(EXIT_OK)
     } else {
         for r in rows.iter().filter(|r| r.injected < a.count) {
-            eprintln!(
+            let _ = writeln!(
+                con.stderr,
                 "error: {}: only {} of {} faults had a place in the models",
                 r.kind.name(),
                 r.injected,
@@ -62,8 +71,13 @@ pub(super) fn cmd_faults(a: &FaultsArgs) -> ExitCode {
             );
         }
         for r in rows.iter().filter(|r| r.detected < r.injected) {
-            eprintln!("error: {}: {} injected fault(s) not detected", r.kind.name(), r.injected - r.detected);
+            let _ = writeln!(
+                con.stderr,
+                "error: {}: {} injected fault(s) not detected",
+                r.kind.name(),
+                r.injected - r.detected
+            );
         }
-        ExitCode::from(1)
+        ExitCode::from(EXIT_FAILED)
     }
 }

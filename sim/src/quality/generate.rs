@@ -17,7 +17,7 @@
 //! Randomness: SplitMix64 (`+0x9E3779B97F4A7C15`, mixers `0xBF58476D1CE4E5B9`,
 //! `0x94D049BB133111EB`), so a seed gives the same problem on every machine.
 
-use crate::input::Buffer;
+use crate::input::{Problem, Row};
 
 /// The SplitMix64 generator.
 #[derive(Debug, Clone)]
@@ -53,29 +53,30 @@ pub const DEFAULT_SEED: u64 = 0x0D7A_A110_C000_0001;
 /// let a = dramalloc_sim::quality::generate::problem(1000, 1);
 /// assert_eq!(a.len(), 1000);
 /// assert_eq!(a, dramalloc_sim::quality::generate::problem(1000, 1)); // deterministic
-/// assert!(a.iter().all(|b| b.upper > b.lower && b.size >= 1024));
+/// assert!(a.rows().iter().all(|b| b.upper > b.lower && b.size >= 1024));
 /// ```
-pub fn problem(n: usize, seed: u64) -> Vec<Buffer> {
+pub fn problem(n: usize, seed: u64) -> Problem {
     let mut r = SplitMix64(seed);
-    (0..n)
-        .map(|t| {
-            let size = ((2f64.powf(10.0 + 12.0 * r.unit())) as u64).div_ceil(256) * 256;
-            let kind = r.unit();
-            let life = if kind < 0.80 {
-                // geometric with mean 3 (at least 1)
-                let mut l = 1u64;
-                while r.unit() < 2.0 / 3.0 && l < 64 {
-                    l += 1;
-                }
-                l
-            } else if kind < 0.95 {
-                10 + r.next_u64() % 191
-            } else {
-                200 + r.next_u64() % 1801
-            };
-            let lower = t as u64;
-            let upper = (lower + life + 1).min(n as u64 + 1);
-            Buffer { id: t.to_string(), lower, upper, size }
-        })
-        .collect()
+    let mut out = Problem::with_capacity(n, n * 7);
+    let mut id = itoa::Buffer::new();
+    for t in 0..n {
+        let size = ((2f64.powf(10.0 + 12.0 * r.unit())) as u64).div_ceil(256) * 256;
+        let kind = r.unit();
+        let life = if kind < 0.80 {
+            // geometric with mean 3 (at least 1)
+            let mut l = 1u64;
+            while r.unit() < 2.0 / 3.0 && l < 64 {
+                l += 1;
+            }
+            l
+        } else if kind < 0.95 {
+            10 + r.next_u64() % 191
+        } else {
+            200 + r.next_u64() % 1801
+        };
+        let lower = t as u64;
+        let upper = (lower + life + 1).min(n as u64 + 1);
+        out.push(id.format(t), Row { lower, upper, size });
+    }
+    out
 }
