@@ -4,7 +4,7 @@
 //! `main.rs` only calls [`main_with`], which runs [`run_with`] on the process's standard
 //! streams; tests call [`run_with`] on buffers and read what it printed. One file per
 //! subcommand (`run.rs`, `import.rs`, `plan.rs`, `verify.rs`, `check_plan.rs`, `replay.rs`,
-//! `quality.rs`, `generate.rs`), each holding its options (`…Args`) and its `cmd_…` function; `args.rs` has
+//! `quality.rs`, `faults.rs`, `generate.rs`), each holding its options (`…Args`) and its `cmd_…` function; `args.rs` has
 //! the value parsers and input readers they share, `console.rs` the streams and the progress
 //! bars. A new subcommand is a new file, a variant of [`Command`] and a line of [`run_with`].
 //!
@@ -15,6 +15,7 @@
 mod args;
 mod check_plan;
 mod console;
+mod faults;
 mod generate;
 mod import;
 mod plan;
@@ -29,6 +30,7 @@ use clap::{Parser, Subcommand};
 
 pub use check_plan::CheckPlanArgs;
 pub use console::Console;
+pub use faults::FaultsArgs;
 pub use generate::GenerateArgs;
 pub use import::ImportArgs;
 pub use plan::PlanArgs;
@@ -78,6 +80,9 @@ pub enum Command {
     Plan(PlanArgs),
     /// Check a solution (or `run`'s plan.csv) independently of the planner (sweep line).
     Verify(VerifyArgs),
+    /// Inject every kind of fault N times over programs (default: the bundled models) and
+    /// print one row per kind: KIND INJECTED DETECTED.
+    Faults(FaultsArgs),
     /// Execute a banked-allocator script (tt-metal style), one result line per operation.
     Replay(ReplayArgs),
     /// Decode and validate a plan file (plan.bin), run the verifier over it and, given the
@@ -142,6 +147,7 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>, con: &mut Co
         Command::Import(a) => import::cmd_import(&a, con),
         Command::Plan(a) => plan::cmd_plan(&a, con),
         Command::Verify(a) => verify::cmd_verify(&a, con),
+        Command::Faults(a) => faults::cmd_faults(&a, con),
         Command::Replay(a) => replay::cmd_replay(&a, con),
         Command::CheckPlan(a) => check_plan::cmd_check_plan(&a, con),
         Command::Quality(a) => quality::cmd_quality(&a, con),
