@@ -137,7 +137,7 @@ fn dash_is_stdin_and_stdout() {
         "OK: 1 buffer, peak 5 bytes, offsets aligned to 1 (the solution's align column)\n"
     );
     // a program JSON on stdin is recognised by its `{`
-    let json = std::fs::read_to_string(data("onnx_resnet50.json")).unwrap();
+    let json = std::fs::read_to_string(data("models/onnx_resnet50.json")).unwrap();
     let out = dramalloc_in(&["plan", "-", "-o", "-"], &json);
     assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
     assert_eq!(out.stdout.lines().count(), 177);
@@ -216,7 +216,7 @@ fn misaligned_at_is_an_error_line() {
 
 #[test]
 fn bom_json_is_accepted_and_run_points_a_csv_to_plan() {
-    let json = format!("\u{feff}{}", std::fs::read_to_string(data("onnx_resnet50.json")).unwrap());
+    let json = format!("\u{feff}{}", std::fs::read_to_string(data("models/onnx_resnet50.json")).unwrap());
     let p = dramalloc_sim::input::parse_program(&json, "bom.json", 1 << 20).unwrap();
     assert_eq!(p.name, "onnx_resnet50");
     let csv = data("models/onnx_resnet50.csv");
@@ -257,7 +257,7 @@ fn a_solution_remembers_its_alignment() {
 #[test]
 fn verify_checks_runs_plan_csv_per_core_with_shared_tensors_once() {
     let dir = scratch("plancsv");
-    let json = data("onnx_resnet50.json");
+    let json = data("models/onnx_resnet50.json");
     let reports = dir.join("r");
     let out = dramalloc(&[
         "run",
@@ -448,7 +448,8 @@ fn equal_cores_share_one_summary_row() {
     assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
     assert!(out.stdout.starts_with("dramalloc run: onnx_resnet50 on 4 cores, split none, strategy auto\n"));
     assert!(
-        out.stdout.contains("\n  0-3           113197056      113197056     1.0000            0\n"),
+        out.stdout
+            .contains("\n  0-3           113197056      113197056     1.0000      113197056            0\n"),
         "{}",
         out.stdout
     );
@@ -473,4 +474,37 @@ fn plan_draws_a_csv_problem() {
     );
     assert!(text.contains(">offset</text>"));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn generate_writes_the_shape_the_library_generates() {
+    use dramalloc_sim::quality::generate::Shape;
+    let out = dramalloc_line("generate --shape layered -n 700 --seed 3 -o -");
+    assert_eq!(out.code, ExitCode::SUCCESS);
+    assert_eq!(out.stderr, "700 buffers of shape layered (seed 3) -> -\n");
+    let expected = Shape::Layered.generate(700, 3);
+    let mut want = String::from("id,lower,upper,size\n");
+    for (id, r) in expected.iter() {
+        want.push_str(&format!("{id},{},{},{}\n", r.lower, r.upper, r.size));
+    }
+    assert_eq!(out.stdout, want);
+    // the file plans back: `plan -` reads it from standard input
+    let planned = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], &out.stdout);
+    assert_eq!(planned.code, ExitCode::SUCCESS, "{}", planned.stderr);
+    assert_eq!(planned.stdout.lines().count(), 701);
+
+    let bad = dramalloc_line("generate --shape tall -n 10 -o -");
+    assert_eq!(bad.code, ExitCode::from(2));
+    assert!(
+        bad.stderr.contains(
+            "invalid value 'tall' for '--shape <SHAPE>': expected one of mixed, short, long-tail, layered"
+        ),
+        "{}",
+        bad.stderr
+    );
+    let quality = dramalloc_line("quality --generated 300 --shape short --strategies sweep");
+    assert_eq!(quality.code, ExitCode::SUCCESS);
+    assert!(quality.stdout.contains("generated short"), "{}", quality.stdout);
+    let no_count = dramalloc_line("quality --shape short");
+    assert_eq!(no_count.code, ExitCode::from(2));
 }

@@ -59,7 +59,7 @@ fn bad_models_and_options_exit_2_and_write_nothing() {
     let onnx = data("models/onnx_squeezenet.onnx");
     assert_eq!(cli(&["import", &onnx, "--input-shape", "nope=1x3", "-o", out_s]), ExitCode::from(2));
     assert_eq!(cli(&["import", &onnx, "--input-shape", "data_0=1xA", "-o", out_s]), ExitCode::from(2));
-    assert_eq!(cli(&["run", &data("onnx_resnet50.json"), "--input-shape", "x=1"]), ExitCode::from(2));
+    assert_eq!(cli(&["run", &data("models/onnx_resnet50.json"), "--input-shape", "x=1"]), ExitCode::from(2));
     assert_eq!(cli(&["import", &data("README.md"), "-o", out_s]), ExitCode::from(2));
     assert!(!out.exists());
     // An output that cannot be written is exit 1.

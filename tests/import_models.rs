@@ -20,7 +20,7 @@ fn data(rel: &str) -> PathBuf {
 #[test]
 fn shipped_onnx_and_tflite_models_import_exactly() {
     let cases = [
-        ("models/onnx_resnet50.onnx", "onnx_resnet50.json", ModelFormat::Onnx, 176, 445),
+        ("models/onnx_resnet50.onnx", "models/onnx_resnet50.json", ModelFormat::Onnx, 176, 445),
         ("models/onnx_squeezenet.onnx", "models/onnx_squeezenet.json", ModelFormat::Onnx, 65, 118),
         (
             "models/mp_selfie_segmentation.tflite",

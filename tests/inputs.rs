@@ -1,8 +1,11 @@
 //! Input readers: one test per bad-input kind (the message must name the file, the JSON path
-//! or CSV line/column, and the value), and every shared trace must parse.
+//! or CSV line/column, and the value), and every bundled trace (`sim/data/`) must parse.
+
+#[path = "support/bundled_data.rs"]
+mod bundled_data;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use dramalloc_sim::input::{
     pack_preplaced, parse_buffers, parse_program, parse_solution, read_buffers, read_program, Buffer,
@@ -412,31 +415,9 @@ fn csv_solution_parses_and_names_bad_offset() {
     ));
 }
 
-// ---------------------------------------------------------------- the shared traces
+// ---------------------------------------------------------------- the bundled traces
 
-/// `../shared/traces` relative to the workspace, when present.
-fn traces() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    dir.is_dir().then_some(dir)
-}
-
-/// Files in `dir` (recursively) whose name ends with `ext`, sorted.
-fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.to_string_lossy().ends_with(ext) {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use bundled_data::{data_dir, files};
 
 /// The problem the models README derives from a program: one row per intermediate or
 /// output tensor, live `[def, 1 + last read)`, outputs to the end, unread ones one op.
@@ -469,7 +450,7 @@ fn derived_rows(p: &dramalloc_sim::input::Program) -> Vec<Buffer> {
 
 #[test]
 fn every_model_json_parses_and_matches_its_csv() {
-    let Some(dir) = traces() else { return };
+    let dir = data_dir();
     let index = std::fs::read_to_string(dir.join("models/index.csv")).unwrap();
     // model -> (ops, csv rows, tensors)
     let mut expected: HashMap<String, (usize, usize, usize)> = HashMap::new();
@@ -496,7 +477,7 @@ fn every_model_json_parses_and_matches_its_csv() {
 
 #[test]
 fn every_minimalloc_csv_parses() {
-    let Some(dir) = traces() else { return };
+    let dir = data_dir();
     let known: HashMap<&str, usize> = [
         ("A.1048576.csv", 154),
         ("B.1048576.csv", 170),
@@ -517,10 +498,9 @@ fn every_minimalloc_csv_parses() {
     .into_iter()
     .collect();
     let mut checked = 0;
-    for path in files(&dir, ".csv") {
-        if path.file_name().is_some_and(|n| n == "index.csv") {
-            continue;
-        }
+    let all = files(&dir, ".csv");
+    assert_eq!(all.len(), 15 + 15, "15 known files and the 15 model CSVs");
+    for path in all {
         let rows = read_buffers(&path, MAX).unwrap_or_else(|e| panic!("{e}"));
         assert!(!rows.is_empty(), "{}", path.display());
         let name = path.file_name().unwrap().to_string_lossy();
@@ -529,7 +509,5 @@ fn every_minimalloc_csv_parses() {
             checked += 1;
         }
     }
-    if dir.join("minimalloc").is_dir() {
-        assert!(checked >= 12, "only {checked} known files found");
-    }
+    assert_eq!(checked, known.len(), "every known file is bundled");
 }

@@ -44,9 +44,7 @@ fn a_two_core_run_logs_the_seed_s_milestones() {
     let model = build_model(&program, 2, Split::TensorParallel).unwrap();
     let names = model.name_refs();
     let modules = model.modules(&names);
-    let locs: Vec<usize> = model.cores.iter().map(|c| c.locations.len()).collect();
-    let ops: Vec<usize> = model.cores.iter().map(|c| c.operands.len()).collect();
-    let mut host = HostMulti::new(&locs, &ops, 64);
+    let mut host = HostMulti::new(&modules, 64);
     let (mut storage, mut states) = host.split();
     let plan = PlanConfig { window: 1 << 30, cc: CcSize::Auto, strategy: Strategy::Seed };
     let cfg = MultiConfig { plan, ..MultiConfig::default() };

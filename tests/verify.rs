@@ -186,7 +186,7 @@ fn stacked(problem: &[Buffer]) -> (Vec<SolutionRow>, u64) {
 }
 
 #[test]
-fn accepts_stacked_placements_of_every_shared_trace_and_catches_a_moved_buffer() {
+fn accepts_stacked_placements_of_the_largest_bundled_trace_and_catches_a_moved_buffer() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/large");
     let p = read_buffers(&dir.join("iopddl_S_1.csv"), 1 << 20).unwrap().to_buffers();
     let (mut rows, peak) = stacked(&p);

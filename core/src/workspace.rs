@@ -131,8 +131,9 @@ pub struct LocScratch {
     pub info: u32,
     /// Flat index of the reaching def, `u32::MAX` when none yet.
     pub last_def: u32,
-    /// 1 when the reaching def has been read.
-    pub read: u32,
+    /// Node index of the interval the reaching def opened (`u32::MAX` when none yet); uses
+    /// extend it.
+    pub open: u32,
 }
 
 /// The slices one planning run works in. Lengths are capacities.
@@ -270,7 +271,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
         };
         const Z_SCRATCH: Scratch = Scratch { key: 0, stamp: 0, heap_pos: 0 };
         const Z_SPAN: Span = Span { lo: 0, hi: 0 };
-        const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, read: 0 };
+        const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, open: 0 };
         const Z_PLACED: Placed = Placed { lo: 0, hi: 0, addr: 0, end: 0 };
         const Z_SLOT: Slot =
             Slot { lo: 0, hi: 0, width: 0, rank: 0, size: 0, floor: 0, best: 0, at: 0, total: 0, sol: 0 };

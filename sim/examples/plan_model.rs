@@ -24,11 +24,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let names = model.name_refs();
     let modules = model.modules(&names);
     let locations: Vec<usize> = model.cores.iter().map(|c| c.locations.len()).collect();
-    let operands: Vec<usize> = model.cores.iter().map(|c| c.operands.len()).collect();
     // Vec storage the core borrows; edges grow until they fit
     let mut edges = 4096;
     loop {
-        let mut host = HostMulti::new(&locations, &operands, edges);
+        let mut host = HostMulti::new(&modules, edges);
         let (mut storage, mut states) = host.split();
         let cfg = MultiConfig::default();
         let report = match Pipeline::build(&cfg).run(&cfg, &modules, &mut states, &mut storage) {

@@ -7,7 +7,9 @@
 
 use dramalloc_core::liveness::info::Info;
 use dramalloc_core::liveness::interval_tree::Node;
-use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedAccess, SharedEntry};
+use dramalloc_core::multicore::{
+    pressure, Edge, LocState, Module, ModuleState, MultiStorage, SharedAccess, SharedEntry,
+};
 use dramalloc_core::place::seed::search::Span;
 use dramalloc_core::workspace::{LocScratch, Placed, Raise, Scratch, Section, Slot};
 use dramalloc_core::Workspace;
@@ -58,6 +60,20 @@ impl HostWorkspace {
     /// Storage for up to `infos` candidates, `nodes` intervals and `locations` locations.
     pub fn new(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
         HostWorkspace {
+            placed: zeroed(infos),
+            slots: zeroed(infos),
+            sections: zeroed(infos),
+            raises: zeroed(raise_capacity(infos)),
+            ..HostWorkspace::minimal(infos, nodes, locations)
+        }
+    }
+
+    /// Vectors for up to `infos` candidates, `nodes` intervals and `locations` locations
+    /// without the optional slices (placed list, slots, sections, undo records, adjacency):
+    /// enough for the liveness pass and the greedy strategies, about `84 * infos + 28 * nodes
+    /// + 12 * locations` bytes.
+    pub fn minimal(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
+        HostWorkspace {
             nodes: zeroed(nodes),
             interval_ids: zeroed(nodes),
             infos: zeroed(infos),
@@ -67,11 +83,7 @@ impl HostWorkspace {
             neighbours: zeroed(infos),
             occupied: zeroed(infos),
             locations: zeroed(locations),
-            placed: zeroed(infos),
-            slots: zeroed(infos),
-            sections: zeroed(infos),
-            raises: zeroed(raise_capacity(infos)),
-            adjacency: Vec::new(),
+            ..HostWorkspace::default()
         }
     }
 
@@ -121,6 +133,8 @@ pub struct HostMulti {
     pub edges: Vec<Edge>,
     /// Index scratch.
     pub index: Vec<u32>,
+    /// Live-byte scratch of the memory-pressure pass.
+    pub pressure: Vec<u64>,
     /// Per-core location states.
     pub states: Vec<Vec<LocState>>,
     /// Per-core name indices.
@@ -128,18 +142,20 @@ pub struct HostMulti {
 }
 
 impl HostMulti {
-    /// Sizes everything for `locations[k]` locations and `operands[k]` operands on core k,
-    /// and `edges` cross-core edges.
-    pub fn new(locations: &[usize], operands: &[usize], edges: usize) -> HostMulti {
+    /// Sizes everything for `modules` (one per core: their locations, instructions and
+    /// operands) and `edges` cross-core edges.
+    pub fn new(modules: &[Module<'_>], edges: usize) -> HostMulti {
+        let locations: Vec<usize> = modules.iter().map(|m| m.function.locations.len()).collect();
         let max_loc = locations.iter().copied().max().unwrap_or(0);
-        let max_ops = operands.iter().copied().max().unwrap_or(0);
-        let all_ops: usize = operands.iter().sum();
+        let max_ops = modules.iter().map(|m| m.function.operands.len()).max().unwrap_or(0);
+        let all_ops: usize = modules.iter().map(|m| m.function.operands.len()).sum();
         HostMulti {
             ws: HostWorkspace::new(max_loc.max(1), max_ops.max(max_loc).max(1), max_loc.max(1)),
             shared: zeroed(max_loc.max(1)),
             accesses: zeroed(all_ops.max(1)),
             edges: zeroed(edges.max(1)),
             index: zeroed(max_loc.max(1)),
+            pressure: zeroed(pressure::scratch_len(modules)),
             states: locations.iter().map(|&n| zeroed(n)).collect(),
             by_name: locations.iter().map(|&n| zeroed(n)).collect(),
         }
@@ -153,6 +169,7 @@ impl HostMulti {
             accesses: &mut self.accesses,
             edges: &mut self.edges,
             index: &mut self.index,
+            pressure: &mut self.pressure,
         };
         let states = self
             .states

@@ -69,6 +69,12 @@ fn main() {
         "/// Cross-core edges the host plan has.\npub const EDGES: usize = {};",
         plan.edges.len().max(1)
     );
+    let max_instr = model.cores.iter().map(|c| c.instructions.len()).max().unwrap_or(0);
+    let _ = writeln!(
+        s,
+        "/// Live-byte scratch of the memory-pressure pass: 3 x (largest instruction count + 1).\npub const PRESSURE: usize = {};",
+        3 * (max_instr + 1)
+    );
     let counts: Vec<String> = model.cores.iter().map(|c| c.locations.len().to_string()).collect();
     let _ = writeln!(
         s,

@@ -15,7 +15,7 @@ use crate::exec::faults::Fault;
 use crate::input::import::ModelFormat;
 use crate::input::{self, InputError, Program};
 use crate::planning::PlanOptions;
-use crate::run::{run, RunError, RunOptions, Split, Summary};
+use crate::run::{run, CoreSummary, RunError, RunOptions, Split, Summary};
 
 /// `run --help`'s closing lines.
 const AFTER: &str = "\
@@ -64,6 +64,9 @@ pub struct RunArgs {
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
+    /// Host memory the simulation may use, (a size; default: what the host has available).
+    #[arg(long, value_parser = args::size)]
+    pub host_memory: Option<u64>,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS (e.g. x=1x3x224x224); repeatable.
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
     pub input_shape: Vec<(String, Vec<u64>)>,
@@ -86,6 +89,7 @@ impl Default for RunArgs {
             report_dir: None,
             svg_core: 0,
             inject_fault: None,
+            host_memory: None,
             input_shape: Vec::new(),
             json: false,
         }
@@ -196,6 +200,7 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
         fault: a.inject_fault,
         progress: con.progress,
         report_dir: a.report_dir.clone(),
+        host_memory: a.host_memory,
     };
     let svg_core = a.svg_core as usize;
     match run(&program, &opts) {
@@ -224,6 +229,7 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
         Err(e) => {
             let code = e.exit_code() as u8;
             match &e {
+                RunError::UnaddressedSpill { summary, .. } => show(con.stdout, summary, a.json),
                 RunError::Verify { summary, failed, .. } | RunError::Collision { summary, failed, .. } => {
                     show(con.stdout, summary, a.json);
                     if let Some(dir) = &a.report_dir {
@@ -263,6 +269,14 @@ fn show(o: &mut dyn Write, s: &Summary, json: bool) {
     }
 }
 
+fn ratio(used: u64, lower_bound: u64) -> String {
+    if lower_bound > 0 {
+        format!("{:.4}", used as f64 / lower_bound as f64)
+    } else {
+        "-".into()
+    }
+}
+
 fn mib(b: u64) -> String {
     format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
 }
@@ -291,29 +305,62 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
     row(
         o,
         "CC region (limit / used)",
-        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.cc_bytes).max().unwrap_or(0)),
+        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0)),
     );
+    if let Some(p) = &s.pressure {
+        row(
+            o,
+            "peak live bytes (device)",
+            format!(
+                "{} at {} ({} private on all cores + {} shared, counted once)",
+                p.bytes, p.at, p.private_bytes, p.shared_bytes
+            ),
+        );
+    }
+    // cores with equal figures share one row (`0-63`)
+    let same = |a: &CoreSummary, b: &CoreSummary| {
+        (a.hwm, a.lower_bound, a.parts, a.peak_live, a.unaddressed)
+            == (b.hwm, b.lower_bound, b.parts, b.peak_live, b.unaddressed)
+    };
+    let groups: Vec<(String, &CoreSummary)> = s
+        .per_core
+        .chunk_by(|a, b| same(a, b))
+        .map(|g| {
+            let (c, last) = (&g[0], g[g.len() - 1].core);
+            (if g.len() == 1 { c.core.to_string() } else { format!("{}-{last}", c.core) }, c)
+        })
+        .collect();
     let _ = writeln!(
         o,
-        "  {:<8} {:>14} {:>14} {:>10} {:>12}",
-        "core", "HWM", "lower bound", "HWM/LB", "unaddressed"
+        "  {:<8} {:>14} {:>14} {:>10} {:>14} {:>12}",
+        "core", "HWM", "lower bound", "HWM/LB", "peak live", "unaddressed"
     );
-    let same = |a: &crate::run::CoreSummary, b: &crate::run::CoreSummary| {
-        (a.hwm, a.lower_bound, a.private_hwm, a.cc_bytes, a.unaddressed)
-            == (b.hwm, b.lower_bound, b.private_hwm, b.cc_bytes, b.unaddressed)
-    };
-    for group in s.per_core.chunk_by(|a, b| same(a, b)) {
-        let (c, last) = (&group[0], group[group.len() - 1].core);
-        let cores = if group.len() == 1 { c.core.to_string() } else { format!("{}-{last}", c.core) };
-        let ratio = if c.lower_bound > 0 {
-            format!("{:.4}", c.hwm as f64 / c.lower_bound as f64)
-        } else {
-            "-".into()
-        };
+    for (cores, c) in &groups {
         let _ = writeln!(
             o,
-            "  {:<8} {:>14} {:>14} {:>10} {:>12}",
-            cores, c.hwm, c.lower_bound, ratio, c.unaddressed
+            "  {:<8} {:>14} {:>14} {:>10} {:>14} {:>12}",
+            cores,
+            c.hwm,
+            c.lower_bound,
+            ratio(c.hwm, c.lower_bound),
+            c.peak_live,
+            c.unaddressed
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  {:<8} {:>29} {:>29} {:>29}",
+        "parts", "private used / LB", "shared used / LB", "CC used / LB"
+    );
+    let part = |p: &crate::report::bounds::Part| format!("{} / {}", p.used, p.lower_bound);
+    for (cores, c) in &groups {
+        let _ = writeln!(
+            o,
+            "  {:<8} {:>29} {:>29} {:>29}",
+            cores,
+            part(&c.parts.private),
+            part(&c.parts.shared),
+            part(&c.parts.cc)
         );
     }
     row(o, "bytes written / verified", format!("{} / {}", s.bytes_written, s.bytes_verified));

@@ -1,12 +1,16 @@
 //! Execution: lazily committed HBM arenas, byte fingerprints, the N-core executor, fault injection.
-//! Uses: model, planning, quality, dramalloc-core (liveness, multicore); used by: cli, run.
+//! Uses: host_storage, input, model, planning, quality, run, verify, dramalloc-core (liveness, multicore); used by: cli, run.
 //!
 //! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
-//! [`fingerprint`]s; [`faults`] corrupts a correct plan on purpose (the run must then fail); [`jitter`]
-//! shuffles the cores' start order and adds yield points (soak runs).
+//! [`fingerprint`]s; [`host_memory`] estimates the host memory an execution needs before it
+//! runs; [`faults`] corrupts a correct plan on purpose (the run must then fail), and
+//! [`campaign`] injects every kind of fault many times and counts what was caught;
+//! [`jitter`] shuffles the cores' start order and adds yield points (soak runs).
 
 pub mod arena;
+pub mod campaign;
 pub mod executor;
 pub mod faults;
 pub mod fingerprint;
+pub mod host_memory;
 pub mod jitter;

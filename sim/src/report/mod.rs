@@ -1,13 +1,14 @@
-//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg, plan.bin, plan.h), SVG, banked reports.
-//! Uses: atomic_write, input, model, planning, run, dramalloc-core (banked, plan_file); used by: cli, replay.
+//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg, plan.bin, plan.h), SVG, the summary's bounds, banked reports.
+//! Uses: atomic_write, host_storage, input, model, planning, run, dramalloc-core (banked, liveness, plan_file); used by: cli, replay, run.
 //!
 //! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json`,
 //! `layout.svg`, `plan.bin` and `plan.h`, each written whole (temp file + rename) or not at all.
-//! [`layout_svg`](mod@layout_svg) draws the picture; [`banked`] writes the banked allocator's
-//! three memory reports (`replay`); [`plan_bin`] the binary plan file and [`plan_h`] its C
-//! header; [`solution_csv`] writes `plan`'s solution.
+//! [`layout_svg`](mod@layout_svg) draws the picture; [`bounds`] computes the summary's parts and
+//! bounds; [`banked`] writes the banked allocator's three memory reports (`replay`); [`plan_bin`]
+//! the binary plan file and [`plan_h`] its C header; [`solution_csv`] writes `plan`'s solution.
 
 pub mod banked;
+pub mod bounds;
 pub mod layout_svg;
 pub mod plan_bin;
 pub mod plan_h;
@@ -95,7 +96,16 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary, core
     let m = &plan.metrics[core];
     let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0)
         .then(|| ((m.window - m.cc_limit).saturating_sub(floor), m.window.saturating_sub(floor)));
-    let hwm = summary.per_core.get(core).map_or(0, |c| c.hwm);
+    // the HWM line: the highest end below the CC region (CC tensors are drawn in their region)
+    let cc_start = if m.cc_limit > 0 { m.window - m.cc_limit } else { u64::MAX };
+    let top = plan.placements[core]
+        .iter()
+        .enumerate()
+        .filter(|(l, _)| !c.kinds[*l].is_preplaced())
+        .filter_map(|(_, p)| {
+            p.address.filter(|&a| a < cc_start).map(|a| (a + p.aligned).saturating_sub(floor))
+        })
+        .max();
     let failed = if summary.verdict == "OK" { String::new() } else { "FAILED RUN: ".to_owned() };
     let opts = LayoutOptions {
         title: format!(
@@ -104,10 +114,10 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary, core
             summary.cores,
             rects.len(),
             crate::report::layout_svg::human_bytes(floor),
-            crate::report::layout_svg::human_bytes(hwm)
+            crate::report::layout_svg::human_bytes(top.unwrap_or(0) + floor)
         ),
         cc_region: cc,
-        hwm: Some(hwm.saturating_sub(floor)),
+        hwm: top,
         window: None,
         y_label: "offset above the pre-placed floor".to_owned(),
     };

@@ -194,7 +194,9 @@ impl PlanBlob {
                 };
                 records.push(record(tensor, k as u16, flags, address, loc.bytes, p.aligned, def, last));
             }
-            let hwm = crate::run::view_hwm_and_bound(model, plan, k).0;
+            // the view's HWM: the highest end of an addressed tensor, at least the floor
+            let top = plan.placements[k].iter().filter_map(|p| p.address.map(|a| a + p.aligned)).max();
+            let hwm = top.unwrap_or(0).max(m.reserved_space);
             cores.push(CoreEntry {
                 hwm: U64Le::new(hwm),
                 floor: U64Le::new(m.reserved_space),

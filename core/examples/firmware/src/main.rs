@@ -20,12 +20,12 @@ mod model {
     include!(concat!(env!("OUT_DIR"), "/model.rs"));
 }
 
-use model::{ACCESSES, CORES, EDGES, INTERVALS, LOCATIONS};
+use model::{ACCESSES, CORES, EDGES, INTERVALS, LOCATIONS, PRESSURE};
 
 /// The host's plan of the same model (`dramalloc run --report-dir` writes the same bytes).
 static PLAN_BIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/plan.bin"));
 
-type Storage = StaticMulti<CORES, LOCATIONS, INTERVALS, LOCATIONS, ACCESSES, EDGES>;
+type Storage = StaticMulti<CORES, LOCATIONS, INTERVALS, LOCATIONS, ACCESSES, EDGES, PRESSURE>;
 static STORAGE: TakeOnce<Storage> = TakeOnce::new(StaticMulti::new());
 static SCRATCH: TakeOnce<[u32; LOCATIONS]> = TakeOnce::new([0; LOCATIONS]);
 
