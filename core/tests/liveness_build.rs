@@ -119,16 +119,27 @@ fn operand_range_and_unknown_location() {
 
 #[test]
 fn uses_are_read_before_defs_within_an_instruction() {
-    // 0: def A; 1: use A and def A (read-modify-write); 2: use A; A's two defs give two intervals.
+    // 0: def A; 1: use A and def A (`A = f(A)`); 2: use A. The in-place def continues the run
+    // its own use ended: one interval [0, 2].
     let ops = [Operand::def(0), Operand::def(0), Operand::use_(0), Operand::use_(0)];
     let (b, nodes) = build(&[Location::spill(1)], &[ins(0, 1), ins(1, 2), ins(3, 1)], &ops).unwrap();
-    assert_eq!(b.intervals, 2);
-    assert_eq!(nodes, [Node::new(0, 1, 0), Node::new(1, 2, 0)]);
+    assert_eq!(b.intervals, 1);
+    assert_eq!(nodes, [Node::new(0, 2, 0)]);
     // A use and a def in the first instruction is a use before def.
     assert_eq!(
         build(&[Location::spill(1)], &[ins(0, 2)], &[Operand::def(0), Operand::use_(0)]),
         Err(PlanError::UseBeforeDef { location: 0, instruction: 0 })
     );
+    // A def one instruction after the last use (not in it) starts a new run.
+    let ops = [Operand::def(0), Operand::use_(0), Operand::def(0), Operand::use_(0)];
+    let (_, nodes) =
+        build(&[Location::spill(1)], &[ins(0, 1), ins(1, 1), ins(2, 1), ins(3, 1)], &ops).unwrap();
+    assert_eq!(nodes, [Node::new(0, 1, 0), Node::new(2, 3, 0)]);
+    // Several uses of one def: one interval to the last use.
+    let ops = [Operand::def(0), Operand::use_(0), Operand::use_(0), Operand::use_(0)];
+    let (_, nodes) =
+        build(&[Location::spill(1)], &[ins(0, 1), ins(1, 1), ins(2, 1), ins(3, 1)], &ops).unwrap();
+    assert_eq!(nodes, [Node::new(0, 3, 0)]);
 }
 
 #[test]
