@@ -2,7 +2,9 @@
 //! (`sim/data/models/*.json`) at 2 and 8 cores, executed with seeded random thread start
 //! orders and yield points (`exec::jitter`). A correct plan must give exactly the report of
 //! the unjittered run for every seed; a corrupted byte must be caught for every seed.
-//! `DRAMALLOC_SOAK_ROUNDS` (default 3) sets the seeds per model and core count (`.ci/soak`).
+//! `DRAMALLOC_SOAK_ROUNDS` (default 3) sets the seeds per model and core count; with
+//! `DRAMALLOC_SOAK_ALL_MODELS=1` every bundled model runs, not only the two small ones
+//! (`.ci/soak`).
 
 use std::path::Path;
 
@@ -27,6 +29,23 @@ fn bundled(name: &str) -> dramalloc_sim::input::Program {
     read_program(&p, 1_000_000).unwrap()
 }
 
+/// The models to run: two small ones, or every bundled one under the soak.
+fn model_names() -> Vec<String> {
+    if std::env::var("DRAMALLOC_SOAK_ALL_MODELS").is_ok_and(|v| v == "1") {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models");
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json"))
+            .collect();
+        v.sort();
+        assert_eq!(v.len(), 15, "bundled models: {v:?}");
+        v
+    } else {
+        vec!["mp_selfie_segmentation.json".into(), "onnx_squeezenet.json".into()]
+    }
+}
+
 #[test]
 fn jitter_changes_the_start_order() {
     // Not the identity for at least one of the first seeds at 8 cores: the hook is live.
@@ -36,7 +55,8 @@ fn jitter_changes_the_start_order() {
 #[test]
 fn correct_plans_pass_and_corruption_is_caught_under_every_jitter_seed() {
     let (mut runs, mut caught) = (0u64, 0u64);
-    for name in ["mp_selfie_segmentation.json", "onnx_squeezenet.json"] {
+    let names = model_names();
+    for name in &names {
         let program = bundled(name);
         for cores in [2, 8] {
             let model = build_model(&program, cores, Split::TensorParallel).unwrap();
@@ -60,5 +80,6 @@ fn correct_plans_pass_and_corruption_is_caught_under_every_jitter_seed() {
             }
         }
     }
-    assert_eq!((runs, caught), (4 * rounds(), 4 * rounds()));
+    let want = 2 * names.len() as u64 * rounds();
+    assert_eq!((runs, caught), (want, want));
 }
