@@ -280,6 +280,16 @@ fn address_tree_heap_order_is_checked() {
     expect(&fl, "address-tree link or heap order broken");
 }
 
+/// The parent's link to the child in the size tree.
+fn size_child_link(fl: &mut Fl, parent: u32, child: u32) -> &mut u32 {
+    let l = &mut fl.size_links[parent as usize];
+    if l.left == child {
+        &mut l.left
+    } else {
+        &mut l.right
+    }
+}
+
 /// `(parent, child)` of the two free blocks in the size tree (BEST).
 fn size_pair(fl: &Fl) -> (u32, u32) {
     let (f1, f2) = (slot(fl, 64), slot(fl, 192));
@@ -304,35 +314,20 @@ fn size_tree_corruptions() {
 
     let mut fl = layout(Policy::Best);
     let (p, ch) = size_pair(&fl);
-    let l = &mut fl.size_links[p as usize];
-    if l.left == ch {
-        l.left = NONE;
-    } else {
-        l.right = NONE;
-    }
+    *size_child_link(&mut fl, p, ch) = NONE;
     fl.size_links[ch as usize].parent = NONE;
     expect(&fl, "free block not linked into the size tree");
 
     // Child still names its parent, parent lost the link: the in-order walk finds one of two.
     let mut fl = layout(Policy::Best);
     let (p, ch) = size_pair(&fl);
-    let l = &mut fl.size_links[p as usize];
-    if l.left == ch {
-        l.left = NONE;
-    } else {
-        l.right = NONE;
-    }
+    *size_child_link(&mut fl, p, ch) = NONE;
     expect(&fl, "size tree does not hold exactly the free blocks");
 
     let mut fl = layout(Policy::Best);
     let (p, ch) = size_pair(&fl);
     let a = slot(&fl, 0);
-    let l = &mut fl.size_links[p as usize];
-    if l.left == ch {
-        l.left = a;
-    } else {
-        l.right = a;
-    }
+    *size_child_link(&mut fl, p, ch) = a;
     fl.size_links[ch as usize].parent = NONE;
     expect(&fl, "free block not linked into the size tree");
     fl.size_links[ch as usize].parent = p;
@@ -377,12 +372,7 @@ fn a_tree_child_that_is_not_free_is_rejected_even_when_it_names_its_parent() {
     let mut fl = layout(Policy::Best);
     let (p, ch) = size_pair(&fl);
     let x = allocated_below(&fl, p);
-    let l = &mut fl.size_links[p as usize];
-    if l.left == ch {
-        l.left = x;
-    } else {
-        l.right = x;
-    }
+    *size_child_link(&mut fl, p, ch) = x;
     fl.size_links[x as usize].parent = p;
     expect(&fl, "size-tree link or heap order broken");
 }
