@@ -232,3 +232,26 @@ fn every_strategy_keeps_a_pin_and_places_around_it() {
         verify(&bufs, ws.infos, plan.metrics.hwm, 4096, s);
     }
 }
+
+#[test]
+fn without_the_placed_list_the_strategies_fall_back_to_select() {
+    // `Workspace::placed` empty: the scan is unavailable and `select` places (portfolio).
+    let bufs = [
+        Buffer::pinned(0, 9, 4096, 0),
+        Buffer::new(0, 4, 100),
+        Buffer::new(5, 9, 5000),
+        Buffer::new(10, 12, 4096),
+    ];
+    let mut st: StaticWorkspace<4, 4, 0> = StaticWorkspace::new();
+    for s in [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit] {
+        let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: s };
+        let mut ws = st.workspace();
+        ws.placed = &mut [];
+        let plan = plan_buffers(&bufs, 4096, &cfg, &mut ws).unwrap();
+        assert_eq!(plan.metrics.hwm, 12288, "{s:?}");
+        let mut at = [0; 4];
+        ws.infos[..4].iter().for_each(|i| at[i.location as usize] = i.address);
+        assert_eq!(at, [0, 4096, 4096, 0], "{s:?}");
+        verify(&bufs, ws.infos, plan.metrics.hwm, 4096, s);
+    }
+}
