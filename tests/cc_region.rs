@@ -59,8 +59,16 @@ fn tensor_parallel_collectives_sit_in_the_cc_region_at_one_address_on_every_core
     let out = run(&resnet(), &RunOptions { cores: 4, split: Split::TensorParallel, ..RunOptions::default() })
         .unwrap();
     assert_eq!(out.summary.verdict, "OK");
-    assert_eq!(out.summary.cc_limit, 500 * MIB);
+    assert_eq!(
+        (out.summary.cc_limit, out.summary.cc_base, out.summary.cc_collectives),
+        (500 * MIB, cc_base, 216)
+    );
     assert!(out.summary.per_core.iter().all(|c| c.parts.cc.used == 3_211_264));
+    let mut table = Vec::new();
+    dramalloc_sim::cli::print_summary(&mut table, &out.summary);
+    let line =
+        "  CC region (limit / used)     524288000 / 3211264 bytes at 0x5e0c00000, 216 collective buffers\n";
+    assert!(String::from_utf8(table).unwrap().contains(line));
 }
 
 #[test]

@@ -308,7 +308,16 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
     row(
         o,
         "CC region (limit / used)",
-        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0)),
+        format!(
+            "{} / {} bytes{}",
+            s.cc_limit,
+            s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0),
+            if s.cc_collectives > 0 {
+                format!(" at {:#x}, {} collective buffers", s.cc_base, s.cc_collectives)
+            } else {
+                String::new()
+            }
+        ),
     );
     if let Some(p) = &s.pressure {
         row(
