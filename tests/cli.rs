@@ -477,3 +477,36 @@ fn plan_draws_a_csv_problem() {
     assert!(text.contains(">offset</text>"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn generate_writes_the_shape_the_library_generates() {
+    use dramalloc_sim::quality::generate::Shape;
+    let out = dramalloc_line("generate --shape layered -n 700 --seed 3 -o -");
+    assert_eq!(out.code, ExitCode::SUCCESS);
+    assert_eq!(out.stderr, "700 buffers of shape layered (seed 3) -> -\n");
+    let expected = Shape::Layered.generate(700, 3);
+    let mut want = String::from("id,lower,upper,size\n");
+    for (id, r) in expected.iter() {
+        want.push_str(&format!("{id},{},{},{}\n", r.lower, r.upper, r.size));
+    }
+    assert_eq!(out.stdout, want);
+    // the file plans back: `plan -` reads it from standard input
+    let planned = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], &out.stdout);
+    assert_eq!(planned.code, ExitCode::SUCCESS, "{}", planned.stderr);
+    assert_eq!(planned.stdout.lines().count(), 701);
+
+    let bad = dramalloc_line("generate --shape tall -n 10 -o -");
+    assert_eq!(bad.code, ExitCode::from(2));
+    assert!(
+        bad.stderr.contains(
+            "invalid value 'tall' for '--shape <SHAPE>': expected one of mixed, short, long-tail, layered"
+        ),
+        "{}",
+        bad.stderr
+    );
+    let quality = dramalloc_line("quality --generated 300 --shape short --strategies sweep");
+    assert_eq!(quality.code, ExitCode::SUCCESS);
+    assert!(quality.stdout.contains("generated short"), "{}", quality.stdout);
+    let no_count = dramalloc_line("quality --shape short");
+    assert_eq!(no_count.code, ExitCode::from(2));
+}

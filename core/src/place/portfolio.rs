@@ -587,6 +587,7 @@ pub(crate) fn run_strategy(
         } else {
             // a skyline may spend half of what is left on re-keys
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
+            let before_run = left;
             left = left.saturating_sub(c);
             let run = match member {
                 Member::Skyline(h) => {
@@ -624,7 +625,7 @@ pub(crate) fn run_strategy(
                             }
                         }
                     }
-                    Outcome::Ran { peak: h, work: c }
+                    Outcome::Ran { peak: h, work: before_run - left }
                 }
                 Ok(None) if matches!(member, Member::Skyline(_)) => {
                     skyline_stopped = true;

@@ -27,7 +27,7 @@ use crate::liveness::interval_tree::Node;
 use crate::place::live_set::LiveSet;
 use crate::place::min_heap;
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{place_one, Regions};
+use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::{Placed, Section};
 
 /// Places every candidate by the time sweep. `order`, `heap`, `placed`, `occupied` need
@@ -95,11 +95,22 @@ pub fn sweep(
             placed.copy_within(at + 1..live, at);
             live -= 1;
         }
-        for (o, p) in occupied.iter_mut().zip(&placed[..live]) {
-            *o = Span { lo: p.addr, hi: p.end };
-        }
         let v = node.payload as usize;
-        let address = place_one(&mut occupied[..live], &infos[v], regions, fit)?;
+        let fast = match fit {
+            Fit::First => {
+                first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions)
+            }
+            Fit::Best => None,
+        };
+        let address = match fast {
+            Some(a) => a,
+            None => {
+                for (o, p) in occupied.iter_mut().zip(&placed[..live]) {
+                    *o = Span { lo: p.addr, hi: p.end };
+                }
+                place_one(&mut occupied[..live], &infos[v], regions, fit)?
+            }
+        };
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;

@@ -4,7 +4,7 @@
 //! `main.rs` only calls [`main_with`], which runs [`run_with`] on the process's standard
 //! streams; tests call [`run_with`] on buffers and read what it printed. One file per
 //! subcommand (`run.rs`, `import.rs`, `plan.rs`, `verify.rs`, `check_plan.rs`, `replay.rs`,
-//! `quality.rs`, `faults.rs`), each holding its options (`…Args`) and its `cmd_…` function; `args.rs` has
+//! `quality.rs`, `faults.rs`, `generate.rs`), each holding its options (`…Args`) and its `cmd_…` function; `args.rs` has
 //! the value parsers and input readers they share, `console.rs` the streams and the progress
 //! bars. A new subcommand is a new file, a variant of [`Command`] and a line of [`run_with`].
 //!
@@ -16,6 +16,7 @@ mod args;
 mod check_plan;
 mod console;
 mod faults;
+mod generate;
 mod import;
 mod plan;
 mod quality;
@@ -30,6 +31,7 @@ use clap::{Parser, Subcommand};
 pub use check_plan::CheckPlanArgs;
 pub use console::Console;
 pub use faults::FaultsArgs;
+pub use generate::GenerateArgs;
 pub use import::ImportArgs;
 pub use plan::PlanArgs;
 pub use quality::QualityArgs;
@@ -88,6 +90,9 @@ pub enum Command {
     CheckPlan(CheckPlanArgs),
     /// Peak / lower bound of every strategy on every file (default: the bundled sets).
     Quality(QualityArgs),
+    /// Write a generated planning problem (mixed, short, long-tail or layered shape) as a
+    /// minimalloc CSV, to plan with `plan` or a peer planner.
+    Generate(GenerateArgs),
 }
 
 /// Prints `error: {msg}` to the console's stderr and returns `code`.
@@ -146,5 +151,6 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>, con: &mut Co
         Command::Replay(a) => replay::cmd_replay(&a, con),
         Command::CheckPlan(a) => check_plan::cmd_check_plan(&a, con),
         Command::Quality(a) => quality::cmd_quality(&a, con),
+        Command::Generate(a) => generate::cmd_generate(&a, con),
     }
 }

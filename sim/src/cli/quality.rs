@@ -39,6 +39,9 @@ pub struct QualityArgs {
     /// sizes, comma-separated, e.g. `1000,10000,100000,1000000`.
     #[arg(long, value_delimiter = ',', conflicts_with = "paths", value_parser = args::count)]
     pub generated: Vec<usize>,
+    /// Shape of the generated problems: mixed, short, long-tail or layered.
+    #[arg(long, default_value = "mixed", value_parser = super::generate::shape, requires = "generated")]
+    pub shape: crate::quality::generate::Shape,
     /// Seed of the generated problems.
     #[arg(long, default_value_t = crate::quality::generate::DEFAULT_SEED, value_parser = args::seed)]
     pub seed: u64,
@@ -56,9 +59,9 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     if !a.generated.is_empty() {
         for &n in &a.generated {
             problems.push((
-                "generated".to_string(),
+                format!("generated {}", a.shape.name()),
                 format!("n={n}"),
-                crate::quality::generate::problem(n, a.seed),
+                a.shape.generate(n, a.seed),
             ));
         }
     } else if a.paths.is_empty() {
