@@ -121,3 +121,46 @@ fn slab_mode_under_500_mib_puts_the_cc_region_after_the_shared_slab() {
     assert_eq!(out.summary.verdict, "OK");
     assert!(out.summary.per_core.iter().all(|c| c.parts.cc.used == 3_211_264));
 }
+
+/// A private tensor that fits nowhere below the ceiling is retried in the CC region, and
+/// the collectives go above it. The tiny program in a 36 KiB window with a 16 KiB CC region:
+/// x, w and y are pre-placed one page each (the floor is 16384), so the general region
+/// `[16384, 20480)` holds only `b` (4096 B); `a` and `a/reduced` (8192 B each, disjoint
+/// lifetimes) are retried at the CC region's base, 20480, on both cores; the two 4096-byte
+/// slices, live together at the gather, go above those retries, up to the window's end.
+#[test]
+fn a_private_retry_and_the_collectives_share_the_cc_region() {
+    let program = parse_program(include_str!("support/tiny_tp.json"), "tiny", 100).unwrap();
+    let opts = PlanOptions {
+        window: 36_864,
+        cc: CcSize::Bytes(16_384),
+        strategy: dramalloc_core::Strategy::Seed,
+        ..PlanOptions::default()
+    };
+    let model = build_model(&program, 2, Split::TensorParallel).unwrap();
+    let plan = plan_model(&model, &opts).unwrap();
+    let addr = |k: usize, name: &str| {
+        let l = model.cores[k].names.iter().position(|n| n == name).unwrap();
+        plan.placements[k][l].address
+    };
+    for k in 0..2 {
+        assert_eq!(
+            (addr(k, "a"), addr(k, "a/reduced"), addr(k, "b")),
+            (Some(20_480), Some(20_480), Some(16_384))
+        );
+        assert_eq!((addr(k, "a/cc_slice0"), addr(k, "a/cc_slice1")), (Some(28_672), Some(32_768)));
+        let m = &plan.metrics[k];
+        assert_eq!(
+            (m.cc_base, m.cc_limit, m.allreduce_hwm, m.real_cc_bytes),
+            (20_480, 16_384, 36_864, 16_384)
+        );
+    }
+    let r = &plan.report;
+    assert_eq!((r.cc_used, r.cc_tensors, r.collective_base, r.collective_bytes), (16_384, 2, 28_672, 8192));
+    let out = run(
+        &program,
+        &RunOptions { cores: 2, split: Split::TensorParallel, plan: opts, ..RunOptions::default() },
+    )
+    .unwrap();
+    assert_eq!(out.summary.verdict, "OK");
+}
