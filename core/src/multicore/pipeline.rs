@@ -330,8 +330,9 @@ impl Pipeline {
                 Pass::SharedDramAllocation => {
                     let (base, capacity, cc) = match cfg.mode {
                         SharedMode::Windows => {
-                            // private bytes below the ceiling (a private retry into the CC
-                            // region does not count here: the collectives go above it)
+                            // the shared region above every core's private HWM; a core that
+                            // retried into the CC region counts as full up to the ceiling (its
+                            // HWM lies in the CC region, where the collectives go above it)
                             let ceiling = states[..n]
                                 .iter()
                                 .map(|s| s.metrics.cc_base)
