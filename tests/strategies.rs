@@ -313,3 +313,27 @@ fn a_skyline_stopped_by_the_clock_settles_into_a_plan() {
     let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
     verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
 }
+
+/// Every strategy honours the CC region as a ceiling: two 1 MiB buffers live together do
+/// not both fit below the 1.5 MiB ceiling, so the one placed second is retried inside the CC
+/// region `[1.5 MiB, 2.5 MiB)`, at its base.
+#[test]
+fn every_strategy_retries_a_buffer_in_the_cc_region() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    const MIB: u64 = 1 << 20;
+    let bufs = [Buffer::new(0, 1, MIB), Buffer::new(0, 1, MIB)];
+    for strategy in Strategy::ALL {
+        let cfg = PlanConfig { window: 5 * MIB / 2, cc: CcSize::Mib(1), strategy };
+        let mut host = HostWorkspace::new(2, 2, 1);
+        let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
+        let mut addr: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        addr.sort_unstable();
+        assert_eq!(addr, [0, 3 * MIB / 2], "{strategy:?}");
+        let m = &plan.metrics;
+        assert_eq!(
+            (m.hwm, m.cc_base, m.allreduce_hwm, m.real_cc_bytes),
+            (5 * MIB / 2, 3 * MIB / 2, 5 * MIB / 2, MIB)
+        );
+    }
+}
