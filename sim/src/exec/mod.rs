@@ -3,9 +3,10 @@
 //!
 //! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
 //! [`fingerprint`]s; [`host_memory`] estimates the host memory an execution needs before it
-//! runs; [`faults`] corrupts a correct plan on purpose (the run must then fail), and
-//! [`campaign`] injects every kind of fault many times and counts what was caught;
-//! [`jitter`] shuffles the cores' start order and adds yield points (soak runs).
+//! runs ([`shared_ranges`]: which addresses all cores share); [`faults`] corrupts a correct
+//! plan on purpose (the run must then fail), and [`campaign`] injects every kind of fault many
+//! times and counts what was caught; [`jitter`] shuffles the cores' start order and adds yield
+//! points (soak runs).
 
 pub mod arena;
 pub mod campaign;
@@ -14,3 +15,4 @@ pub mod faults;
 pub mod fingerprint;
 pub mod host_memory;
 pub mod jitter;
+pub mod shared_ranges;
