@@ -96,7 +96,9 @@ fn non_dram_locations_are_ignored() {
     let locs = [sbuf, psum, Location::spill(8)];
     let ops = [Operand::use_(0), Operand::use_(1), Operand::def(2), Operand::use_(2)];
     let (b, nodes) = build(&locs, &[coll(0, 3), ins(3, 1)], &ops).unwrap();
-    assert_eq!((b.infos, b.intervals, b.preplaced_hwm, b.collective_bytes), (1, 1, None, 8));
+    // The DRAM operand adds its bytes plus a 4096-byte footprint (`cc_region::operand_cc_bytes`);
+    // the SBUF and PSUM operands add nothing.
+    assert_eq!((b.infos, b.intervals, b.preplaced_hwm, b.collective_bytes), (1, 1, None, 8 + 4096));
     assert_eq!(nodes, [Node::new(0, 1, 0)]);
 }
 
@@ -180,7 +182,8 @@ fn collective_bytes_count_every_dram_operand_occurrence() {
     let mut st = Ws::new();
     let mut ws = st.workspace();
     let b = build_from_function(&f, &mut ws).unwrap();
-    assert_eq!(b.collective_bytes, 100 + 7 + 7 + 5);
+    // Each occurrence: its bytes plus a 4096-byte footprint (`cc_region::operand_cc_bytes`).
+    assert_eq!(b.collective_bytes, 100 + 7 + 7 + 5 + 4 * 4096);
     assert_eq!((ws.infos[0].collective, ws.infos[1].collective), (1, 1));
     // Not collective: zero.
     let f = Function { locations: &locs, instructions: &[ins(0, 1), ins(1, 4), ins(5, 1)], operands: &ops };
