@@ -212,15 +212,18 @@ fn every_strategy_gives_the_forced_peak_when_all_buffers_meet() {
     }
 }
 
+/// A pinned page at 0 live over [0, 9]; two free buffers live with it, one after it.
+const PINNED: [Buffer; 4] = [
+    Buffer::pinned(0, 9, 4096, 0),
+    Buffer::new(0, 4, 100),
+    Buffer::new(5, 9, 5000),
+    Buffer::new(10, 12, 4096),
+];
+
 #[test]
 fn every_strategy_keeps_a_pin_and_places_around_it() {
     // A pinned page at 0 live over [0, 9]; two free buffers live with it, one after it.
-    let bufs = [
-        Buffer::pinned(0, 9, 4096, 0),
-        Buffer::new(0, 4, 100),
-        Buffer::new(5, 9, 5000),
-        Buffer::new(10, 12, 4096),
-    ];
+    let bufs = PINNED;
     let mut st: StaticWorkspace<4, 4, 0> = StaticWorkspace::new();
     for s in Strategy::ALL {
         let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: s };
@@ -236,12 +239,7 @@ fn every_strategy_keeps_a_pin_and_places_around_it() {
 #[test]
 fn without_the_placed_list_the_strategies_fall_back_to_select() {
     // `Workspace::placed` empty: the scan is unavailable and `select` places (portfolio).
-    let bufs = [
-        Buffer::pinned(0, 9, 4096, 0),
-        Buffer::new(0, 4, 100),
-        Buffer::new(5, 9, 5000),
-        Buffer::new(10, 12, 4096),
-    ];
+    let bufs = PINNED;
     let mut st: StaticWorkspace<4, 4, 0> = StaticWorkspace::new();
     for s in [Strategy::Seed, Strategy::GreedySize, Strategy::BestFit] {
         let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: s };
