@@ -288,6 +288,41 @@ fn verify_checks_runs_plan_csv_per_core_with_shared_tensors_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `run`'s plan.csv with the rows `keep` rejects removed, written next to it as `name`.
+fn without_rows(plan: &Path, name: &str, keep: impl Fn(&str) -> bool) -> PathBuf {
+    let text = std::fs::read_to_string(plan).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| keep(l)).collect();
+    assert_eq!(kept.len() + 1, text.lines().count(), "exactly one row removed");
+    let out = plan.with_file_name(name);
+    std::fs::write(&out, kept.join("\n") + "\n").unwrap();
+    out
+}
+
+#[test]
+fn verify_names_a_pre_placed_tensor_whose_row_was_deleted() {
+    let dir = scratch("plancsv-preplaced");
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc(&["run", &json, "--cores", "2", "--report-dir", reports.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    // the input, a weight (on core 1) and the output
+    for (tensor, core) in [("data_0", 0), ("conv1_w_0", 1), ("softmaxout_1", 0)] {
+        let prefix = format!("{tensor},{core},");
+        let edited = without_rows(&plan, &format!("no-{tensor}.csv"), |l| !l.starts_with(&prefix));
+        let out = dramalloc(&["verify", &json, edited.to_str().unwrap()]);
+        assert_eq!(out.code, ExitCode::from(CODE_FAILED), "{tensor}: {}", out.stdout);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: {} against {json}: pre-placed `{tensor}` on core {core} has no row in the plan\n",
+                edited.display()
+            )
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_failing_run_still_writes_its_reports_marked_failed() {
     let dir = scratch("failed");

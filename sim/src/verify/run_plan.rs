@@ -7,8 +7,8 @@
 //! tensors; `--split` to say which), every tensor's accesses are recomputed from the
 //! instructions, and then
 //! 1. every row names a tensor of its core, once, with the program's size;
-//! 2. every pre-placed tensor is at its pre-placed address and every accessed intermediate has
-//!    a row;
+//! 2. every pre-placed tensor (input, weight, output) has a row at its pre-placed address, and
+//!    every accessed intermediate has a row;
 //! 3. a shared tensor has one address on every core that has it (it is one buffer, checked
 //!    once, live over the hull of every core's accesses);
 //! 4. each core's view passes the geometric verifier ([`crate::verify`]) at `align`.
@@ -113,6 +113,14 @@ pub enum RunPlanError {
         address: u64,
         /// Its pre-placed address.
         expected: u64,
+    },
+    /// A pre-placed tensor (input, weight, output) of a core without a row.
+    #[error("pre-placed `{tensor}` on core {core} has no row in the plan")]
+    MissingPreplaced {
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
     },
     /// An accessed intermediate without an address.
     #[error("`{tensor}` on core {core} is accessed but has no row in the plan")]
@@ -324,6 +332,8 @@ fn check(
                         expected,
                     });
                 }
+            } else if loc.is_preplaced() {
+                return Err(RunPlanError::MissingPreplaced { core: k, tensor: c.names[l].clone() });
             } else if loc.is_candidate() && loc.bytes > 0 && access[k][l].is_some() {
                 return Err(RunPlanError::Missing { core: k, tensor: c.names[l].clone() });
             }
