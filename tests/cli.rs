@@ -324,6 +324,68 @@ fn verify_names_a_pre_placed_tensor_whose_row_was_deleted() {
 }
 
 #[test]
+fn verify_takes_the_slab_of_a_mb_per_core_plan_and_still_catches_a_moved_input() {
+    let dir = scratch("plancsv-slabs");
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc_line(&format!(
+        "run {json} --mb-per-core 32 --cores 4 --split tensor-parallel --allreduce-buffer-size -1 --report-dir {}",
+        reports.display()
+    ));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    let p = plan.to_str().unwrap();
+    let out = dramalloc(&["verify", &json, p, "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout, "OK: 992 tensor rows on 4 cores, split tensor-parallel, 104 shared tensors checked once, peak 137377856 bytes\n");
+    // without the slab, core 1's input is not where the program puts it
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let line = text.lines().position(|l| l.starts_with("data_0,1,")).unwrap() + 1;
+    let out = dramalloc(&["verify", &json, p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line {line}: pre-placed `data_0` on core 1 is at 33554432 but the program places it at 0\n"
+        )
+    );
+    // core 1's input moved by a page inside its slab: caught
+    let moved = text.replace("data_0,1,33554432,", "data_0,1,33558528,");
+    assert_ne!(moved, text);
+    let edited = dir.join("moved.csv");
+    std::fs::write(&edited, moved).unwrap();
+    let out = dramalloc(&["verify", &json, edited.to_str().unwrap(), "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {json}: line {line}: pre-placed `data_0` on core 1 is at 33558528 but the program places it at 33554432\n",
+            edited.display()
+        )
+    );
+    // a private intermediate of core 1 moved into core 2's slab: caught
+    let line = text.lines().position(|l| l.starts_with("r0,1,")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut f: Vec<String> = lines[line].split(',').map(str::to_owned).collect();
+    assert_eq!(f[7], "false");
+    f[2] = "67108864".into();
+    lines[line] = f.join(",");
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let out = dramalloc(&["verify", &json, edited.to_str().unwrap(), "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let end = 67108864 + f[3].parse::<u64>().unwrap();
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {json}: line {}: `r0` on core 1 occupies [67108864, {end}) outside its slab [33554432, 67108864)\n",
+            edited.display(),
+            line + 1
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn a_failing_run_still_writes_its_reports_marked_failed() {
     let dir = scratch("failed");
     // a passing run first: its plan.bin and plan.h must not outlive the failed run below
