@@ -46,6 +46,12 @@ pub enum BlobError {
         /// Cores in the plan.
         cores: usize,
     },
+    /// An alignment the plan file cannot hold (it must be a power of two).
+    #[error("alignment {align}: a plan file's alignment is a power of two")]
+    BadAlign {
+        /// The alignment, bytes.
+        align: u64,
+    },
     /// A size whose round-up to the alignment overflows `u64`.
     #[error("buffer `{id}`: size {size} overflows u64 when aligned to {align}")]
     SizeOverflow {
@@ -228,6 +234,7 @@ impl PlanBlob {
     /// `capacity` (unbounded: `u64::MAX`), instructions = the largest `upper`.
     ///
     /// # Errors
+    /// [`BlobError::BadAlign`] unless `align` is a power of two (0 counts as 1),
     /// [`BlobError::TimeRange`] for an instant past 32 bits, [`BlobError::SizeOverflow`],
     /// [`BlobError::TooMany`].
     pub fn from_solution(
@@ -235,6 +242,9 @@ impl PlanBlob {
         align: u64,
         capacity: Option<u64>,
     ) -> Result<PlanBlob, BlobError> {
+        if !align.max(1).is_power_of_two() {
+            return Err(BlobError::BadAlign { align });
+        }
         let mut records = Vec::with_capacity(rows.len());
         let (mut hwm, mut instructions) = (0u64, 0u32);
         for (i, r) in rows.iter().enumerate() {
@@ -254,6 +264,8 @@ impl PlanBlob {
             header: plan_header(0, capacity.unwrap_or(u64::MAX), 0, 0, align.max(1)),
             cores: vec![CoreEntry {
                 hwm: U64Le::new(hwm),
+                // no CC region: an empty one at the top of the window
+                cc_base: U64Le::new(capacity.unwrap_or(u64::MAX)),
                 instructions: U32Le::new(instructions),
                 ..CoreEntry::default()
             }],
