@@ -292,3 +292,35 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn plan_s_bin_of_a_program_checks_against_that_program_s_problem() {
+    let d = dir("problem");
+    let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/mp_selfie_segmentation.json");
+    let bin = d.join("self.bin");
+    assert_eq!(cli(&["plan", s(&json), "-o", s(&bin)]), ExitCode::SUCCESS);
+    assert_eq!(cli(&["check-plan", s(&bin), s(&json)]), ExitCode::SUCCESS);
+    let bytes = std::fs::read(&bin).unwrap();
+    let program = parse_program(&std::fs::read_to_string(&json).unwrap(), "self", 100_000).unwrap();
+    let r = check_plan_file(&bytes, Some(&program)).unwrap();
+    assert_eq!((r.cores, r.records, r.against_program), (1, 136, true));
+    // one buffer's last use moved earlier (still valid alone): the program's problem disagrees
+    let f = PlanFile::parse(&bytes).unwrap();
+    let i = f.records().iter().position(|r| r.last_use.get() > r.def.get()).unwrap();
+    let rec = &f.records()[i];
+    let (def, last) = (rec.def.get(), rec.last_use.get());
+    let name = f.name(rec.tensor.get()).unwrap();
+    let at = std::mem::size_of::<PlanHeader>() + std::mem::size_of::<CoreEntry>() + i * 40 + 36;
+    let bad = edit(&bytes, at, u64::from(def), 4);
+    assert!(check_plan_file(&bad, None).is_ok());
+    assert_eq!(
+        check_plan_file(&bad, Some(&program)).unwrap_err(),
+        CheckPlanError::Invalid(format!(
+            "record {i} (`{name}` on core 0): lifetime [{def}, {def}], the program's problem says [{def}, {last}]"
+        ))
+    );
+    // another program's problem: its first buffer has no record
+    let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/onnx_squeezenet.json");
+    assert_eq!(cli(&["check-plan", s(&bin), s(&other)]), ExitCode::from(1));
+    std::fs::remove_dir_all(&d).unwrap();
+}

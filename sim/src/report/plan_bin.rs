@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::plan_file::{
     file_checksum, CoreEntry, Layout, PlanHeader, Record, U16Le, U32Le, U64Le, CHECKSUM_OFFSET, FLAG_CC,
-    FLAG_PINNED, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, MAGIC, NO_ACCESS, VERSION,
+    FLAG_PINNED, FLAG_PREPLACED, FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, MAGIC,
+    NO_ACCESS, VERSION,
 };
 
 use crate::input::SolutionRow;
@@ -229,7 +230,7 @@ impl PlanBlob {
         })
     }
 
-    /// One core holding a minimalloc solution: buffer `i` is tensor `i` (named by its id),
+    /// One core holding a minimalloc solution ([`FLAG_PROBLEM`]): buffer `i` is tensor `i` (named by its id),
     /// live over `[lower, upper - 1]`, `aligned` = size rounded up to `align`; the window is
     /// `capacity` (unbounded: `u64::MAX`), instructions = the largest `upper`.
     ///
@@ -261,7 +262,7 @@ impl PlanBlob {
             records.push(record(tensor, 0, 0, r.offset, r.size, aligned, def, last));
         }
         Ok(PlanBlob {
-            header: plan_header(0, capacity.unwrap_or(u64::MAX), 0, 0, align.max(1)),
+            header: plan_header(FLAG_PROBLEM, capacity.unwrap_or(u64::MAX), 0, 0, align.max(1)),
             cores: vec![CoreEntry {
                 hwm: U64Le::new(hwm),
                 // no CC region: an empty one at the top of the window

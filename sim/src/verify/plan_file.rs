@@ -10,11 +10,12 @@ use std::collections::HashMap;
 
 use dramalloc_core::liveness::program::Access;
 use dramalloc_core::plan_file::{
-    PlanFile, PlanFileError, Record, FLAG_PINNED, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS,
+    PlanFile, PlanFileError, Record, FLAG_PINNED, FLAG_PREPLACED, FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS,
     FLAG_TENSOR_PARALLEL, NO_ACCESS,
 };
 
 use crate::input::{Problem, Program, Row};
+use crate::quality::problem::problem_from_program;
 use crate::run::{build_model, Split};
 use crate::verify::{verify, VerifyReport};
 
@@ -232,9 +233,52 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
     Ok(())
 }
 
+/// Checks a [`FLAG_PROBLEM`] file (`dramalloc plan -o X.bin` of a program) against the
+/// program's problem ([`problem_from_program`], what `plan` planned): one record per buffer,
+/// by name, with its size and lifetime `[lower, upper - 1]`, and no other record.
+fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError> {
+    let bad = |m: String| CheckPlanError::Invalid(m);
+    let problem = problem_from_program(program);
+    let index: HashMap<&str, u32> =
+        (0..file.names().len() as u32).filter_map(|t| file.name(t).map(|n| (n, t))).collect();
+    for (id, row) in problem.iter() {
+        let Some((i, r)) = index.get(id).and_then(|&t| file.find(0, t)) else {
+            return Err(bad(format!("buffer `{id}` of the program's problem has no record")));
+        };
+        if r.bytes.get() != row.size {
+            return Err(bad(format!(
+                "{}: {} bytes, the program says {}",
+                named(file, i),
+                r.bytes.get(),
+                row.size
+            )));
+        }
+        let want = (row.lower, row.upper - 1);
+        if (u64::from(r.def.get()), u64::from(r.last_use.get())) != want {
+            return Err(bad(format!(
+                "{}: lifetime [{}, {}], the program's problem says [{}, {}]",
+                named(file, i),
+                r.def.get(),
+                r.last_use.get(),
+                want.0,
+                want.1
+            )));
+        }
+    }
+    if file.records().len() != problem.len() {
+        return Err(bad(format!(
+            "{} records, the program's problem has {} buffers",
+            file.records().len(),
+            problem.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks the plan file `bytes`: the core's reader ([`PlanFile::parse`], then
 /// [`PlanFile::validate`]), the independent verifier over every core, and, with `program`,
-/// the records against the program (see the module docs).
+/// the records against the program (see the module docs; a [`FLAG_PROBLEM`] file against
+/// the program's problem).
 ///
 /// # Errors
 /// [`CheckPlanError::Corrupt`] or [`CheckPlanError::Invalid`] (naming records by tensor).
@@ -243,8 +287,10 @@ pub fn check_plan_file(bytes: &[u8], program: Option<&Program>) -> Result<CheckR
     let mut scratch = vec![0u32; file.scratch_len()];
     file.validate(&mut scratch).map_err(|e| CheckPlanError::Invalid(describe(&file, &e)))?;
     let per_core = verify_cores(&file)?;
-    if let Some(p) = program {
-        against(&file, p)?;
+    match program {
+        Some(p) if file.header().flags.get() & FLAG_PROBLEM != 0 => against_problem(&file, p)?,
+        Some(p) => against(&file, p)?,
+        None => {}
     }
     Ok(CheckReport {
         cores: file.header().core_count.get(),
