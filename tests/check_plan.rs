@@ -163,7 +163,7 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
     );
     let header = |field: usize| field;
     let core0 = |field: usize| size_of::<PlanHeader>() + field;
-    let records = size_of::<PlanHeader>() + f.cores().len() * size_of::<CoreEntry>();
+    let records = size_of::<PlanHeader>() + std::mem::size_of_val(f.cores());
     let rec = |i: usize, field: usize| records + i * size_of::<Record>() + field;
     let name = |i: usize| f.name(f.records()[i].tensor.get()).unwrap().to_owned();
     let named = |i: usize| format!("record {i} (`{}` on core {})", name(i), f.records()[i].core.get());
@@ -283,7 +283,7 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
         match expect {
             Expect::Core(e) => {
                 let file = PlanFile::parse(&bad).unwrap();
-                assert_eq!(file.validate(&mut vec![0; file.scratch_len()]), Err(e.clone()), "{what}");
+                assert_eq!(file.validate(&mut vec![0; file.scratch_len()]), Err(e), "{what}");
                 let msg = dramalloc_sim::verify::plan_file::describe(&file, &e);
                 assert_eq!(got, CheckPlanError::Invalid(msg), "{what}");
             }
