@@ -6,7 +6,10 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use dramalloc_core::plan_file::{file_checksum, PlanFile, CHECKSUM_OFFSET};
+use dramalloc_core::plan_file::{
+    file_checksum, CoreEntry, PlanFile, PlanFileError, PlanHeader, Record, CHECKSUM_OFFSET, FLAG_PREPLACED,
+    FLAG_SHARED,
+};
 use dramalloc_sim::input::parse_program;
 use dramalloc_sim::verify::plan_file::{check_plan_file, CheckPlanError};
 
@@ -118,5 +121,206 @@ fn plan_writes_a_bin_by_extension_or_format() {
     let solution = d.join("p.solution.csv");
     assert_eq!(cli(&["plan", s(&csv), "-o", s(&solution)]), ExitCode::SUCCESS);
     assert!(std::fs::read_to_string(&solution).unwrap().starts_with("id,lower,upper,size,offset"));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// What an edit of one field must be rejected with.
+enum Expect {
+    /// The core's validator, this error.
+    Core(PlanFileError),
+    /// The check against the program, this message.
+    Program(String),
+}
+
+/// A copy of `bytes` with `value` (little-endian, its width) at `at`, the CRC recomputed.
+fn edit(bytes: &[u8], at: usize, value: u64, width: usize) -> Vec<u8> {
+    let mut out = bytes.to_vec();
+    out[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+    let crc = file_checksum(&out);
+    out[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
+    out
+}
+
+#[test]
+fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
+    use std::mem::{offset_of, size_of};
+    let d = dir("fields");
+    let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/onnx_vgg19.json");
+    let out = d.join("vgg");
+    let args = ["run", s(&json), "--cores", "2", "--split", "tensor-parallel", "--report-dir", s(&out)];
+    assert_eq!(cli(&args), ExitCode::SUCCESS);
+    let bytes = std::fs::read(out.join("plan.bin")).unwrap();
+    let program = parse_program(&std::fs::read_to_string(&json).unwrap(), "vgg", 100_000).unwrap();
+    assert!(check_plan_file(&bytes, Some(&program)).is_ok());
+    let f = PlanFile::parse(&bytes).unwrap();
+    let h = *f.header();
+    let (base, bytes_shared, window) = (h.shared_base.get(), h.shared_bytes.get(), h.window.get());
+    assert_eq!((base, bytes_shared, h.align.get()), (601_014_272, 12_845_056, 4096));
+    let c0 = f.cores()[0];
+    assert_eq!(
+        (c0.floor.get(), c0.cc_base.get(), c0.cc_bytes.get()),
+        (575_324_160, 25_245_515_776, 524_288_000)
+    );
+    let header = |field: usize| field;
+    let core0 = |field: usize| size_of::<PlanHeader>() + field;
+    let records = size_of::<PlanHeader>() + std::mem::size_of_val(f.cores());
+    let rec = |i: usize, field: usize| records + i * size_of::<Record>() + field;
+    let name = |i: usize| f.name(f.records()[i].tensor.get()).unwrap().to_owned();
+    let named = |i: usize| format!("record {i} (`{}` on core {})", name(i), f.records()[i].core.get());
+    let all = f.records();
+    // the first shared record (core 0), a shared record of core 1, a pre-placed record that is
+    // not the floor's top and is accessed after instruction 0, a record of 4096 aligned bytes
+    let shared = all.iter().position(|r| r.has(FLAG_SHARED)).unwrap();
+    let shared1 = all.iter().position(|r| r.has(FLAG_SHARED) && r.core.get() == 1).unwrap();
+    let pre = all
+        .iter()
+        .position(|r| {
+            r.has(FLAG_PREPLACED) && r.core.get() == 0 && r.def.get() > 0 && r.end() != Some(c0.floor.get())
+        })
+        .unwrap();
+    let page = all.iter().position(|r| r.aligned.get() == 4096 && r.bytes.get() < 4096).unwrap();
+    let (sr, pr, pg) = (&all[shared], &all[pre], &all[page]);
+    let outside = |b: u64, n: u64| PlanFileError::SharedOutsideRegion {
+        record: shared as u32,
+        tensor: sr.tensor.get(),
+        address: sr.address.get(),
+        end: sr.end().unwrap(),
+        base: b,
+        bytes: n,
+    };
+    let aligned = |to: u64| PlanFileError::AlignedMismatch {
+        record: page as u32,
+        tensor: pg.tensor.get(),
+        bytes: pg.bytes.get(),
+        aligned: to,
+        expected: 4096,
+    };
+    let (def, last) = (pr.def.get(), pr.last_use.get());
+    let lifetime = |d: u32, u: u32| {
+        Expect::Program(format!(
+            "{}: lifetime [{d}, {u}], the program accesses it over Some(({def}, {last}))",
+            named(pre)
+        ))
+    };
+    let flags = |i: usize, what: &str| {
+        Expect::Program(format!("{}: the program says it is {what}, the record says otherwise", named(i)))
+    };
+    let (flag_off, def_off, last_off) =
+        (offset_of!(Record, flags), offset_of!(Record, def), offset_of!(Record, last_use));
+    let cases: Vec<(&str, usize, u64, usize, Expect)> = vec![
+        (
+            "shared_base 0",
+            header(offset_of!(PlanHeader, shared_base)),
+            0,
+            8,
+            Expect::Core(outside(0, bytes_shared)),
+        ),
+        (
+            "shared_bytes 0",
+            header(offset_of!(PlanHeader, shared_bytes)),
+            0,
+            8,
+            Expect::Core(outside(base, 0)),
+        ),
+        (
+            "shared_bytes + 1",
+            header(offset_of!(PlanHeader, shared_bytes)),
+            bytes_shared + 1,
+            8,
+            Expect::Core(PlanFileError::SharedBytesMismatch {
+                stored: bytes_shared + 1,
+                computed: bytes_shared,
+            }),
+        ),
+        (
+            "align 0",
+            header(offset_of!(PlanHeader, align)),
+            0,
+            8,
+            Expect::Core(PlanFileError::BadAlign { align: 0 }),
+        ),
+        (
+            "floor 0",
+            core0(offset_of!(CoreEntry, floor)),
+            0,
+            8,
+            Expect::Core(PlanFileError::FloorMismatch { core: 0, stored: 0, computed: c0.floor.get() }),
+        ),
+        (
+            "cc_bytes 0",
+            core0(offset_of!(CoreEntry, cc_bytes)),
+            0,
+            8,
+            Expect::Core(PlanFileError::CcRegionNotAtTop {
+                core: 0,
+                cc_base: c0.cc_base.get(),
+                cc_bytes: 0,
+                top: window,
+            }),
+        ),
+        ("aligned 4097", rec(page, offset_of!(Record, aligned)), 4097, 8, Expect::Core(aligned(4097))),
+        ("aligned 8192", rec(page, offset_of!(Record, aligned)), 8192, 8, Expect::Core(aligned(8192))),
+        (
+            "pre-placed flag cleared",
+            rec(pre, flag_off),
+            u64::from(pr.flags.get() & !FLAG_PREPLACED),
+            2,
+            flags(pre, "pre-placed"),
+        ),
+        (
+            "shared flag cleared on core 1",
+            rec(shared1, flag_off),
+            u64::from(all[shared1].flags.get() & !FLAG_SHARED),
+            2,
+            flags(shared1, "shared"),
+        ),
+        ("pre-placed def - 1", rec(pre, def_off), u64::from(def - 1), 4, lifetime(def - 1, last)),
+        ("pre-placed last_use + 1", rec(pre, last_off), u64::from(last + 1), 4, lifetime(def, last + 1)),
+    ];
+    for (what, at, value, width, expect) in cases {
+        let bad = edit(&bytes, at, value, width);
+        let got = check_plan_file(&bad, Some(&program)).unwrap_err();
+        match expect {
+            Expect::Core(e) => {
+                let file = PlanFile::parse(&bad).unwrap();
+                assert_eq!(file.validate(&mut vec![0; file.scratch_len()]), Err(e), "{what}");
+                let msg = dramalloc_sim::verify::plan_file::describe(&file, &e);
+                assert_eq!(got, CheckPlanError::Invalid(msg), "{what}");
+            }
+            Expect::Program(m) => assert_eq!(got, CheckPlanError::Invalid(m), "{what}"),
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn plan_s_bin_of_a_program_checks_against_that_program_s_problem() {
+    let d = dir("problem");
+    let json = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/mp_selfie_segmentation.json");
+    let bin = d.join("self.bin");
+    assert_eq!(cli(&["plan", s(&json), "-o", s(&bin)]), ExitCode::SUCCESS);
+    assert_eq!(cli(&["check-plan", s(&bin), s(&json)]), ExitCode::SUCCESS);
+    let bytes = std::fs::read(&bin).unwrap();
+    let program = parse_program(&std::fs::read_to_string(&json).unwrap(), "self", 100_000).unwrap();
+    let r = check_plan_file(&bytes, Some(&program)).unwrap();
+    assert_eq!((r.cores, r.records, r.against_program), (1, 136, true));
+    // one buffer's last use moved earlier (still valid alone): the program's problem disagrees
+    let f = PlanFile::parse(&bytes).unwrap();
+    let i = f.records().iter().position(|r| r.last_use.get() > r.def.get()).unwrap();
+    let rec = &f.records()[i];
+    let (def, last) = (rec.def.get(), rec.last_use.get());
+    let name = f.name(rec.tensor.get()).unwrap();
+    let at = std::mem::size_of::<PlanHeader>() + std::mem::size_of::<CoreEntry>() + i * 40 + 36;
+    let bad = edit(&bytes, at, u64::from(def), 4);
+    assert!(check_plan_file(&bad, None).is_ok());
+    assert_eq!(
+        check_plan_file(&bad, Some(&program)).unwrap_err(),
+        CheckPlanError::Invalid(format!(
+            "record {i} (`{name}` on core 0): lifetime [{def}, {def}], the program's problem says [{def}, {last}]"
+        ))
+    );
+    // another program's problem: its first buffer has no record
+    let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/onnx_squeezenet.json");
+    assert_eq!(cli(&["check-plan", s(&bin), s(&other)]), ExitCode::from(1));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -290,6 +290,103 @@ fn verify_checks_runs_plan_csv_per_core_with_shared_tensors_once() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `run`'s plan.csv with the rows `keep` rejects removed, written next to it as `name`.
+fn without_rows(plan: &Path, name: &str, keep: impl Fn(&str) -> bool) -> PathBuf {
+    let text = std::fs::read_to_string(plan).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| keep(l)).collect();
+    assert_eq!(kept.len() + 1, text.lines().count(), "exactly one row removed");
+    let out = plan.with_file_name(name);
+    std::fs::write(&out, kept.join("\n") + "\n").unwrap();
+    out
+}
+
+#[test]
+fn verify_names_a_pre_placed_tensor_whose_row_was_deleted() {
+    let dir = scratch("plancsv-preplaced");
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc(&["run", &json, "--cores", "2", "--report-dir", reports.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    // the input, a weight (on core 1) and the output
+    for (tensor, core) in [("data_0", 0), ("conv1_w_0", 1), ("softmaxout_1", 0)] {
+        let prefix = format!("{tensor},{core},");
+        let edited = without_rows(&plan, &format!("no-{tensor}.csv"), |l| !l.starts_with(&prefix));
+        let out = dramalloc(&["verify", &json, edited.to_str().unwrap()]);
+        assert_eq!(out.code, ExitCode::from(CODE_FAILED), "{tensor}: {}", out.stdout);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: {} against {json}: pre-placed `{tensor}` on core {core} has no row in the plan\n",
+                edited.display()
+            )
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verify_takes_the_slab_of_a_mb_per_core_plan_and_still_catches_a_moved_input() {
+    let dir = scratch("plancsv-slabs");
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc_line(&format!(
+        "run {json} --mb-per-core 32 --cores 4 --split tensor-parallel --allreduce-buffer-size -1 --report-dir {}",
+        reports.display()
+    ));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    let p = plan.to_str().unwrap();
+    let out = dramalloc(&["verify", &json, p, "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout, "OK: 992 tensor rows on 4 cores, split tensor-parallel, 104 shared tensors checked once, peak 137377856 bytes\n");
+    // without the slab, core 1's input is not where the program puts it
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let line = text.lines().position(|l| l.starts_with("data_0,1,")).unwrap() + 1;
+    let out = dramalloc(&["verify", &json, p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line {line}: pre-placed `data_0` on core 1 is at 33554432 but the program places it at 0\n"
+        )
+    );
+    // core 1's input moved by a page inside its slab: caught
+    let moved = text.replace("data_0,1,33554432,", "data_0,1,33558528,");
+    assert_ne!(moved, text);
+    let edited = dir.join("moved.csv");
+    std::fs::write(&edited, moved).unwrap();
+    let out = dramalloc(&["verify", &json, edited.to_str().unwrap(), "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {json}: line {line}: pre-placed `data_0` on core 1 is at 33558528 but the program places it at 33554432\n",
+            edited.display()
+        )
+    );
+    // a private intermediate of core 1 moved into core 2's slab: caught
+    let line = text.lines().position(|l| l.starts_with("r0,1,")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut f: Vec<String> = lines[line].split(',').map(str::to_owned).collect();
+    assert_eq!(f[7], "false");
+    f[2] = "67108864".into();
+    lines[line] = f.join(",");
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let out = dramalloc(&["verify", &json, edited.to_str().unwrap(), "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let end = 67108864 + f[3].parse::<u64>().unwrap();
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {json}: line {}: `r0` on core 1 occupies [67108864, {end}) outside its slab [33554432, 67108864)\n",
+            edited.display(),
+            line + 1
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_failing_run_still_writes_its_reports_marked_failed() {
     let dir = scratch("failed");

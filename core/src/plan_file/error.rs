@@ -175,6 +175,67 @@ pub enum PlanFileError {
         /// Its aligned size, bytes.
         aligned: u64,
     },
+    /// A record whose aligned size is not its size rounded up to the header's alignment.
+    AlignedMismatch {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its size, bytes.
+        bytes: u64,
+        /// Its aligned size, bytes.
+        aligned: u64,
+        /// `bytes` rounded up to the alignment (`u64::MAX` on overflow).
+        expected: u64,
+    },
+    /// The header's alignment is not a power of two (1: none).
+    BadAlign {
+        /// The stored alignment, bytes.
+        align: u64,
+    },
+    /// A shared record outside the header's shared region.
+    SharedOutsideRegion {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its address.
+        address: u64,
+        /// Its address plus its aligned size.
+        end: u64,
+        /// The region's start (`shared_base`).
+        base: u64,
+        /// The region's size (`shared_bytes`).
+        bytes: u64,
+    },
+    /// The header's `shared_bytes` is not the extent of the shared records above `shared_base`.
+    SharedBytesMismatch {
+        /// The stored size, bytes.
+        stored: u64,
+        /// The highest end of a shared record minus `shared_base` (0: no shared record).
+        computed: u64,
+    },
+    /// A core's stored floor is not the end of its pre-placed records.
+    FloorMismatch {
+        /// The core.
+        core: u32,
+        /// The stored floor.
+        stored: u64,
+        /// The highest end of its non-empty pre-placed records, at least its slab's start.
+        computed: u64,
+    },
+    /// A core's CC region does not end at the top of the core's space (the window, or its
+    /// slab's end with per-core slabs).
+    CcRegionNotAtTop {
+        /// The core.
+        core: u32,
+        /// Its CC region start.
+        cc_base: u64,
+        /// The region size.
+        cc_bytes: u64,
+        /// Where the core's space ends.
+        top: u64,
+    },
     /// A lifetime with `last_use < def`, past the core's instructions, or with only one of
     /// the two set to [`super::NO_ACCESS`].
     BadLifetime {
@@ -275,6 +336,12 @@ impl PlanFileError {
             OutsideWindow { .. }
             | Misaligned { .. }
             | AlignedTooSmall { .. }
+            | AlignedMismatch { .. }
+            | BadAlign { .. }
+            | SharedOutsideRegion { .. }
+            | SharedBytesMismatch { .. }
+            | FloorMismatch { .. }
+            | CcRegionNotAtTop { .. }
             | BadLifetime { .. }
             | CcRegionOutsideWindow { .. }
             | CcFlagMismatch { .. }
@@ -357,6 +424,25 @@ impl fmt::Display for PlanFileError {
             HwmMismatch { core, stored, computed } => {
                 write!(f, "core {core}: stored HWM {stored}, records give {computed}")
             }
+            AlignedMismatch { record, tensor, bytes, aligned, expected } => write!(
+                f,
+                "record {record}: tensor {tensor} has aligned size {aligned}, but {bytes} bytes rounded up to the alignment are {expected}"
+            ),
+            BadAlign { align } => write!(f, "header: alignment {align} is not a power of two"),
+            SharedOutsideRegion { record, tensor, address, end, base, bytes } => write!(
+                f,
+                "record {record}: shared tensor {tensor} at [{address}, {end}) lies outside the shared region [{base}, {base} + {bytes})"
+            ),
+            SharedBytesMismatch { stored, computed } => {
+                write!(f, "header: shared region of {stored} bytes, the shared records use {computed}")
+            }
+            FloorMismatch { core, stored, computed } => {
+                write!(f, "core {core}: stored floor {stored}, its pre-placed records give {computed}")
+            }
+            CcRegionNotAtTop { core, cc_base, cc_bytes, top } => write!(
+                f,
+                "core {core}: CC region [{cc_base}, {cc_base} + {cc_bytes}) does not end at the top of the core's space, {top}"
+            ),
             CcUsedMismatch { core, stored, computed } => {
                 write!(f, "core {core}: stored CC usage {stored} bytes, records give {computed}")
             }

@@ -23,8 +23,14 @@ pub const FLAG_TENSOR_PARALLEL: u32 = 1;
 /// (at `k · window / (cores + 1)`), the shared region in slab `cores`.
 pub const FLAG_SLABS: u32 = 2;
 
+/// Header flag: one core holding the solution of a minimalloc problem (`dramalloc plan -o
+/// X.bin`): record `i` is buffer `i`, live over `[lower, upper - 1]`, at its offset. Planned
+/// from a program, the buffers are the program's problem (its written intermediates and
+/// outputs, `dramalloc plan`'s problem), not a core's view: no pre-placed records.
+pub const FLAG_PROBLEM: u32 = 4;
+
 /// Every header flag this version defines; other bits must be 0.
-pub const KNOWN_FLAGS: u32 = FLAG_TENSOR_PARALLEL | FLAG_SLABS;
+pub const KNOWN_FLAGS: u32 = FLAG_TENSOR_PARALLEL | FLAG_SLABS | FLAG_PROBLEM;
 
 /// Lifetime value of a record no instruction accesses (`def` and `last_use` both).
 pub const NO_ACCESS: u32 = u32::MAX;

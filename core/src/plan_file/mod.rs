@@ -38,8 +38,8 @@ mod validate;
 pub use checksum::file_checksum;
 pub use error::{ErrorKind, Part, PlanFileError};
 pub use header::{
-    CoreEntry, Layout, PlanHeader, CHECKSUM_OFFSET, FLAG_SLABS, FLAG_TENSOR_PARALLEL, KNOWN_FLAGS, MAGIC,
-    NO_ACCESS, VERSION,
+    CoreEntry, Layout, PlanHeader, CHECKSUM_OFFSET, FLAG_PROBLEM, FLAG_SLABS, FLAG_TENSOR_PARALLEL,
+    KNOWN_FLAGS, MAGIC, NO_ACCESS, VERSION,
 };
 pub use le::{U16Le, U32Le, U64Le};
 pub use reader::PlanFile;

@@ -1,13 +1,16 @@
 //! The plan checks of a parsed plan file (window, lifetimes, CC, twins, collisions, HWM).
 //! Uses: error, header, reader, record; used by: sim, firmware.
 //!
-//! The plan checks of a parsed plan file: every record inside the window, aligned, with a
-//! lifetime inside its core's program, its CC flag matching its address, the per-core HWM and
-//! CC usage matching the records, shared twins at one address, and no two records of a core
-//! that are live together sharing bytes.
+//! The plan checks of a parsed plan file: a power-of-two alignment; every record inside the
+//! window, aligned, its aligned size its size rounded up to the alignment, with a lifetime
+//! inside its core's program, its CC flag matching its address; every CC region ending at the
+//! top of its core's space; every shared record inside the header's shared region, whose size
+//! is the shared records' extent; the per-core floor, HWM and CC usage matching the records,
+//! shared twins at one address, and no two records of a core that are live together sharing
+//! bytes.
 
 use super::error::PlanFileError;
-use super::header::{CoreEntry, NO_ACCESS};
+use super::header::{CoreEntry, FLAG_SLABS, NO_ACCESS};
 use super::reader::PlanFile;
 use super::record::{Record, FLAG_CC, FLAG_PREPLACED, FLAG_SHARED};
 
@@ -51,9 +54,9 @@ fn overlaps(x: &Record, y: &Record, instructions: u32) -> bool {
 }
 
 impl PlanFile<'_> {
-    /// Checks the plan (see the module docs), in this order: per core its CC region and per
-    /// record its aligned size, window, alignment, lifetime and CC flag; shared twins;
-    /// collisions; per core the stored HWM and CC usage. `scratch` lends index storage: with at least
+    /// Checks the plan (see the module docs), in this order: the alignment; per core its CC
+    /// region and per record its aligned size, window, alignment, lifetime and CC flag; shared
+    /// twins; the shared region; collisions; per core the stored floor, HWM and CC usage. `scratch` lends index storage: with at least
     /// [`PlanFile::scratch_len`] entries the collision check sorts by address, O(n log n +
     /// p) per core for p address-overlapping pairs; with less it compares every pair of a
     /// core, O(n²). Twins cost O(log n) each. No heap.
@@ -64,11 +67,15 @@ impl PlanFile<'_> {
     pub fn validate(&self, scratch: &mut [u32]) -> Result<(), PlanFileError> {
         let h = self.header();
         let (window, align) = (h.window.get(), h.align.get());
+        if !align.is_power_of_two() {
+            return Err(PlanFileError::BadAlign { align });
+        }
         let max_instr = self.cores().iter().map(|c| c.instructions.get()).max().unwrap_or(0);
         for (k, c) in self.cores().iter().enumerate() {
             self.check_records(k as u32, c, window, align, max_instr)?;
         }
         self.check_twins()?;
+        self.check_shared_region()?;
         for (k, c) in self.cores().iter().enumerate() {
             self.check_collisions(k as u32, c.instructions.get(), scratch)?;
         }
@@ -88,6 +95,18 @@ impl PlanFile<'_> {
         Ok(file)
     }
 
+    /// Core `k`'s slab `[start, end)`: with [`FLAG_SLABS`] slab `k` of `cores + 1` equal
+    /// slabs of the window, else the whole window.
+    fn space(&self, k: u32) -> (u64, u64) {
+        let h = self.header();
+        let window = h.window.get();
+        if h.flags.get() & FLAG_SLABS == 0 {
+            return (0, window);
+        }
+        let slab = window / (u64::from(h.core_count.get()) + 1);
+        (slab * u64::from(k), slab * (u64::from(k) + 1))
+    }
+
     fn check_records(
         &self,
         k: u32,
@@ -101,6 +120,10 @@ impl PlanFile<'_> {
         if cc > 0 && cc_end.is_none() {
             return Err(PlanFileError::CcRegionOutsideWindow { core: k, cc_base, cc_bytes: cc, window });
         }
+        let top = self.space(k).1;
+        if cc_base.checked_add(cc) != Some(top) {
+            return Err(PlanFileError::CcRegionNotAtTop { core: k, cc_base, cc_bytes: cc, top });
+        }
         let first = self.first_record(k);
         for (i, r) in self.core_records(k).iter().enumerate() {
             let record = first + i as u32;
@@ -108,6 +131,10 @@ impl PlanFile<'_> {
             let (address, bytes, aligned) = (r.address.get(), r.bytes.get(), r.aligned.get());
             if aligned < bytes {
                 return Err(PlanFileError::AlignedTooSmall { record, tensor, bytes, aligned });
+            }
+            let expected = bytes.checked_next_multiple_of(align).unwrap_or(u64::MAX);
+            if aligned != expected {
+                return Err(PlanFileError::AlignedMismatch { record, tensor, bytes, aligned, expected });
             }
             let end = r.end().unwrap_or(u64::MAX);
             if end > window || r.end().is_none() {
@@ -140,10 +167,48 @@ impl PlanFile<'_> {
         Ok(())
     }
 
-    /// The stored HWM and CC usage of core `k` against its records (already checked: their
-    /// ends do not overflow).
+    /// Every shared record inside `[shared_base, shared_base + shared_bytes)`, and
+    /// `shared_bytes` the highest end of a shared record minus `shared_base` (0: none).
+    fn check_shared_region(&self) -> Result<(), PlanFileError> {
+        let h = self.header();
+        let (base, bytes) = (h.shared_base.get(), h.shared_bytes.get());
+        let mut top = None;
+        for (i, r) in self.records().iter().enumerate() {
+            if !r.has(FLAG_SHARED) {
+                continue;
+            }
+            let (address, end) = (r.address.get(), r.end().unwrap_or(u64::MAX));
+            if address < base || end - base > bytes {
+                return Err(PlanFileError::SharedOutsideRegion {
+                    record: i as u32,
+                    tensor: r.tensor.get(),
+                    address,
+                    end,
+                    base,
+                    bytes,
+                });
+            }
+            top = Some(top.map_or(end, |t: u64| t.max(end)));
+        }
+        let computed = top.map_or(0, |t| t - base);
+        if computed != bytes {
+            return Err(PlanFileError::SharedBytesMismatch { stored: bytes, computed });
+        }
+        Ok(())
+    }
+
+    /// The stored floor, HWM and CC usage of core `k` against its records (already checked:
+    /// their ends do not overflow).
     fn check_sums(&self, k: u32, c: &CoreEntry) -> Result<(), PlanFileError> {
         let recs = self.core_records(k);
+        let floor = recs
+            .iter()
+            .filter(|r| r.has(FLAG_PREPLACED) && r.aligned.get() > 0)
+            .filter_map(Record::end)
+            .fold(self.space(k).0, u64::max);
+        if floor != c.floor.get() {
+            return Err(PlanFileError::FloorMismatch { core: k, stored: c.floor.get(), computed: floor });
+        }
         let hwm = recs.iter().filter_map(Record::end).fold(c.floor.get(), u64::max);
         if hwm != c.hwm.get() {
             return Err(PlanFileError::HwmMismatch { core: k, stored: c.hwm.get(), computed: hwm });

@@ -44,6 +44,10 @@ pub struct VerifyArgs {
     /// plan's tensor names).
     #[arg(long, value_enum)]
     pub split: Option<Split>,
+    /// For a plan.csv of `run --mb-per-core MB`: the same MB (plan.csv does not record it); core
+    /// k's addresses are then offset by k slabs, shared tensors in the slab after the last core.
+    #[arg(long, value_parser = args::mib)]
+    pub mb_per_core: Option<u64>,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
     pub input_shape: Vec<(String, Vec<u64>)>,
@@ -130,7 +134,11 @@ fn verify_plan_csv(a: &VerifyArgs, text: Option<Vec<u8>>, con: &mut Console<'_>)
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
     };
     let align = a.align.unwrap_or(PAGE);
-    match crate::verify::run_plan::verify_plan(&program, &rows, a.split, align, a.capacity) {
+    if a.mb_per_core == Some(0) {
+        return fail(con, "--mb-per-core 0: a slab must be 1 MiB or more", EXIT_BAD_INPUT);
+    }
+    let slab = a.mb_per_core.map(|mb| mb.saturating_mul(1 << 20));
+    match crate::verify::run_plan::verify_plan(&program, &rows, a.split, align, a.capacity, slab) {
         Ok(r) => {
             let _ = writeln!(
                 con.stdout,

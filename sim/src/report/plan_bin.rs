@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::plan_file::{
     file_checksum, CoreEntry, Layout, PlanHeader, Record, U16Le, U32Le, U64Le, CHECKSUM_OFFSET, FLAG_CC,
-    FLAG_PINNED, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, MAGIC, NO_ACCESS, VERSION,
+    FLAG_PINNED, FLAG_PREPLACED, FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, MAGIC,
+    NO_ACCESS, VERSION,
 };
 
 use crate::input::SolutionRow;
@@ -45,6 +46,12 @@ pub enum BlobError {
         core: u16,
         /// Cores in the plan.
         cores: usize,
+    },
+    /// An alignment the plan file cannot hold (it must be a power of two).
+    #[error("alignment {align}: a plan file's alignment is a power of two")]
+    BadAlign {
+        /// The alignment, bytes.
+        align: u64,
     },
     /// A size whose round-up to the alignment overflows `u64`.
     #[error("buffer `{id}`: size {size} overflows u64 when aligned to {align}")]
@@ -225,11 +232,12 @@ impl PlanBlob {
         })
     }
 
-    /// One core holding a minimalloc solution: buffer `i` is tensor `i` (named by its id),
+    /// One core holding a minimalloc solution ([`FLAG_PROBLEM`]): buffer `i` is tensor `i` (named by its id),
     /// live over `[lower, upper - 1]`, `aligned` = size rounded up to `align`; the window is
     /// `capacity` (unbounded: `u64::MAX`), instructions = the largest `upper`.
     ///
     /// # Errors
+    /// [`BlobError::BadAlign`] unless `align` is a power of two (0 counts as 1),
     /// [`BlobError::TimeRange`] for an instant past 32 bits, [`BlobError::SizeOverflow`],
     /// [`BlobError::TooMany`].
     pub fn from_solution(
@@ -237,6 +245,9 @@ impl PlanBlob {
         align: u64,
         capacity: Option<u64>,
     ) -> Result<PlanBlob, BlobError> {
+        if !align.max(1).is_power_of_two() {
+            return Err(BlobError::BadAlign { align });
+        }
         let mut records = Vec::with_capacity(rows.len());
         let (mut hwm, mut instructions) = (0u64, 0u32);
         for (i, r) in rows.iter().enumerate() {
@@ -253,9 +264,11 @@ impl PlanBlob {
             records.push(record(tensor, 0, 0, r.offset, r.size, aligned, def, last));
         }
         Ok(PlanBlob {
-            header: plan_header(0, capacity.unwrap_or(u64::MAX), 0, 0, align.max(1)),
+            header: plan_header(FLAG_PROBLEM, capacity.unwrap_or(u64::MAX), 0, 0, align.max(1)),
             cores: vec![CoreEntry {
                 hwm: U64Le::new(hwm),
+                // no CC region: an empty one at the top of the window
+                cc_base: U64Le::new(capacity.unwrap_or(u64::MAX)),
                 instructions: U32Le::new(instructions),
                 ..CoreEntry::default()
             }],

@@ -35,7 +35,7 @@ typedef struct dramalloc_plan_header {
     uint32_t header_bytes;
     uint64_t file_bytes;
     uint32_t checksum; /* CRC-32 of the file with these 4 bytes read as zero */
-    uint32_t flags;    /* bit 0: tensor-parallel split; bit 1: per-core slabs */
+    uint32_t flags;    /* bit 0: tensor-parallel split; bit 1: per-core slabs; bit 2: a problem's solution */
     uint32_t core_count;
     uint32_t record_count;
     uint32_t name_count;

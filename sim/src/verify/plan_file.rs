@@ -8,11 +8,14 @@
 
 use std::collections::HashMap;
 
+use dramalloc_core::liveness::program::Access;
 use dramalloc_core::plan_file::{
-    PlanFile, PlanFileError, Record, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, NO_ACCESS,
+    PlanFile, PlanFileError, Record, FLAG_PINNED, FLAG_PREPLACED, FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS,
+    FLAG_TENSOR_PARALLEL, NO_ACCESS,
 };
 
 use crate::input::{Problem, Program, Row};
+use crate::quality::problem::problem_from_program;
 use crate::run::{build_model, Split};
 use crate::verify::{verify, VerifyReport};
 
@@ -69,6 +72,8 @@ fn records_of(e: &PlanFileError) -> Vec<u32> {
         OutsideWindow { record, .. }
         | Misaligned { record, .. }
         | AlignedTooSmall { record, .. }
+        | AlignedMismatch { record, .. }
+        | SharedOutsideRegion { record, .. }
         | BadLifetime { record, .. }
         | CcFlagMismatch { record, .. }
         | MissingTwin { record, .. } => vec![record],
@@ -122,9 +127,12 @@ fn verify_cores(file: &PlanFile<'_>) -> Result<Vec<(u64, VerifyReport)>, CheckPl
 }
 
 /// Checks every core's records against `program` (split as the header says): each
-/// pre-placed and planned tensor of the core has one record with its size, pre-placed and
-/// pinned tensors their address (in the core's slab with [`FLAG_SLABS`]), private tensors their first and last access, shared ones a
-/// lifetime covering the core's accesses; no record names a tensor the core lacks.
+/// pre-placed and planned tensor of the core has one record with its size, the flags the
+/// program gives it (pre-placed: an input, weight or output; pinned: an intermediate with an
+/// address; shared: an intermediate flagged shared or written by a collective), pre-placed
+/// and pinned tensors their address (in the core's slab with [`FLAG_SLABS`]), private
+/// tensors (pre-placed ones too) their first and last access, shared ones a lifetime
+/// covering the core's accesses; no record names a tensor the core lacks.
 fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError> {
     let bad = |m: String| CheckPlanError::Invalid(m);
     let h = file.header();
@@ -148,11 +156,13 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
             )));
         }
         let (mut first, mut last) = (vec![u32::MAX; c.locations.len()], vec![0u32; c.locations.len()]);
+        let mut collective_def = vec![false; c.locations.len()];
         for i in 0..c.instructions.len() {
             for o in c.operands_of(i) {
                 let l = o.location as usize;
                 first[l] = first[l].min(i as u32);
                 last[l] = last[l].max(i as u32);
+                collective_def[l] |= c.instructions[i].collective && o.access == Access::Def;
             }
         }
         let mut expected = 0;
@@ -173,6 +183,19 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
                     loc.bytes
                 )));
             }
+            let shared = loc.is_candidate() && (loc.shared || collective_def[l]);
+            let flags = [
+                ("pre-placed", FLAG_PREPLACED, loc.is_preplaced()),
+                ("pinned", FLAG_PINNED, loc.is_candidate() && loc.address.is_some()),
+                ("shared", FLAG_SHARED, shared),
+            ];
+            if let Some((what, _, want)) = flags.iter().find(|(_, f, want)| r.has(*f) != *want) {
+                let is = if *want { "is" } else { "is not" };
+                return Err(bad(format!(
+                    "{}: the program says it {is} {what}, the record says otherwise",
+                    named(file, i)
+                )));
+            }
             if let Some(a) = loc.address.map(|a| a + base).filter(|&a| a != r.address.get()) {
                 return Err(bad(format!(
                     "{}: at {}, the program fixes it at {a}",
@@ -183,8 +206,7 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
             let own = (first[l] != u32::MAX).then_some((first[l], last[l]));
             let (d, u) = (r.def.get(), r.last_use.get());
             let ok = match own {
-                None => r.has(FLAG_SHARED) || r.has(FLAG_PREPLACED) || (d, u) == (NO_ACCESS, NO_ACCESS),
-                Some(_) if r.has(FLAG_PREPLACED) => true,
+                None => r.has(FLAG_SHARED) || (d, u) == (NO_ACCESS, NO_ACCESS),
                 Some((a, b)) if r.has(FLAG_SHARED) => d != NO_ACCESS && d <= a && b <= u,
                 Some((a, b)) => (d, u) == (a, b),
             };
@@ -211,9 +233,52 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
     Ok(())
 }
 
+/// Checks a [`FLAG_PROBLEM`] file (`dramalloc plan -o X.bin` of a program) against the
+/// program's problem ([`problem_from_program`], what `plan` planned): one record per buffer,
+/// by name, with its size and lifetime `[lower, upper - 1]`, and no other record.
+fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError> {
+    let bad = |m: String| CheckPlanError::Invalid(m);
+    let problem = problem_from_program(program);
+    let index: HashMap<&str, u32> =
+        (0..file.names().len() as u32).filter_map(|t| file.name(t).map(|n| (n, t))).collect();
+    for (id, row) in problem.iter() {
+        let Some((i, r)) = index.get(id).and_then(|&t| file.find(0, t)) else {
+            return Err(bad(format!("buffer `{id}` of the program's problem has no record")));
+        };
+        if r.bytes.get() != row.size {
+            return Err(bad(format!(
+                "{}: {} bytes, the program says {}",
+                named(file, i),
+                r.bytes.get(),
+                row.size
+            )));
+        }
+        let want = (row.lower, row.upper - 1);
+        if (u64::from(r.def.get()), u64::from(r.last_use.get())) != want {
+            return Err(bad(format!(
+                "{}: lifetime [{}, {}], the program's problem says [{}, {}]",
+                named(file, i),
+                r.def.get(),
+                r.last_use.get(),
+                want.0,
+                want.1
+            )));
+        }
+    }
+    if file.records().len() != problem.len() {
+        return Err(bad(format!(
+            "{} records, the program's problem has {} buffers",
+            file.records().len(),
+            problem.len()
+        )));
+    }
+    Ok(())
+}
+
 /// Checks the plan file `bytes`: the core's reader ([`PlanFile::parse`], then
 /// [`PlanFile::validate`]), the independent verifier over every core, and, with `program`,
-/// the records against the program (see the module docs).
+/// the records against the program (see the module docs; a [`FLAG_PROBLEM`] file against
+/// the program's problem).
 ///
 /// # Errors
 /// [`CheckPlanError::Corrupt`] or [`CheckPlanError::Invalid`] (naming records by tensor).
@@ -222,8 +287,10 @@ pub fn check_plan_file(bytes: &[u8], program: Option<&Program>) -> Result<CheckR
     let mut scratch = vec![0u32; file.scratch_len()];
     file.validate(&mut scratch).map_err(|e| CheckPlanError::Invalid(describe(&file, &e)))?;
     let per_core = verify_cores(&file)?;
-    if let Some(p) = program {
-        against(&file, p)?;
+    match program {
+        Some(p) if file.header().flags.get() & FLAG_PROBLEM != 0 => against_problem(&file, p)?,
+        Some(p) => against(&file, p)?,
+        None => {}
     }
     Ok(CheckReport {
         cores: file.header().core_count.get(),

@@ -7,11 +7,16 @@
 //! tensors; `--split` to say which), every tensor's accesses are recomputed from the
 //! instructions, and then
 //! 1. every row names a tensor of its core, once, with the program's size;
-//! 2. every pre-placed tensor is at its pre-placed address and every accessed intermediate has
-//!    a row;
+//! 2. every pre-placed tensor (input, weight, output) has a row at its pre-placed address, and
+//!    every accessed intermediate has a row;
 //! 3. a shared tensor has one address on every core that has it (it is one buffer, checked
 //!    once, live over the hull of every core's accesses);
 //! 4. each core's view passes the geometric verifier ([`crate::verify`]) at `align`.
+//!
+//! A plan of `run --mb-per-core MB` (per-core slabs in one address space) does not record its
+//! slab in plan.csv, so the caller says it (`slab`, bytes): core `k`'s addresses are then its
+//! core-local addresses plus `k * slab` (its pre-placed tensors too), each of its private rows
+//! lies in `[k * slab, (k + 1) * slab)` and every shared row in the slab after the last core's.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -114,6 +119,14 @@ pub enum RunPlanError {
         /// Its pre-placed address.
         expected: u64,
     },
+    /// A pre-placed tensor (input, weight, output) of a core without a row.
+    #[error("pre-placed `{tensor}` on core {core} has no row in the plan")]
+    MissingPreplaced {
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+    },
     /// An accessed intermediate without an address.
     #[error("`{tensor}` on core {core} is accessed but has no row in the plan")]
     Missing {
@@ -121,6 +134,24 @@ pub enum RunPlanError {
         core: usize,
         /// The name.
         tensor: String,
+    },
+    /// With per-core slabs, a row outside the slab it belongs in.
+    #[error("line {line}: `{tensor}` on core {core} occupies [{address}, {end}) outside its slab [{slab_start}, {slab_end})")]
+    OutsideSlab {
+        /// The row.
+        line: u64,
+        /// Its core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// Its address.
+        address: u64,
+        /// Its address plus its size.
+        end: u64,
+        /// The slab's first byte.
+        slab_start: u64,
+        /// The slab's end (exclusive).
+        slab_end: u64,
     },
     /// A shared tensor at different addresses on two cores.
     #[error(
@@ -206,7 +237,8 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
     Ok(rows)
 }
 
-/// Checks `rows` against `program` (see the module docs); `split` `None` finds it.
+/// Checks `rows` against `program` (see the module docs); `split` `None` finds it; `slab`
+/// (bytes): the per-core slab of a `run --mb-per-core` plan, `None` for one window per core.
 ///
 /// # Errors
 /// The first [`RunPlanError`] in the order of the module docs.
@@ -216,6 +248,7 @@ pub fn verify_plan(
     split: Option<Split>,
     align: u64,
     capacity: Option<u64>,
+    slab: Option<u64>,
 ) -> Result<RunPlanReport, RunPlanError> {
     let cores = rows.iter().map(|r| r.core.saturating_add(1)).max().unwrap_or(1).clamp(1, 64);
     if let Some(r) = rows.iter().find(|r| r.core >= 64) {
@@ -234,7 +267,7 @@ pub fn verify_plan(
     for &s in splits {
         let model = build_model(program, cores, s)?;
         match index_rows(&model, rows, s) {
-            Ok(at) => return check(&model, rows, &at, s, align, capacity),
+            Ok(at) => return check(&model, rows, &at, s, (align, capacity, slab.unwrap_or(0))),
             Err(e) => {
                 first_error.get_or_insert(e);
             }
@@ -276,14 +309,31 @@ fn index_rows(
     Ok(at)
 }
 
-/// Rules 1–4 once every row is indexed.
+/// `r`'s [`RunPlanError::OutsideSlab`] unless it lies in slab `index` (of `slab` bytes).
+fn in_slab(r: &PlanRow, slab: u64, index: u64) -> Result<(), RunPlanError> {
+    let (start, end) = (slab.saturating_mul(index), slab.saturating_mul(index + 1));
+    let top = r.address.saturating_add(r.bytes);
+    if r.address < start || top > end {
+        return Err(RunPlanError::OutsideSlab {
+            line: r.line,
+            core: r.core,
+            tensor: r.tensor.clone(),
+            address: r.address,
+            end: top,
+            slab_start: start,
+            slab_end: end,
+        });
+    }
+    Ok(())
+}
+
+/// Rules 1–4 once every row is indexed; `(align, capacity, slab)` with `slab` 0 for windows.
 fn check(
     model: &SimModel,
     rows: &[PlanRow],
     at: &[Vec<Option<usize>>],
     split: Split,
-    align: u64,
-    capacity: Option<u64>,
+    (align, capacity, slab): (u64, Option<u64>, u64),
 ) -> Result<RunPlanReport, RunPlanError> {
     // accesses recomputed from the instructions, per core
     let access: Vec<Vec<Option<(u32, u32)>>> = model
@@ -303,9 +353,13 @@ fn check(
         .collect();
     let mut hull: HashMap<&str, (u32, u32, usize, usize)> = HashMap::new(); // first, last, row, core
     for (k, c) in model.cores.iter().enumerate() {
+        let base = slab * k as u64;
         for (l, loc) in c.locations.iter().enumerate() {
             let row = at[k][l].map(|i| &rows[i]);
             if let Some(r) = row {
+                if slab > 0 {
+                    in_slab(r, slab, if r.shared { model.cores.len() as u64 } else { k as u64 })?;
+                }
                 if r.bytes != loc.bytes {
                     return Err(RunPlanError::WrongSize {
                         line: r.line,
@@ -315,7 +369,8 @@ fn check(
                         expected: loc.bytes,
                     });
                 }
-                if let Some(expected) = loc.address.filter(|&e| loc.is_preplaced() && e != r.address) {
+                let expected = loc.address.map(|a| a.saturating_add(base));
+                if let Some(expected) = expected.filter(|&e| loc.is_preplaced() && e != r.address) {
                     return Err(RunPlanError::MovedPreplaced {
                         line: r.line,
                         core: k,
@@ -324,6 +379,8 @@ fn check(
                         expected,
                     });
                 }
+            } else if loc.is_preplaced() {
+                return Err(RunPlanError::MissingPreplaced { core: k, tensor: c.names[l].clone() });
             } else if loc.is_candidate() && loc.bytes > 0 && access[k][l].is_some() {
                 return Err(RunPlanError::Missing { core: k, tensor: c.names[l].clone() });
             }
