@@ -268,7 +268,7 @@ impl SparseArena {
 }
 
 impl Drop for SparseArena {
-    /// Hands the slabs to the next arenas (up to [`POOL_SLABS`]).
+    /// Hands the slabs to the next arenas (up to 16 are kept).
     fn drop(&mut self) {
         let mut pool = POOL.lock().unwrap_or_else(|e| e.into_inner());
         let room = POOL_SLABS.saturating_sub(pool.len());
