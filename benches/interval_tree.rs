@@ -12,8 +12,9 @@
 //!
 //! Queries are drawn from the same law as the intervals. Every structure reports every
 //! overlap to a visitor that sums the payloads, and the three sums must agree. Before the
-//! criterion groups, one timed pass per distribution prints build and query time, the hits per
-//! query and the ratio peer / dramalloc (above 1: dramalloc is faster).
+//! criterion groups, a ratio pass per distribution (best of three, the three structures
+//! taking turns) prints build and query time, the hits per query and the ratio
+//! dramalloc / best peer (below 1: dramalloc is faster; the target is query <= 1).
 //!
 //! Run: `cargo bench -p dramalloc-suite --bench interval_tree` (smoke: `-- --test`).
 
@@ -125,42 +126,57 @@ fn lap_query(t: &Lapper<u32, u32>, qs: &[(u32, u32)]) -> u64 {
     sum
 }
 
-fn timed<R>(f: impl FnOnce() -> R) -> (R, f64) {
-    let t = Instant::now();
-    let r = f();
-    (r, t.elapsed().as_secs_f64() * 1e3)
+/// Best of `reps` timed runs of `f`, in ms, and its result.
+fn best_ms<R>(reps: u32, mut f: impl FnMut() -> R) -> (R, f64) {
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..reps {
+        let t = Instant::now();
+        let r = black_box(f());
+        best = best.min(t.elapsed().as_secs_f64() * 1e3);
+        out = Some(r);
+    }
+    match out {
+        Some(r) => (r, best),
+        None => panic!("best_ms(0)"),
+    }
 }
 
-fn ratio_pass(law: Law) {
+fn ratio_pass(law: Law, reps: u32) {
     let iv = intervals(law, N, law.seeds.0);
     let qs = intervals(law, QUERIES, law.seeds.1);
-    let (ours, b0) = timed(|| ours_build(&iv));
-    let (coi, b1) = timed(|| coi_build(&iv));
-    let (lap, b2) = timed(|| lap_build(&iv));
+    let (ours, b0) = best_ms(reps, || ours_build(&iv));
+    let (coi, b1) = best_ms(reps, || coi_build(&iv));
+    let (lap, b2) = best_ms(reps, || lap_build(&iv));
     // the nodes were built by `IntervalTree::build`: re-wrap them without rebuilding
     let tree = IntervalTree::from_built(&ours);
-    let (s0, q0) = timed(|| ours_query(&tree, &qs));
-    let (s1, q1) = timed(|| coi_query(&coi, &qs));
-    let (s2, q2) = timed(|| lap_query(&lap, &qs));
-    assert_eq!(s0, s1, "coitrees disagrees");
-    assert_eq!(s0, s2, "rust-lapper disagrees");
+    // the three queries take turns, so a burst of load on a shared machine hits all of them
+    let (mut q0, mut q1, mut q2) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    for _ in 0..reps {
+        let (s0, t0) = best_ms(1, || ours_query(&tree, &qs));
+        let (s1, t1) = best_ms(1, || coi_query(&coi, &qs));
+        let (s2, t2) = best_ms(1, || lap_query(&lap, &qs));
+        assert_eq!(s0, s1, "coitrees disagrees");
+        assert_eq!(s0, s2, "rust-lapper disagrees");
+        (q0, q1, q2) = (q0.min(t0), q1.min(t1), q2.min(t2));
+    }
     let mut hits = 0u64;
     for &(lo, hi) in &qs {
         let _ = tree.for_each_overlap(lo, hi, |_| hits += 1);
     }
     println!(
-        "interval tree, {}: {N} intervals, {QUERIES} queries, {:.1} hits a query (one timed pass; ratio = peer / dramalloc):",
+        "interval tree, {}: {N} intervals, {QUERIES} queries, {:.1} hits a query (best of {reps}, ms):",
         law.name,
         hits as f64 / QUERIES as f64
     );
-    println!("  {:<12} build {:>8.1} ms  query {:>8.1} ms", "dramalloc", b0, q0);
-    for (name, b, q) in [("coitrees", b1, q1), ("rust-lapper", b2, q2)] {
-        println!(
-            "  {name:<12} build {b:>8.1} ms  query {q:>8.1} ms  ratio build {:.2} query {:.2}",
-            b / b0,
-            q / q0
-        );
-    }
+    println!("  {:<12} build {b0:>8.1}  query {q0:>8.1}", "dramalloc");
+    println!("  {:<12} build {b1:>8.1}  query {q1:>8.1}", "coitrees");
+    println!("  {:<12} build {b2:>8.1}  query {q2:>8.1}", "rust-lapper");
+    println!(
+        "  ratio dramalloc / best peer: build {:.2}  query {:.2}  (target: query <= 1.00)",
+        b0 / b1.min(b2),
+        q0 / q1.min(q2)
+    );
 }
 
 fn bench(c: &mut Criterion) {
@@ -187,8 +203,9 @@ fn bench(c: &mut Criterion) {
 criterion_group!(benches, bench);
 
 fn main() {
-    ratio_pass(UNIFORM);
-    ratio_pass(LIVENESS);
+    let reps = if std::env::args().any(|a| a == "--test") { 1 } else { 3 };
+    ratio_pass(UNIFORM, reps);
+    ratio_pass(LIVENESS, reps);
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

@@ -14,7 +14,8 @@
 //! changes, from O(n) worst case to O(log n + k). [`IntervalTree::from_unsorted`] keeps the
 //! seed's exact shape for comparison.
 //!
-//! Complexity: build O(n log n) (sort) + O(n); query O(log n + k) on a sorted tree.
+//! Complexity: build O(n log n) (sort) + O(n); query O(log n + w) on a sorted tree (`w`: the
+//! nodes in the window before `q.lo`, at most [`LINEAR_NODES`], then the pruned walk).
 //! Stack: recursion depth of [`make_tree`]/[`make_max`] is `ceil(log2(n + 1)) <= 32`; the query
 //! stack holds at most `depth + 1 <= 33` entries ([`QUERY_STACK`]).
 
@@ -32,6 +33,15 @@ pub const QUERY_STACK: usize = 64;
 /// read in order, which the hardware prefetcher streams; below that, a descent's
 /// unpredictable branches cost more than the nodes it skips.
 pub const SCAN_NODES: usize = 64;
+
+/// A sorted query first scans in order, from its binary-searched start, at most this many
+/// nodes that start before the query (a node costs about a nanosecond there, with no branch
+/// to mispredict), then hands over to the tree walk, whose `max` pruning bounds the cost when
+/// a few long intervals stretch the window.
+pub const LINEAR_NODES: usize = 1024;
+
+/// Overlap positions a query collects before visiting them (256 bytes of stack).
+pub const PICK_BUFFER: usize = 64;
 
 /// "No child" in [`Node::left`] / [`Node::right`].
 pub const NIL: i32 = -1;
@@ -195,15 +205,18 @@ impl<'a> IntervalTree<'a> {
     /// [`IntervalTree::build`]: ascending `(lo, hi, payload)`). No heap: one fixed
     /// [`QUERY_STACK`] array.
     ///
-    /// An in-order walk by the tree's shape by index (the subtree over `[l, r)` has root
-    /// `mid = l + (r - l) / 2` and children `[l, mid)`, `[mid + 1, r)`; the stored links are
-    /// not read). On a sorted tree both sides are pruned by `lo`: the walk starts with a
-    /// binary search, by the tree's own midpoints, for the first node with
-    /// `lo >= q.lo - max_len` (nothing before it can reach `q.lo`), and stops at the first
-    /// node with `lo > q.hi`. In between, a subtree whose `max < q.lo` is skipped, and one of
-    /// at most [`SCAN_NODES`] nodes is scanned as a slice. Each search step also loads both
-    /// children, so the next step's cache miss is already under way. O(log n + k) on a
-    /// sorted tree when the intervals near the query are short.
+    /// On a sorted tree both sides are pruned by `lo`: a branch-free binary search finds the
+    /// first node with `lo >= q.lo - max_len` (nothing before it can reach `q.lo`); the nodes
+    /// from there that start before `q.lo` are scanned in order, their overlaps (`hi >= q.lo`)
+    /// collected without a branch and visited [`PICK_BUFFER`] at a time; from the first node
+    /// with `lo >= q.lo` every node overlaps until the first with `lo > q.hi`, where the query
+    /// stops. When more than [`LINEAR_NODES`] nodes start in the window before `q.lo` (a few
+    /// long intervals make `max_len` large), the rest goes to the tree walk: in order by the
+    /// tree's shape by index (the subtree over `[l, r)` has root `mid = l + (r - l) / 2`; the
+    /// stored links are not read), skipping a subtree whose `max < q.lo`, scanning one of at
+    /// most [`SCAN_NODES`] nodes as a slice. O(log n + w) for a window of `w <= LINEAR_NODES`
+    /// nodes, O(log n + k) walk steps past it when the intervals near the query are short. On
+    /// a tree from [`IntervalTree::from_unsorted`] only the walk runs (from index 0).
     ///
     /// # Errors
     /// [`PlanError::Capacity`] (store `Order`) only if the stack overflows, which cannot
@@ -211,9 +224,53 @@ impl<'a> IntervalTree<'a> {
     #[inline]
     pub fn for_each_overlap(&self, lo: u32, hi: u32, mut visit: impl FnMut(&Node)) -> Result<(), PlanError> {
         let nodes = self.nodes;
+        if !self.sorted {
+            return self.walk_from(0, lo, hi, &mut visit);
+        }
+        // Nodes before `k` start before `lo - max_len`, so they end before `lo`.
+        let mut k = lower_bound(nodes, lo.saturating_sub(self.max_len));
+        // Nodes that start before `lo` (and so before `hi`) overlap iff they end at or after
+        // `lo`: their positions are collected branch-free and visited a buffer at a time.
+        let end = nodes.len().min(k.saturating_add(LINEAR_NODES));
+        let mut picked = [0u32; PICK_BUFFER];
+        let mut count = 0usize;
+        let window = nodes.get(k..end).unwrap_or(&[]);
+        let mut stop = window.len();
+        for (j, n) in window.iter().enumerate() {
+            if n.lo >= lo {
+                stop = j;
+                break;
+            }
+            picked[count % PICK_BUFFER] = (k + j) as u32;
+            count += usize::from(n.hi >= lo);
+            if count == PICK_BUFFER {
+                visit_picked(nodes, &picked, count, &mut visit);
+                count = 0;
+            }
+        }
+        k += stop;
+        visit_picked(nodes, &picked, count, &mut visit);
+        if nodes.get(k).is_some_and(|n| n.lo < lo) {
+            // a long interval stretched the window: the tree walk prunes the rest by `max`
+            return self.walk_from(k, lo, hi, &mut visit);
+        }
+        // every later node starts at or after `lo`: it overlaps iff it starts by `hi`
+        visit_run(nodes, k, hi, &mut visit);
+        Ok(())
+    }
+
+    /// The tree walk behind [`IntervalTree::for_each_overlap`]: visits the overlaps of
+    /// `[lo, hi]` among the nodes at index `from` and after, in ascending index, pruning
+    /// subtrees by `max`.
+    fn walk_from(
+        &self,
+        from: usize,
+        lo: u32,
+        hi: u32,
+        visit: &mut impl FnMut(&Node),
+    ) -> Result<(), PlanError> {
+        let nodes = self.nodes;
         let sorted = self.sorted;
-        // Nodes that start before `start` end before `lo` (only meaningful when sorted).
-        let start = if sorted { lo.saturating_sub(self.max_len) } else { 0 };
         // Roots still to visit, each with the end of its subtree: the node, then its right
         // subtree `[mid + 1, end)`, in ascending index from the top of the stack.
         let mut pending: ArrayVec<(usize, usize), QUERY_STACK> = ArrayVec::new_const();
@@ -222,8 +279,7 @@ impl<'a> IntervalTree<'a> {
         while l < r {
             let mid = l + (r - l) / 2;
             touched ^= lo_at(nodes, l + (mid - l) / 2) ^ lo_at(nodes, mid + 1 + (r - mid - 1) / 2);
-            let Some(m) = nodes.get(mid) else { break };
-            if m.lo < start {
+            if mid < from {
                 l = mid + 1;
             } else {
                 pending.try_push((mid, r)).map_err(|_| overflow())?;
@@ -233,7 +289,10 @@ impl<'a> IntervalTree<'a> {
         core::hint::black_box(touched);
         while let Some((mid, end)) = pending.pop() {
             let Some(m) = nodes.get(mid) else { break };
-            if sorted && m.lo > hi {
+            if sorted && m.lo >= lo {
+                // from here on every node starts at or after `lo`: it overlaps iff it starts
+                // at or before `hi`
+                visit_run(nodes, mid, hi, visit);
                 return Ok(());
             }
             if m.overlaps(lo, hi) {
@@ -247,13 +306,13 @@ impl<'a> IntervalTree<'a> {
                     break; // nothing in [l, r) reaches lo
                 }
                 if r - l <= SCAN_NODES {
-                    for n in nodes.get(l..r).unwrap_or(&[]) {
-                        if sorted && n.lo > hi {
-                            return Ok(());
+                    let slice = nodes.get(l..r).unwrap_or(&[]);
+                    scan(slice, lo, hi, visit);
+                    if sorted && slice.last().is_some_and(|n| n.lo >= lo) {
+                        if slice.last().is_some_and(|n| n.lo <= hi) {
+                            visit_run(nodes, r, hi, visit);
                         }
-                        if n.overlaps(lo, hi) {
-                            visit(n);
-                        }
+                        return Ok(());
                     }
                     break;
                 }
@@ -324,6 +383,68 @@ fn overflow() -> PlanError {
 #[inline(always)]
 fn lo_at(nodes: &[Node], i: usize) -> u32 {
     nodes.get(i).map_or(0, |n| n.lo)
+}
+
+/// The first index whose node starts at or after `key` (`nodes.len()` when none), on nodes
+/// sorted by `lo`. Branch-free: the halving step is a conditional move, so the only cost per
+/// level is the load.
+#[inline(always)]
+fn lower_bound(nodes: &[Node], key: u32) -> usize {
+    let mut base = 0usize;
+    let mut size = nodes.len();
+    let mut touched = 0u32;
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        // both candidates of the next step, loaded while this step's compare resolves
+        let next = (size - half) / 2;
+        touched ^= lo_at(nodes, base + next) ^ lo_at(nodes, mid + next);
+        let below = nodes.get(mid).is_some_and(|n| n.lo < key);
+        base = if below { mid } else { base };
+        size -= half;
+    }
+    core::hint::black_box(touched);
+    base + usize::from(nodes.get(base).is_some_and(|n| n.lo < key))
+}
+
+/// Visits the nodes at the first `count` positions of `picked`, in order.
+#[inline(always)]
+fn visit_picked(nodes: &[Node], picked: &[u32; PICK_BUFFER], count: usize, visit: &mut impl FnMut(&Node)) {
+    for &i in picked.get(..count).unwrap_or(picked) {
+        if let Some(n) = nodes.get(i as usize) {
+            visit(n);
+        }
+    }
+}
+
+/// Visits `nodes[from..]` in order up to the first node that starts after `hi`: on a sorted
+/// tree, once a node starts at or after the query's `lo`, these are exactly the overlaps.
+#[inline(always)]
+fn visit_run(nodes: &[Node], from: usize, hi: u32, visit: &mut impl FnMut(&Node)) {
+    for n in nodes.get(from..).unwrap_or(&[]) {
+        if n.lo > hi {
+            return;
+        }
+        visit(n);
+    }
+}
+
+/// Visits the nodes of `slice` (at most [`SCAN_NODES`]) that overlap `[lo, hi]`, in order.
+/// Branch-free selection: every node's position is written, and the cursor advances only
+/// past the overlapping ones, so the unpredictable test costs no misprediction.
+#[inline(always)]
+fn scan(slice: &[Node], lo: u32, hi: u32, visit: &mut impl FnMut(&Node)) {
+    let mut picked = [0u8; SCAN_NODES];
+    let mut count = 0usize;
+    for (j, n) in slice.iter().take(SCAN_NODES).enumerate() {
+        picked[count % SCAN_NODES] = j as u8;
+        count += usize::from(n.overlaps(lo, hi));
+    }
+    for &j in picked.get(..count).unwrap_or(&picked) {
+        if let Some(n) = slice.get(usize::from(j)) {
+            visit(n);
+        }
+    }
 }
 
 /// The longest interval of `nodes`, `max(hi - lo)` (0 when empty).
