@@ -18,16 +18,19 @@
 //! (`iter_batched_ref`): offset-allocator's construction (and its `reset`, which rebuilds its
 //! whole node table) is not counted. The `Clear` row times a clear/reset alone.
 //!
-//! Before the criterion groups run, a short timing pass prints ns per iteration (`Churn`: per
-//! operation) and the ratio peer / dramalloc (above 1: dramalloc is faster). Run:
+//! Before the criterion groups run, a ratio pass (best of 5 rounds for `Churn`, 30 for the
+//! rest, the allocators in turns, construction untimed) prints ns per operation (`Churn`) or
+//! per iteration and the ratio dramalloc / best peer (below 1: dramalloc is faster). Run:
 //! `cargo bench -p dramalloc-suite --bench banked` (smoke: `-- --test`; short:
 //! `-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
 
 use std::hint::black_box;
 use std::ops::Range;
-use std::time::Instant;
 
 use criterion::{criterion_group, BatchSize, Criterion};
+
+#[path = "support/ratio.rs"]
+mod ratio;
 use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
 use dramalloc_sim::quality::generate::SplitMix64;
 
@@ -282,58 +285,79 @@ fn clear_only<P: Peer>(p: &mut P) -> u64 {
     0
 }
 
-type Workload<P> = fn(&mut P) -> u64;
-/// One row of the ratio table: a name and the workload for each allocator.
-type Row = (&'static str, Workload<Ours>, Workload<Offset>, Workload<Ranges>);
-
-/// Mean ns of `w` over `iters` runs, each on a fresh allocator from `make` (construction
-/// untimed), after one untimed warm-up run.
-fn time_ns<P: Peer>(make: impl Fn() -> P, mut w: impl FnMut(&mut P) -> u64, iters: u32) -> f64 {
-    black_box(w(&mut make()));
-    let mut total = 0.0;
-    for _ in 0..iters {
-        let mut p = make();
-        let t = Instant::now();
-        black_box(w(&mut p));
-        total += t.elapsed().as_nanos() as f64;
-    }
-    total / f64::from(iters)
+/// One timed run of `w` on a fresh allocator from `make` (construction untimed), in seconds.
+fn once<P: Peer>(make: &impl Fn() -> P, w: &mut impl FnMut(&mut P) -> u64) -> f64 {
+    let mut p = make();
+    ratio::timed(|| w(&mut p))
 }
 
-fn print_row(name: &str, unit: &str, ta: f64, tb: f64, tc: f64) {
-    println!(
-        "{name:<18} {}: {ta:>12.1}  {}: {tb:>12.1} (x{:.2})  {}: {tc:>12.1} (x{:.2})  {unit}",
-        Ours::NAME,
-        Offset::NAME,
-        tb / ta,
-        Ranges::NAME,
-        tc / ta
-    );
+/// The three allocators on one workload, as ratio-pass contenders.
+fn contenders<'a>(
+    make: (impl Fn() -> Ours + 'a, impl Fn() -> Offset + 'a, impl Fn() -> Ranges + 'a),
+    mut wa: impl FnMut(&mut Ours) -> u64 + 'a,
+    mut wb: impl FnMut(&mut Offset) -> u64 + 'a,
+    mut wc: impl FnMut(&mut Ranges) -> u64 + 'a,
+) -> [ratio::Run<'a>; 3] {
+    let (ma, mb, mc) = make;
+    [
+        (Ours::NAME, Box::new(move || once(&ma, &mut wa))),
+        (Offset::NAME, Box::new(move || once(&mb, &mut wb))),
+        (Ranges::NAME, Box::new(move || once(&mc, &mut wc))),
+    ]
 }
 
+/// The ratio pass: `Churn` per operation (held to the issue-16 target), then the reference
+/// workloads per iteration (printed for the record; offset-allocator is approximate).
 fn print_ratios(ops: &Churn) {
-    let quick = std::env::args().any(|a| a == "--test");
-    let (iters, churn_iters) = if quick { (2, 1) } else { (30, 5) };
-    println!("banked free list vs peers (mean of timed runs; ratio = peer / dramalloc, above 1: dramalloc is faster)");
-    let per_op = CHURN_OPS as f64;
-    let mut live_a = Vec::with_capacity(CHURN_LIVE);
-    let mut live_b = Vec::with_capacity(CHURN_LIVE);
-    let mut live_c = Vec::with_capacity(CHURN_LIVE);
-    let ta = time_ns(|| ours_in(CHURN_SPACE, CHURN_UNIT), |p| churn(p, ops, &mut live_a), churn_iters);
-    let tb = time_ns(|| offset_in(CHURN_SPACE, CHURN_UNIT), |p| churn(p, ops, &mut live_b), churn_iters);
-    let tc = time_ns(|| ranges_in(CHURN_SPACE, CHURN_UNIT), |p| churn(p, ops, &mut live_c), churn_iters);
-    print_row("Churn", "ns per operation", ta / per_op, tb / per_op, tc / per_op);
-    let rows: [Row; 5] = [
-        ("WorstCase", worst_case::<Ours>, worst_case::<Offset>, worst_case::<Ranges>),
-        ("TypicalCase", typical_case::<Ours>, typical_case::<Offset>, typical_case::<Ranges>),
-        ("MixedAllocations", mixed::<Ours>, mixed::<Offset>, mixed::<Ranges>),
-        ("Small", small::<Ours>, small::<Offset>, small::<Ranges>),
-        ("Clear", clear_only::<Ours>, clear_only::<Offset>, clear_only::<Ranges>),
-    ];
-    for (name, wa, wb, wc) in rows {
-        let (ta, tb, tc) = (time_ns(ours, wa, iters), time_ns(offset, wb, iters), time_ns(ranges, wc, iters));
-        print_row(name, "ns per iteration", ta, tb, tc);
+    let (rounds, churn_rounds) = (ratio::rounds(30), ratio::rounds(5));
+    println!("banked free list vs peers (best of the rounds, contenders in turns, construction untimed):");
+    let (mut live_a, mut live_b, mut live_c) =
+        (Vec::with_capacity(CHURN_LIVE), Vec::with_capacity(CHURN_LIVE), Vec::with_capacity(CHURN_LIVE));
+    let secs = ratio::best_in_turns(
+        churn_rounds,
+        &mut contenders(
+            (
+                || ours_in(CHURN_SPACE, CHURN_UNIT),
+                || offset_in(CHURN_SPACE, CHURN_UNIT),
+                || ranges_in(CHURN_SPACE, CHURN_UNIT),
+            ),
+            |p| churn(p, ops, &mut live_a),
+            |p| churn(p, ops, &mut live_b),
+            |p| churn(p, ops, &mut live_c),
+        ),
+    );
+    let names = [Ours::NAME, Offset::NAME, Ranges::NAME];
+    ratio::report(
+        "Churn",
+        &names,
+        &secs,
+        1e9 / CHURN_OPS as f64,
+        "ns/op",
+        "<= 2 x offset-allocator, < range-alloc",
+    );
+    println!(
+        "{:<22}  dramalloc / offset-allocator = {:.2}  dramalloc / range-alloc = {:.2}",
+        "Churn",
+        secs[0] / secs[1],
+        secs[0] / secs[2]
+    );
+    macro_rules! row {
+        ($name:literal, $w:ident) => {
+            ratio::case(
+                $name,
+                rounds,
+                &mut contenders((ours, offset, ranges), $w::<Ours>, $w::<Offset>, $w::<Ranges>),
+                1e9,
+                "ns/iter",
+                "none (for the record)",
+            );
+        };
     }
+    row!("WorstCase", worst_case);
+    row!("TypicalCase", typical_case);
+    row!("MixedAllocations", mixed);
+    row!("Small", small);
+    row!("Clear", clear_only);
 }
 
 fn shared(c: &mut Criterion) {

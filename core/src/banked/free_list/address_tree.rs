@@ -162,9 +162,8 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             return None;
         }
         // The direction is a select, not a branch (it is unpredictable); only the exit,
-        // taken once, is a branch.
-        while n != NONE {
-            let b = self.b(n);
+        // taken once, is a branch. `NONE` is past the table, so one bounds test ends the walk.
+        while let Some(b) = self.blocks.get(n as usize) {
             let left = b.max_left >= s;
             if !left && b.size >= s {
                 return Some(n);
@@ -180,8 +179,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if self.max_of(n) < s {
             return None;
         }
-        while n != NONE {
-            let b = self.b(n);
+        while let Some(b) = self.blocks.get(n as usize) {
             let right = b.max_right >= s;
             if !right && b.size >= s {
                 return Some(n);
