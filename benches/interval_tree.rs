@@ -12,20 +12,22 @@
 //!
 //! Queries are drawn from the same law as the intervals. Every structure reports every
 //! overlap to a visitor that sums the payloads, and the three sums must agree. Before the
-//! criterion groups, a ratio pass per distribution (best of three, the three structures
-//! taking turns) prints build and query time, the hits per query and the ratio
+//! criterion groups, a ratio pass per distribution (`support/ratio.rs`: best of three, the
+//! three structures taking turns) prints build and query time, the hits per query and the ratio
 //! dramalloc / best peer (below 1: dramalloc is faster; the target is query <= 1).
 //!
 //! Run: `cargo bench -p dramalloc-suite --bench interval_tree` (smoke: `-- --test`).
 
 use std::hint::black_box;
-use std::time::Instant;
 
 use coitrees::{BasicCOITree, Interval as CoiInterval, IntervalTree as _};
 use criterion::{criterion_group, Criterion};
 use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
 use dramalloc_sim::quality::generate::SplitMix64;
 use rust_lapper::{Interval as LapInterval, Lapper};
+
+#[path = "support/ratio.rs"]
+mod ratio;
 
 const N: usize = 1_000_000;
 const QUERIES: usize = 1_000_000;
@@ -126,57 +128,43 @@ fn lap_query(t: &Lapper<u32, u32>, qs: &[(u32, u32)]) -> u64 {
     sum
 }
 
-/// Best of `reps` timed runs of `f`, in ms, and its result.
-fn best_ms<R>(reps: u32, mut f: impl FnMut() -> R) -> (R, f64) {
-    let mut best = f64::INFINITY;
-    let mut out = None;
-    for _ in 0..reps {
-        let t = Instant::now();
-        let r = black_box(f());
-        best = best.min(t.elapsed().as_secs_f64() * 1e3);
-        out = Some(r);
-    }
-    match out {
-        Some(r) => (r, best),
-        None => panic!("best_ms(0)"),
-    }
-}
-
-fn ratio_pass(law: Law, reps: u32) {
+fn ratio_pass(law: Law, rounds: u32) {
     let iv = intervals(law, N, law.seeds.0);
     let qs = intervals(law, QUERIES, law.seeds.1);
-    let (ours, b0) = best_ms(reps, || ours_build(&iv));
-    let (coi, b1) = best_ms(reps, || coi_build(&iv));
-    let (lap, b2) = best_ms(reps, || lap_build(&iv));
+    let names = ["dramalloc", "coitrees", "rust-lapper"];
+    let build = ratio::best_in_turns(
+        rounds,
+        &mut [
+            (names[0], Box::new(|| ratio::timed(|| ours_build(&iv)))),
+            (names[1], Box::new(|| ratio::timed(|| coi_build(&iv)))),
+            (names[2], Box::new(|| ratio::timed(|| lap_build(&iv)))),
+        ],
+    );
+    let (ours, coi, lap) = (ours_build(&iv), coi_build(&iv), lap_build(&iv));
     // the nodes were built by `IntervalTree::build`: re-wrap them without rebuilding
     let tree = IntervalTree::from_built(&ours);
-    // the three queries take turns, so a burst of load on a shared machine hits all of them
-    let (mut q0, mut q1, mut q2) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
-    for _ in 0..reps {
-        let (s0, t0) = best_ms(1, || ours_query(&tree, &qs));
-        let (s1, t1) = best_ms(1, || coi_query(&coi, &qs));
-        let (s2, t2) = best_ms(1, || lap_query(&lap, &qs));
-        assert_eq!(s0, s1, "coitrees disagrees");
-        assert_eq!(s0, s2, "rust-lapper disagrees");
-        (q0, q1, q2) = (q0.min(t0), q1.min(t1), q2.min(t2));
-    }
+    let sums = [ours_query(&tree, &qs), coi_query(&coi, &qs), lap_query(&lap, &qs)];
+    assert_eq!(sums[0], sums[1], "coitrees disagrees");
+    assert_eq!(sums[0], sums[2], "rust-lapper disagrees");
+    let query = ratio::best_in_turns(
+        rounds,
+        &mut [
+            (names[0], Box::new(|| ratio::timed(|| ours_query(&tree, &qs)))),
+            (names[1], Box::new(|| ratio::timed(|| coi_query(&coi, &qs)))),
+            (names[2], Box::new(|| ratio::timed(|| lap_query(&lap, &qs)))),
+        ],
+    );
     let mut hits = 0u64;
     for &(lo, hi) in &qs {
         let _ = tree.for_each_overlap(lo, hi, |_| hits += 1);
     }
     println!(
-        "interval tree, {}: {N} intervals, {QUERIES} queries, {:.1} hits a query (best of {reps}, ms):",
+        "interval tree, {}: {N} intervals, {QUERIES} queries, {:.1} hits a query (best of {rounds}, in turns):",
         law.name,
         hits as f64 / QUERIES as f64
     );
-    println!("  {:<12} build {b0:>8.1}  query {q0:>8.1}", "dramalloc");
-    println!("  {:<12} build {b1:>8.1}  query {q1:>8.1}", "coitrees");
-    println!("  {:<12} build {b2:>8.1}  query {q2:>8.1}", "rust-lapper");
-    println!(
-        "  ratio dramalloc / best peer: build {:.2}  query {:.2}  (target: query <= 1.00)",
-        b0 / b1.min(b2),
-        q0 / q1.min(q2)
-    );
+    ratio::report(&format!("build {}", law.name), &names, &build, 1e3, "ms", "none (for the record)");
+    ratio::report(&format!("query {}", law.name), &names, &query, 1e3, "ms", "<= 1.00");
 }
 
 fn bench(c: &mut Criterion) {
@@ -203,9 +191,9 @@ fn bench(c: &mut Criterion) {
 criterion_group!(benches, bench);
 
 fn main() {
-    let reps = if std::env::args().any(|a| a == "--test") { 1 } else { 3 };
-    ratio_pass(UNIFORM, reps);
-    ratio_pass(LIVENESS, reps);
+    let rounds = ratio::rounds(3);
+    ratio_pass(UNIFORM, rounds);
+    ratio_pass(LIVENESS, rounds);
     benches();
     Criterion::default().configure_from_args().final_summary();
 }
