@@ -7,8 +7,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::HostWorkspace;
 
-fn core_buffers(b: &[dramalloc_sim::input::Buffer]) -> Vec<Buffer> {
-    b.iter().map(|x| Buffer::new(x.lower as u32, (x.upper - 1) as u32, x.size)).collect()
+fn core_buffers(b: &dramalloc_sim::input::Problem) -> Vec<Buffer> {
+    b.rows().iter().map(|x| Buffer::new(x.lower as u32, (x.upper - 1) as u32, x.size)).collect()
 }
 
 fn per_strategy(c: &mut Criterion) {

@@ -153,7 +153,7 @@ fn shared_tensor_with_a_missing_twin() {
         Module { function: Function { locations: &l0, instructions: &ins, operands: &ops }, names: &n0 },
         Module { function: Function { locations: &l1, instructions: &ins, operands: &ops }, names: &n1 },
     ];
-    let mut host = HostMulti::new(&[1, 1], &[2, 2], 16);
+    let mut host = HostMulti::new(&modules, 16);
     let (mut storage, mut states) = host.split();
     let c = MultiConfig { plan: cfg(1 << 30), ..MultiConfig::default() };
     let e = Pipeline::build(&c).run(&c, &modules, &mut states, &mut storage).unwrap_err();

@@ -84,11 +84,14 @@ fn malformed_script_is_exit_code_2_and_prints_nothing() -> Result<(), String> {
     fs::write(&script, "device wormhole\nbuffer a dram 24K 2048\nreport out\nbuffer b dram 24K\n")
         .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    let r = run_replay(&script, &mut out);
+    let r = run_replay(&script, false, &mut out);
     match r {
         Err(e @ ReplayError::Parse { line: 4, .. }) => {
             assert_eq!(e.exit_code(), 2);
-            assert!(e.to_string().starts_with("line 4: "), "{e}");
+            assert_eq!(
+                e.to_string(),
+                format!("{}:4: `buffer` takes 4 argument(s), got 3: `buffer b dram 24K`", script.display())
+            );
         }
         other => return Err(format!("expected a parse error on line 4, got {other:?}")),
     }
@@ -106,7 +109,7 @@ fn run_replay_prints_one_line_per_operation() -> Result<(), String> {
     fs::write(&script, "# comment\nallocator 1G min=1K align=1K\n\nalloc a 1K\nfree a\nfree a\n")
         .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
-    let o = run_replay(&script, &mut out).map_err(|e| e.to_string())?;
+    let o = run_replay(&script, false, &mut out).map_err(|e| e.to_string())?;
     assert_eq!(o.errors, 1);
     assert_eq!(
         String::from_utf8_lossy(&out),
@@ -120,7 +123,7 @@ fn run_replay_prints_one_line_per_operation() -> Result<(), String> {
 #[test]
 fn unreadable_script_is_exit_code_2() {
     let mut out = Vec::new();
-    let r = run_replay(Path::new("/nonexistent/dramalloc.replay"), &mut out);
+    let r = run_replay(Path::new("/nonexistent/dramalloc.replay"), false, &mut out);
     assert!(matches!(&r, Err(e @ ReplayError::Read { .. }) if e.exit_code() == 2));
 }
 

@@ -1,8 +1,11 @@
 //! Input readers: one test per bad-input kind (the message must name the file, the JSON path
-//! or CSV line/column, and the value), and every shared trace must parse.
+//! or CSV line/column, and the value), and every bundled trace (`sim/data/`) must parse.
+
+#[path = "support/bundled_data.rs"]
+mod bundled_data;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use dramalloc_sim::input::{
     pack_preplaced, parse_buffers, parse_program, parse_solution, read_buffers, read_program, Buffer,
@@ -276,14 +279,22 @@ fn explicit_addresses_are_kept_and_skipped() {
 // ---------------------------------------------------------------- minimalloc CSV
 
 #[test]
-fn csv_columns_in_any_order_and_extra_columns() {
-    let rows = parse_buffers("size,upper,note,lower,id\n4,3,x,0,b1\n8,9,y,3,b2\n", "p", 2).unwrap();
+fn csv_columns_in_any_order_and_unknown_columns_rejected() {
+    let rows = parse_buffers("size,upper,lower,id\n4,3,0,b1\n8,9,3,b2\n", "p", 2).unwrap();
     assert_eq!(
-        rows,
+        rows.to_buffers(),
         [
             Buffer { id: "b1".into(), lower: 0, upper: 3, size: 4 },
             Buffer { id: "b2".into(), lower: 3, upper: 9, size: 8 }
         ]
+    );
+    assert_eq!(
+        csv_error("size,upper,note,lower,id\n4,3,x,0,b1\n"),
+        "bad.csv: line 1: unknown column `note` (known: id, lower, upper, size, offset, alignment, align; aliases buffer, buffer_id, start, begin, end)"
+    );
+    assert_eq!(
+        csv_error("id,lower,upper,size,gaps\na,0,3,4,\n"),
+        "bad.csv: line 1: unknown column `gaps` (MiniMalloc's lifetime gaps are not supported)"
     );
 }
 
@@ -392,7 +403,10 @@ fn csv_too_many_rows() {
 #[test]
 fn csv_solution_parses_and_names_bad_offset() {
     let rows = parse_solution("id,lower,upper,size,offset\nb1,0,3,4,8\n", "s.csv", MAX).unwrap();
-    assert_eq!(rows, [SolutionRow { id: "b1".into(), lower: 0, upper: 3, size: 4, offset: 8 }]);
+    assert_eq!(
+        rows.to_solution_rows(),
+        [SolutionRow { id: "b1".into(), lower: 0, upper: 3, size: 4, offset: 8 }]
+    );
     let e = parse_solution("id,lower,upper,size,offset\nb1,0,3,4,x\n", "s.csv", MAX).unwrap_err();
     assert!(matches!(
         &e,
@@ -401,31 +415,9 @@ fn csv_solution_parses_and_names_bad_offset() {
     ));
 }
 
-// ---------------------------------------------------------------- the shared traces
+// ---------------------------------------------------------------- the bundled traces
 
-/// `../shared/traces` relative to the workspace, when present.
-fn traces() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces");
-    dir.is_dir().then_some(dir)
-}
-
-/// Files in `dir` (recursively) whose name ends with `ext`, sorted.
-fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.to_string_lossy().ends_with(ext) {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+use bundled_data::{data_dir, files};
 
 /// The problem the models README derives from a program: one row per intermediate or
 /// output tensor, live `[def, 1 + last read)`, outputs to the end, unread ones one op.
@@ -458,7 +450,7 @@ fn derived_rows(p: &dramalloc_sim::input::Program) -> Vec<Buffer> {
 
 #[test]
 fn every_model_json_parses_and_matches_its_csv() {
-    let Some(dir) = traces() else { return };
+    let dir = data_dir();
     let index = std::fs::read_to_string(dir.join("models/index.csv")).unwrap();
     // model -> (ops, csv rows, tensors)
     let mut expected: HashMap<String, (usize, usize, usize)> = HashMap::new();
@@ -479,13 +471,13 @@ fn every_model_json_parses_and_matches_its_csv() {
         }
         let csv = read_buffers(&path.with_extension("csv"), MAX).unwrap();
         assert_eq!(csv.len(), rows, "{}", p.name);
-        assert_eq!(derived_rows(&p), csv, "{}", p.name);
+        assert_eq!(derived_rows(&p), csv.to_buffers(), "{}", p.name);
     }
 }
 
 #[test]
 fn every_minimalloc_csv_parses() {
-    let Some(dir) = traces() else { return };
+    let dir = data_dir();
     let known: HashMap<&str, usize> = [
         ("A.1048576.csv", 154),
         ("B.1048576.csv", 170),
@@ -506,10 +498,9 @@ fn every_minimalloc_csv_parses() {
     .into_iter()
     .collect();
     let mut checked = 0;
-    for path in files(&dir, ".csv") {
-        if path.file_name().is_some_and(|n| n == "index.csv") {
-            continue;
-        }
+    let all = files(&dir, ".csv");
+    assert_eq!(all.len(), 15 + 15, "15 known files and the 15 model CSVs");
+    for path in all {
         let rows = read_buffers(&path, MAX).unwrap_or_else(|e| panic!("{e}"));
         assert!(!rows.is_empty(), "{}", path.display());
         let name = path.file_name().unwrap().to_string_lossy();
@@ -518,7 +509,5 @@ fn every_minimalloc_csv_parses() {
             checked += 1;
         }
     }
-    if dir.join("minimalloc").is_dir() {
-        assert!(checked >= 12, "only {checked} known files found");
-    }
+    assert_eq!(checked, known.len(), "every known file is bundled");
 }

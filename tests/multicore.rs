@@ -2,8 +2,8 @@
 //! memory pressure counted once, the disable gate, and hand-written anti-dependency edges.
 //! Includes the public case B12 of `notes/cases-planner.md`.
 
-use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand};
-use dramalloc_core::multicore::pressure::{core_private_bytes, shared_bytes, total_pressure};
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
+use dramalloc_core::multicore::pressure::Peak;
 use dramalloc_core::multicore::{DepKind, Edge, Module, MultiConfig, Pass, Pipeline, SharedMode};
 use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
 use dramalloc_sim::host_storage::HostMulti;
@@ -46,9 +46,6 @@ struct Run {
     shared: Vec<Vec<bool>>,
     report: dramalloc_core::multicore::MultiReport,
     edges: Vec<Edge>,
-    private: Vec<u64>,
-    shared_bytes: u64,
-    total: u64,
     hwm: Vec<u64>,
 }
 
@@ -69,15 +66,10 @@ fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multico
             names: n,
         })
         .collect();
-    let mut host = HostMulti::new(
-        &progs.iter().map(|p| p.locs.len()).collect::<Vec<_>>(),
-        &progs.iter().map(|p| p.ops.len()).collect::<Vec<_>>(),
-        10_000,
-    );
+    let mut host = HostMulti::new(&modules, 10_000);
     let (mut storage, mut states) = host.split();
     let pipeline = Pipeline::build(cfg);
     let report = pipeline.run(cfg, &modules, &mut states, &mut storage)?;
-    let entries = &storage.shared[..report.shared_tensors as usize];
     Ok(Run {
         names: progs.iter().map(|p| p.names.clone()).collect(),
         addr: states
@@ -95,9 +87,6 @@ fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multico
             .map(|(s, p)| (0..p.locs.len()).map(|l| s.locations[l].is_shared_post_dram_alloc()).collect())
             .collect(),
         edges: storage.edges[..report.edges].to_vec(),
-        private: modules.iter().zip(states.iter()).map(|(m, s)| core_private_bytes(m, s)).collect(),
-        shared_bytes: shared_bytes(entries),
-        total: total_pressure(&modules, &states, entries),
         hwm: states.iter().map(|s| s.metrics.hwm).collect(),
         report,
     })
@@ -222,19 +211,69 @@ fn shared_tensors_resolve_identically_on_2_4_8_cores() {
     }
 }
 
+fn peak(instruction: u32, private_bytes: u64, shared_bytes: u64) -> Peak {
+    Peak { instruction, private_bytes, shared_bytes }
+}
+
+/// Live bytes of `n_cores(n)` (seed `getMemPressure`): private on core 0 X [0,1], Y [3,4];
+/// on core k > 0 X [0,0] (never read there), Y [3,4]; shared stage [1,3] and handoff [2,3]
+/// (hulls over all cores), counted once.
 #[test]
 fn memory_pressure_counts_shared_bytes_once() {
     for n in [2usize, 4, 8] {
         let r = run(&n_cores(n), &cfg()).unwrap();
-        let s = 12 * K + 4 * K;
-        assert_eq!(r.shared_bytes, s);
-        let private: u64 = (0..n as u64).map(|k| (k + 1) * 8 * K + 8 * K).sum();
-        assert_eq!(r.private.iter().sum::<u64>(), private);
-        assert_eq!(r.total, private + s, "n={n}");
-        // the over-report a naive sum makes: (n-1) × S
-        let naive = private + n as u64 * s;
-        assert_eq!(naive - r.total, (n as u64 - 1) * s);
+        let p = &r.report.pressure;
+        assert_eq!(p.shared, peak(2, 0, 16 * K), "n={n}");
+        // core 0: 8 KiB private + 16 KiB shared at 3; core 1 the same; core 2's X (24 KiB)
+        // alone at 0 ties and comes first; core k > 2: its X at 0
+        let view: Vec<Peak> = (0..n as u64)
+            .map(|k| match k {
+                0 | 1 => peak(3, 8 * K, 16 * K),
+                _ => peak(0, (k + 1) * 8 * K, 0),
+            })
+            .collect();
+        assert_eq!(p.view.as_slice(), view.as_slice(), "n={n}");
+        assert_eq!(p.private[0], peak(0, 8 * K, 0));
+        // the device: every core's private bytes, the shared bytes once. At 3: n × Y + 16 KiB
+        // (a per-core sum would count the 16 KiB n times); at 0: every X
+        let at0 = (1..=n as u64).map(|k| k * 8 * K).sum::<u64>();
+        let at3 = n as u64 * 8 * K;
+        let device = if at0 > at3 + 16 * K { peak(0, at0, 0) } else { peak(3, at3, 16 * K) };
+        assert_eq!(p.device, device, "n={n}");
     }
+    assert_eq!(run(&n_cores(2), &cfg()).unwrap().report.pressure.device, peak(3, 16 * K, 16 * K));
+    assert_eq!(run(&n_cores(4), &cfg()).unwrap().report.pressure.device, peak(0, 80 * K, 0));
+}
+
+#[test]
+fn the_hbm_budget_check_names_core_instruction_and_bytes_before_placement() {
+    let c = |window| MultiConfig {
+        plan: PlanConfig { window, cc: CcSize::Mib(0), strategy: Strategy::Seed },
+        ..MultiConfig::default()
+    };
+    // both cores hold 24 KiB live at 3 (8 KiB private + 16 KiB shared): 20 KiB cannot fit
+    let e = run(&n_cores(2), &c(20 * K)).unwrap_err();
+    assert_eq!(e.pass, Pass::DramAllocation);
+    assert_eq!(e.core, 0);
+    assert_eq!(
+        e.error,
+        PlanError::OverBudget { instruction: 3, private_bytes: 8 * K, shared_bytes: 16 * K, budget: 20 * K }
+    );
+    // 24 KiB passes the budget (shared bytes counted once, not per core); the placement then
+    // decides (the shared region stacks above core 1's 16 KiB private HWM: 32 KiB)
+    let e = run(&n_cores(2), &c(24 * K)).unwrap_err();
+    assert_eq!(e.pass, Pass::SharedDramAllocation);
+    assert!(run(&n_cores(2), &c(32 * K)).is_ok());
+    // slabs: a core's private bytes must fit its 1 MiB slab
+    let mut progs = n_cores(2);
+    progs[1].locs[0].bytes = 2 << 20;
+    let slabs = MultiConfig { mode: SharedMode::Slabs { mb_per_core: 1 }, ..cfg() };
+    let e = run(&progs, &slabs).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DramAllocation, 1));
+    assert_eq!(
+        e.error,
+        PlanError::OverBudget { instruction: 0, private_bytes: 2 << 20, shared_bytes: 0, budget: 1 << 20 }
+    );
 }
 
 #[test]
@@ -272,6 +311,20 @@ fn disable_gate_registers_no_dram_pass_and_leaves_spills_unaddressed() {
         ]
     );
     assert_eq!(on.report.unaddressed_spills, 0);
+    // fixed addresses are pre-placement, not the DRAM pass: they hold with the gate set
+    let mut p = Prog::default();
+    let x = p.loc("X", 4 * K, false);
+    p.locs[x as usize] = Location::preplaced(4 * K, UsageClass::Input, 0);
+    let pin = p.loc("pinned", 4 * K, false);
+    p.locs[pin as usize] = Location::pinned(4 * K, 8 * K);
+    let t = p.loc("T", 4 * K, false);
+    p.at(0, &[Operand::use_(x), Operand::def(pin), Operand::def(t)], false);
+    p.at(1, &[Operand::use_(pin), Operand::use_(t)], false);
+    let r = run(&[p.clone(), p], &c).unwrap();
+    for k in 0..2 {
+        assert_eq!((r.addr(k, "X"), r.addr(k, "pinned"), r.addr(k, "T")), (Some(0), Some(8 * K), None));
+    }
+    assert_eq!(r.report.unaddressed_spills, 2);
 }
 
 #[test]

@@ -74,7 +74,7 @@ fn multicore_pipeline_allocates_nothing() {
             names: &name_refs,
         })
         .collect();
-    let mut host = HostMulti::new(&[locs.len(); 4], &[ops.len(); 4], 1 << 20);
+    let mut host = HostMulti::new(&modules, 1 << 20);
     let cfg = MultiConfig {
         plan: PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Seed },
         ..MultiConfig::default()

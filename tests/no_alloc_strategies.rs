@@ -3,6 +3,7 @@
 //! storage allocated before counting.
 
 use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::portfolio::AUTO_WORK_BUDGET;
 use dramalloc_core::{plan_buffers, plan_buffers_with, Buffer, CcSize, PlanConfig, Strategy};
 use dramalloc_sim::host_storage::HostWorkspace;
 
@@ -20,6 +21,7 @@ fn counter_sees_an_allocation() {
 fn every_strategy_plans_10000_buffers_without_heap_allocation() {
     let n = if cfg!(miri) { 50 } else { 10_000 };
     let bufs: Vec<Buffer> = dramalloc_sim::quality::generate::problem(n, 42)
+        .rows()
         .iter()
         .map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size))
         .collect();
@@ -40,7 +42,7 @@ fn every_strategy_plans_10000_buffers_without_heap_allocation() {
             calls += 1;
             calls < 100
         };
-        let mut budget = Budget { max_nodes: 100_000, keep_going: &mut keep_going };
+        let mut budget = Budget { max_nodes: 100_000, work: AUTO_WORK_BUDGET, keep_going: &mut keep_going };
         plan_buffers_with(small, 1, &cfg, &mut host.workspace(), &mut budget)
     });
     assert!(plan.is_ok());

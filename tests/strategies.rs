@@ -16,9 +16,20 @@ fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
         }
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         for align in [1u64, 4096] {
-            let auto = solve(&bufs, align, None, Strategy::Auto).unwrap();
+            // a generous clock: `auto` must not skip a member for time on a loaded machine
+            let auto =
+                solve_within(&bufs, align, None, Strategy::Auto, std::time::Duration::from_secs(60)).unwrap();
             assert!(auto.metrics.hwm >= auto.metrics.lower_bound, "{set}/{name}");
-            verify(&bufs, &auto.rows, align, None).unwrap();
+            use dramalloc_core::place::report::Outcome;
+            assert!(
+                auto.members
+                    .runs()
+                    .iter()
+                    .all(|&(_, o)| !matches!(o, Outcome::OutOfTime | Outcome::OverBudget { .. })),
+                "{set}/{name}: {:?}",
+                auto.members
+            );
+            verify(&bufs, &auto.solution(&bufs), align, None).unwrap();
             for s in MEMBERS {
                 let m = solve(&bufs, align, None, s).unwrap();
                 assert!(
@@ -37,10 +48,10 @@ fn sweep_and_exact_plans_are_valid_and_exact_is_at_most_auto() {
     for (_, name, text) in dramalloc_sim::input::bundled::PROBLEMS.iter().filter(|p| p.0 != "large") {
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         let sweep = solve(&bufs, 1, None, Strategy::Sweep).unwrap();
-        verify(&bufs, &sweep.rows, 1, None).unwrap();
+        verify(&bufs, &sweep.solution(&bufs), 1, None).unwrap();
         let exact =
             solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_millis(200)).unwrap();
-        verify(&bufs, &exact.rows, 1, None).unwrap();
+        verify(&bufs, &exact.solution(&bufs), 1, None).unwrap();
         let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
         assert!(exact.metrics.hwm <= auto.metrics.hwm, "{name}");
     }
@@ -51,7 +62,7 @@ fn exact_reaches_the_lower_bound_on_a_small_case() {
     use dramalloc_sim::input::Buffer;
     // optimum (= max load): 2
     let rows = [(0, 2, 1), (1, 3, 1), (2, 4, 1), (0, 1, 1), (3, 4, 1)];
-    let bufs: Vec<Buffer> = rows
+    let bufs: dramalloc_sim::input::Problem = rows
         .iter()
         .enumerate()
         .map(|(k, &(lower, upper, size))| Buffer { id: k.to_string(), lower, upper, size })
@@ -75,7 +86,7 @@ fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
         let exact =
             solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_secs(300)).unwrap();
         assert_eq!((exact.metrics.hwm, exact.metrics.lower_bound), (lb, lb), "{file}");
-        verify(&bufs, &exact.rows, 1, None).unwrap();
+        verify(&bufs, &exact.solution(&bufs), 1, None).unwrap();
     }
 }
 
@@ -87,7 +98,7 @@ fn sizes_whose_sum_overflows_fail_in_every_strategy() {
     // three buffers of (2^64 - 1) / 3 bytes and one of 4096, all live together: no plan fits
     // in u64 addresses (the skyline and the exact search used to wrap here and return a plan)
     let third = u64::MAX / 3;
-    let bufs: Vec<Buffer> = [third, third, third, 4096]
+    let bufs: dramalloc_sim::input::Problem = [third, third, third, 4096]
         .iter()
         .enumerate()
         .map(|(k, &size)| Buffer { id: format!("b{k}"), lower: 0, upper: 2, size })
@@ -114,5 +125,128 @@ fn auto_runs_the_capped_skyline_above_4096_buffers() {
     assert_eq!(auto.metrics.hwm, 81_943_296);
     assert!(greedy.metrics.hwm > auto.metrics.hwm);
     assert_eq!(dramalloc_core::Strategy::ALL[auto.metrics.strategy as usize], Strategy::Skyline);
-    verify(&bufs, &auto.rows, 1, None).unwrap();
+    verify(&bufs, &auto.solution(&bufs), 1, None).unwrap();
+}
+
+/// The sweep keeps its live buffers in a treap when many are live at once; with the treap's
+/// storage taken away it uses its sorted list. Both must give the same plan, at the DSA
+/// alignment and at the DRAM page (where the page-straddle rule bumps sub-page buffers).
+#[test]
+fn sweep_treap_and_list_give_the_same_plan() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    // 2,000 buffers, a third of them living 1,500 steps: about 500 live at once (> 256)
+    let bufs: Vec<Buffer> = (0..2000u32)
+        .map(|t| {
+            let life = if next() % 3 == 0 { 1500 } else { (next() % 8) as u32 };
+            Buffer::new(t, t + life, 1 + next() % 20_000)
+        })
+        .collect();
+    for align in [1u64, 4096] {
+        let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
+        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+        let tree = plan_buffers(&bufs, align, &cfg, &mut host.workspace()).unwrap();
+        let by_tree: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+        let mut ws = host.workspace();
+        ws.sections = &mut [];
+        let list = plan_buffers(&bufs, align, &cfg, &mut ws).unwrap();
+        let by_list: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        assert_eq!(by_tree, by_list, "align {align}");
+        assert_eq!(tree.metrics.hwm, list.metrics.hwm);
+    }
+}
+
+/// The skyline honours the CC region as `select` does: a buffer that ends above the general
+/// region's ceiling is placed again, first fit below the ceiling, else in the CC region.
+#[test]
+fn skyline_retries_a_buffer_in_the_cc_region() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    const MIB: u64 = 1 << 20;
+    // both live at instruction 0; the ceiling of the general region is 2 MiB
+    let bufs = [Buffer::new(0, 1, 3 * MIB / 2), Buffer::new(0, 0, MIB)];
+    let cfg = PlanConfig { window: 3 * MIB, cc: CcSize::Mib(1), strategy: Strategy::Skyline };
+    let mut host = HostWorkspace::new(2, 2, 1);
+    let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
+    let addr: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    // the skyline stacks the 1 MiB buffer at 1.5 MiB (ending at 2.5 MiB, above the ceiling);
+    // the half-MiB gap below the ceiling is too small, so it goes to the CC region's base
+    assert_eq!(addr, [0, 2 * MIB]);
+    assert_eq!((plan.metrics.hwm, plan.metrics.real_cc_bytes), (3 * MIB, MIB));
+}
+
+/// Where nothing fits, the skyline's error names the largest free gap its buffer saw.
+#[test]
+fn skyline_does_not_fit_names_the_largest_gap() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig, PlanError};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    // a and c never overlap; b overlaps both. The skyline puts b at 0 and a (size 6) on it,
+    // ending at 9 in a window of 8; lifted out again, a sees one gap, [3, 8): 5 bytes.
+    let bufs = [Buffer::new(0, 0, 6), Buffer::new(0, 1, 3), Buffer::new(1, 1, 5)];
+    let cfg = PlanConfig { window: 8, cc: CcSize::Mib(0), strategy: Strategy::Skyline };
+    let mut host = HostWorkspace::new(3, 3, 1);
+    let err = plan_buffers(&bufs, 1, &cfg, &mut host.workspace()).unwrap_err();
+    assert_eq!(err, PlanError::DoesNotFit { location: 0, size: 6, needed: 9, available: 8, largest_gap: 5 });
+}
+
+/// `auto` reports every member: the sweep reaches the lower bound on a clique of equal
+/// buffers, so every other row is skipped for that reason, and neither the branch and bound
+/// nor the repair runs.
+#[test]
+fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let bufs = [Buffer::new(0, 5, 4096), Buffer::new(0, 5, 4096), Buffer::new(0, 5, 4096)];
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut host = HostWorkspace::new(3, 3, 1);
+    let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
+    let runs = plan.members.runs();
+    assert_eq!(runs[0], (Member::Sweep, Outcome::Ran { peak: 12288, work: 120 })); // 20 n log2(n+1)
+    assert_eq!(runs.len(), 10);
+    assert!(runs[1..].iter().all(|&(_, o)| o == Outcome::AtLowerBound), "{runs:?}");
+    assert_eq!(plan.members.best, Some(Member::Sweep));
+}
+
+/// With a work budget that only the sweep fits in, every other row is over budget, and the
+/// repair gets what is left: on 5,000 generated buffers (no branch and bound above 2,000) it
+/// lowers the sweep's peak, and the repaired plan is valid.
+#[test]
+fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let bufs: Vec<Buffer> =
+        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+    let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
+    let mut always = || true;
+    let mut budget = Budget { max_nodes: 0, work: sweep_cost + 3_000_000, keep_going: &mut always };
+    let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
+    let runs = plan.members.runs();
+    let Outcome::Ran { peak: swept, .. } = runs[0].1 else { panic!("{runs:?}") };
+    assert!(
+        runs[1..runs.len() - 1].iter().all(|&(_, o)| matches!(o, Outcome::OverBudget { .. })),
+        "{runs:?}"
+    );
+    let (last, repaired) = runs[runs.len() - 1];
+    assert_eq!(last, Member::Repair);
+    let Outcome::Ran { peak, .. } = repaired else { panic!("{runs:?}") };
+    // deterministic (no clock): the sweep's 1.169 x the bound, repaired to 1.121 x
+    assert_eq!((swept, peak, plan.metrics.lower_bound), (80_655_872, 77_344_256, 68_983_552));
+    assert_eq!(plan.metrics.hwm, peak);
+    // the independent verifier agrees
+    let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
 }

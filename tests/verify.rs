@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use dramalloc_sim::input::{parse_buffers, parse_solution, read_buffers, Buffer, SolutionRow};
-use dramalloc_sim::verify::{verify, Placed, VerifyError, VerifyReport};
+use dramalloc_sim::input::{parse_buffers, parse_solution, read_buffers, Buffer, Problem, SolutionRow};
+use dramalloc_sim::verify::{Placed, VerifyError, VerifyReport};
 
 const ALIGN: u64 = 4096;
 
@@ -27,11 +27,23 @@ b5,0,21,4096,8192
 ";
 
 fn problem() -> Vec<Buffer> {
-    parse_buffers(PROBLEM, "problem.csv", 100).unwrap()
+    parse_buffers(PROBLEM, "problem.csv", 100).unwrap().to_buffers()
 }
 
 fn solution() -> Vec<SolutionRow> {
-    parse_solution(SOLUTION, "solution.csv", 100).unwrap()
+    parse_solution(SOLUTION, "solution.csv", 100).unwrap().to_solution_rows()
+}
+
+/// The verifier on owned rows.
+fn verify(
+    problem: &[Buffer],
+    solution: &[SolutionRow],
+    align: u64,
+    capacity: Option<u64>,
+) -> Result<VerifyReport, VerifyError> {
+    let p: Problem = problem.iter().cloned().collect();
+    let s: Problem = solution.iter().cloned().collect();
+    dramalloc_sim::verify::verify(&p, &s, align, capacity)
 }
 
 fn placed(id: &str, lower: u64, upper: u64, offset: u64, size: u64) -> Placed {
@@ -54,7 +66,10 @@ fn accepts_a_correct_solution_with_the_exact_peak() {
 fn peak_uses_raw_sizes() {
     let p = parse_buffers("id,lower,upper,size\na,0,2,100\nb,0,2,10\n", "p", 10).unwrap();
     let s = parse_solution("id,lower,upper,size,offset\na,0,2,100,0\nb,0,2,10,4096\n", "s", 10).unwrap();
-    assert_eq!(verify(&p, &s, ALIGN, Some(4106)), Ok(VerifyReport { buffers: 2, peak: 4106 }));
+    assert_eq!(
+        dramalloc_sim::verify::verify(&p, &s, ALIGN, Some(4106)),
+        Ok(VerifyReport { buffers: 2, peak: 4106 })
+    );
 }
 
 #[test]
@@ -81,7 +96,7 @@ fn rejects_a_partial_overlap_from_below() {
     let p = parse_buffers("id,lower,upper,size\na,0,4,5000\nb,2,3,4096\n", "p", 10).unwrap();
     let s = parse_solution("id,lower,upper,size,offset\na,0,4,5000,0\nb,2,3,4096,4096\n", "s", 10).unwrap();
     assert_eq!(
-        verify(&p, &s, ALIGN, None),
+        dramalloc_sim::verify::verify(&p, &s, ALIGN, None),
         Err(VerifyError::Collision {
             first: placed("a", 0, 4, 0, 5000),
             second: placed("b", 2, 3, 4096, 4096),
@@ -171,12 +186,9 @@ fn stacked(problem: &[Buffer]) -> (Vec<SolutionRow>, u64) {
 }
 
 #[test]
-fn accepts_stacked_placements_of_every_shared_trace_and_catches_a_moved_buffer() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/traces/large");
-    if !dir.is_dir() {
-        return;
-    }
-    let p = read_buffers(&dir.join("iopddl_S_1.csv"), 1 << 20).unwrap();
+fn accepts_stacked_placements_of_the_largest_bundled_trace_and_catches_a_moved_buffer() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/large");
+    let p = read_buffers(&dir.join("iopddl_S_1.csv"), 1 << 20).unwrap().to_buffers();
     let (mut rows, peak) = stacked(&p);
     assert_eq!(verify(&p, &rows, ALIGN, None), Ok(VerifyReport { buffers: 28_526, peak }));
     // Put the last buffer onto the first one live at the same time.

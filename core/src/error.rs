@@ -29,6 +29,8 @@ pub enum Store {
     Edges,
     /// Modules (cores) of a multi-core program.
     Modules,
+    /// The per-instruction live-byte arrays of the memory-pressure pass.
+    Pressure,
 }
 
 /// Errors of the DRAM planner.
@@ -231,6 +233,19 @@ pub enum PlanError {
         /// The count given.
         cores: u32,
     },
+    /// The HBM budget check before placement: the DRAM bytes live at one instruction do not
+    /// fit the budget (the window, or a slab), so no placement can (seed `getMemPressure`,
+    /// shared bytes counted once; see [`crate::multicore::pressure`]).
+    OverBudget {
+        /// Flat index of the instruction where the live bytes peak.
+        instruction: u32,
+        /// Private bytes live there (pre-placed and private spills), aligned.
+        private_bytes: u64,
+        /// Shared bytes live there, counted once, aligned.
+        shared_bytes: u64,
+        /// The budget, bytes.
+        budget: u64,
+    },
 }
 
 impl fmt::Display for PlanError {
@@ -331,6 +346,11 @@ impl fmt::Display for PlanError {
                 "instruction {instruction}: operands {a} and {b} occupy overlapping bytes"
             ),
             PlanError::BadCoreCount { cores } => write!(f, "core count {cores} is not supported"),
+            PlanError::OverBudget { instruction, private_bytes, shared_bytes, budget } => write!(
+                f,
+                "at instruction {instruction}, {} live DRAM bytes ({private_bytes} private + {shared_bytes} shared) exceed the {budget}-byte HBM budget",
+                private_bytes.saturating_add(shared_bytes)
+            ),
         }
     }
 }

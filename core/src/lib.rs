@@ -20,6 +20,8 @@
 //!   bound, metrics), with [`strategy`], [`cc_region`] and [`metrics`];
 //! - [`multicore`]: N logical cores, shared DRAM and the pass pipeline;
 //! - [`banked`]: the runtime banked device allocator (tt-metal style), on its own.
+//! - [`plan_file`]: the binary plan file a loader maps, and its zero-copy validating reader;
+//! - [`static_storage`]: storage firmware keeps in a `static` and takes once.
 //!
 //! [`error`], [`align`] and [`workspace`] serve them all.
 //!
@@ -39,6 +41,10 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+// first: the macro is used by the rooms declared below
+#[macro_use]
+mod logging;
+
 pub mod align;
 pub mod banked;
 pub mod cc_region;
@@ -47,7 +53,9 @@ pub mod liveness;
 pub mod metrics;
 pub mod multicore;
 pub mod place;
+pub mod plan_file;
 pub mod planner;
+pub mod static_storage;
 pub mod strategy;
 pub mod workspace;
 

@@ -10,16 +10,19 @@
 
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
-use crate::liveness::buffers::{build_from_buffer_iter, Buffer};
+use crate::liveness::buffers::{build_from_buffer_iter, unpad, Buffer};
 use crate::liveness::info::Info;
-use crate::liveness::interference::{build_csr, Graph};
+use crate::liveness::interference::{build_adjacency, build_csr, Graph};
 use crate::liveness::interval_tree::IntervalTree;
 use crate::liveness::intervals::{build_from_function_excluding, Built};
 use crate::liveness::program::Function;
 use crate::metrics::Metrics;
 use crate::place::exact::Budget;
 use crate::place::lower_bound::max_load;
-use crate::place::portfolio::{run_strategy, Storage, EXACT_DEFAULT_NODES, EXACT_DEFAULT_WORK};
+use crate::place::portfolio::{
+    run_strategy, Storage, AUTO_WORK_BUDGET, EXACT_DEFAULT_NODES, EXACT_DEFAULT_WORK,
+};
+use crate::place::report::Members;
 use crate::place::seed::select::Regions;
 use crate::strategy::Strategy;
 use crate::workspace::{Scratch, Workspace};
@@ -66,6 +69,9 @@ pub struct Plan {
     pub status: Status,
     /// The metrics.
     pub metrics: Metrics,
+    /// What the `auto` and `exact` portfolios ran, and why the rest were skipped (empty for
+    /// a single strategy).
+    pub members: Members,
 }
 
 /// Plans every DRAM spill of `f` (seed `DRAM_Allocator::allocate`). Alignment is the DRAM
@@ -157,7 +163,7 @@ pub fn plan_buffers(
 /// let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: Strategy::Exact };
 /// let mut calls = 0;
 /// let mut keep_going = || { calls += 1; calls < 1000 };
-/// let mut budget = Budget { max_nodes: 10_000, keep_going: &mut keep_going };
+/// let mut budget = Budget { max_nodes: 10_000, work: 1_000_000, keep_going: &mut keep_going };
 /// let plan = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget)?;
 /// assert_eq!((plan.metrics.hwm, plan.metrics.lower_bound), (2, 2));
 /// # Ok::<(), dramalloc_core::PlanError>(())
@@ -213,7 +219,7 @@ fn plan_built(
 ) -> Result<Plan, PlanError> {
     let mut always = || true;
     let nodes = (EXACT_DEFAULT_WORK / (built.infos as u64).max(1)).min(EXACT_DEFAULT_NODES);
-    let mut budget = Budget { max_nodes: nodes, keep_going: &mut always };
+    let mut budget = Budget { max_nodes: nodes, work: AUTO_WORK_BUDGET, keep_going: &mut always };
     plan_built_with(ws, built, cfg, align, &mut budget)
 }
 
@@ -239,11 +245,18 @@ fn plan_built_with(
         slots,
         sections,
         raises,
+        adjacency,
         ..
     } = ws;
     let infos = &mut infos[..n];
     let scratch = &mut scratch[..n];
     let cc_limit = cfg.cc.bytes(built.collective_bytes, cfg.window)?;
+    if let Some(h) = built.preplaced_hwm {
+        milestone!("Already used DRAM hwm: {}", h);
+    }
+    if cfg.cc == CcSize::Auto {
+        milestone!("CC buffer size limit {}", cc_limit);
+    }
     let floor = built.preplaced_hwm.map_or(0, |h| h + 1);
     if floor > cfg.window {
         return Err(PlanError::OutsideWindow {
@@ -256,9 +269,18 @@ fn plan_built_with(
         return Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: cc_limit, floor, window: cfg.window });
     }
     let tree = IntervalTree::build(&mut nodes[..m]);
+    milestone!("Num intervals {} Num locations {}", m, n);
     build_csr(tree.nodes(), &mut interval_ids[..m], infos);
     let mut graph = Graph::new(tree, &interval_ids[..m]);
     scratch.iter_mut().for_each(|s| *s = Scratch::default());
+    // the neighbour lists once, where the caller lent room for them
+    if adjacency.len() > n {
+        if let Some(len) =
+            build_adjacency(&mut graph, infos, scratch, adjacency, &mut order[..], &mut heap[..])?
+        {
+            graph = graph.with_adjacency(&adjacency[..len]);
+        }
+    }
 
     let mut pinned = 0u64;
     for v in 0..n {
@@ -286,6 +308,7 @@ fn plan_built_with(
             return Err(PlanError::PinnedOverlap { a: a.location, b });
         }
     }
+    let bound = |(all, free): (u64, u64)| all.max(if free > 0 { floor + free } else { 0 });
     let (load_all, load_free) = max_load(&mut graph, infos, scratch, heap)?;
     let mut metrics = Metrics {
         candidates: n as u64,
@@ -295,25 +318,40 @@ fn plan_built_with(
         preplaced_bytes: built.preplaced_bytes,
         spill_bytes: built.spill_bytes,
         aligned_spill_bytes: built.aligned_spill_bytes,
-        lower_bound: load_all.max(if load_free > 0 { floor + load_free } else { 0 }),
+        lower_bound: bound((load_all, load_free)),
         cc_limit,
         window: cfg.window,
         strategy: Strategy::ALL.iter().position(|&x| x == cfg.strategy).unwrap_or(0) as u64,
         ..Metrics::default()
     };
     let regions = Regions { start: floor, general_ceiling: cfg.window - cc_limit, window: cfg.window, align };
+    let mut members = Members::default();
     let status = if pinned == n as u64 {
         Status::NothingToPlace
     } else {
-        let mut st = Storage { scratch, order, heap, neighbours, occupied, placed, slots, sections, raises };
-        let chosen = run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
+        let (sc, hp) = (&mut *scratch, &mut *heap);
+        let mut st =
+            Storage { scratch: sc, order, heap: hp, neighbours, occupied, placed, slots, sections, raises };
+        let (chosen, report) =
+            run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
+        members = report;
         metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
         Status::Planned
     };
+    // Buffers padded for their own alignment go to their aligned offsets with their real
+    // footprints (`liveness::buffers`); the bound is then that of the real footprints.
+    if unpad(infos, align) {
+        metrics.lower_bound = bound(max_load(&mut graph, infos, scratch, heap)?);
+    }
     metrics.hwm = infos.iter().map(Info::end).max().unwrap_or(0).max(floor);
     for i in infos.iter().filter(|i| i.address >= regions.general_ceiling && cc_limit > 0) {
         metrics.allreduce_hwm = metrics.allreduce_hwm.max(i.end());
     }
     metrics.real_cc_bytes = metrics.allreduce_hwm.saturating_sub(regions.general_ceiling);
-    Ok(Plan { status, metrics })
+    milestone!("Real CC buffer size {}", metrics.real_cc_bytes);
+    match status {
+        Status::Planned => milestone!("DRAM allocation successful"),
+        Status::NothingToPlace => milestone!("No candidate, DRAM allocation successful"),
+    }
+    Ok(Plan { status, metrics, members })
 }

@@ -12,6 +12,16 @@ pub enum Strategy {
     GreedySize,
     /// Size-descending best-fit (XLA heap simulator style): the same order, smallest gap.
     BestFit,
+    /// Size-descending first-fit, equal sizes in start order
+    /// ([`crate::place::greedy::Order::SizeStart`]).
+    GreedyStart,
+    /// First fit, buffers living through the highest load first
+    /// ([`crate::place::greedy::Order::LoadLife`]; falls back to `GreedySize` without the
+    /// section totals, e.g. with pinned candidates).
+    GreedyLoad,
+    /// First fit by quarter-octave size class, then start
+    /// ([`crate::place::greedy::Order::ClassStart`]).
+    GreedyClass,
     /// Lowest-offset first ([`crate::place::skyline`]): the exact search's placement rule without
     /// backtracking, the best of its three preorders; O(n log n) for short lifetimes,
     /// quadratic at worst (see the module). Falls back to
@@ -27,22 +37,19 @@ pub enum Strategy {
     /// [`crate::place::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
     /// and is not stopped before auto's nodes, so it is never worse than `auto`.
     Exact,
-    /// The default: a portfolio (skyline up to [`crate::place::portfolio::AUTO_SKYLINE_MAX`] buffers
-    /// or a capped one-preorder skyline up to [`crate::place::portfolio::AUTO_SKYLINE_LARGE_MAX`],
-    /// seed, greedy-size, best-fit, and the sweep for very large inputs) keeping the lowest
-    /// peak (ties: the first in that list; the rest is skipped once a member reaches the
-    /// lower bound), then, for up to
-    /// [`crate::place::portfolio::AUTO_EXACT_MAX`] buffers, a deterministic node-budgeted branch and
-    /// bound ([`crate::place::portfolio::AUTO_EXACT_NODES`], fewer above 400 buffers:
-    /// [`crate::place::portfolio::AUTO_EXACT_WORK`]). Never worse than the members it runs;
-    /// see [`crate::place::portfolio`] for which run at which size.
+    /// The default: the portfolio of [`crate::place::portfolio`]: the sweep, the skyline,
+    /// the greedy orders, seed and best-fit as the work budget allows, then the branch and
+    /// bound on small inputs and the peak repair, keeping the lowest peak (ties: the
+    /// earlier member; the rest is skipped once a member reaches the lower bound). Never
+    /// worse than any member it runs; the plan's [`crate::place::report::Members`] says
+    /// which ran and which were skipped, and why.
     #[default]
     Auto,
 }
 
 impl Strategy {
-    /// Every strategy, in portfolio order.
-    pub const ALL: [Strategy; 7] = [
+    /// Every strategy (the position is the `strategy` metric's value).
+    pub const ALL: [Strategy; 10] = [
         Strategy::Seed,
         Strategy::GreedySize,
         Strategy::BestFit,
@@ -50,9 +57,13 @@ impl Strategy {
         Strategy::Sweep,
         Strategy::Exact,
         Strategy::Auto,
+        Strategy::GreedyStart,
+        Strategy::GreedyLoad,
+        Strategy::GreedyClass,
     ];
 
-    /// The command-line name (`seed`, `greedy-size`, `best-fit`, `skyline`, `sweep`, `exact`, `auto`).
+    /// The command-line name (`seed`, `greedy-size`, `best-fit`, `skyline`, `sweep`, `exact`,
+    /// `auto`, `greedy-start`, `greedy-load`, `greedy-class`).
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::Seed => "seed",
@@ -62,6 +73,9 @@ impl Strategy {
             Strategy::Sweep => "sweep",
             Strategy::Exact => "exact",
             Strategy::Auto => "auto",
+            Strategy::GreedyStart => "greedy-start",
+            Strategy::GreedyLoad => "greedy-load",
+            Strategy::GreedyClass => "greedy-class",
         }
     }
 

@@ -131,8 +131,9 @@ pub struct LocScratch {
     pub info: u32,
     /// Flat index of the reaching def, `u32::MAX` when none yet.
     pub last_def: u32,
-    /// 1 when the reaching def has been read.
-    pub read: u32,
+    /// Node index of the interval the reaching def opened (`u32::MAX` when none yet); uses
+    /// extend it.
+    pub open: u32,
 }
 
 /// The slices one planning run works in. Lengths are capacities.
@@ -168,6 +169,12 @@ pub struct Workspace<'a> {
     /// Optional: undo records of the branch and bound (a few per placement on its search
     /// path, up to n² / 2); when full, a placement is undone by recomputation instead.
     pub raises: &'a mut [Raise],
+    /// Optional: the interference graph as a CSR, `n + 1` offsets then every candidate's
+    /// neighbours (`n + 1 + 2E` entries for E interfering pairs). When it is long enough the
+    /// planner fills it once and every neighbour query reads it instead of walking the
+    /// interval tree (the same neighbours in the same order, so the same plans, several
+    /// times faster); shorter (or empty) means tree queries.
+    pub adjacency: &'a mut [u32],
 }
 
 impl Workspace<'_> {
@@ -264,7 +271,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
         };
         const Z_SCRATCH: Scratch = Scratch { key: 0, stamp: 0, heap_pos: 0 };
         const Z_SPAN: Span = Span { lo: 0, hi: 0 };
-        const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, read: 0 };
+        const Z_LOC: LocScratch = LocScratch { info: 0, last_def: 0, open: 0 };
         const Z_PLACED: Placed = Placed { lo: 0, hi: 0, addr: 0, end: 0 };
         const Z_SLOT: Slot =
             Slot { lo: 0, hi: 0, width: 0, rank: 0, size: 0, floor: 0, best: 0, at: 0, total: 0, sol: 0 };
@@ -303,6 +310,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             slots: &mut self.slots,
             sections: &mut self.sections,
             raises: &mut self.raises,
+            adjacency: &mut [],
         }
     }
 }

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
     if let Ok(rows) = parse_buffers(text, "fuzz", MAX_ROWS) {
         assert!(rows.len() <= MAX_ROWS);
-        for b in &rows {
+        for b in rows.rows() {
             assert!(b.size > 0 && b.lower < b.upper, "accepted row {b:?}");
         }
         // The default strategy on small problems (the planner itself is `planner_intervals`).

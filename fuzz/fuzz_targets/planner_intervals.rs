@@ -95,7 +95,7 @@ fuzz_target!(|input: Input| {
                 Pin::Unit(u) => u64::from(u) * unit,
                 Pin::Raw(a) => a,
             });
-            Buffer { def, last_use, bytes: u64::from(s.size), address }
+            Buffer { def, last_use, bytes: u64::from(s.size), address, align: 0 }
         })
         .collect();
     let n = bufs.len();

@@ -26,8 +26,8 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(addresses.len(), program.tensors.len());
     }
     let problem = problem_from_program(&program);
-    for b in &problem {
-        assert!(b.lower < b.upper, "buffer `{}`: lower {} >= upper {}", b.id, b.lower, b.upper);
+    for (id, b) in problem.iter() {
+        assert!(b.lower < b.upper, "buffer `{id}`: lower {} >= upper {}", b.lower, b.upper);
     }
     // The default strategy on small problems (the planner itself is `planner_intervals`).
     if problem.len() <= 256 {

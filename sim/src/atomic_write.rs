@@ -7,6 +7,11 @@
 //! on POSIX file systems when both are in one directory), then the directory is synced on a
 //! best-effort basis. On any failure — including a panic inside the writer closure — the
 //! temp file is removed and the target is left untouched.
+//!
+//! A target that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
+//! written in place instead: a rename would replace the device node with a regular file
+//! (as root, `-o /dev/null` once turned the machine's `/dev/null` into a file every later
+//! build script read junk from), and "whole or nothing" has no meaning for a stream.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -56,6 +61,11 @@ where
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let mut writer = BufWriter::new(OpenOptions::new().write(true).open(path)?);
+        fill(&mut writer)?;
+        return writer.flush();
+    }
     let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
     let guard = TempGuard(Some(temp));
     let mut writer = BufWriter::new(file);
@@ -191,6 +201,29 @@ mod tests {
         assert!(result.is_err());
         assert_eq!(fs::read(&path).unwrap(), b"old");
         assert_eq!(dir.entries(), vec!["out.csv"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_target_is_written_in_place_and_stays_a_fifo() {
+        use std::io::Read;
+        use std::os::unix::fs::FileTypeExt;
+        let dir = TestDir::new("fifo");
+        let path = dir.0.join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&path).status().unwrap();
+        assert!(made.success(), "mkfifo failed");
+        let reader = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let mut got = Vec::new();
+                File::open(path).unwrap().read_to_end(&mut got).unwrap();
+                got
+            })
+        };
+        write_atomic(&path, b"streamed").unwrap();
+        assert_eq!(reader.join().unwrap(), b"streamed");
+        assert!(fs::metadata(&path).unwrap().file_type().is_fifo());
+        assert_eq!(dir.entries(), vec!["pipe"]);
     }
 
     #[test]

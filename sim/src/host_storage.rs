@@ -7,14 +7,22 @@
 
 use dramalloc_core::liveness::info::Info;
 use dramalloc_core::liveness::interval_tree::Node;
-use dramalloc_core::multicore::{Edge, LocState, ModuleState, MultiStorage, SharedAccess, SharedEntry};
+use dramalloc_core::multicore::{
+    pressure, Edge, LocState, Module, ModuleState, MultiStorage, SharedAccess, SharedEntry,
+};
 use dramalloc_core::place::seed::search::Span;
 use dramalloc_core::workspace::{LocScratch, Placed, Raise, Scratch, Section, Slot};
 use dramalloc_core::Workspace;
 
 /// Vectors sized for `infos` candidates, `nodes` intervals and `locations` locations, plus
 /// the optional slices of every strategy (placed list, slots, `infos` sections, the branch and bound's undo records): about
-/// `212 * infos + 28 * nodes + 12 * locations` bytes plus at most 4 MiB.
+/// `212 * infos + 28 * nodes + 12 * locations` bytes plus at most 4 MiB of address space.
+///
+/// Every vector is allocated zeroed (the records are `Pod`, their default is all zero bytes),
+/// so the operating system commits a page only when the planner first writes it: a slice a
+/// strategy never touches (the branch and bound's slots and sections under `sweep`, the undo
+/// records of a search that does not run) costs no resident memory. `dramalloc plan --strategy
+/// sweep` on 10^6 buffers: about 88 bytes a buffer resident of the 212.
 #[derive(Debug, Default)]
 pub struct HostWorkspace {
     nodes: Vec<Node>,
@@ -30,6 +38,12 @@ pub struct HostWorkspace {
     slots: Vec<Slot>,
     sections: Vec<Section>,
     raises: Vec<Raise>,
+    adjacency: Vec<u32>,
+}
+
+/// `n` zeroed records, allocated zeroed (pages committed on first write).
+fn zeroed<T: bytemuck::Zeroable>(n: usize) -> Vec<T> {
+    bytemuck::zeroed_vec(n)
 }
 
 /// Undo records lent to the branch and bound: `n² / 2` (its worst case) up to 2^18 (4 MiB),
@@ -46,20 +60,38 @@ impl HostWorkspace {
     /// Storage for up to `infos` candidates, `nodes` intervals and `locations` locations.
     pub fn new(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
         HostWorkspace {
-            nodes: vec![Node::default(); nodes],
-            interval_ids: vec![0; nodes],
-            infos: vec![Info::default(); infos],
-            scratch: vec![Scratch::default(); infos],
-            order: vec![0; infos],
-            heap: vec![0; infos],
-            neighbours: vec![0; infos],
-            occupied: vec![Span::default(); infos],
-            locations: vec![LocScratch::default(); locations],
-            placed: vec![Placed::default(); infos],
-            slots: vec![Slot::default(); infos],
-            sections: vec![Section::default(); infos],
-            raises: vec![Raise::default(); raise_capacity(infos)],
+            placed: zeroed(infos),
+            slots: zeroed(infos),
+            sections: zeroed(infos),
+            raises: zeroed(raise_capacity(infos)),
+            ..HostWorkspace::minimal(infos, nodes, locations)
         }
+    }
+
+    /// Vectors for up to `infos` candidates, `nodes` intervals and `locations` locations
+    /// without the optional slices (placed list, slots, sections, undo records, adjacency):
+    /// enough for the liveness pass and the greedy strategies, about `84 * infos + 28 * nodes
+    /// + 12 * locations` bytes.
+    pub fn minimal(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
+        HostWorkspace {
+            nodes: zeroed(nodes),
+            interval_ids: zeroed(nodes),
+            infos: zeroed(infos),
+            scratch: zeroed(infos),
+            order: zeroed(infos),
+            heap: zeroed(infos),
+            neighbours: zeroed(infos),
+            occupied: zeroed(infos),
+            locations: zeroed(locations),
+            ..HostWorkspace::default()
+        }
+    }
+
+    /// Also lends the planner `entries` `u32`s for the interference graph
+    /// ([`Workspace::adjacency`]: `n + 1 + 2E` for n candidates and E interfering pairs).
+    pub fn with_adjacency(mut self, entries: usize) -> HostWorkspace {
+        self.adjacency = zeroed(entries);
+        self
     }
 
     /// Borrows the vectors as a workspace.
@@ -78,6 +110,7 @@ impl HostWorkspace {
             slots: &mut self.slots,
             sections: &mut self.sections,
             raises: &mut self.raises,
+            adjacency: &mut self.adjacency,
         }
     }
 
@@ -100,6 +133,8 @@ pub struct HostMulti {
     pub edges: Vec<Edge>,
     /// Index scratch.
     pub index: Vec<u32>,
+    /// Live-byte scratch of the memory-pressure pass.
+    pub pressure: Vec<u64>,
     /// Per-core location states.
     pub states: Vec<Vec<LocState>>,
     /// Per-core name indices.
@@ -107,20 +142,22 @@ pub struct HostMulti {
 }
 
 impl HostMulti {
-    /// Sizes everything for `locations[k]` locations and `operands[k]` operands on core k,
-    /// and `edges` cross-core edges.
-    pub fn new(locations: &[usize], operands: &[usize], edges: usize) -> HostMulti {
+    /// Sizes everything for `modules` (one per core: their locations, instructions and
+    /// operands) and `edges` cross-core edges.
+    pub fn new(modules: &[Module<'_>], edges: usize) -> HostMulti {
+        let locations: Vec<usize> = modules.iter().map(|m| m.function.locations.len()).collect();
         let max_loc = locations.iter().copied().max().unwrap_or(0);
-        let max_ops = operands.iter().copied().max().unwrap_or(0);
-        let all_ops: usize = operands.iter().sum();
+        let max_ops = modules.iter().map(|m| m.function.operands.len()).max().unwrap_or(0);
+        let all_ops: usize = modules.iter().map(|m| m.function.operands.len()).sum();
         HostMulti {
             ws: HostWorkspace::new(max_loc.max(1), max_ops.max(max_loc).max(1), max_loc.max(1)),
-            shared: vec![SharedEntry::default(); max_loc.max(1)],
-            accesses: vec![SharedAccess::default(); all_ops.max(1)],
-            edges: vec![Edge::default(); edges.max(1)],
-            index: vec![0; max_loc.max(1)],
-            states: locations.iter().map(|&n| vec![LocState::default(); n]).collect(),
-            by_name: locations.iter().map(|&n| vec![0; n]).collect(),
+            shared: zeroed(max_loc.max(1)),
+            accesses: zeroed(all_ops.max(1)),
+            edges: zeroed(edges.max(1)),
+            index: zeroed(max_loc.max(1)),
+            pressure: zeroed(pressure::scratch_len(modules)),
+            states: locations.iter().map(|&n| zeroed(n)).collect(),
+            by_name: locations.iter().map(|&n| zeroed(n)).collect(),
         }
     }
 
@@ -132,6 +169,7 @@ impl HostMulti {
             accesses: &mut self.accesses,
             edges: &mut self.edges,
             index: &mut self.index,
+            pressure: &mut self.pressure,
         };
         let states = self
             .states

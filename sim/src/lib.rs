@@ -23,6 +23,7 @@ pub mod quality;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod size;
 pub mod tensor_parallel;
 pub mod verify;
 

@@ -100,10 +100,9 @@ pub fn plan_model(model: &SimModel, opts: &PlanOptions) -> Result<PlannedModel, 
         disable_dram_allocation: opts.disable_dram_allocation,
     };
     let locs: Vec<usize> = model.cores.iter().map(|c| c.locations.len()).collect();
-    let ops: Vec<usize> = model.cores.iter().map(|c| c.operands.len()).collect();
     let mut edge_cap = 4096usize;
     loop {
-        let mut host = HostMulti::new(&locs, &ops, edge_cap);
+        let mut host = HostMulti::new(&modules, edge_cap);
         let (mut storage, mut states) = host.split();
         let pipeline = Pipeline::build(&cfg);
         match pipeline.run(&cfg, &modules, &mut states, &mut storage) {
@@ -199,11 +198,17 @@ pub fn describe(model: &SimModel, e: &MultiError) -> PlanFailure {
             name(core, a),
             name(core, b)
         ),
+        PlanError::OverBudget { instruction, private_bytes, shared_bytes, budget } => format!(
+            "HBM budget: at {} {} live DRAM bytes ({private_bytes} private + {shared_bytes} shared, counted once) do not fit the {budget}-byte budget",
+            op(core, instruction),
+            private_bytes.saturating_add(shared_bytes)
+        ),
         other => other.to_string(),
     };
     let does_not_fit = matches!(
         e.error,
         PlanError::DoesNotFit { .. }
+            | PlanError::OverBudget { .. }
             | PlanError::OutsideWindow { .. }
             | PlanError::CcRegionTooLarge { .. }
             | PlanError::CcRegionOverlapsPreplaced { .. }

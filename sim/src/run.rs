@@ -1,5 +1,5 @@
 //! The `run` pipeline: plan a program on N cores, verify every plan, execute it, summarise.
-//! Uses: exec, input, model, planning, tensor_parallel, verify; used by: cli, report.
+//! Uses: exec, input, model, planning, report (bounds), tensor_parallel, verify; used by: cli, report.
 //!
 //! `dramalloc run`: plan a program on N cores, verify every plan geometrically, execute it on
 //! the simulator, and summarise.
@@ -11,9 +11,11 @@ use serde::Serialize;
 
 use crate::exec::executor::{execute, Collision, ExecOptions, ExecReport};
 use crate::exec::faults::{inject, Fault, Injected};
+use crate::exec::host_memory::{available, estimate, HostEstimate};
 use crate::input::{InputError, Program};
 use crate::model::SimModel;
 use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
+use crate::report::bounds::{core_bounds, CoreBounds};
 use crate::tensor_parallel;
 use crate::verify::plan_check::check_plans;
 use crate::verify::VerifyError;
@@ -53,9 +55,12 @@ pub struct RunOptions {
     pub fault: Option<Fault>,
     /// Show a progress bar (only drawn on a terminal).
     pub progress: bool,
-    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg` (see
+    /// Where the caller will write `plan.csv`, `summary.json`, `layout.svg`, `plan.bin`, `plan.h` (see
     /// [`crate::report::write_reports`]); `run` itself writes nothing.
     pub report_dir: Option<PathBuf>,
+    /// Host memory the execution may use, bytes; `None`: what the host has available
+    /// ([`crate::exec::host_memory::available`]; no check where that cannot be read).
+    pub host_memory: Option<u64>,
 }
 
 /// One core's line of the summary.
@@ -63,16 +68,35 @@ pub struct RunOptions {
 pub struct CoreSummary {
     /// Core index.
     pub core: usize,
-    /// HWM of the core's view (private, pre-placed and shared tensors), bytes.
+    /// Bytes the layout spends on the core: private, shared and CC together
+    /// ([`crate::report::bounds`]).
     pub hwm: u64,
-    /// Max-load lower bound of the core's view, bytes.
+    /// A lower bound on `hwm`: the private, shared and CC bounds added.
     pub lower_bound: u64,
-    /// Private plan's HWM, bytes.
-    pub private_hwm: u64,
-    /// Real CC buffer bytes used.
-    pub cc_bytes: u64,
+    /// The parts (private, shared, CC) and their total (`hwm`, `lower_bound`).
+    pub parts: CoreBounds,
+    /// Peak memory pressure of the core's view: the most private + shared bytes live at one
+    /// instruction (0 when the DRAM pass did not run).
+    pub peak_live: u64,
+    /// Where: `op I `NAME`` (empty when the DRAM pass did not run).
+    pub peak_live_at: String,
     /// Spills left unaddressed.
     pub unaddressed: u64,
+}
+
+/// The device's peak memory pressure: every core's private bytes and the shared bytes once.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct DevicePressure {
+    /// All bytes live at the peak.
+    pub bytes: u64,
+    /// Private bytes of all cores there.
+    pub private_bytes: u64,
+    /// Shared bytes there, counted once.
+    pub shared_bytes: u64,
+    /// Where: `op I `NAME`` of core 0.
+    pub at: String,
+    /// The most shared bytes live at one instruction.
+    pub shared_peak: u64,
 }
 
 /// The summary of a run.
@@ -102,6 +126,8 @@ pub struct Summary {
     pub edges: usize,
     /// Per-core lines.
     pub per_core: Vec<CoreSummary>,
+    /// Peak memory pressure of the device (`None` when the DRAM pass did not run).
+    pub pressure: Option<DevicePressure>,
     /// CC region limit, bytes.
     pub cc_limit: u64,
     /// Bytes written by the simulator.
@@ -140,6 +166,8 @@ pub enum RunError {
         error: Box<VerifyError>,
         /// The summary up to the failure.
         summary: Box<Summary>,
+        /// The model and its plan, for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
     /// The simulator detected a collision (exit 1).
     #[error("simulator: {error}")]
@@ -148,21 +176,67 @@ pub enum RunError {
         error: Collision,
         /// The summary up to the failure.
         summary: Box<Summary>,
+        /// The model and its plan, for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
     /// A fault could not be injected: the model has no place for it (exit 2).
     #[error("cannot inject fault: {0}")]
     Fault(String),
+    /// The execution would need more host memory than there is (exit 2): the estimate of
+    /// [`crate::exec::host_memory::estimate`], made before anything executes.
+    #[error(
+        "the simulation needs about {} bytes of host memory ({} arena pages of 4 KiB, {} bytes of fingerprint buffers), more than the {available} bytes available",
+        needed.total(),
+        needed.arena_pages,
+        needed.buffer_bytes
+    )]
+    HostMemory {
+        /// The estimate.
+        needed: HostEstimate,
+        /// Host bytes available (or given by `--host-memory`).
+        available: u64,
+    },
+    /// A DRAM spill survived without an address (`--disable-dram-allocation`; seed "The
+    /// disable_dram_allocation Gate": "an error is raised if a DRAM spill survives"), exit 1.
+    /// Names the first one: on the lowest core that has one, the one accessed first.
+    #[error(
+        "core {core}: DRAM spill `{tensor}` has no address ({first_access}); {count} spill(s) left unaddressed on {cores} core(s)"
+    )]
+    UnaddressedSpill {
+        /// Core.
+        core: usize,
+        /// The spill.
+        tensor: String,
+        /// `first accessed by op I `NAME``, or `never accessed`.
+        first_access: String,
+        /// Unaddressed spills over all cores.
+        count: u64,
+        /// Cores with at least one.
+        cores: usize,
+        /// The summary (its `unaddressed` column filled).
+        summary: Box<Summary>,
+    },
 }
 
 impl RunError {
-    /// Process exit code: 2 for bad input, 1 for a plan that does not fit or fails.
+    /// Process exit code: 2 for bad input or a run the host cannot hold, 1 for a plan that
+    /// does not fit or fails.
     pub fn exit_code(&self) -> i32 {
         match self {
-            RunError::Input(_) | RunError::Fault(_) => 2,
+            RunError::Input(_) | RunError::Fault(_) | RunError::HostMemory { .. } => 2,
             RunError::Plan(p) if !p.does_not_fit => 2,
             _ => 1,
         }
     }
+}
+
+/// What a run that failed after planning leaves for its reports.
+#[derive(Debug)]
+pub struct FailedRun {
+    /// The simulated model.
+    pub model: SimModel,
+    /// The plan (with the injected fault, if any).
+    pub plan: PlannedModel,
 }
 
 /// A run that completed: the model, the plan, the execution and the summary.
@@ -197,7 +271,20 @@ pub fn build_model(program: &Program, cores: usize, split: Split) -> Result<SimM
 /// [`RunError`]; a collision or a verifier finding carries the summary.
 pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError> {
     let model = build_model(program, opts.cores.max(1), opts.split)?;
-    let mut plan = plan_model(&model, &opts.plan)?;
+    let planning = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
+        let pb = indicatif::ProgressBar::new_spinner();
+        pb.set_message(format!("planning {} on {} core(s)", model.name, model.cores.len()));
+        pb.enable_steady_tick(Duration::from_millis(120));
+        pb
+    });
+    let plan = plan_model(&model, &opts.plan);
+    if let Some(pb) = planning {
+        pb.finish_and_clear();
+    }
+    let mut plan = plan?;
+    if let Some(e) = surviving_spill(&model, &plan, opts) {
+        return Err(e);
+    }
     let injected = match opts.fault {
         Some(f) => Some(inject(&model, &mut plan, f).map_err(RunError::Fault)?),
         None => None,
@@ -205,7 +292,18 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     let mut summary = summarize(&model, &plan, &ExecReport::default(), opts, injected.as_ref());
     if let Err((core, error)) = check_plans(&model, &plan) {
         summary.verdict = format!("FAILED: verifier: core {core}: {error}");
-        return Err(RunError::Verify { core, error: Box::new(error), summary: Box::new(summary) });
+        return Err(RunError::Verify {
+            core,
+            error: Box::new(error),
+            summary: Box::new(summary),
+            failed: Box::new(FailedRun { model, plan }),
+        });
+    }
+    let needed = estimate(&model, &plan);
+    if let Some(available) = opts.host_memory.or_else(available) {
+        if needed.total() > available {
+            return Err(RunError::HostMemory { needed, available });
+        }
     }
     let total: u64 = model.cores.iter().map(|c| c.instructions.len() as u64).sum();
     let bar = (opts.progress && std::io::IsTerminal::is_terminal(&std::io::stderr())).then(|| {
@@ -229,11 +327,39 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
         Err(failure) => {
             let mut summary = summarize(&model, &plan, &failure.partial, opts, injected.as_ref());
             summary.verdict = format!("FAILED: {}", failure.collision);
-            return Err(RunError::Collision { error: failure.collision, summary: Box::new(summary) });
+            return Err(RunError::Collision {
+                error: failure.collision,
+                summary: Box::new(summary),
+                failed: Box::new(FailedRun { model, plan }),
+            });
         }
     };
     let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());
     Ok(RunOutcome { model, plan, exec, summary, injected })
+}
+
+/// The [`RunError::UnaddressedSpill`] for the first DRAM spill without an address, if any.
+fn surviving_spill(model: &SimModel, plan: &PlannedModel, opts: &RunOptions) -> Option<RunError> {
+    let unaddressed = |k: usize| {
+        let c = &model.cores[k];
+        (0..c.locations.len())
+            .filter(move |&l| c.locations[l].is_candidate() && plan.placements[k][l].address.is_none())
+    };
+    let (core, l) = (0..model.cores.len()).find_map(|k| {
+        unaddressed(k).min_by_key(|&l| (plan.placements[k][l].first_access, l)).map(|l| (k, l))
+    })?;
+    let c = &model.cores[core];
+    let first = plan.placements[core][l].first_access;
+    let first_access = match c.op_names.get(first as usize) {
+        Some(op) => format!("first accessed by op {first} `{op}`"),
+        None => "never accessed".to_string(),
+    };
+    let mut summary = summarize(model, plan, &ExecReport::default(), opts, None);
+    let count: u64 = summary.per_core.iter().map(|c| c.unaddressed).sum();
+    let cores = summary.per_core.iter().filter(|c| c.unaddressed > 0).count();
+    let tensor = c.names[l].clone();
+    summary.verdict = format!("FAILED: DRAM spill `{tensor}` on core {core} has no address");
+    Some(RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary: Box::new(summary) })
 }
 
 fn secs(d: Duration) -> f64 {
@@ -248,15 +374,21 @@ pub fn summarize(
     opts: &RunOptions,
     injected: Option<&Injected>,
 ) -> Summary {
+    let bounds = core_bounds(model, plan, &opts.plan);
+    let pressure = &plan.report.pressure;
+    let at = |k: usize, i: u32| {
+        model.cores[k].op_names.get(i as usize).map_or_else(String::new, |n| format!("op {i} `{n}`"))
+    };
     let per_core = (0..model.cores.len())
         .map(|k| {
-            let (hwm, lb) = view_hwm_and_bound(model, plan, k);
+            let peak = pressure.view.get(k);
             CoreSummary {
                 core: k,
-                hwm,
-                lower_bound: lb,
-                private_hwm: plan.metrics[k].hwm,
-                cc_bytes: plan.metrics[k].real_cc_bytes,
+                hwm: bounds[k].total.used,
+                lower_bound: bounds[k].total.lower_bound,
+                parts: bounds[k],
+                peak_live: peak.map_or(0, |p| p.bytes()),
+                peak_live_at: peak.map_or_else(String::new, |p| at(k, p.instruction)),
                 unaddressed: model.cores[k]
                     .locations
                     .iter()
@@ -266,6 +398,14 @@ pub fn summarize(
             }
         })
         .collect();
+    let device = (!pressure.view.is_empty()).then(|| DevicePressure {
+        bytes: pressure.device.bytes(),
+        private_bytes: pressure.device.private_bytes,
+        shared_bytes: pressure.device.shared_bytes,
+        at: at(0, pressure.device.instruction),
+        shared_peak: pressure.shared.bytes(),
+    });
+    let c0 = model.cores.first();
     Summary {
         model: model.name.clone(),
         cores: model.cores.len(),
@@ -274,11 +414,13 @@ pub fn summarize(
         tensors: model.tensor_count(),
         intervals: plan.metrics.iter().map(|m| m.intervals).sum(),
         shared_tensors: plan.report.shared_tensors,
-        preplaced_bytes: plan.metrics.first().map_or(0, |m| m.preplaced_bytes),
+        preplaced_bytes: c0
+            .map_or(0, |c| c.locations.iter().filter(|l| l.is_preplaced()).map(|l| l.bytes).sum()),
         shared_base: plan.report.shared_base,
         shared_bytes: plan.report.shared_region_bytes,
         edges: plan.report.edges,
         per_core,
+        pressure: device,
         cc_limit: plan.metrics.first().map_or(0, |m| m.cc_limit),
         bytes_written: exec.bytes_written,
         bytes_verified: exec.bytes_verified,
@@ -289,41 +431,4 @@ pub fn summarize(
         fault: injected.map(|f| f.to_string()),
         verdict: "OK".to_string(),
     }
-}
-
-/// HWM and max-load lower bound of core `k`'s view: every addressed DRAM tensor the core
-/// sees (pre-placed, private, shared). The bound is the pre-placed floor plus the largest
-/// sum of aligned sizes of planned tensors live at one instruction.
-pub fn view_hwm_and_bound(model: &SimModel, plan: &PlannedModel, k: usize) -> (u64, u64) {
-    let c = &model.cores[k];
-    let pl = &plan.placements[k];
-    let hwm = pl.iter().filter_map(|p| p.address.map(|a| a + p.aligned)).max().unwrap_or(0);
-    let floor = plan.metrics[k].reserved_space;
-    let mut events: Vec<(u32, i8, u64)> = Vec::new();
-    for (l, p) in pl.iter().enumerate() {
-        if !c.locations[l].is_candidate() || p.first_access == u32::MAX {
-            continue;
-        }
-        let (a, b) = if p.shared {
-            plan.shared
-                .iter()
-                .find(|e| model.cores[0].names[e.location as usize] == c.names[l])
-                .map_or((p.first_access, p.last_access), |e| (e.first_access, e.last_access))
-        } else {
-            (p.first_access, p.last_access)
-        };
-        events.push((a, 1, p.aligned));
-        events.push((b.saturating_add(1), -1, p.aligned));
-    }
-    events.sort_unstable_by_key(|&(t, d, _)| (t, d));
-    let (mut live, mut best) = (0u64, 0u64);
-    for (_, d, s) in events {
-        if d > 0 {
-            live += s;
-            best = best.max(live);
-        } else {
-            live -= s;
-        }
-    }
-    (hwm.max(floor), floor + best)
 }

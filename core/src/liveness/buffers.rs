@@ -1,17 +1,31 @@
 //! Interval input: buffers that already carry one closed liveness interval each.
-//! Uses: align, error, interval_tree, intervals, workspace; used by: multicore, planner.
+//! Uses: align, error, info, interval_tree, intervals, workspace; used by: multicore, planner.
 //!
 //! Interval input: buffers that already carry one closed liveness interval each (the
 //! minimalloc / DSA form, or any planner front end that computed liveness itself).
+//!
+//! **Fixed offsets** are the planner's pinned candidates: an obstacle at its address, checked
+//! against every other pinned buffer it interferes with ([`PlanError::PinnedOverlap`]).
+//!
+//! **Per-buffer alignment** (MiniMalloc's `alignment` column): a buffer whose own alignment
+//! `a` asks for more than the plan's `align` must start at a multiple of
+//! `A = lcm(align, a)`. The strategies only know the plan's alignment, so such a free buffer
+//! is planned with a footprint padded by `A - align` bytes; every offset a strategy assigns is
+//! a multiple of `align`, so the first multiple of `A` at or above it, plus the buffer's own
+//! footprint, lies inside the padded one. `unpad` moves it there and restores its footprint
+//! after placement (the planner then recomputes the peak and the lower bound with the real
+//! footprints). The cost is at most `A - align` bytes per such buffer, the over-allocation a
+//! run-time allocator makes for an aligned request.
 
 use crate::align::align_up;
 use crate::error::PlanError;
+use crate::liveness::info::Info;
 use crate::liveness::interval_tree::Node;
 use crate::liveness::intervals::{candidate_info, Built};
 use crate::workspace::Workspace;
 
 /// A buffer live over the closed interval `[def, last_use]` (instruction indices) needing
-/// `bytes` bytes, optionally pinned at `address`.
+/// `bytes` bytes, optionally pinned at `address`, optionally with its own offset alignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Buffer {
@@ -23,25 +37,67 @@ pub struct Buffer {
     pub bytes: u64,
     /// Fixed address (bytes), if pinned.
     pub address: Option<u64>,
+    /// The buffer's own offset alignment, bytes (0 or 1: only the plan's alignment). Its
+    /// address is a multiple of `lcm(plan alignment, align)`; see the module docs.
+    pub align: u64,
 }
 
 impl Buffer {
     /// A free (unpinned) buffer.
     pub const fn new(def: u32, last_use: u32, bytes: u64) -> Buffer {
-        Buffer { def, last_use, bytes, address: None }
+        Buffer { def, last_use, bytes, address: None, align: 0 }
     }
     /// A buffer pinned at `address`.
     pub const fn pinned(def: u32, last_use: u32, bytes: u64, address: u64) -> Buffer {
-        Buffer { def, last_use, bytes, address: Some(address) }
+        Buffer { def, last_use, bytes, address: Some(address), align: 0 }
+    }
+    /// The same buffer with its own offset alignment `align` bytes (see the module docs).
+    ///
+    /// ```
+    /// use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig, StaticWorkspace};
+    /// // b must start at a multiple of 64; a (40 bytes) is fixed at 0 below it.
+    /// let bufs = [Buffer::pinned(0, 3, 40, 0), Buffer::new(1, 2, 8).aligned_to(64)];
+    /// let mut st: StaticWorkspace<2, 2, 0> = StaticWorkspace::new();
+    /// let mut ws = st.workspace();
+    /// let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), ..PlanConfig::default() };
+    /// let plan = plan_buffers(&bufs, 8, &cfg, &mut ws)?;
+    /// assert_eq!(ws.infos[1].address, 64);
+    /// assert_eq!((plan.metrics.hwm, plan.metrics.lower_bound), (72, 48));
+    /// # Ok::<(), dramalloc_core::PlanError>(())
+    /// ```
+    #[must_use]
+    pub const fn aligned_to(self, align: u64) -> Buffer {
+        Buffer { align, ..self }
     }
 }
 
+/// Greatest common divisor (`gcd(0, b) = b`).
+const fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// The offset alignment of a buffer with its own alignment `own` in a plan aligned to
+/// `align`: `lcm(align, own)` (`align` when `own` is 0 or 1), `None` on `u64` overflow.
+const fn offset_alignment(align: u64, own: u64) -> Option<u64> {
+    let align = if align == 0 { 1 } else { align };
+    if own <= 1 {
+        return Some(align);
+    }
+    (align / gcd(align, own)).checked_mul(own)
+}
+
 /// Writes one Info record and one interval per buffer into `ws`; sizes are rounded up to
-/// `align` bytes. Buffer `k` becomes Info `k` with `location = k`.
+/// `align` bytes. Buffer `k` becomes Info `k` with `location = k`. A free buffer with its own
+/// alignment above `align` gets a padded footprint (module docs).
 ///
 /// # Errors
 /// [`PlanError::ZeroSize`], [`PlanError::BadInterval`] (`last_use < def`),
-/// [`PlanError::SizeOverflow`], [`PlanError::MisalignedFixed`], [`PlanError::Capacity`].
+/// [`PlanError::SizeOverflow`] (also when the padded footprint or `lcm(align, buffer align)`
+/// overflows), [`PlanError::MisalignedFixed`] (a fixed address that is not a multiple of
+/// `lcm(align, buffer align)`), [`PlanError::Capacity`].
 pub fn build_from_buffers(
     buffers: &[Buffer],
     align: u64,
@@ -70,12 +126,56 @@ pub fn build_from_buffer_iter(
         if buf.last_use < buf.def {
             return Err(PlanError::BadInterval { location, def: buf.def, last_use: buf.last_use });
         }
-        let aligned =
-            align_up(buf.bytes, align).ok_or(PlanError::SizeOverflow { location, bytes: buf.bytes })?;
-        let mut info = candidate_info(&mut b, location, buf.bytes, aligned, buf.address, align)?;
+        let overflow = PlanError::SizeOverflow { location, bytes: buf.bytes };
+        let aligned = align_up(buf.bytes, align).ok_or(overflow)?;
+        let own = offset_alignment(align, buf.align).ok_or(overflow)?;
+        let mut info = candidate_info(&mut b, location, buf.bytes, aligned, buf.address, own)?;
+        if buf.address.is_none() && own > align {
+            info.aligned = aligned.checked_add(own - align).ok_or(overflow)?;
+        }
         info.interval_count = 1;
         ws.infos[k] = info;
         ws.nodes[k] = Node::new(buf.def, buf.last_use, location);
     }
     Ok(b)
+}
+
+/// After placement: moves every free candidate padded for its own alignment (module docs) to
+/// the first multiple of that alignment at or above its address and gives it back its
+/// footprint `align_up(bytes, align)`. Returns whether any candidate was padded. O(n).
+///
+/// Candidates of a [`crate::liveness::program::Function`] are never padded (their footprint is
+/// always `align_up(bytes, align)`), so this is a no-op for them.
+pub(crate) fn unpad(infos: &mut [Info], align: u64) -> bool {
+    let mut padded = false;
+    for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
+        let Some(real) = align_up(info.bytes, align) else { continue };
+        if info.aligned <= real {
+            continue;
+        }
+        let own = info.aligned - real + align.max(1);
+        // `address` is a multiple of `align`, so the shift is at most `own - align`: the
+        // moved footprint stays inside the padded one (and below the region's ceiling).
+        let moved = align_up(info.address, own).unwrap_or(info.address);
+        debug_assert!(moved - info.address <= own - align.max(1));
+        info.address = moved;
+        info.aligned = real;
+        padded = true;
+    }
+    padded
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offset_alignment_is_the_lcm() {
+        assert_eq!(offset_alignment(4096, 0), Some(4096));
+        assert_eq!(offset_alignment(1, 64), Some(64));
+        assert_eq!(offset_alignment(64, 16), Some(64));
+        assert_eq!(offset_alignment(4, 6), Some(12));
+        assert_eq!(offset_alignment(0, 1), Some(1));
+        assert_eq!(offset_alignment(1 << 63, 3), None);
+    }
 }

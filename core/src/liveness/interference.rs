@@ -16,6 +16,8 @@ pub struct Graph<'w> {
     tree: IntervalTree<'w>,
     ids: &'w [u32],
     epoch: u32,
+    /// The CSR of [`build_adjacency`] (offsets, then neighbours); empty: tree queries.
+    adj: &'w [u32],
 }
 
 /// Groups node indices by payload into `ids` (counting sort) and sets every Info's
@@ -37,7 +39,19 @@ pub fn build_csr(nodes: &[Node], ids: &mut [u32], infos: &mut [Info]) {
 impl<'w> Graph<'w> {
     /// Wraps a built tree and its CSR (see [`build_csr`]).
     pub fn new(tree: IntervalTree<'w>, ids: &'w [u32]) -> Graph<'w> {
-        Graph { tree, ids, epoch: 0 }
+        Graph { tree, ids, epoch: 0, adj: &[] }
+    }
+
+    /// The same graph answering neighbour queries from `adj`, a CSR filled by
+    /// [`build_adjacency`] for this graph's candidates.
+    pub fn with_adjacency(self, adj: &'w [u32]) -> Graph<'w> {
+        Graph { adj, ..self }
+    }
+
+    /// Interfering pairs (each counted once) when the graph reads a CSR, else `None`.
+    pub fn pairs(&self) -> Option<u64> {
+        let n = self.ids.len().min(self.adj.len().saturating_sub(1));
+        (!self.adj.is_empty()).then(|| (self.adj[n] as u64 - (n as u64 + 1)) / 2)
     }
 
     /// The tree.
@@ -74,6 +88,13 @@ impl<'w> Graph<'w> {
         scratch: &mut [Scratch],
         mut visit: impl FnMut(u32, &mut [Scratch]),
     ) -> Result<(), PlanError> {
+        if !self.adj.is_empty() {
+            let (a, b) = (self.adj[v as usize] as usize, self.adj[v as usize + 1] as usize);
+            for &u in &self.adj[a..b] {
+                visit(u, scratch);
+            }
+            return Ok(());
+        }
         let epoch = self.next_epoch(scratch);
         scratch[v as usize].stamp = epoch;
         let nodes = self.tree.nodes();
@@ -121,4 +142,106 @@ impl<'w> Graph<'w> {
         }
         Ok(k)
     }
+}
+
+/// Fills `out` with the interference graph of `infos` as a CSR: `out[..=n]` the offsets
+/// (into `out` itself) and then each candidate's distinct neighbours. Returns the entries
+/// used (`n + 1 + 2E`), or `None` (contents unspecified) when `out` is too short or an offset
+/// would pass `u32::MAX`: the caller then keeps the tree queries.
+///
+/// When every candidate has one interval, one sweep over the `lo`-sorted tree nodes with the
+/// live list in `active` (and write cursors in `cursor`, both at least n long) finds each
+/// pair once: O(n + E), in address order of the node array. Otherwise one tree query per
+/// interval: O(n log n + E). Neighbour order differs between the two; every user of the
+/// graph (first fit sorts the occupied ranges, simplify sums) is independent of it.
+///
+/// # Errors
+/// Only a tree-query stack overflow, impossible for a tree built here.
+pub fn build_adjacency(
+    graph: &mut Graph<'_>,
+    infos: &[Info],
+    scratch: &mut [Scratch],
+    out: &mut [u32],
+    active: &mut [u32],
+    cursor: &mut [u32],
+) -> Result<Option<usize>, PlanError> {
+    let n = infos.len();
+    if out.len() < n + 1 || out.len() > u32::MAX as usize {
+        return Ok(None);
+    }
+    if infos.iter().all(|i| i.interval_count == 1) && active.len() >= n && cursor.len() >= n {
+        return Ok(sweep_adjacency(graph.tree().nodes(), out, active, cursor, n));
+    }
+    let mut len = n + 1;
+    let mut full = false;
+    for v in 0..n {
+        out[v] = len as u32;
+        if full {
+            continue;
+        }
+        graph.for_each_neighbour(v as u32, infos, scratch, |u, _| {
+            if len < out.len() {
+                out[len] = u;
+                len += 1;
+            } else {
+                full = true;
+            }
+        })?;
+    }
+    if full {
+        return Ok(None);
+    }
+    out[n] = len as u32;
+    Ok(Some(len))
+}
+
+/// The one-interval case of [`build_adjacency`]: `nodes` sorted by `lo`, one per candidate.
+fn sweep_adjacency(
+    nodes: &[Node],
+    out: &mut [u32],
+    active: &mut [u32],
+    cursor: &mut [u32],
+    n: usize,
+) -> Option<usize> {
+    // pass 1: degrees; pass 2: the lists. `active` holds the node indices still live.
+    let mut visit_pairs = |out: &mut [u32], cursor: &mut [u32], fill: bool| {
+        let mut live = 0usize;
+        for (i, x) in nodes.iter().enumerate() {
+            let mut keep = 0usize;
+            for k in 0..live {
+                let j = active[k];
+                let y = &nodes[j as usize];
+                if y.hi >= x.lo {
+                    active[keep] = j;
+                    keep += 1;
+                    let (a, b) = (x.payload as usize, y.payload as usize);
+                    if fill {
+                        out[cursor[a] as usize] = b as u32;
+                        cursor[a] += 1;
+                        out[cursor[b] as usize] = a as u32;
+                        cursor[b] += 1;
+                    } else {
+                        out[a] += 1;
+                        out[b] += 1;
+                    }
+                }
+            }
+            active[keep] = i as u32;
+            live = keep + 1;
+        }
+    };
+    out[..=n].fill(0);
+    visit_pairs(out, cursor, false);
+    let mut at = n as u64 + 1;
+    for o in out[..=n].iter_mut() {
+        let d = *o as u64;
+        *o = at.min(u32::MAX as u64) as u32;
+        at += d;
+    }
+    if at > out.len() as u64 || at > u32::MAX as u64 {
+        return None;
+    }
+    cursor[..n].copy_from_slice(&out[..n]);
+    visit_pairs(out, cursor, true);
+    Some(at as usize)
 }

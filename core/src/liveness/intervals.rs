@@ -5,11 +5,22 @@
 //! `build_interval_tree` steps A, B and D).
 //!
 //! Instruction `i` of the function gets flat index `i` (unique and monotone; the seed numbers
-//! with a backward walk, only monotonicity matters). Every candidate location gets one closed
-//! interval `[def, use]` per def→use edge, each use paired with its reaching def; a def that
-//! is never read gets `[def, def]` (it is still written, so it interferes at its def). Within
-//! one instruction, uses are read before defs are written. A use with no reaching def is
+//! with a backward walk, only monotonicity matters). The seed emits one closed interval
+//! `[def, use]` per def→use edge, each use paired with its reaching def; a def that is never
+//! read gets `[def, def]` (it is still written, so it interferes at its def). Within one
+//! instruction, uses are read before defs are written. A use with no reaching def is
 //! [`PlanError::UseBeforeDef`].
+//!
+//! **Deviation, stated:** the edges of one def all start at the def, so their union is the
+//! single interval `[def, last use]`; and a def in the instruction that last read the previous
+//! def (`x = f(x)`) touches that interval. This builder emits the union: one interval per
+//! connected run of a location's liveness (a location written again after a gap gets one
+//! interval per run). Every overlap query answers exactly as over the seed's per-edge
+//! intervals, so interference is unchanged; but a tensor read by several ops is one interval,
+//! not several, and the one-interval placers (skyline, sweep, the branch and bound of
+//! [`crate::place::exact`]) apply to it. With per-edge intervals every such tensor made them
+//! step aside, and `dramalloc run` planned real models worse than `dramalloc plan` (which
+//! builds one interval per tensor) did.
 
 use crate::align::{align_up, alignment_for};
 use crate::error::{PlanError, Store};
@@ -83,7 +94,7 @@ pub fn build_from_function_excluding(
     let mut ninfo = 0usize;
     for (l, loc) in f.locations.iter().enumerate() {
         let li = l as u32;
-        ws.locations[l] = LocScratch { info: NONE, last_def: NONE, read: 0 };
+        ws.locations[l] = LocScratch { info: NONE, last_def: NONE, open: NONE };
         if loc.memory != crate::liveness::program::MemoryType::Dram {
             continue;
         }
@@ -153,25 +164,21 @@ pub fn build_from_function_excluding(
             if ls.last_def == NONE {
                 return Err(PlanError::UseBeforeDef { location: op.location, instruction: flat });
             }
-            push(ws, &mut nodes, Node::new(ls.last_def, flat, ls.info))?;
-            ws.locations[op.location as usize].read = 1;
+            // the reaching def's interval (opened at the def) now lasts to this use
+            ws.nodes[ls.open as usize].hi = flat;
         }
         for op in ops.iter().filter(|o| o.access == Access::Def) {
             let ls = ws.locations[op.location as usize];
             if ls.info == NONE {
                 continue;
             }
-            if ls.last_def != NONE && ls.read == 0 {
-                push(ws, &mut nodes, Node::new(ls.last_def, ls.last_def, ls.info))?;
+            // a def in the instruction that ended the open interval continues it
+            let touching = ls.open != NONE && ws.nodes[ls.open as usize].hi == flat;
+            if !touching {
+                push(ws, &mut nodes, Node::new(flat, flat, ls.info))?;
+                ws.locations[op.location as usize].open = (nodes - 1) as u32;
             }
             ws.locations[op.location as usize].last_def = flat;
-            ws.locations[op.location as usize].read = 0;
-        }
-    }
-    for l in 0..nloc {
-        let ls = ws.locations[l];
-        if ls.info != NONE && ls.last_def != NONE && ls.read == 0 {
-            push(ws, &mut nodes, Node::new(ls.last_def, ls.last_def, ls.info))?;
         }
     }
     for info in ws.infos[..ninfo].iter() {
@@ -238,8 +245,9 @@ mod tests {
     }
 
     #[test]
-    fn one_interval_per_def_use_edge_and_unread_def() {
-        // 0: def A; 1: use A, def B; 2: use A; 3: def C (never read)
+    fn one_interval_per_def_to_last_use_and_unread_def() {
+        // 0: def A; 1: use A, def B; 2: use A; 3: def C (never read). The seed's edges of A,
+        // [0, 1] and [0, 2], are the one interval [0, 2].
         let locs = [Location::spill(100), Location::spill(5000), Location::spill(1)];
         let ops = [Operand::def(0), Operand::use_(0), Operand::def(1), Operand::use_(0), Operand::def(2)];
         let instrs = [ins(0, 1), ins(1, 2), ins(3, 1), ins(4, 1)];
@@ -247,13 +255,27 @@ mod tests {
         let mut st: StaticWorkspace<8, 16, 8> = StaticWorkspace::new();
         let mut ws = st.workspace();
         let b = build_from_function(&f, &mut ws).unwrap();
-        assert_eq!((b.infos, b.intervals), (3, 4));
-        assert_eq!(
-            &ws.nodes[..4],
-            &[Node::new(0, 1, 0), Node::new(0, 2, 0), Node::new(1, 1, 1), Node::new(3, 3, 2)]
-        );
+        assert_eq!((b.infos, b.intervals), (3, 3));
+        assert_eq!(&ws.nodes[..3], &[Node::new(0, 2, 0), Node::new(1, 1, 1), Node::new(3, 3, 2)]);
         assert_eq!(ws.infos[1].aligned, 8192);
         assert_eq!((b.spill_bytes, b.aligned_spill_bytes), (5101, 4096 + 8192 + 4096));
+    }
+
+    #[test]
+    fn a_redefinition_after_a_gap_is_a_second_interval_and_in_place_continues() {
+        // A: def 0, use 1, def 3, use 4 -> [0, 1] and [3, 4]. B: def 0, `B = f(B)` at 2
+        // (use and def), use 4 -> one run [0, 4].
+        let locs = [Location::spill(4096), Location::spill(4096)];
+        let (d, u) = (Operand::def, Operand::use_);
+        let ops = [d(0), d(1), u(0), u(1), d(1), d(0), u(0), u(1)];
+        let instrs = [ins(0, 2), ins(2, 1), ins(3, 2), ins(5, 1), ins(6, 2)];
+        let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+        let mut st: StaticWorkspace<4, 8, 4> = StaticWorkspace::new();
+        let mut ws = st.workspace();
+        let b = build_from_function(&f, &mut ws).unwrap();
+        assert_eq!(b.intervals, 3);
+        assert_eq!(&ws.nodes[..3], &[Node::new(0, 1, 0), Node::new(0, 4, 1), Node::new(3, 4, 0)]);
+        assert_eq!((ws.infos[0].interval_count, ws.infos[1].interval_count), (2, 1));
     }
 
     #[test]

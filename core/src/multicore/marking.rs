@@ -1,5 +1,5 @@
 //! Shared marking: which locations form the cross-core shared set (`is_shared_post_dram_alloc`).
-//! Uses: liveness, module; used by: private_alloc.
+//! Uses: liveness, module; used by: pipeline.
 //!
 //! Shared marking (seed "The isSharedPostDRAMAlloc marker"): during allocation in shared
 //! mode, a predicate selects the locations of the cross-core shared set and sets

@@ -12,6 +12,7 @@
 //! allocates.
 
 pub mod antidep;
+pub mod digest;
 pub mod marking;
 pub mod module;
 pub mod pipeline;

@@ -58,6 +58,18 @@ pub struct LocState {
 }
 
 impl LocState {
+    /// The zeroed state (nothing allocated, no flags); `const`, for static storage.
+    pub const EMPTY: LocState = LocState {
+        address: 0,
+        aligned: 0,
+        partition: 0,
+        bank: 0,
+        first_access: 0,
+        last_access: 0,
+        remote_core: 0,
+        flags: 0,
+    };
+
     /// True once an address is assigned (by a plan, as pre-placed, or by sync).
     pub const fn is_allocated(&self) -> bool {
         self.flags & ALLOCATED != 0

@@ -6,7 +6,9 @@
 //! the DRAM pass and its paired passes are never registered, not skipped at run time).
 //!
 //! Passes, in order:
-//! 1. [`Pass::DramAllocation`] — per core: mark the shared set, plan the private spills.
+//! 1. [`Pass::DramAllocation`] — mark every core's shared set; measure the memory pressure
+//!    ([`super::pressure`]) and check the HBM budget, before anything is placed; then per
+//!    core plan the private spills.
 //! 2. [`Pass::DmaCleanup`] — per core: every instruction's distinct DRAM operands occupy
 //!    disjoint bytes (the hazard a DMA engine would hit); counts the operand pairs checked.
 //! 3. [`Pass::BuildDependencies`] — per core: counts the address-reuse pairs (private
@@ -20,7 +22,9 @@
 //!    region.
 //!
 //! With `disable_dram_allocation` none of them is registered: every DRAM spill stays
-//! unaddressed and [`MultiReport::unaddressed_spills`] says how many.
+//! unaddressed and [`MultiReport::unaddressed_spills`] says how many. Locations with a fixed
+//! address (pre-placed inputs, weights and outputs, pinned spills) get it before any pass
+//! runs, gate or no gate: pre-placement is not the DRAM pass's job.
 
 use heapless::Vec;
 
@@ -31,8 +35,10 @@ use crate::planner::PlanConfig;
 use crate::workspace::Workspace;
 
 use super::antidep::{build_edges, Edge};
+use super::marking::mark_shared;
 use super::module::{build_name_index, Module, ModuleState, MAX_CORES};
-use super::private_alloc::{allocate_private, reset_state};
+use super::pressure::{check_budget, mem_pressure, Budget, Pressure};
+use super::private_alloc::{allocate_private, place_fixed, reset_state};
 use super::shared_alloc::allocate_shared;
 use super::shared_set::{SharedAccess, SharedEntry};
 use super::sync::sync_shared_allocations;
@@ -41,7 +47,8 @@ use super::sync::sync_shared_allocations;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Pass {
-    /// `coloring_allocator_dram`: private DRAM allocation per core (marks the shared set).
+    /// `coloring_allocator_dram`: marks the shared set, checks the HBM budget, then private
+    /// DRAM allocation per core.
     DramAllocation,
     /// `dynamic_dma_cleanup` slot: per-instruction operand-overlap check after placement.
     DmaCleanup,
@@ -99,6 +106,9 @@ pub struct MultiStorage<'a> {
     pub edges: &'a mut [Edge],
     /// Index scratch, at least as long as the largest core's location list.
     pub index: &'a mut [u32],
+    /// Live-byte scratch of the memory-pressure pass: at least
+    /// [`super::pressure::scratch_len`] entries (3 × (largest instruction count + 1)).
+    pub pressure: &'a mut [u64],
 }
 
 /// A pass error: which pass, which core, what.
@@ -144,6 +154,8 @@ pub struct MultiReport {
     pub private_war_edges: u64,
     /// DRAM spills left without an address (all of them when the gate is set).
     pub unaddressed_spills: u64,
+    /// Memory pressure measured before placement (empty when the gate is set).
+    pub pressure: Pressure,
 }
 
 /// The pass list, decided when it is built.
@@ -227,29 +239,42 @@ impl Pipeline {
                 error: PlanError::BadCoreCount { cores: n as u32 },
             });
         }
+        let (window, slab) = match cfg.mode {
+            SharedMode::Windows => (cfg.plan.window, 0),
+            SharedMode::Slabs { mb_per_core } => {
+                let cap = mb_per_core.checked_mul(1 << 20).filter(|c| c.checked_mul(n as u64 + 1).is_some());
+                let cap = cap.ok_or(fail(Pass::DramAllocation, 0)(PlanError::CcRegionTooLarge {
+                    cc_bytes: u64::MAX,
+                    window: cfg.plan.window,
+                }))?;
+                (cap, cap)
+            }
+        };
         for k in 0..n {
             build_name_index(k as u32, &modules[k], &mut states[k])
                 .map_err(fail(Pass::DramAllocation, k as u32))?;
             reset_state(&modules[k], &mut states[k]).map_err(fail(Pass::DramAllocation, k as u32))?;
+            // pre-placement is not the DRAM pass's job: fixed addresses hold with the gate set
+            place_fixed(&modules[k], &mut states[k], slab * k as u64);
         }
         let mut rep = MultiReport::default();
         let (mut entries, mut accesses) = (0usize, 0usize);
         for &pass in self.passes() {
             match pass {
                 Pass::DramAllocation => {
-                    let (window, slab) = match cfg.mode {
-                        SharedMode::Windows => (cfg.plan.window, 0),
-                        SharedMode::Slabs { mb_per_core } => {
-                            let cap = mb_per_core
-                                .checked_mul(1 << 20)
-                                .filter(|c| c.checked_mul(n as u64 + 1).is_some());
-                            let cap = cap.ok_or(fail(pass, 0)(PlanError::CcRegionTooLarge {
-                                cc_bytes: u64::MAX,
-                                window: cfg.plan.window,
-                            }))?;
-                            (cap, cap)
-                        }
+                    for k in 0..n {
+                        mark_shared(&modules[k], &mut states[k]);
+                    }
+                    // the HBM budget check, before anything is placed
+                    let fail_at = |(core, error)| MultiError { pass, core, error };
+                    let pressure =
+                        mem_pressure(modules, states, &mut storage.ws, storage.pressure).map_err(fail_at)?;
+                    let budget = match cfg.mode {
+                        SharedMode::Windows => Budget::Window(cfg.plan.window),
+                        SharedMode::Slabs { .. } => Budget::Slabs { cap: window },
                     };
+                    check_budget(&pressure, budget).map_err(fail_at)?;
+                    rep.pressure = pressure;
                     let pc = PlanConfig { window, ..cfg.plan };
                     for k in 0..n {
                         allocate_private(&modules[k], &mut states[k], &pc, slab * k as u64, &mut storage.ws)

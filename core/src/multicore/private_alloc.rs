@@ -1,16 +1,16 @@
 //! The DRAM allocation pass of one core: its private spills, the shared set left out.
-//! Uses: align, error, marking, module, planner, workspace; used by: pipeline.
+//! Uses: align, error, liveness, module, planner, workspace; used by: pipeline.
 //!
-//! The DRAM allocation pass of one core (seed `coloring_allocator_dram` → `allocate`): marks
-//! the shared set, then plans every private DRAM spill with the single-function planner,
-//! leaving the shared set out, and records addresses in the core's [`ModuleState`].
+//! The DRAM allocation pass of one core (seed `coloring_allocator_dram` → `allocate`): plans
+//! every private DRAM spill with the single-function planner, leaving the shared set (marked
+//! by the pipeline first) out, and records addresses in the core's [`ModuleState`].
 
 use crate::align::{align_up, alignment_for};
 use crate::error::PlanError;
+use crate::liveness::program::MemoryType;
 use crate::planner::{plan_function_excluding, PlanConfig};
 use crate::workspace::Workspace;
 
-use super::marking::mark_shared;
 use super::module::{Module, ModuleState};
 
 /// Resets `state` for `module`: aligned sizes and per-location access hulls.
@@ -44,9 +44,21 @@ pub fn reset_state(module: &Module<'_>, state: &mut ModuleState<'_>) -> Result<(
     Ok(())
 }
 
-/// Runs the DRAM allocation of one core: marks the shared set, plans the private spills in
-/// `cfg.window` bytes and adds `base` (the core's slab start, 0 without slabs) to every
-/// address. Pre-placed locations keep their address (plus `base`).
+/// Gives every DRAM location with a fixed address (pre-placed inputs, weights and outputs;
+/// pinned spills) that address plus `base` (the core's slab start, 0 without slabs). Runs
+/// before any pass, so it holds with the `disable_dram_allocation` gate set. O(locations).
+pub fn place_fixed(module: &Module<'_>, state: &mut ModuleState<'_>, base: u64) {
+    for (l, loc) in module.function.locations.iter().enumerate() {
+        if let (MemoryType::Dram, Some(a)) = (loc.memory, loc.address) {
+            state.locations[l].set_allocated(base.saturating_add(a));
+        }
+    }
+}
+
+/// Runs the DRAM allocation of one core: plans the private spills (the shared set, marked by
+/// [`super::marking::mark_shared`], left out) in `cfg.window` bytes and adds `base` (the
+/// core's slab start, 0 without slabs) to every address. Fixed addresses were set by
+/// [`place_fixed`].
 ///
 /// # Errors
 /// Every error of [`crate::plan_function`] (location indices are this core's).
@@ -57,19 +69,11 @@ pub fn allocate_private(
     base: u64,
     ws: &mut Workspace<'_>,
 ) -> Result<(), PlanError> {
-    mark_shared(module, state);
     let locs = &*state.locations;
     let plan =
         plan_function_excluding(&module.function, cfg, ws, |l| locs[l as usize].is_shared_post_dram_alloc())?;
     for info in ws.infos[..plan.metrics.candidates as usize].iter() {
         state.locations[info.location as usize].set_allocated(base + info.address);
-    }
-    for (l, loc) in module.function.locations.iter().enumerate() {
-        if loc.is_preplaced() {
-            if let Some(a) = loc.address {
-                state.locations[l].set_allocated(base + a);
-            }
-        }
     }
     state.metrics = plan.metrics;
     if base > 0 {

@@ -1,5 +1,5 @@
 //! The shared set's records: one entry per shared tensor, one record per access to it.
-//! Uses: nothing else in the crate; used by: antidep, pipeline, pressure, shared_alloc, sim.
+//! Uses: nothing else in the crate; used by: antidep, pipeline, shared_alloc, sim.
 
 use bytemuck::{Pod, Zeroable};
 

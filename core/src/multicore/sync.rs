@@ -69,6 +69,11 @@ pub fn sync_shared_allocations(
             st.partition = remote.partition;
             st.bank = remote.bank;
             st.set_allocated(remote.address);
+            milestone!(
+                "Assigned memloc {} to address {} based on its remote local target",
+                name,
+                remote.address
+            );
             written += 1;
         }
     }

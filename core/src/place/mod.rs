@@ -8,9 +8,12 @@
 
 pub mod exact;
 pub mod greedy;
+pub mod live_set;
 pub mod lower_bound;
 pub mod min_heap;
 pub mod portfolio;
+pub mod repair;
+pub mod report;
 pub mod scan;
 pub mod sections;
 pub mod seed;

@@ -1,38 +1,48 @@
-//! The `auto` portfolio as a table of members with cost estimates, then the branch and bound.
-//! Uses: every strategy of place, sections, error, liveness, metrics, strategy, workspace; used by: planner.
+//! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
+//! within one work budget, then the branch and bound and the peak repair of the best plan.
+//! Uses: every strategy of place, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
-//! The `auto` portfolio and the start of `exact`: which members run at which size, as one
-//! table read top to bottom, then the branch and bound from the best plan.
+//! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
+//! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
+//! the sweep `20 n log2 n`, a skyline preorder `150 n log2 n` (more at scale, where it leaves
+//! the cache) plus its re-keys, a greedy member `15 (2E + n)` for E interfering pairs
+//! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
+//! else the cheaper of tree queries and the address-ordered scan, the seed's order twice a
+//! greedy member. A row runs when its estimate fits in what is left of the budget (the
+//! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
+//! estimate; the skyline gets a re-key cap from the budget left, the peak repair all that
+//! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
+//! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
+//! sweep always runs: it is the cheapest plan there is, so `auto` always has one.
 //!
-//! **What [`Strategy::Auto`] runs, by size** (n candidates; work = the estimated interval
-//! tests of one greedy member, [`placement_work`]), in this order, keeping the lowest peak and
-//! skipping the rest once a member reaches the lower bound (the rows of `PORTFOLIO`):
-//! 1. `skyline`, all three preorders, when n ≤ [`AUTO_SKYLINE_MAX`]; one preorder capped at
-//!    [`AUTO_SKYLINE_REKEYS`] re-keys a buffer ([`AUTO_SKYLINE_REKEYS_MAX`] in all) when
-//!    n ≤ [`AUTO_SKYLINE_LARGE_MAX`];
-//! 2. `seed` when 2 × work ≤ [`AUTO_WORK_BUDGET`] (its order costs O(E log n) more);
-//! 3. `greedy-size` and `best-fit` when work ≤ [`AUTO_WORK_BUDGET`];
-//! 4. `sweep` when work > [`AUTO_WORK_BUDGET`];
-//! 5. the branch and bound of [`crate::place::exact`] from the best plan when n ≤ [`AUTO_EXACT_MAX`],
-//!    min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes (deterministic).
+//! The lowest peak is kept (ties: the earlier row), so `auto` is never worse than any member
+//! it runs, by construction. With no clock (or one that never says stop) every decision is a
+//! function of the input alone: `auto` is deterministic. The plan's
+//! [`crate::place::report::Members`] lists each row's outcome.
+//!
+//! Then, from the best plan: the branch and bound of [`crate::place::exact`] for up to
+//! [`AUTO_EXACT_MAX`] buffers (min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes), and
+//! the peak repair of [`crate::place::repair`] with the budget left.
 //!
 //! [`Strategy::Exact`] runs the same, continues the branch and bound with the caller's
-//! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and above [`AUTO_SKYLINE_MAX`] gives the
-//! skyline's other preorders the caller's budget.
-
-use core::ops::RangeInclusive;
+//! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and gives the skyline preorders
+//! the budgeted run could not finish the caller's clock.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
 use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
-use crate::place::greedy::by_size;
+use crate::place::greedy::{sort_order, Order};
+use crate::place::repair::{repair, Work};
+use crate::place::report::{Member, Members, Outcome};
 use crate::place::scan::{interval_of, scan};
+use crate::place::sections::section_totals;
+use crate::place::sections::UNPLACED;
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{select, Regions, SelectBuffers};
+use crate::place::seed::select::{place_one, select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
-use crate::place::skyline::skyline;
+use crate::place::skyline::{skyline, Stop};
 use crate::place::sweep::sweep;
 use crate::strategy::Strategy;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
@@ -44,9 +54,7 @@ pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
 /// Work cap of the default [`Strategy::Exact`] budget, in candidate visits.
 pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
 
-/// Node budget of the branch and bound inside [`Strategy::Auto`]: deterministic, about
-/// 4–390 ms with the portfolio on the hard DSA instances (150–450 buffers) on one core
-/// (a node costs 2–20 µs there; `dramalloc quality` shows the times).
+/// Node budget of the branch and bound inside [`Strategy::Auto`] (deterministic).
 pub const AUTO_EXACT_NODES: u64 = 20_000;
 
 /// Work cap of [`Strategy::Auto`]'s branch and bound, in candidate visits: its node budget
@@ -54,116 +62,110 @@ pub const AUTO_EXACT_NODES: u64 = 20_000;
 /// 4,000 nodes.
 pub const AUTO_EXACT_WORK: u64 = 8_000_000;
 
-/// Largest number of buffers for which [`Strategy::Auto`] runs the skyline member (its
-/// worst case is quadratic: see [`crate::place::skyline`]).
-pub const AUTO_SKYLINE_MAX: usize = 4_096;
-
-/// Above [`AUTO_SKYLINE_MAX`], up to this many buffers [`Strategy::Auto`] runs the skyline
-/// with one preorder ("TAW"), stopped after [`AUTO_SKYLINE_REKEYS`] re-keys per buffer or
-/// [`AUTO_SKYLINE_REKEYS_MAX`] in all (generated inputs need about 8 a buffer,
-/// `iopddl_S_1` 128–256).
-pub const AUTO_SKYLINE_LARGE_MAX: usize = 200_000;
-
-/// Re-keys per buffer allowed to the capped skyline of [`Strategy::Auto`].
-pub const AUTO_SKYLINE_REKEYS: u64 = 256;
-
-/// Re-keys in all allowed to the capped skyline of [`Strategy::Auto`] (about 1 s).
-pub const AUTO_SKYLINE_REKEYS_MAX: u64 = 8_000_000;
-
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
 
-/// Work budget of [`Strategy::Auto`]'s greedy members, in estimated interval tests per
-/// member (see [`placement_work`]): members above it are skipped and the sweep runs instead.
-pub const AUTO_WORK_BUDGET: u64 = 450_000_000;
+/// Work budget of [`Strategy::Auto`] over all its members and the repair, in work units.
+/// The cost estimates are scaled so that a unit is about one nanosecond on one core of the
+/// development machine (a 2-core VM; `dramalloc quality` shows the times), so this is about
+/// 0.7 s there: `auto` plans 10^5–10^6 buffers in about a second of planning.
+pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 
-// shorthands of the table's ranges
-const SKY: u64 = AUTO_SKYLINE_MAX as u64;
-const SKY_LARGE: u64 = AUTO_SKYLINE_LARGE_MAX as u64;
-const WORK: u64 = AUTO_WORK_BUDGET;
-const ANY: u64 = u64::MAX;
-
-/// The members of `auto` (and of `exact` before its branch and bound), tried top to bottom:
-/// a row runs when its cost estimate is in its range and no earlier row has reached the lower
-/// bound; the lowest peak is kept (ties: the earlier row). The skyline comes first: where it
-/// reaches the lower bound nothing can beat it and the slower members are skipped. Above
-/// [`AUTO_SKYLINE_MAX`] buffers it runs once, capped; the sweep replaces the greedy members
-/// above their work budget; `exact` also gives the uncapped skyline the caller's budget on
-/// large inputs.
+/// The members of `auto` (and of `exact` before its branch and bound), tried top to bottom
+/// while the budget lasts: (member, cost estimate). The sweep first (always: the cheapest
+/// plan there is); then, alternating, a skyline preorder and greedy orders, so a small budget
+/// still gets both kinds; best-fit and the seed's order last, as they are rarely the best
+/// at scale and cost the most.
 #[rustfmt::skip]
-const PORTFOLIO: [Member; 7] = [
-    //          strategy              how            cost estimate    runs for             who
-    Member::new(Strategy::Skyline,    SkyRun::Full,  Cost::Buffers,   0..=SKY,             Who::AutoAndExact),
-    Member::new(Strategy::Skyline,    SkyRun::Quick, Cost::Buffers,   SKY + 1..=SKY_LARGE, Who::AutoAndExact),
-    Member::new(Strategy::Seed,       SkyRun::Full,  Cost::TwiceWork, 0..=WORK,            Who::AutoAndExact),
-    Member::new(Strategy::GreedySize, SkyRun::Full,  Cost::Work,      0..=WORK,            Who::AutoAndExact),
-    Member::new(Strategy::BestFit,    SkyRun::Full,  Cost::Work,      0..=WORK,            Who::AutoAndExact),
-    Member::new(Strategy::Sweep,      SkyRun::Full,  Cost::Work,      WORK + 1..=ANY,      Who::AutoAndExact),
-    Member::new(Strategy::Skyline,    SkyRun::Timed, Cost::Buffers,   SKY + 1..=ANY,       Who::ExactOnly),
+pub const PORTFOLIO: [(Member, Cost); 10] = [
+    (Member::Sweep,       Cost::Sweep),
+    (Member::Skyline(1),  Cost::Skyline),
+    (Member::GreedyLoad,  Cost::Greedy),
+    (Member::GreedyClass, Cost::Greedy),
+    (Member::GreedySize,  Cost::Greedy),
+    (Member::Skyline(2),  Cost::Skyline),
+    (Member::GreedyStart, Cost::Greedy),
+    (Member::Skyline(0),  Cost::Skyline),
+    (Member::BestFit,     Cost::Greedy),
+    (Member::Seed,        Cost::Seed),
 ];
 
-/// What a row's cost estimate counts.
-#[derive(Clone, Copy)]
-enum Cost {
-    /// The candidates, n (the skyline's re-keys grow with n, quadratically at worst).
-    Buffers,
-    /// The estimated interval tests of one greedy member ([`placement_work`]).
-    Work,
-    /// Twice that: the seed's simplify costs O(E log n) on top of its placement.
-    TwiceWork,
+/// Work units of a greedy pass per entry of the interference graph (one neighbour looked up,
+/// its range sorted and scanned).
+pub const GREEDY_UNITS_PER_ENTRY: u64 = 15;
+
+/// Work units of one re-key of the skyline per level of its heap and tree (a re-key costs
+/// about `8 log2 n` units).
+const REKEY_UNITS_PER_LEVEL: u64 = 8;
+
+/// What a row's cost estimate counts (work units, about nanoseconds; see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    /// `20 · n · log2 n`: the time sweep.
+    Sweep,
+    /// `150 · n · log2 n · (1 + n / 2^19)`: one skyline pass with no re-key (sections, sort,
+    /// heap and tree steps; the last factor: its tree and heap leave the cache at scale);
+    /// its re-keys are capped by the budget left.
+    Skyline,
+    /// One greedy first- or best-fit pass ([`Estimate::greedy`]).
+    Greedy,
+    /// Twice a greedy pass: the seed's simplify costs O(E log n) on top of its placement.
+    Seed,
 }
 
-/// Which of the two portfolio strategies runs a row.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Who {
-    /// [`Strategy::Auto`] and [`Strategy::Exact`].
-    AutoAndExact,
-    /// [`Strategy::Exact`] only (the row answers to the caller's budget).
-    ExactOnly,
-}
-
-/// The input as the rows' cost estimates see it.
-#[derive(Clone, Copy)]
-struct Size {
+/// The input as the cost estimates see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Estimate {
     /// Candidates.
-    n: u64,
-    /// Estimated interval tests of one greedy member ([`placement_work`]).
-    work: u64,
-    /// True under [`Strategy::Exact`], false under [`Strategy::Auto`].
-    exact: bool,
+    pub n: u64,
+    /// `ceil(log2(n + 1))`.
+    pub log_n: u64,
+    /// Work of one greedy pass: [`GREEDY_UNITS_PER_ENTRY`] `· (2E + n)` with the interference
+    /// graph (E pairs, [`overlapping_pairs`]), else the cheaper of tree queries,
+    /// `10 · (2E + n log2 n)`, and the address-ordered scan, `n²`.
+    pub greedy: u64,
+    /// Whether the address-ordered scan is the cheaper greedy placer.
+    pub use_scan: bool,
 }
 
-/// One row of [`PORTFOLIO`]: a member, how it runs, its cost estimate and the range of that
-/// estimate in which it runs.
-struct Member {
-    strategy: Strategy,
-    /// How a skyline member runs (the other members ignore it).
-    sky: SkyRun,
-    cost: Cost,
-    /// The member runs when its cost estimate lies in this range.
-    runs_for: RangeInclusive<u64>,
-    who: Who,
-}
-
-impl Member {
-    const fn new(
-        strategy: Strategy,
-        sky: SkyRun,
-        cost: Cost,
-        runs_for: RangeInclusive<u64>,
-        who: Who,
-    ) -> Self {
-        Member { strategy, sky, cost, runs_for, who }
+impl Estimate {
+    /// The estimate of `graph` and `infos`.
+    pub fn of(graph: &Graph<'_>, infos: &[Info]) -> Estimate {
+        let n = infos.len() as u64;
+        let log_n = 64 - n.leading_zeros() as u64;
+        let (greedy, use_scan) = match graph.pairs() {
+            Some(pairs) => {
+                (pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY), false)
+            }
+            None => match overlapping_pairs(graph, infos) {
+                // tree queries: each pair found twice, a visit about 10 units; the scan
+                // tests n² / 2 pairs at about 2 units each
+                Some(pairs) => {
+                    let tree =
+                        pairs.saturating_mul(2).saturating_add(n.saturating_mul(log_n)).saturating_mul(10);
+                    let scan = n.saturating_mul(n);
+                    if scan < tree {
+                        (scan, true)
+                    } else {
+                        (tree, false)
+                    }
+                }
+                None => (u64::MAX, false),
+            },
+        };
+        Estimate { n, log_n, greedy, use_scan }
     }
 
-    /// Whether the row runs on an input of this size.
-    fn runs_on(&self, size: Size) -> bool {
-        let estimate = match self.cost {
-            Cost::Buffers => size.n,
-            Cost::Work => size.work,
-            Cost::TwiceWork => size.work.saturating_mul(2),
-        };
-        (self.who == Who::AutoAndExact || size.exact) && self.runs_for.contains(&estimate)
+    /// Work units of a row.
+    pub fn cost(&self, c: Cost) -> u64 {
+        let nlog = self.n.saturating_mul(self.log_n);
+        match c {
+            Cost::Sweep => nlog.saturating_mul(20),
+            // memory-bound once its tree and heap leave the cache (measured: ~3x at 10^6)
+            Cost::Skyline => nlog.saturating_mul(150).saturating_mul(self.n + (1 << 19)) >> 19,
+            Cost::Greedy => self.greedy,
+            Cost::Seed => self.greedy.saturating_mul(2),
+        }
     }
 }
 
@@ -180,109 +182,25 @@ pub(crate) struct Storage<'s, 'w> {
     pub(crate) raises: &'s mut &'w mut [Raise],
 }
 
-/// Estimated nodes the interval-tree queries of `select` visit for one-interval candidates
-/// (`None` when some candidate has several intervals): a query for `[lo, hi]` on the
-/// `lo`-sorted, max-augmented tree walks every interval starting in `[lo - L, hi]` for the
-/// longest lifetime `L`. O(n log n) from the tree's `lo`-sorted nodes.
-pub fn query_work(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
+/// Interfering pairs of one-interval candidates, each counted once (`None` when some
+/// candidate has several intervals): for each node of the `lo`-sorted tree, the later nodes
+/// starting at or before its end. O(n log n), no storage.
+pub fn overlapping_pairs(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
     if infos.iter().any(|i| i.interval_count != 1) {
         return None;
     }
     let nodes = graph.tree().nodes();
-    let longest = nodes.iter().map(|x| x.hi - x.lo).max().unwrap_or(0);
-    let mut work = 0u64;
-    for nd in nodes {
-        let j = nodes.partition_point(|x| x.lo <= nd.hi);
-        let i = nodes.partition_point(|x| x.lo < nd.lo.saturating_sub(longest));
-        work += j.saturating_sub(i) as u64;
-    }
-    Some(work)
-}
-
-/// Estimated cost of one greedy member, in interval tests, and whether the address-ordered
-/// scan ([`crate::place::scan`], n²/2 tests) is the cheaper placer; `select` costs about 4 units per
-/// visited tree node (see [`query_work`]). Multi-interval candidates always use `select`.
-pub fn placement_work(n: usize, visits: Option<u64>) -> (u64, bool) {
-    let scan_work = (n as u64).saturating_mul(n as u64) / 2;
-    match visits {
-        Some(e) if scan_work <= e.saturating_mul(4) => (scan_work, true),
-        Some(e) => (e.saturating_mul(4), false),
-        None => (u64::MAX, false),
-    }
+    Some(
+        nodes
+            .iter()
+            .enumerate()
+            .map(|(i, nd)| nodes.partition_point(|x| x.lo <= nd.hi).saturating_sub(i + 1) as u64)
+            .sum(),
+    )
 }
 
 fn peak(infos: &[Info]) -> u64 {
     infos.iter().map(Info::end).max().unwrap_or(0)
-}
-
-/// How a skyline member runs.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum SkyRun {
-    /// All preorders, no limit (falls back to greedy-size where it does not apply).
-    Full,
-    /// One preorder, at most [`AUTO_SKYLINE_REKEYS`] re-keys a buffer and
-    /// [`AUTO_SKYLINE_REKEYS_MAX`] in all.
-    Quick,
-    /// The preorders the quick run did not try, until the caller's budget says stop.
-    Timed,
-}
-
-/// Places with one greedy member; returns its peak, `None` when a `Quick` or `Timed`
-/// skyline did not apply or stopped before finishing a preorder.
-#[allow(clippy::too_many_arguments)]
-fn run_member(
-    s: Strategy,
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-    use_scan: bool,
-    sky: SkyRun,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<Option<u64>, PlanError> {
-    let n = infos.len();
-    let (k, fit) = match s {
-        Strategy::Seed => {
-            let k = simplify(graph, infos, st.scratch, st.heap, st.order)?;
-            st.order[..k].reverse();
-            (k, Fit::First)
-        }
-        Strategy::Sweep => {
-            if sweep(graph, infos, st.order, st.heap, st.placed, st.occupied, regions, Fit::First)? {
-                return Ok(Some(peak(infos)));
-            }
-            (by_size(graph, infos, st.scratch, st.order), Fit::First)
-        }
-        Strategy::Skyline => {
-            // preorders in the order tried; the last one ("TWA") first where only some run
-            let (hs, rekeys): (&[usize], u64) = match sky {
-                SkyRun::Full => (&[0, 1, 2], u64::MAX),
-                SkyRun::Quick => {
-                    (&[1], AUTO_SKYLINE_REKEYS.saturating_mul(n as u64).min(AUTO_SKYLINE_REKEYS_MAX))
-                }
-                // after the quick run (same preorder) where that ran
-                SkyRun::Timed if n <= AUTO_SKYLINE_LARGE_MAX => (&[2, 0], u64::MAX),
-                SkyRun::Timed => (&[1, 2, 0], u64::MAX),
-            };
-            // only the timed run answers to the caller's clock: the others are deterministic
-            let mut always = || true;
-            let stop: &mut dyn FnMut() -> bool = if sky == SkyRun::Timed { keep_going } else { &mut always };
-            match run_skyline(graph, infos, st, regions, hs, rekeys, stop)? {
-                Some(peak) => return Ok(Some(peak)),
-                None if sky != SkyRun::Full => return Ok(None),
-                None => (by_size(graph, infos, st.scratch, st.order), Fit::First),
-            }
-        }
-        Strategy::GreedySize => (by_size(graph, infos, st.scratch, st.order), Fit::First),
-        _ => (by_size(graph, infos, st.scratch, st.order), Fit::Best),
-    };
-    if use_scan && st.placed.len() >= n {
-        scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit)?;
-    } else {
-        let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
-        select(graph, infos, &st.order[..k], &mut buf, regions, fit)?;
-    }
-    Ok(Some(peak(infos)))
 }
 
 /// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. Every
@@ -292,23 +210,163 @@ fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
     infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
 }
 
+/// The greedy order and gap rule of a member or single strategy.
+fn greedy_of(s: Strategy) -> Option<(Order, Fit)> {
+    Some(match s {
+        Strategy::GreedySize => (Order::SizeLife, Fit::First),
+        Strategy::BestFit => (Order::SizeLife, Fit::Best),
+        Strategy::GreedyStart => (Order::SizeStart, Fit::First),
+        Strategy::GreedyLoad => (Order::LoadLife, Fit::First),
+        Strategy::GreedyClass => (Order::ClassStart, Fit::First),
+        _ => return None,
+    })
+}
+
+/// The strategy a member stands for (the `strategy` metric of the plan it made).
+fn strategy_of(m: Member) -> Strategy {
+    match m {
+        Member::Sweep => Strategy::Sweep,
+        Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
+        Member::GreedyLoad => Strategy::GreedyLoad,
+        Member::GreedySize => Strategy::GreedySize,
+        Member::GreedyStart => Strategy::GreedyStart,
+        Member::GreedyClass => Strategy::GreedyClass,
+        Member::BestFit => Strategy::BestFit,
+        Member::Seed => Strategy::Seed,
+        Member::BranchAndBound | Member::Repair => Strategy::Exact,
+    }
+}
+
+/// Places by greedy order `o` with gap rule `fit` (the scan where it is the cheaper placer).
+fn run_greedy(
+    o: Order,
+    fit: Fit,
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    use_scan: bool,
+) -> Result<u64, PlanError> {
+    let n = infos.len();
+    // the load order needs the section totals; without them it is the size order
+    let o =
+        if o == Order::LoadLife && !prepare_loads(graph, infos, st, regions) { Order::SizeLife } else { o };
+    let k = sort_order(o, graph, infos, st.slots, st.scratch, st.order);
+    place_in_order(graph, infos, st, k, regions, fit, use_scan && st.placed.len() >= n)?;
+    Ok(peak(infos))
+}
+
+/// Places `st.order[..k]` (first element first) by `fit`: the address-ordered scan when
+/// `use_scan`, else `select`.
+fn place_in_order(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    k: usize,
+    regions: Regions,
+    fit: Fit,
+    use_scan: bool,
+) -> Result<(), PlanError> {
+    if use_scan && st.placed.len() >= infos.len() {
+        scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit)
+    } else {
+        let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
+        select(graph, infos, &st.order[..k], &mut buf, regions, fit)
+    }
+}
+
+/// Sets every slot's section total ([`prepare`], which keeps `best`); false where it does
+/// not apply (pinned candidates, several intervals, short storage).
+fn prepare_loads(graph: &Graph<'_>, infos: &[Info], st: &mut Storage<'_, '_>, regions: Regions) -> bool {
+    if infos.iter().any(|i| i.interval_count != 1) {
+        return false;
+    }
+    match prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, st.order, st.heap) {
+        Some(count) => {
+            section_totals(st.slots, st.sections, count, &st.heap[..infos.len()]);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Places with one strategy alone (the single-strategy path and the `auto` rows); returns
+/// its peak, `None` when a budgeted skyline did not apply or stopped before a plan.
+#[allow(clippy::too_many_arguments)]
+fn run_single(
+    s: Strategy,
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    est: &Estimate,
+    mut max_rekeys: u64,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Option<u64>, PlanError> {
+    if let Some((o, fit)) = greedy_of(s) {
+        return run_greedy(o, fit, graph, infos, st, regions, est.use_scan).map(Some);
+    }
+    match s {
+        Strategy::Seed => {
+            let k = simplify(graph, infos, st.scratch, st.heap, st.order)?;
+            st.order[..k].reverse();
+            place_in_order(graph, infos, st, k, regions, Fit::First, est.use_scan)?;
+            Ok(Some(peak(infos)))
+        }
+        Strategy::Sweep => {
+            if sweep(
+                graph,
+                infos,
+                st.order,
+                st.heap,
+                st.placed,
+                st.occupied,
+                st.sections,
+                regions,
+                Fit::First,
+            )? {
+                return Ok(Some(peak(infos)));
+            }
+            run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.use_scan).map(Some)
+        }
+        Strategy::Skyline => {
+            let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
+            match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut max_rekeys, &mut none, keep_going)?
+            {
+                Some(p) => Ok(Some(p)),
+                // where the skyline does not apply, `greedy-size` (the strategy's documented fallback)
+                None => {
+                    run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.use_scan).map(Some)
+                }
+            }
+        }
+        // the portfolios are not single strategies
+        _ => Ok(None),
+    }
+}
+
 /// Places by the skyline rule ([`crate::place::skyline`]), keeping the best of the preorders `hs`
-/// (ties: the first), each run stopped after `max_rekeys` re-keys or when `keep_going` says
-/// so; returns its peak, or
+/// (ties: the first), all of them together stopped after `*max_rekeys` re-keys (counted
+/// down, in steps of [`crate::place::skyline::CHECK_EVERY`]; a preorder
+/// that reaches the cap is dropped) or when `keep_going` says so; returns its peak, or
 /// `None` where it does not apply (a candidate with several intervals or pinned, an
 /// unaligned start, storage shorter than n, sizes whose sum overflows `u64`) or every run
 /// stopped.
 ///
+/// Where the peak passes the general region's ceiling, the buffers above it are retried as
+/// `select` retries them ([`retry_above_ceiling`]: below the ceiling, else in the CC region).
+///
 /// # Errors
-/// [`PlanError::DoesNotFit`] naming the buffer that ends highest when the peak passes the
-/// region ceiling.
+/// [`PlanError::DoesNotFit`] from that retry.
+#[allow(clippy::too_many_arguments)]
 fn run_skyline(
-    graph: &Graph<'_>,
+    graph: &mut Graph<'_>,
     infos: &mut [Info],
     st: &mut Storage<'_, '_>,
     regions: Regions,
     hs: &[usize],
-    max_rekeys: u64,
+    max_rekeys: &mut u64,
+    finish: &mut Finish,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
@@ -325,6 +383,7 @@ fn run_skyline(
     }
     let mut best: Option<u64> = None;
     for &h in hs {
+        let left = *max_rekeys;
         let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
         let Some(count) =
             prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
@@ -332,7 +391,8 @@ fn run_skyline(
             return Ok(None);
         };
         let slots = &mut st.slots[..n];
-        let Some(peak) = skyline(
+        let mut used = 0u64;
+        let run = skyline(
             slots,
             st.sections,
             count,
@@ -341,10 +401,27 @@ fn run_skyline(
             st.scratch,
             h,
             regions.start,
-            max_rekeys,
-            keep_going,
-        ) else {
-            continue; // stopped at the re-key limit or by the caller
+            left,
+            finish.settle,
+            &mut || {
+                used += crate::place::skyline::CHECK_EVERY;
+                keep_going()
+            },
+        );
+        *max_rekeys = left.saturating_sub(used);
+        let peak = match run {
+            Ok(peak) => peak,
+            // at its re-key limit, and nothing better kept yet: the buffers it placed stay,
+            // the rest go by first fit in preorder rank (the gaps under the skyline included)
+            Err(Stop::Capped) if best.is_none() => {
+                if !complete_by_first_fit(graph, infos, st, regions, finish, keep_going)? {
+                    continue; // no budget to finish it
+                }
+                let p = peak(infos);
+                best = Some(p);
+                continue;
+            }
+            Err(_) => continue, // stopped by the caller, or nothing to keep
         };
         if best.is_none_or(|b| peak < b) {
             best = Some(peak);
@@ -356,21 +433,122 @@ fn run_skyline(
     }
     let Some(peak) = best else { return Ok(None) };
     if peak > regions.general_ceiling {
-        let top = infos.iter().max_by_key(|i| i.end()).unwrap_or(&infos[0]);
-        return Err(PlanError::DoesNotFit {
-            location: top.location,
-            size: top.aligned,
-            needed: peak,
-            available: regions.general_ceiling,
-            largest_gap: 0,
-        });
+        return retry_above_ceiling(graph, infos, st, regions).map(Some);
     }
     Ok(Some(peak))
 }
 
+/// Completes a skyline run stopped at its re-key limit: its placed slots' addresses go to
+/// `infos`, and the unplaced candidates are placed by first fit
+/// ([`crate::place::seed::select::place_one`]) among everything placed, in preorder rank.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from `place_one`.
+fn complete_by_first_fit(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    finish: &mut Finish,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<bool, PlanError> {
+    let unplaced = st.slots[..infos.len()].iter().filter(|s| s.at == UNPLACED).count() as u64;
+    let cost = finish.per_buffer.saturating_mul(unplaced);
+    if cost > finish.left {
+        return Ok(false);
+    }
+    finish.left -= cost;
+    let mut k = 0usize;
+    for (v, (info, slot)) in infos.iter_mut().zip(st.slots.iter()).enumerate() {
+        if slot.at == UNPLACED {
+            info.allocated = 0;
+            st.order[k] = v as u32;
+            k += 1;
+        } else {
+            info.address = slot.at;
+            info.allocated = 1;
+        }
+    }
+    st.order[..k].sort_unstable_by_key(|&v| st.slots[v as usize].rank);
+    place_each(graph, infos, st, k, regions, keep_going)
+}
+
+/// How a skyline run stopped at its re-key limit finishes its plan: by settling (cheap, in
+/// the run) or by first fit with at most `left` units at `per_buffer` each (a greedy pass's
+/// estimate over n).
+pub(crate) struct Finish {
+    /// Settle instead of stopping.
+    pub(crate) settle: bool,
+    /// Units left for a first-fit completion.
+    pub(crate) left: u64,
+    /// Units per buffer placed by first fit.
+    pub(crate) per_buffer: u64,
+}
+
+/// Places `st.order[..k]` (unallocated, first element first) one by one by first fit among
+/// every allocated candidate, leaving the others where they are; `false` (some left
+/// unallocated) when `keep_going` says stop (asked every 256 buffers).
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from `place_one`.
+fn place_each(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    k: usize,
+    regions: Regions,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<bool, PlanError> {
+    for (done, &v) in st.order[..k].iter().enumerate() {
+        if done % 256 == 255 && !keep_going() {
+            return Ok(false);
+        }
+        let m = graph.collect_neighbours(v, infos, st.scratch, st.neighbours)?;
+        let mut j = 0usize;
+        for &u in &st.neighbours[..m] {
+            let nb = &infos[u as usize];
+            if nb.is_allocated() {
+                st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
+                j += 1;
+            }
+        }
+        let a = place_one(&mut st.occupied[..j], &infos[v as usize], regions, Fit::First)?;
+        infos[v as usize].address = a;
+        infos[v as usize].allocated = 1;
+    }
+    Ok(true)
+}
+
+/// The seed's second `search` for a plan made without it (the skyline's): every buffer
+/// ending above the general region's ceiling is lifted out and placed again, lowest first,
+/// by [`crate::place::seed::select::place_one`] among all the others (first fit below the
+/// ceiling, else in the CC region). Returns the new peak.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from `place_one`, naming the buffer, the end first fit would
+/// need and the largest gap it saw.
+fn retry_above_ceiling(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+) -> Result<u64, PlanError> {
+    let mut k = 0usize;
+    for (v, info) in infos.iter_mut().enumerate() {
+        if !info.is_pinned() && info.end() > regions.general_ceiling {
+            info.allocated = 0;
+            st.order[k] = v as u32;
+            k += 1;
+        }
+    }
+    st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
+    place_each(graph, infos, st, k, regions, &mut || true)?;
+    Ok(peak(infos))
+}
+
 /// Runs `strategy` on the prepared graph: a single strategy alone, `auto` and `exact` as the
-/// rows of [`PORTFOLIO`] top to bottom and then the branch and bound from the best plan;
-/// returns the strategy that produced the final addresses.
+/// rows of [`PORTFOLIO`] top to bottom and then the branch and bound and the repair from the
+/// best plan; returns the strategy that produced the final addresses and the members' report.
 ///
 /// # Errors
 /// The first member's error when no member produced a plan ([`PlanError::DoesNotFit`],
@@ -383,63 +561,133 @@ pub(crate) fn run_strategy(
     regions: Regions,
     metrics: &Metrics,
     budget: &mut Budget<'_>,
-) -> Result<Strategy, PlanError> {
+) -> Result<(Strategy, Members), PlanError> {
     let n = infos.len();
-    let pairs = query_work(graph, infos);
-    let (work, use_scan) = placement_work(n, pairs);
-    match strategy {
-        Strategy::Auto | Strategy::Exact => {}
-        s => {
-            run_member(s, graph, infos, st, regions, use_scan, SkyRun::Full, &mut || true)?;
-            return Ok(s);
-        }
+    let est = Estimate::of(graph, infos);
+    let mut report = Members::default();
+    if !matches!(strategy, Strategy::Auto | Strategy::Exact) {
+        run_single(strategy, graph, infos, st, regions, &est, u64::MAX, &mut || true)?;
+        return Ok((strategy, report));
     }
+    let exact = strategy == Strategy::Exact;
     let keep = st.slots.len() >= n;
-    let mut best: Option<(u64, Strategy)> = None;
+    let lb = metrics.lower_bound;
+    let mut left = budget.work;
+    let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;
-    // `exact` starts from the same members as `auto` (so it is never worse than `auto`); a
-    // member too expensive for the input's size is skipped by both, so a time-limited `exact`
-    // does not spend its time in an O(E log n) seed order on a huge input.
-    let size = Size { n: n as u64, work, exact: strategy == Strategy::Exact };
-    for member in &PORTFOLIO {
-        let s = member.strategy;
-        if !member.runs_on(size) || best.is_some_and(|(b, _)| b <= metrics.lower_bound) {
-            continue;
-        }
-        match run_member(s, graph, infos, st, regions, use_scan, member.sky, budget.keep_going) {
-            Ok(Some(h)) if best.is_none_or(|(bh, _)| h < bh) => {
-                best = Some((h, s));
-                if keep {
-                    for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
-                        slot.best = info.address;
+    let mut skyline_stopped = false;
+    for &(member, cost) in &PORTFOLIO {
+        let c = est.cost(cost);
+        let outcome = if best.is_some_and(|(b, _)| b <= lb) {
+            Outcome::AtLowerBound
+        } else if member != Member::Sweep && !(budget.keep_going)() {
+            Outcome::OutOfTime
+        } else if member != Member::Sweep && c > left {
+            Outcome::OverBudget { cost: c, left }
+        } else {
+            // a skyline may spend half of what is left on re-keys
+            let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
+            let before_run = left;
+            left = left.saturating_sub(c);
+            let run = match member {
+                Member::Skyline(h) => {
+                    let mut cap = rekeys;
+                    // what the re-keys leave may finish the plan by first fit if they run out;
+                    // where even a whole greedy pass would not fit in it, the run settles
+                    let per_buffer = est.greedy / est.n.max(1);
+                    let spare = left.saturating_sub(rekeys * REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
+                    let mut finish = Finish { settle: est.greedy > spare, left: spare, per_buffer };
+                    let before = finish.left;
+                    let r = run_skyline(
+                        graph,
+                        infos,
+                        st,
+                        regions,
+                        &[h as usize],
+                        &mut cap,
+                        &mut finish,
+                        budget.keep_going,
+                    );
+                    left = left.saturating_sub(before - finish.left);
+                    let charged = (rekeys - cap).saturating_mul(REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
+                    left = left.saturating_sub(charged);
+                    r
+                }
+                m => run_single(strategy_of(m), graph, infos, st, regions, &est, u64::MAX, budget.keep_going),
+            };
+            match run {
+                Ok(Some(h)) => {
+                    if best.is_none_or(|(bh, _)| h < bh) {
+                        best = Some((h, member));
+                        if keep {
+                            for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
+                                slot.best = info.address;
+                            }
+                        }
                     }
+                    Outcome::Ran { peak: h, work: before_run - left }
+                }
+                Ok(None) if matches!(member, Member::Skyline(_)) => {
+                    skyline_stopped = true;
+                    Outcome::Stopped
+                }
+                Ok(None) => Outcome::NotApplicable,
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                    Outcome::Failed
                 }
             }
-            Ok(_) => {}
-            Err(e) => {
-                first_err.get_or_insert(e);
-            }
-        }
+        };
+        report.push(member, outcome);
     }
-    let Some((best_peak, mut chosen)) = best else {
+    let Some((best_peak, winner)) = best else {
         return Err(first_err.unwrap_or(PlanError::Unallocated { location: 0 }));
     };
+    report.best = Some(winner);
+    let mut chosen = strategy_of(winner);
     if keep {
-        for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
-            info.address = slot.best;
-            info.allocated = 1;
-        }
+        restore_best(st.slots, infos);
     } else {
-        run_member(chosen, graph, infos, st, regions, use_scan, SkyRun::Full, &mut || true)?;
+        run_single(chosen, graph, infos, st, regions, &est, u64::MAX, &mut || true)?;
+    }
+    let mut best_peak = best_peak;
+    // exact: the skyline preorders the budget stopped, on the caller's clock
+    if exact && skyline_stopped && keep && best_peak > lb {
+        let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
+        let outcome = match run_skyline(
+            graph,
+            infos,
+            st,
+            regions,
+            &[0, 1, 2],
+            &mut { u64::MAX },
+            &mut none,
+            budget.keep_going,
+        ) {
+            Ok(Some(h)) if h < best_peak => {
+                best_peak = h;
+                chosen = Strategy::Skyline;
+                for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
+                    slot.best = info.address;
+                }
+                Outcome::Ran { peak: h, work: 0 }
+            }
+            Ok(Some(h)) => Outcome::Ran { peak: h, work: 0 },
+            Ok(None) => Outcome::Stopped,
+            Err(_) => Outcome::Failed,
+        };
+        restore_best(st.slots, infos);
+        report.push(Member::SkylineTimed, outcome);
     }
     // Branch and bound: one-interval, unpinned, aligned start, CC region unused.
     let exact_ok = keep
-        && pairs.is_some()
-        && (strategy == Strategy::Exact || n <= AUTO_EXACT_MAX)
+        && est.greedy != u64::MAX
+        && infos.iter().all(|i| i.interval_count == 1)
+        && (exact || n <= AUTO_EXACT_MAX)
         && best_peak <= regions.general_ceiling
         && regions.start.is_multiple_of(regions.align.max(1))
         && stack_top(infos, regions.start).is_some()
-        && best_peak > metrics.lower_bound;
+        && best_peak > lb;
     if exact_ok {
         let g = &*graph;
         let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
@@ -447,7 +695,7 @@ pub(crate) fn run_strategy(
             prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, by_lo, ids)
         {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
-            let (start, lb, align) = (regions.start, metrics.lower_bound, regions.align);
+            let (start, align) = (regions.start, regions.align);
             // auto: a deterministic node budget. exact: the same search continued with the
             // caller's budget, which is never cut before auto's nodes (the search is
             // deterministic, so exact's first nodes are auto's: never worse)
@@ -458,10 +706,10 @@ pub(crate) fn run_strategy(
                 calls += 1;
                 calls * CHECK_EVERY < auto_nodes || (budget.keep_going)()
             };
-            let mut b = if strategy == Strategy::Exact {
-                Budget { max_nodes: budget.max_nodes.max(auto_nodes), keep_going: &mut after_auto }
+            let mut b = if exact {
+                Budget { max_nodes: budget.max_nodes.max(auto_nodes), work: 0, keep_going: &mut after_auto }
             } else {
-                Budget { max_nodes: auto_nodes, keep_going: &mut always }
+                Budget { max_nodes: auto_nodes, work: 0, keep_going: &mut always }
             };
             let out = branch_and_bound(
                 slots,
@@ -477,12 +725,40 @@ pub(crate) fn run_strategy(
                 &mut b,
             );
             if out.improved {
-                for (slot, info) in st.slots.iter().zip(infos.iter_mut()) {
-                    info.address = slot.best;
-                }
+                restore_best(st.slots, infos);
+                best_peak = peak(infos);
                 chosen = strategy;
             }
+            report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: auto_nodes });
         }
     }
-    Ok(chosen)
+    // the peak repair of the best plan, with what is left of the budget
+    if best_peak > lb {
+        let outcome = if !(budget.keep_going)() {
+            Outcome::OutOfTime
+        } else if left == 0 {
+            Outcome::OverBudget { cost: 1, left }
+        } else {
+            let mut w = Work { left, keep_going: budget.keep_going };
+            match repair(graph, infos, st, regions, lb, &mut w)? {
+                Some(r) => {
+                    if r.peak < best_peak {
+                        chosen = strategy;
+                    }
+                    Outcome::Ran { peak: r.peak, work: left - w.left }
+                }
+                None => Outcome::NotApplicable,
+            }
+        };
+        report.push(Member::Repair, outcome);
+    }
+    Ok((chosen, report))
+}
+
+/// Puts the best plan (`slots[..].best`) back into `infos`.
+fn restore_best(slots: &[Slot], infos: &mut [Info]) {
+    for (slot, info) in slots.iter().zip(infos.iter_mut()) {
+        info.address = slot.best;
+        info.allocated = 1;
+    }
 }

@@ -99,6 +99,41 @@ pub fn prepare(
     Some(count)
 }
 
+/// Sets every slot's `total` to the largest `remaining` of the sections it covers (the
+/// section totals MiniMalloc's preorders rank by), after [`prepare`] with the same slots and
+/// sections and `by_hi` = its second order (the slots by last section). A monotone stack of
+/// section indices in the sections' `cuts` fields (zero again afterwards) answers each range
+/// maximum by a binary search: O((n + count) log count), no extra storage.
+pub fn section_totals(slots: &mut [Slot], sections: &mut [Section], count: usize, by_hi: &[u32]) {
+    let mut len = 0usize; // stack: sections[..len].cuts, indices with decreasing remaining
+    let mut next = 0usize;
+    for r in 0..count {
+        while len > 0 && sections[sections[len - 1].cuts as usize].remaining <= sections[r].remaining {
+            len -= 1;
+        }
+        sections[len].cuts = r as u32;
+        len += 1;
+        while next < by_hi.len() && slots[by_hi[next] as usize].hi as usize == r {
+            let s = &mut slots[by_hi[next] as usize];
+            // the first stack entry at or after the slot's first section holds the maximum
+            let (mut a, mut b) = (0usize, len);
+            while a < b {
+                let m = (a + b) / 2;
+                if (sections[m].cuts as usize) < s.lo as usize {
+                    a = m + 1;
+                } else {
+                    b = m;
+                }
+            }
+            s.total = sections[sections[a].cuts as usize].remaining;
+            next += 1;
+        }
+    }
+    for sec in &mut sections[..count] {
+        sec.cuts = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -119,5 +154,9 @@ mod tests {
         assert_eq!(ranges, [(0, 0), (0, 1), (1, 3), (2, 2)]);
         let rem: [u64; 4] = core::array::from_fn(|s| secs[s].remaining);
         assert_eq!(rem, [3, 5, 7, 3]);
+        section_totals(&mut slots, &mut secs, count, &b);
+        let totals: [u64; 4] = core::array::from_fn(|k| slots[k].total);
+        assert_eq!(totals, [3, 5, 7, 7]); // d lies in the section of total 7
+        assert!(secs.iter().all(|s| s.cuts == 0));
     }
 }

@@ -102,6 +102,17 @@ impl Skyline<'_> {
     }
 }
 
+/// Why [`skyline`] stopped before placing every buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// It reached its re-key limit.
+    Capped,
+    /// The caller's `keep_going` said stop.
+    Clock,
+    /// A slice was too short (nothing was written).
+    Storage,
+}
+
 /// How often (in re-keys) the `keep_going` callback of [`skyline`] is consulted.
 pub const CHECK_EVERY: u64 = 4096;
 
@@ -138,10 +149,14 @@ fn sift_down(heap: &mut [Placed], len: usize) {
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
 /// each slot's address to `at` and returns the peak (bytes, `max(at + size)`).
 ///
-/// At most `max_rekeys` re-keys (`u64::MAX`: no limit), and `keep_going` is asked every
-/// [`CHECK_EVERY`] re-keys: past the limit or on `false` the run stops and returns `None`
-/// (addresses partly written), so a caller can bound the quadratic worst case by count or
-/// by clock.
+/// At most `max_rekeys` re-keys (`u64::MAX`: no limit); `keep_going` is asked every
+/// [`CHECK_EVERY`] re-keys. Past the limit the run stops with [`Stop::Capped`] — or, with
+/// `settle`, *settles*: each buffer popped from then on goes at its current minimum offset
+/// without a re-key (a valid plan, no longer strictly lowest-offset-first, cheap). On
+/// `false` from `keep_going` it stops with [`Stop::Clock`]. When it stops, the buffers placed
+/// so far keep their `at` and the rest are `UNPLACED`, so a caller can complete the plan
+/// another way (the portfolio does, by first fit); either way the quadratic worst case stays
+/// bounded.
 ///
 /// Storage: `ids` and `heap` (the waiting buffers with their keys) at least n entries; `sections` (at least 2p/4 of them) and
 /// `scratch` (at least p/2) hold the tree, p = `count` rounded up to a power of two, so one
@@ -158,17 +173,18 @@ pub fn skyline(
     h: usize,
     start: u64,
     max_rekeys: u64,
+    settle: bool,
     keep_going: &mut dyn FnMut() -> bool,
-) -> Option<u64> {
+) -> Result<u64, Stop> {
     let n = slots.len();
     let p = count.next_power_of_two();
     if count == 0 || count > n || ids.len() < n || heap.len() < n {
-        return None;
+        return Err(Stop::Storage);
     }
     let t: &mut [u64] = bytemuck::cast_slice_mut(sections);
     let d: &mut [u64] = bytemuck::cast_slice_mut(scratch);
     if t.len() < 2 * p || d.len() < p {
-        return None;
+        return Err(Stop::Storage);
     }
     // the section loads move to the slots' `sol` (free here) before the tree overwrites them
     // `remaining` is the second u64 of each Section
@@ -208,10 +224,13 @@ pub fn skyline(
         let top = heap[0];
         let (lo, hi) = ((top.end >> 32) as usize, (top.end as u32) as usize + 1);
         let f = sky.max(lo, hi);
-        if f > top.addr {
+        if f > top.addr && !(settle && rekeys == max_rekeys) {
             // its minimum offset rose since it was keyed: re-key and look again
-            if rekeys == max_rekeys || (rekeys % CHECK_EVERY == CHECK_EVERY - 1 && !keep_going()) {
-                return None;
+            if rekeys == max_rekeys {
+                return Err(Stop::Capped);
+            }
+            if rekeys % CHECK_EVERY == CHECK_EVERY - 1 && !keep_going() {
+                return Err(Stop::Clock);
             }
             rekeys += 1;
             heap[0].addr = f;
@@ -226,7 +245,7 @@ pub fn skyline(
         sky.chmax(lo, hi, f + s.size);
         peak = peak.max(start + f + s.size);
     }
-    Some(peak)
+    Ok(peak)
 }
 
 #[cfg(test)]
@@ -296,6 +315,7 @@ mod tests {
                 h,
                 start,
                 u64::MAX,
+                false,
                 &mut || true,
             )
             .unwrap();
@@ -305,7 +325,8 @@ mod tests {
             for k in 0..n {
                 assert_eq!(slots[k].at, start + at[k], "case {case}: {iv:?}");
             }
-            // with no re-key allowed the run either stops or gives the same plan
+            // with no re-key allowed the run gives the same plan, or stops capped with the
+            // buffers placed before the first re-key where the full run put them
             let keep = slots;
             let count2 =
                 prepare(&infos[..n], interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
@@ -319,12 +340,20 @@ mod tests {
                 h,
                 start,
                 0,
+                false,
                 &mut || true,
             ) {
-                None => stopped += 1,
-                Some(p) => {
+                Ok(p) => {
                     assert_eq!(p, peak, "case {case}");
                     assert!((0..n).all(|k| slots[k].at == keep[k].at), "case {case}");
+                }
+                Err(stop) => {
+                    assert_eq!(stop, Stop::Capped);
+                    assert!(
+                        (0..n).all(|k| slots[k].at == UNPLACED || slots[k].at == keep[k].at),
+                        "case {case}"
+                    );
+                    stopped += 1;
                 }
             }
         }
@@ -347,8 +376,9 @@ mod tests {
             0,
             0,
             u64::MAX,
+            false,
             &mut || true,
         );
-        assert_eq!(out, None);
+        assert_eq!(out, Err(Stop::Storage));
     }
 }

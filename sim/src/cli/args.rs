@@ -1,41 +1,306 @@
-//! The option value parsers and what several subcommands share (strategy, fault, seconds, problem).
-//! Uses: exec, input, quality, dramalloc-core (strategy); used by: mod.rs, plan, quality, run, verify.
+//! The option value parsers and the input readers the subcommands share (`-` is standard input;
+//! `.onnx` and `.tflite` files are imported with `--input-shape`).
+//! Uses: console, exec, input (import too), quality, size, dramalloc-core (strategy); used by: every subcommand file.
+//!
+//! Every parser's error says what the flag accepts (clap prints it after the flag's name);
+//! commands allow values that start with `-`, so `--align -4` reaches the parser and is told
+//! that sizes are not negative instead of clap's `-- -4` tip.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
+use std::time::Duration;
 
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use dramalloc_core::Strategy;
 
+use super::console::Console;
 use super::MAX_TENSORS;
 use crate::exec::faults::Fault;
-use crate::input::{self, InputError};
+use crate::input::import::{import_model, ImportError, ImportOptions, ModelFormat};
+use crate::input::{self, InputError, Problem, Program};
+use crate::size::{parse_size, SIZE_RULE};
 
-pub(super) fn parse_strategy(s: &str) -> Result<Strategy, String> {
-    Strategy::from_name(s).ok_or_else(|| {
-        let names: Vec<&str> = Strategy::ALL.iter().map(|s| s.name()).collect();
-        format!("unknown strategy `{s}` (one of: {})", names.join(", "))
-    })
+/// The closing help lines on sizes, shared by the subcommands' `--help`.
+pub(super) const SIZES: &str =
+    "Sizes: a byte count with an optional suffix K, M, G or T, all powers of 1024 (K = Ki = KiB = KB = 1024).";
+
+/// One line per strategy for `--help`.
+fn strategy_help(s: Strategy) -> &'static str {
+    match s {
+        Strategy::Seed => "the seed's order (simplify) and first fit: the reference behaviour",
+        Strategy::GreedySize => "size-descending first fit (TensorFlow Lite Micro)",
+        Strategy::BestFit => "size-descending best fit (XLA heap simulator)",
+        Strategy::GreedyStart => "size-descending first fit, equal sizes in start order",
+        Strategy::GreedyLoad => {
+            "first fit, buffers living through the highest load first (MiniMalloc's order)"
+        }
+        Strategy::GreedyClass => "first fit by quarter-octave size class, then start",
+        Strategy::Skyline => "lowest offset first, three preorders; near-optimal, quadratic at worst",
+        Strategy::Sweep => "time-order placement, O(n log n): millions of buffers",
+        Strategy::Exact => "branch and bound within --time-limit (after MiniMalloc)",
+        Strategy::Auto => "the default portfolio: the best of the members its work budget affords",
+    }
 }
 
+/// The `--strategy` parser: the names of [`Strategy::ALL`], each with its help line.
+pub(super) fn strategy_parser() -> impl TypedValueParser<Value = Strategy> {
+    PossibleValuesParser::new(Strategy::ALL.map(|s| PossibleValue::new(s.name()).help(strategy_help(s))))
+        .map(|name| Strategy::from_name(&name).unwrap_or_default())
+}
+
+/// `--inject-fault`.
 pub(super) fn parse_fault(s: &str) -> Result<Fault, String> {
     Fault::parse(s).ok_or_else(|| {
         format!("bad fault `{s}`: use SEED, move:SEED, twin:SEED, reverse:SEED or corrupt:SEED")
     })
 }
 
-/// Reads a program or a minimalloc problem, by extension.
-///
-/// A JSON program is validated as `run` validates it (pre-placement included) before it
-/// becomes a problem.
-pub(super) fn read_problem(path: &Path) -> Result<Vec<input::Buffer>, InputError> {
-    if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
-        let program = input::read_program(path, MAX_TENSORS)?;
-        input::pack_preplaced(&program, input::PAGE)?;
-        Ok(crate::quality::problem::problem_from_program(&program))
-    } else {
-        input::read_buffers(path, MAX_TENSORS)
+/// `--input-shape NAME=DIMS`: one input's shape for model files.
+pub(super) fn parse_input_shape(s: &str) -> Result<(String, Vec<u64>), String> {
+    input::import::parse_input_shape(s)
+}
+
+/// Imports a model file with `input_shapes` (see [`input::import::import_model`]).
+pub(super) fn import(
+    path: &Path,
+    input_shapes: &[(String, Vec<u64>)],
+) -> Result<input::import::Imported, ImportError> {
+    let options = ImportOptions { input_shapes: input_shapes.to_vec(), max_tensors: MAX_TENSORS };
+    import_model(path, &options)
+}
+
+/// A size in bytes ([`crate::size`]).
+pub(super) fn size(s: &str) -> Result<u64, String> {
+    parse_size(s).ok_or_else(|| {
+        if s.starts_with('-') {
+            format!("sizes are not negative: expected {SIZE_RULE}")
+        } else {
+            format!("expected {SIZE_RULE}")
+        }
+    })
+}
+
+/// An alignment: a size of at least 1 byte.
+pub(super) fn align(s: &str) -> Result<u64, String> {
+    match size(s)? {
+        0 => Err("an alignment is at least 1 byte".to_owned()),
+        a => Ok(a),
     }
 }
 
-pub(super) fn seconds(s: f64) -> Option<std::time::Duration> {
-    std::time::Duration::try_from_secs_f64(s).ok()
+/// A size in MiB: a plain number is MiB, a number with a suffix is bytes that must make
+/// whole MiB (`512`, `512M` and `1G/2` are all the same 512 MiB).
+pub(super) fn mib(s: &str) -> Result<u64, String> {
+    const RULE: &str = "a number of MiB (`512`) or a size with a suffix that makes whole MiB (`512M`, `2G`)";
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        return s.parse().map_err(|_| format!("too large: expected {RULE}"));
+    }
+    let bytes = parse_size(s).ok_or_else(|| {
+        if s.starts_with('-') {
+            format!("not negative: expected {RULE}")
+        } else {
+            format!("expected {RULE}")
+        }
+    })?;
+    if bytes % (1 << 20) != 0 {
+        return Err(format!("{bytes} bytes is not a whole number of MiB: expected {RULE}"));
+    }
+    Ok(bytes >> 20)
+}
+
+/// `--allreduce-buffer-size`: MiB as [`mib`], or `-1` (size it from the collective operands).
+pub(super) fn mib_or_auto(s: &str) -> Result<i64, String> {
+    if s == "-1" {
+        return Ok(-1);
+    }
+    let m = mib(s).map_err(|e| format!("{e}, or -1 to size it from the collective operands"))?;
+    i64::try_from(m).map_err(|_| "too large".to_owned())
+}
+
+/// A non-negative number of seconds.
+pub(super) fn seconds(s: &str) -> Result<Duration, String> {
+    let rule = "expected a non-negative number of seconds, e.g. 1 or 0.25";
+    let x: f64 = s.parse().map_err(|_| rule.to_owned())?;
+    Duration::try_from_secs_f64(x).map_err(|_| rule.to_owned())
+}
+
+/// A logical core count, 1..=64.
+pub(super) fn cores(s: &str) -> Result<u32, String> {
+    match s.parse::<u32>() {
+        Ok(n @ 1..=64) => Ok(n),
+        _ => Err("expected a core count from 1 to 64".to_owned()),
+    }
+}
+
+/// A core index (non-negative).
+pub(super) fn core_index(s: &str) -> Result<u32, String> {
+    s.parse().map_err(|_| "expected a core index: 0, 1, ... (below --cores)".to_owned())
+}
+
+/// A buffer count of a generated problem, 1..=[`MAX_TENSORS`].
+pub(super) fn count(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ 1..=MAX_TENSORS) => Ok(n),
+        _ => Err(format!("expected a buffer count from 1 to {MAX_TENSORS}")),
+    }
+}
+
+/// A seed: a non-negative integer.
+pub(super) fn seed(s: &str) -> Result<u64, String> {
+    s.parse().map_err(|_| "expected a non-negative integer".to_owned())
+}
+
+/// True for the path `-`: standard input or output.
+pub(super) fn is_dash(path: &Path) -> bool {
+    path.as_os_str() == "-"
+}
+
+/// The name of standard input in messages.
+pub(super) const STDIN: &str = "<stdin>";
+
+/// An input path as messages name it (`<stdin>` for `-`).
+pub(super) fn display(path: &Path) -> String {
+    if is_dash(path) {
+        STDIN.to_owned()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// True when the first character that is not white space (after a byte-order mark) is `{`:
+/// standard input holds a program JSON, not a CSV.
+fn looks_like_json(head: &[u8]) -> bool {
+    let head = head.strip_prefix(input::minimalloc_csv::BOM).unwrap_or(head);
+    head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
+}
+
+/// The whole text of `path` (`-`: standard input) and its name for messages.
+pub(super) fn read_text(path: &Path, con: &mut Console<'_>) -> Result<(String, String), InputError> {
+    let (bytes, file) = if is_dash(path) {
+        let mut bytes = Vec::new();
+        con.stdin
+            .read_to_end(&mut bytes)
+            .map_err(|source| InputError::Io { file: STDIN.to_owned(), source })?;
+        (bytes, STDIN.to_owned())
+    } else {
+        let file = path.display().to_string();
+        (std::fs::read(path).map_err(|source| InputError::Io { file: file.clone(), source })?, file)
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, file)),
+        Err(e) => Err(InputError::NotUtf8 { file, offset: e.utf8_error().valid_up_to() }),
+    }
+}
+
+/// Reads a program JSON (`-`: standard input).
+pub(super) fn read_program(path: &Path, con: &mut Console<'_>) -> Result<Program, InputError> {
+    let (text, file) = read_text(path, con)?;
+    input::parse_program(&text, &file, MAX_TENSORS)
+}
+
+/// The problem of a program: validated as `run` validates it (pre-placement included).
+fn program_problem(program: &Program) -> Result<Problem, InputError> {
+    input::pack_preplaced(program, input::PAGE)?;
+    Ok(crate::quality::problem::problem_from_program(program))
+}
+
+/// Reads a program: a model file (`.onnx`, `.tflite`) is imported with `input_shapes`, any
+/// other file (`-`: standard input) is read as program JSON (which takes no `--input-shape`).
+pub(super) fn read_program_file(
+    path: &Path,
+    input_shapes: &[(String, Vec<u64>)],
+    con: &mut Console<'_>,
+) -> Result<Program, ImportError> {
+    if !is_dash(path) && ModelFormat::from_path(path).is_some() {
+        return Ok(import(path, input_shapes)?.program);
+    }
+    no_shapes_for(path, input_shapes)?;
+    Ok(read_program(path, con)?)
+}
+
+/// Reads a program JSON or a model file (by extension; on standard input, a program JSON by
+/// a leading `{`) as its problem, or a minimalloc CSV.
+///
+/// A JSON program or an imported model is validated as `run` validates it (pre-placement
+/// included) before it becomes a problem.
+pub(super) fn read_problem(
+    path: &Path,
+    input_shapes: &[(String, Vec<u64>)],
+    con: &mut Console<'_>,
+) -> Result<Problem, ImportError> {
+    if is_dash(path) {
+        no_shapes_for(path, input_shapes)?;
+        let mut stdin = BufReader::with_capacity(1 << 16, &mut *con.stdin);
+        let head = stdin.fill_buf().map_err(|source| InputError::Io { file: STDIN.to_owned(), source })?;
+        if looks_like_json(head) {
+            let mut text = String::new();
+            stdin
+                .read_to_string(&mut text)
+                .map_err(|source| InputError::Io { file: STDIN.to_owned(), source })?;
+            return Ok(program_problem(&input::parse_program(&text, STDIN, MAX_TENSORS)?)?);
+        }
+        return Ok(input::read_buffers_from(stdin, STDIN, MAX_TENSORS)?);
+    }
+    let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if json || ModelFormat::from_path(path).is_some() {
+        Ok(program_problem(&read_program_file(path, input_shapes, con)?)?)
+    } else {
+        no_shapes_for(path, input_shapes)?;
+        Ok(input::read_buffers(path, MAX_TENSORS)?)
+    }
+}
+
+/// `--input-shape` given for a file that is not a model.
+fn no_shapes_for(path: &Path, input_shapes: &[(String, Vec<u64>)]) -> Result<(), ImportError> {
+    match input_shapes.first() {
+        None => Ok(()),
+        Some((name, _)) => Err(ImportError::BadInputShape {
+            file: display(path),
+            name: name.clone(),
+            detail: "--input-shape applies to model files (.onnx, .tflite) only".into(),
+        }),
+    }
+}
+
+/// Reads a solution CSV (`-`: standard input).
+pub(super) fn read_solution(path: &Path, con: &mut Console<'_>) -> Result<Problem, InputError> {
+    if is_dash(path) {
+        input::read_solution_from(&mut *con.stdin, STDIN, MAX_TENSORS)
+    } else {
+        input::read_solution(path, MAX_TENSORS)
+    }
+}
+
+/// `n` and the noun, plural unless `n == 1`: `1 buffer`, `2 buffers`.
+pub(super) fn count_of(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mib_values_plain_or_with_suffix() {
+        assert_eq!(mib("512"), Ok(512));
+        assert_eq!(mib("2G"), Ok(2048));
+        assert_eq!(
+            mib("1536KiB"),
+            Err("1572864 bytes is not a whole number of MiB: expected a number of MiB (`512`) or a size with a suffix that makes whole MiB (`512M`, `2G`)".to_owned())
+        );
+        assert_eq!(mib_or_auto("-1"), Ok(-1));
+        assert!(mib_or_auto("-2").unwrap_err().starts_with("not negative"));
+    }
+
+    #[test]
+    fn nouns_are_plural_unless_one() {
+        assert_eq!(
+            (count_of(1, "buffer"), count_of(0, "buffer"), count_of(3, "core")),
+            ("1 buffer".into(), "0 buffers".into(), "3 cores".into())
+        );
+    }
 }

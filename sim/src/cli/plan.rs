@@ -1,64 +1,235 @@
-//! `dramalloc plan`: plans a minimalloc CSV or a program JSON and writes the solution CSV.
-//! Uses: args, atomic_write, input, quality, dramalloc-core (error, strategy); used by: mod.rs.
+//! `dramalloc plan`: plans a minimalloc CSV, a program JSON or a model file and writes the
+//! solution CSV or the binary plan file.
+//! Uses: args, console, atomic_write, input, quality, report (plan_bin, solution_csv), dramalloc-core (error, strategy); used by: mod.rs.
+//!
+//! The summary line ends with the wall time of each stage (read, plan, write: the whole
+//! process minus start-up), so `plan` is its own I/O benchmark; the portfolio's members
+//! follow, one line each. With `DRAMALLOC_TIMING=1` it also prints each stage's CPU time
+//! (Linux: the thread's `schedstat`), which a loaded machine does not inflate. With `-o -`
+//! the solution (CSV or plan.bin) goes to standard output and the summary (or `--json`) to
+//! standard error.
 
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
-use dramalloc_core::Strategy;
+use dramalloc_core::{PlanError, Strategy};
 
-use super::args::{read_problem, seconds};
-use super::err;
-use crate::input;
+use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
+use super::console::{Console, Progress};
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use crate::quality::problem::{member_lines, solve_within, SolveError, Solved};
+use crate::report::plan_bin::PlanBlob;
+use crate::report::solution_csv::write_solution;
 
-/// `dramalloc plan`: plans `input` with `strategy` and writes the solution to `output`.
-pub(super) fn cmd_plan(
-    input: PathBuf,
-    strategy: Strategy,
-    align: u64,
-    capacity: Option<u64>,
-    output: PathBuf,
-    time_limit: f64,
-) -> ExitCode {
-    if align == 0 {
-        return err("--align must be at least 1", 2);
-    }
-    let Some(limit) = seconds(time_limit) else {
-        return err("--time-limit must be a non-negative number of seconds", 2);
-    };
-    let problem = match read_problem(&input) {
-        Ok(p) => p,
-        Err(e) => return err(e, 2),
-    };
-    match crate::quality::problem::solve_within(&problem, align, capacity, strategy, limit) {
-        Ok(sol) => {
-            let text = input::write_solution(&sol.rows);
-            if let Err(e) = crate::atomic_write::write_atomic(&output, text.as_bytes()) {
-                return err(format!("{}: {e}", output.display()), 1);
-            }
-            let m = sol.metrics;
-            say!(
-                "{}: {} buffers, strategy {}{}, HWM {} bytes, lower bound {} bytes, ratio {:.4}, time {:.2} ms",
-                input.display(),
-                problem.len(),
-                strategy.name(),
-                match Strategy::ALL[m.strategy as usize] {
-                    s if s == strategy => String::new(),
-                    s => format!(" (plan from its {} member)", s.name()),
-                },
-                m.hwm,
-                m.lower_bound,
-                crate::quality::peak_ratio(m.hwm, m.lower_bound),
-                sol.time.as_secs_f64() * 1e3
-            );
-            ExitCode::SUCCESS
+/// `plan --help`'s closing lines.
+const AFTER: &str = "\
+Exit codes: 0 planned and written; 1 the problem does not fit --capacity, or the solution or
+picture cannot be written; 2 bad input (a plan the binary format cannot hold too) or a bad flag.";
+
+/// What `dramalloc plan` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanFormat {
+    /// The minimalloc solution CSV `id,lower,upper,size,offset,align`.
+    Csv,
+    /// The binary plan file (`dramalloc_core::plan_file`), one core.
+    Bin,
+}
+
+impl PlanFormat {
+    /// The format an output name asks for: `.bin` is [`PlanFormat::Bin`], anything else
+    /// (`-` too) CSV.
+    pub fn of(path: &Path) -> PlanFormat {
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("bin")) {
+            PlanFormat::Bin
+        } else {
+            PlanFormat::Csv
         }
-        Err(
-            e @ crate::quality::problem::SolveError::Plan {
-                error: dramalloc_core::PlanError::DoesNotFit { .. },
-                ..
-            },
-        ) => err(e, 1),
-        Err(e) => err(e, 2),
     }
+}
+
+/// Options of `dramalloc plan`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(allow_negative_numbers = true, after_help = format!("{AFTER}\n{SIZES}"))]
+pub struct PlanArgs {
+    /// Input: `.json` (a program), a model file (`.onnx`, `.tflite`, imported first), anything
+    /// else a minimalloc CSV (id,lower,upper,size, upper exclusive; optional offset = fixed,
+    /// alignment = the buffer's own); `-`: standard input (JSON when it starts with `{`).
+    pub input: PathBuf,
+    /// Placement strategy.
+    #[arg(long, default_value = "auto", value_parser = strategy_parser())]
+    pub strategy: Strategy,
+    /// Alignment of sizes and offsets (a size, at least 1).
+    #[arg(long, default_value = "4096", value_parser = args::align)]
+    pub align: u64,
+    /// Capacity (a size; default: unbounded).
+    #[arg(long, value_parser = args::size)]
+    pub capacity: Option<u64>,
+    /// File to write: the solution CSV (id,lower,upper,size,offset,align) or, for a `.bin`
+    /// name or `--format bin`, the binary plan file (`plan.bin` format, one core); `-`:
+    /// standard output.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Output format (default: by the extension of `--output`: `.bin` is bin, else csv).
+    #[arg(long, value_enum)]
+    pub format: Option<PlanFormat>,
+    /// Print the summary as JSON (on standard output; standard error with `-o -`).
+    #[arg(long)]
+    pub json: bool,
+    /// Also draw the plan as an SVG picture (x = time, y = offset).
+    #[arg(long)]
+    pub svg: Option<PathBuf>,
+    /// Time limit of the `auto` and `exact` strategies, seconds (anytime: the best plan
+    /// found so far is written when it runs out).
+    #[arg(long, default_value = "1", value_parser = args::seconds)]
+    pub time_limit: Duration,
+    /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shape: Vec<(String, Vec<u64>)>,
+}
+
+/// `dramalloc plan`.
+pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
+    let t0 = Instant::now();
+    let c0 = cpu_time();
+    let format = a.format.unwrap_or_else(|| PlanFormat::of(&a.output));
+    let spin = Progress::spinner(con, &format!("reading {}", a.input.display()));
+    let problem = match read_problem(&a.input, &a.input_shape, con) {
+        Ok(p) => p,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    let read = t0.elapsed();
+    let c1 = cpu_time();
+    spin.message(&format!("planning {} with {}", count_of(problem.len(), "buffer"), a.strategy.name()));
+    let sol = match solve_within(&problem, a.align, a.capacity, a.strategy, a.time_limit) {
+        Ok(s) => s,
+        Err(e) => {
+            let fits = !matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. });
+            let input = args::display(&a.input);
+            return fail(con, format!("{input}: {e}"), if fits { EXIT_BAD_INPUT } else { EXIT_FAILED });
+        }
+    };
+    spin.message("writing the solution");
+    let t1 = Instant::now();
+    let c2 = cpu_time();
+    let bin = match format {
+        PlanFormat::Csv => None,
+        PlanFormat::Bin => {
+            let rows = sol.solution(&problem).to_solution_rows();
+            match PlanBlob::from_solution(&rows, a.align, a.capacity).and_then(|b| b.encode()) {
+                Ok(b) => Some(b),
+                Err(e) => return fail(con, format!("{}: {e}", a.output.display()), EXIT_BAD_INPUT),
+            }
+        }
+    };
+    let written = match (&bin, is_dash(&a.output)) {
+        (Some(bytes), true) => con.stdout.write_all(bytes).and_then(|()| con.stdout.flush()),
+        (Some(bytes), false) => crate::atomic_write::write_atomic(&a.output, bytes),
+        (None, true) => {
+            let mut out = BufWriter::with_capacity(1 << 20, &mut *con.stdout);
+            write_solution(&problem, &sol.offsets, a.align, &mut out).and_then(|()| out.flush())
+        }
+        (None, false) => crate::atomic_write::write_atomic_with(&a.output, |w| {
+            write_solution(&problem, &sol.offsets, a.align, w)
+        }),
+    };
+    if let Err(e) = written {
+        return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED);
+    }
+    let write = t1.elapsed();
+    let c3 = cpu_time();
+    if let Some(svg) = &a.svg {
+        let picture =
+            crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &args::display(&a.input));
+        if let Err(e) = crate::atomic_write::write_atomic(svg, picture.as_bytes()) {
+            return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED);
+        }
+    }
+    drop(spin);
+    let stages = Stages { read, plan: sol.time, write };
+    let sink: &mut dyn Write = if is_dash(&a.output) { con.stderr } else { con.stdout };
+    report(sink, a, format, problem.len(), &sol, stages);
+    if std::env::var_os("DRAMALLOC_TIMING").is_some_and(|v| v == "1") {
+        if let (Some(c0), Some(c1), Some(c2), Some(c3)) = (c0, c1, c2, c3) {
+            let _ = writeln!(
+                con.stderr,
+                "cpu: read {}, plan {}, write {}",
+                ms(c1 - c0),
+                ms(c2 - c1),
+                ms(c3 - c2)
+            );
+        }
+    }
+    ExitCode::from(EXIT_OK)
+}
+
+/// Wall times of `plan`'s stages.
+#[derive(Debug, Clone, Copy)]
+struct Stages {
+    read: Duration,
+    plan: Duration,
+    write: Duration,
+}
+
+/// The summary of a plan to `o`: the summary line and one line per portfolio member, or the
+/// same as one JSON object (`--json`).
+fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, sol: &Solved, t: Stages) {
+    let m = sol.metrics;
+    let member = Strategy::ALL[m.strategy as usize];
+    let ratio = crate::quality::peak_ratio(m.hwm, m.lower_bound);
+    let members = member_lines(&sol.members, m.lower_bound);
+    if a.json {
+        let output = if is_dash(&a.output) { "<stdout>".to_owned() } else { a.output.display().to_string() };
+        let v = serde_json::json!({
+            "input": args::display(&a.input),
+            "buffers": buffers,
+            "strategy": a.strategy.name(),
+            "member": member.name(),
+            "hwm": m.hwm,
+            "lower_bound": m.lower_bound,
+            "ratio": ratio,
+            "time_ms": t.plan.as_secs_f64() * 1e3,
+            "read_ms": t.read.as_secs_f64() * 1e3,
+            "write_ms": t.write.as_secs_f64() * 1e3,
+            "output": output,
+            "format": format,
+            "members": members,
+        });
+        let _ = writeln!(o, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        return;
+    }
+    let chosen = if member == a.strategy {
+        String::new()
+    } else {
+        format!(" (plan from its {} member)", member.name())
+    };
+    let _ = writeln!(
+        o,
+        "{}: {}, strategy {}{chosen}, HWM {} bytes, lower bound {} bytes, ratio {:.4}; read {}, plan {}, write {}",
+        args::display(&a.input),
+        count_of(buffers, "buffer"),
+        a.strategy.name(),
+        m.hwm,
+        m.lower_bound,
+        ratio,
+        ms(t.read),
+        ms(t.plan),
+        ms(t.write),
+    );
+    for line in members {
+        let _ = writeln!(o, "  {line}");
+    }
+}
+
+/// CPU time of this thread so far (Linux `/proc/thread-self/schedstat`), `None` elsewhere.
+fn cpu_time() -> Option<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    Some(Duration::from_nanos(text.split_whitespace().next()?.parse().ok()?))
+}
+
+/// A duration in milliseconds, two decimals.
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }

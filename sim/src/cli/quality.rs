@@ -1,56 +1,83 @@
 //! `dramalloc quality`: peak / lower bound of every strategy on every file or generated problem.
-//! Uses: args, input, quality, dramalloc-core (strategy); used by: mod.rs.
+//! Uses: args, console, input (import too), quality, dramalloc-core (strategy); used by: mod.rs.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use dramalloc_core::Strategy;
 
-use super::args::{read_problem, seconds};
-use super::{err, MAX_TENSORS};
-use crate::input;
+use super::args::{self, parse_input_shape, read_problem, strategy_parser, STDIN};
+use super::console::{Console, Progress};
+use super::{fail, EXIT_BAD_INPUT, EXIT_OK, MAX_TENSORS};
+use crate::input::{self, Problem};
 
-/// `dramalloc quality`: peak / lower bound of every strategy on every file.
-pub(super) fn cmd_quality(
-    paths: &[PathBuf],
-    align: u64,
-    strategies: &[Strategy],
-    json: bool,
-    time_limit: f64,
-    generated: &[usize],
-    seed: u64,
-) -> ExitCode {
-    let Some(limit) = seconds(time_limit) else {
-        return err("--time-limit must be a non-negative number of seconds", 2);
-    };
-    if align == 0 {
-        return err("--align must be at least 1", 2);
-    }
+/// `quality --help`'s closing lines.
+const AFTER: &str =
+    "Exit codes: 0 the table was printed (a failed plan is an `error` cell); 2 bad input or a bad flag.";
+
+/// Options of `dramalloc quality`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(allow_negative_numbers = true, after_help = format!("{AFTER}\n{}", super::args::SIZES))]
+pub struct QualityArgs {
+    /// CSV, JSON or model files (default: bundled models, hard DSA set and large instances);
+    /// `-`: standard input.
+    pub paths: Vec<PathBuf>,
+    /// Alignment (a size, at least 1).
+    #[arg(long, default_value = "1", value_parser = args::align)]
+    pub align: u64,
+    /// Comma-separated strategies (default: all).
+    #[arg(long, value_delimiter = ',', value_parser = strategy_parser())]
+    pub strategies: Vec<Strategy>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Time limit of the `auto` and `exact` strategies per file, seconds.
+    #[arg(long, default_value = "1", value_parser = args::seconds)]
+    pub time_limit: Duration,
+    /// Instead of files: generated problems (`dramalloc_sim::quality::generate`) of these
+    /// sizes, comma-separated, e.g. `1000,10000,100000,1000000`.
+    #[arg(long, value_delimiter = ',', conflicts_with = "paths", value_parser = args::count)]
+    pub generated: Vec<usize>,
+    /// Shape of the generated problems: mixed, short, long-tail or layered.
+    #[arg(long, default_value = "mixed", value_parser = super::generate::shape, requires = "generated")]
+    pub shape: crate::quality::generate::Shape,
+    /// Seed of the generated problems.
+    #[arg(long, default_value_t = crate::quality::generate::DEFAULT_SEED, value_parser = args::seed)]
+    pub seed: u64,
+    /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable; every model
+    /// file given must have that input.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shape: Vec<(String, Vec<u64>)>,
+}
+
+/// `dramalloc quality`.
+pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     let strategies: Vec<Strategy> =
-        if strategies.is_empty() { Strategy::ALL.to_vec() } else { strategies.to_vec() };
-    let mut problems = Vec::new();
-    if !generated.is_empty() {
-        for &n in generated {
-            if n == 0 || n > MAX_TENSORS {
-                return err(format!("--generated {n}: use 1..={MAX_TENSORS}"), 2);
-            }
+        if a.strategies.is_empty() { Strategy::ALL.to_vec() } else { a.strategies.clone() };
+    let mut problems: Vec<(String, String, Problem)> = Vec::new();
+    if !a.generated.is_empty() {
+        for &n in &a.generated {
             problems.push((
-                "generated".to_string(),
+                format!("generated {}", a.shape.name()),
                 format!("n={n}"),
-                crate::quality::generate::problem(n, seed),
+                a.shape.generate(n, a.seed),
             ));
         }
-    } else if paths.is_empty() {
+    } else if a.paths.is_empty() {
         for (set, name, text) in crate::input::bundled::PROBLEMS {
             match input::parse_buffers(text, name, MAX_TENSORS) {
                 Ok(b) => problems.push((set.to_string(), name.to_string(), b)),
-                Err(e) => return err(e, 2),
+                Err(e) => return fail(con, e, EXIT_BAD_INPUT),
             }
         }
     } else {
-        for p in paths {
-            match read_problem(p) {
+        if a.paths.iter().filter(|p| args::is_dash(p)).count() > 1 {
+            return fail(con, "`-` (standard input) can be given once", EXIT_BAD_INPUT);
+        }
+        for p in &a.paths {
+            match read_problem(p, &a.input_shape, con) {
+                Ok(b) if args::is_dash(p) => problems.push((String::new(), STDIN.to_owned(), b)),
                 Ok(b) => problems.push((
                     p.parent()
                         .and_then(|d| d.file_name())
@@ -58,17 +85,25 @@ pub(super) fn cmd_quality(
                     p.file_stem().map_or(String::new(), |s| s.to_string_lossy().into()),
                     b,
                 )),
-                Err(e) => return err(e, 2),
+                Err(e) => return fail(con, e, EXIT_BAD_INPUT),
             }
         }
     }
-    let rows = crate::quality::evaluate(&problems, align, &strategies, limit);
-    let totals = crate::quality::totals(&rows, &strategies);
-    if json {
-        let v = serde_json::json!({ "align": align, "rows": rows, "totals": totals });
-        say!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
-    } else {
-        let _ = write!(std::io::stdout().lock(), "{}", crate::quality::render(&rows, &totals));
+    // one file at a time, so that the bar moves
+    let bar = Progress::bar(con, problems.len() as u64, "planning");
+    let mut rows = Vec::with_capacity(problems.len());
+    for p in problems.chunks(1) {
+        bar.message(&format!("{} {}", p[0].0, p[0].1));
+        rows.extend(crate::quality::evaluate(p, a.align, &strategies, a.time_limit));
+        bar.step();
     }
-    ExitCode::SUCCESS
+    drop(bar);
+    let totals = crate::quality::totals(&rows, &strategies);
+    if a.json {
+        let v = serde_json::json!({ "align": a.align, "rows": rows, "totals": totals });
+        let _ = writeln!(con.stdout, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        let _ = write!(con.stdout, "{}", crate::quality::render(&rows, &totals));
+    }
+    ExitCode::from(EXIT_OK)
 }

@@ -1,52 +1,78 @@
 //! `dramalloc run`: its options, the run itself and the summary table it prints.
-//! Uses: args, exec, input, planning, report, run, dramalloc-core; used by: mod.rs.
+//! Uses: args, console, exec, input, planning, report, run, dramalloc-core; used by: mod.rs.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, Strategy};
 
-use super::args::{parse_fault, parse_strategy};
-use super::{err, MAX_TENSORS};
+use super::args::{self, parse_fault, parse_input_shape, read_text, strategy_parser, SIZES};
+use super::console::Console;
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::faults::Fault;
-use crate::input::{self, Program};
+use crate::input::import::ModelFormat;
+use crate::input::{self, InputError, Program};
 use crate::planning::PlanOptions;
-use crate::run::{run, RunError, RunOptions, Split, Summary};
+use crate::run::{run, CoreSummary, RunError, RunOptions, Split, Summary};
+
+/// `run --help`'s closing lines.
+const AFTER: &str = "\
+Exit codes: 0 the run passed; 1 the plan does not fit, a collision or the injected fault was
+caught (the reports are still written, marked FAILED), an injected fault went undetected, or a
+report cannot be written; 2 bad input or a bad flag (the report directory is checked first).";
 
 /// Options of `dramalloc run`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(allow_negative_numbers = true, after_help = format!("{AFTER}\n{SIZES}"))]
 pub struct RunArgs {
-    /// Program JSON (default: the bundled ResNet-50).
+    /// Program JSON, or a model file (`.onnx`, `.tflite`) imported first (default: the
+    /// bundled ResNet-50); `-`: a program JSON on standard input.
     pub program: Option<PathBuf>,
     /// Logical cores (1..=64).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value = "2", value_parser = args::cores)]
     pub cores: u32,
     /// How a single-core model becomes N cores.
     #[arg(long, value_enum, default_value_t = Split::None)]
     pub split: Split,
-    /// Per-core HBM window, bytes (default: 24 GiB, one logical core of a Trainium2-class device).
-    #[arg(long, default_value_t = dramalloc_core::DEFAULT_HBM_WINDOW)]
+    /// Per-core HBM window (a size; default: 24 GiB, one logical core of a Trainium2-class
+    /// device).
+    #[arg(long, default_value = "24GiB", value_parser = args::size)]
     pub hbm_window: u64,
-    /// CC region size in MiB, or -1 to size it from the collective operands.
-    #[arg(long, default_value_t = 500, allow_negative_numbers = true)]
+    /// CC region size: MiB, or a size with a suffix (whole MiB), or -1 to size it from the
+    /// collective operands.
+    #[arg(long, default_value = "500", value_parser = args::mib_or_auto)]
     pub allreduce_buffer_size: i64,
     /// Switch the DRAM passes off (spills stay unaddressed; the run then fails on them).
     #[arg(long)]
     pub disable_dram_allocation: bool,
     /// Placement strategy.
-    #[arg(long, default_value = "auto", value_parser = parse_strategy)]
+    #[arg(long, default_value = "auto", value_parser = strategy_parser())]
     pub strategy: Strategy,
-    /// Shared mode 1: per-core slabs of this many MiB in one address space.
-    #[arg(long)]
+    /// Shared mode 1: per-core slabs of this many MiB (or a size with a suffix, whole MiB) in
+    /// one address space.
+    #[arg(long, value_parser = args::mib)]
     pub mb_per_core: Option<u64>,
-    /// Write plan.csv, summary.json and layout.svg here.
+    /// Write plan.csv, summary.json, layout.svg, plan.bin and plan.h here (checked before
+    /// planning; a failed run writes the first three, marked FAILED).
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
+    /// The core whose view layout.svg draws.
+    #[arg(long, default_value = "0", value_parser = args::core_index)]
+    pub svg_core: u32,
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
+    /// Host memory the simulation may use, (a size; default: what the host has available).
+    #[arg(long, value_parser = args::size)]
+    pub host_memory: Option<u64>,
+    /// Shape of a model input with symbolic dimensions, NAME=DIMS (e.g. x=1x3x224x224); repeatable.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shape: Vec<(String, Vec<u64>)>,
+    /// Print the summary as JSON on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 impl Default for RunArgs {
@@ -61,19 +87,71 @@ impl Default for RunArgs {
             strategy: Strategy::Auto,
             mb_per_core: None,
             report_dir: None,
+            svg_core: 0,
             inject_fault: None,
+            host_memory: None,
+            input_shape: Vec::new(),
+            json: false,
         }
     }
 }
 
+/// Reads the program of `run`: a model file (imported with `input_shapes`), or a JSON, with a
+/// pointer to `plan` for a CSV.
+fn read_run_program(
+    path: &Path,
+    input_shapes: &[(String, Vec<u64>)],
+    con: &mut Console<'_>,
+) -> Result<Program, String> {
+    let model = !args::is_dash(path) && ModelFormat::from_path(path).is_some();
+    if model || !input_shapes.is_empty() {
+        // a model file, or `--input-shape` on one that is not (an error naming the file)
+        return args::read_program_file(path, input_shapes, con).map_err(|e| e.to_string());
+    }
+    let (text, file) = read_text(path, con).map_err(|e| e.to_string())?;
+    let csv_named = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let first = text.trim_start_matches('\u{feff}').trim_start();
+    let csv_like = !first.starts_with('{') && first.lines().next().is_some_and(|l| l.contains(','));
+    match input::parse_program(&text, &file, MAX_TENSORS) {
+        Err(InputError::MalformedJson { .. }) if csv_named || csv_like => Err(format!(
+            "{file}: `run` takes a program JSON (tensors and ops); this looks like a minimalloc CSV problem: \
+             plan it with `dramalloc plan {file} -o solution.csv`"
+        )),
+        other => other.map_err(|e| e.to_string()),
+    }
+}
+
+/// The report directory, made and probed before anything runs.
+fn check_report_dir(dir: &Path) -> Result<(), String> {
+    let name = dir.display();
+    if dir.exists() && !dir.is_dir() {
+        return Err(format!("--report-dir {name}: exists and is not a directory"));
+    }
+    std::fs::create_dir_all(dir).map_err(|e| format!("--report-dir {name}: cannot create it: {e}"))?;
+    let probe = dir.join(format!(".dramalloc-probe.{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(|e| format!("--report-dir {name}: cannot write there: {e}"))?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 /// `dramalloc run` (also the default command).
-pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
+pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
+    if a.svg_core >= a.cores {
+        let msg =
+            format!("--svg-core {}: the run has cores 0..{} (--cores {})", a.svg_core, a.cores - 1, a.cores);
+        return fail(con, msg, EXIT_BAD_INPUT);
+    }
+    if let Some(dir) = &a.report_dir {
+        if let Err(e) = check_report_dir(dir) {
+            return fail(con, e, EXIT_BAD_INPUT);
+        }
+    }
     let source =
         a.program.as_ref().map_or("bundled:onnx_resnet50.json".to_string(), |p| p.display().to_string());
     let program: Program = match &a.program {
-        Some(p) => match input::read_program(p, MAX_TENSORS) {
+        Some(p) => match read_run_program(p, &a.input_shape, con) {
             Ok(p) => p,
-            Err(e) => return err(e, 2),
+            Err(e) => return fail(con, e, EXIT_BAD_INPUT),
         },
         None => match input::parse_program(
             crate::input::bundled::RESNET50_JSON,
@@ -81,38 +159,32 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
             MAX_TENSORS,
         ) {
             Ok(p) => p,
-            Err(e) => return err(e, 2),
+            Err(e) => return fail(con, e, EXIT_BAD_INPUT),
         },
     };
     let Some(cc) = CcSize::from_knob(a.allreduce_buffer_size) else {
-        return err(
-            format!(
-                "--allreduce-buffer-size {}: use a size in MiB (>= 0) or -1 for auto",
-                a.allreduce_buffer_size
-            ),
-            2,
+        let msg = format!(
+            "--allreduce-buffer-size {}: use a size in MiB (>= 0) or -1 for auto",
+            a.allreduce_buffer_size
         );
+        return fail(con, msg, EXIT_BAD_INPUT);
     };
     if let CcSize::Mib(m) = cc {
         if m.checked_mul(1 << 20).is_none_or(|b| b > a.hbm_window) {
-            return err(
-                format!(
-                    "--allreduce-buffer-size {m} MiB does not fit in the {}-byte --hbm-window",
-                    a.hbm_window
-                ),
-                2,
+            let msg = format!(
+                "--allreduce-buffer-size {m} MiB does not fit in the {}-byte --hbm-window",
+                a.hbm_window
             );
+            return fail(con, msg, EXIT_BAD_INPUT);
         }
     }
     if let Some(mb) = a.mb_per_core {
         if mb == 0 || mb.checked_mul(1 << 20).is_none_or(|b| b > a.hbm_window) {
-            return err(
-                format!(
-                    "--mb-per-core {mb}: a slab must be 1 MiB or more and fit in the {}-byte --hbm-window",
-                    a.hbm_window
-                ),
-                2,
+            let msg = format!(
+                "--mb-per-core {mb}: a slab must be 1 MiB or more and fit in the {}-byte --hbm-window",
+                a.hbm_window
             );
+            return fail(con, msg, EXIT_BAD_INPUT);
         }
     }
     let opts = RunOptions {
@@ -126,31 +198,82 @@ pub(super) fn cmd_run(a: &RunArgs) -> ExitCode {
             mode: a.mb_per_core.map_or(SharedMode::Windows, |mb_per_core| SharedMode::Slabs { mb_per_core }),
         },
         fault: a.inject_fault,
-        progress: true,
+        progress: con.progress,
         report_dir: a.report_dir.clone(),
+        host_memory: a.host_memory,
     };
+    let svg_core = a.svg_core as usize;
     match run(&program, &opts) {
         Ok(out) => {
-            print_summary(&out.summary);
+            show(con.stdout, &out.summary, a.json);
             if let Some(dir) = &a.report_dir {
-                if let Err(e) = crate::report::write_reports(dir, &out.model, &out.plan, &out.summary) {
-                    return err(format!("writing reports to {}: {e}", dir.display()), 1);
+                if let Err(e) = crate::report::write_reports(
+                    dir,
+                    &out.model,
+                    &out.plan,
+                    &out.summary,
+                    &opts.plan,
+                    svg_core,
+                ) {
+                    return fail(con, format!("writing reports to {}: {e}", dir.display()), EXIT_FAILED);
                 }
-                say!("reports: {}", dir.display());
+                if !a.json {
+                    let _ = writeln!(con.stdout, "reports: {}", dir.display());
+                }
             }
-            ExitCode::SUCCESS
+            if let Some(f) = &out.injected {
+                return fail(con, format!("the injected fault {f} was not detected"), EXIT_FAILED);
+            }
+            ExitCode::from(EXIT_OK)
         }
         Err(e) => {
             let code = e.exit_code() as u8;
             match &e {
-                RunError::Verify { summary, .. } | RunError::Collision { summary, .. } => {
-                    print_summary(summary)
+                RunError::UnaddressedSpill { summary, .. } => show(con.stdout, summary, a.json),
+                RunError::Verify { summary, failed, .. } | RunError::Collision { summary, failed, .. } => {
+                    show(con.stdout, summary, a.json);
+                    if let Some(dir) = &a.report_dir {
+                        match crate::report::write_failed_reports(
+                            dir,
+                            &failed.model,
+                            &failed.plan,
+                            summary,
+                            svg_core,
+                        ) {
+                            Ok(()) if a.json => {}
+                            Ok(()) => {
+                                let _ =
+                                    writeln!(con.stdout, "reports (of the failed run): {}", dir.display());
+                            }
+                            Err(w) => {
+                                let _ =
+                                    writeln!(con.stderr, "error: writing reports to {}: {w}", dir.display());
+                            }
+                        }
+                    }
                 }
-                RunError::Input(_) | RunError::Plan(_) => return err(format!("{source}: {e}"), code),
+                RunError::Input(_) | RunError::Plan(_) => return fail(con, format!("{source}: {e}"), code),
                 _ => {}
             }
-            err(e, code)
+            fail(con, e, code)
         }
+    }
+}
+
+/// The summary as the table, or as JSON (`--json`), to `o`.
+fn show(o: &mut dyn Write, s: &Summary, json: bool) {
+    if json {
+        let _ = writeln!(o, "{}", serde_json::to_string_pretty(s).unwrap_or_default());
+    } else {
+        print_summary(o, s);
+    }
+}
+
+fn ratio(used: u64, lower_bound: u64) -> String {
+    if lower_bound > 0 {
+        format!("{:.4}", used as f64 / lower_bound as f64)
+    } else {
+        "-".into()
     }
 }
 
@@ -158,56 +281,94 @@ fn mib(b: u64) -> String {
     format!("{:.2} MiB", b as f64 / (1u64 << 20) as f64)
 }
 
-/// Prints the summary table.
-pub fn print_summary(s: &Summary) {
-    let mut o = std::io::stdout().lock();
-    let row = |o: &mut std::io::StdoutLock, k: &str, v: String| {
+/// Prints the summary table to `o`; cores with equal figures share one line (`0-63`).
+pub fn print_summary(o: &mut dyn Write, s: &Summary) {
+    let row = |o: &mut dyn Write, k: &str, v: String| {
         let _ = writeln!(o, "  {k:<28} {v}");
     };
     let _ = writeln!(
         o,
-        "dramalloc run: {} on {} core(s), split {}, strategy {}",
+        "dramalloc run: {} on {}, split {}, strategy {}",
         s.model,
-        s.cores,
+        super::args::count_of(s.cores, "core"),
         s.split.name(),
         s.strategy
     );
-    row(&mut o, "tensors", s.tensors.to_string());
-    row(&mut o, "liveness intervals", s.intervals.to_string());
-    row(&mut o, "shared tensors", s.shared_tensors.to_string());
-    row(&mut o, "pre-placed bytes (per core)", format!("{} ({})", s.preplaced_bytes, mib(s.preplaced_bytes)));
+    row(o, "tensors", s.tensors.to_string());
+    row(o, "liveness intervals", s.intervals.to_string());
+    row(o, "shared tensors", s.shared_tensors.to_string());
+    row(o, "pre-placed bytes (per core)", format!("{} ({})", s.preplaced_bytes, mib(s.preplaced_bytes)));
     if s.shared_tensors > 0 {
-        row(&mut o, "shared region", format!("{} bytes at {:#x}", s.shared_bytes, s.shared_base));
-        row(&mut o, "cross-core edges", s.edges.to_string());
+        row(o, "shared region", format!("{} bytes at {:#x}", s.shared_bytes, s.shared_base));
+        row(o, "cross-core edges", s.edges.to_string());
     }
     row(
-        &mut o,
-        "CC region (limit / used)",
-        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.cc_bytes).max().unwrap_or(0)),
-    );
-    let _ = writeln!(
         o,
-        "  {:<6} {:>14} {:>14} {:>10} {:>12}",
-        "core", "HWM", "lower bound", "HWM/LB", "unaddressed"
+        "CC region (limit / used)",
+        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0)),
     );
-    for c in &s.per_core {
-        let ratio = if c.lower_bound > 0 {
-            format!("{:.4}", c.hwm as f64 / c.lower_bound as f64)
-        } else {
-            "-".into()
-        };
-        let _ = writeln!(
+    if let Some(p) = &s.pressure {
+        row(
             o,
-            "  {:<6} {:>14} {:>14} {:>10} {:>12}",
-            c.core, c.hwm, c.lower_bound, ratio, c.unaddressed
+            "peak live bytes (device)",
+            format!(
+                "{} at {} ({} private on all cores + {} shared, counted once)",
+                p.bytes, p.at, p.private_bytes, p.shared_bytes
+            ),
         );
     }
-    row(&mut o, "bytes written / verified", format!("{} / {}", s.bytes_written, s.bytes_verified));
-    row(&mut o, "arena bytes committed", format!("{} ({})", s.committed_bytes, mib(s.committed_bytes)));
-    row(&mut o, "plan time", format!("{:.2} ms", s.plan_seconds * 1e3));
-    row(&mut o, "simulation time", format!("{:.2} ms", s.sim_seconds * 1e3));
-    if let Some(f) = &s.fault {
-        row(&mut o, "injected fault", f.clone());
+    // cores with equal figures share one row (`0-63`)
+    let same = |a: &CoreSummary, b: &CoreSummary| {
+        (a.hwm, a.lower_bound, a.parts, a.peak_live, a.unaddressed)
+            == (b.hwm, b.lower_bound, b.parts, b.peak_live, b.unaddressed)
+    };
+    let groups: Vec<(String, &CoreSummary)> = s
+        .per_core
+        .chunk_by(|a, b| same(a, b))
+        .map(|g| {
+            let (c, last) = (&g[0], g[g.len() - 1].core);
+            (if g.len() == 1 { c.core.to_string() } else { format!("{}-{last}", c.core) }, c)
+        })
+        .collect();
+    let _ = writeln!(
+        o,
+        "  {:<8} {:>14} {:>14} {:>10} {:>14} {:>12}",
+        "core", "HWM", "lower bound", "HWM/LB", "peak live", "unaddressed"
+    );
+    for (cores, c) in &groups {
+        let _ = writeln!(
+            o,
+            "  {:<8} {:>14} {:>14} {:>10} {:>14} {:>12}",
+            cores,
+            c.hwm,
+            c.lower_bound,
+            ratio(c.hwm, c.lower_bound),
+            c.peak_live,
+            c.unaddressed
+        );
     }
-    row(&mut o, "verdict", s.verdict.clone());
+    let _ = writeln!(
+        o,
+        "  {:<8} {:>29} {:>29} {:>29}",
+        "parts", "private used / LB", "shared used / LB", "CC used / LB"
+    );
+    let part = |p: &crate::report::bounds::Part| format!("{} / {}", p.used, p.lower_bound);
+    for (cores, c) in &groups {
+        let _ = writeln!(
+            o,
+            "  {:<8} {:>29} {:>29} {:>29}",
+            cores,
+            part(&c.parts.private),
+            part(&c.parts.shared),
+            part(&c.parts.cc)
+        );
+    }
+    row(o, "bytes written / verified", format!("{} / {}", s.bytes_written, s.bytes_verified));
+    row(o, "arena bytes committed", format!("{} ({})", s.committed_bytes, mib(s.committed_bytes)));
+    row(o, "plan time", format!("{:.2} ms", s.plan_seconds * 1e3));
+    row(o, "simulation time", format!("{:.2} ms", s.sim_seconds * 1e3));
+    if let Some(f) = &s.fault {
+        row(o, "injected fault", f.clone());
+    }
+    row(o, "verdict", s.verdict.clone());
 }

@@ -1,32 +1,149 @@
-//! `dramalloc verify`: checks a solution independently of the planner (sweep line).
-//! Uses: args, input, verify; used by: mod.rs.
+//! `dramalloc verify`: checks a solution, or `run`'s plan.csv, independently of the planner.
+//! Uses: args, console, input (import too), model, run, verify; used by: mod.rs.
+//!
+//! A solution CSV is checked against its problem (CSV, program JSON or model file) by [`crate::verify`],
+//! at `--align`, else the alignment the solution records (its `align` column), else 4096.
+//! A `plan.csv` of `dramalloc run --report-dir` (header `tensor,core,address,...`) is checked
+//! against its program by [`crate::verify::run_plan`]: every core's view, shared tensors
+//! once.
 
-use std::io::Write;
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::read_problem;
-use super::{err, MAX_TENSORS};
-use crate::input;
+use super::args::{
+    self, count_of, is_dash, parse_input_shape, read_problem, read_program_file, read_solution, STDIN,
+};
+use super::console::Console;
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use crate::input::{InputError, PAGE};
+use crate::run::Split;
 
-/// `dramalloc verify`: checks `solution` against the problem `input`.
-pub(super) fn cmd_verify(input: PathBuf, solution: PathBuf, align: u64, capacity: Option<u64>) -> ExitCode {
-    let problem = match read_problem(&input) {
-        Ok(p) => p,
-        Err(e) => return err(e, 2),
-    };
-    let sol = match input::read_solution(&solution, MAX_TENSORS) {
-        Ok(s) => s,
-        Err(e) => return err(e, 2),
-    };
-    if align == 0 {
-        return err("--align must be at least 1", 2);
+/// `verify --help`'s closing lines.
+const AFTER: &str = "\
+Exit codes: 0 valid; 1 invalid (the first missing, extra, moved, misaligned or colliding buffer
+is named); 2 an unreadable or malformed file or a bad flag.";
+
+/// Options of `dramalloc verify`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(allow_negative_numbers = true, after_help = format!("{AFTER}\n{}", super::args::SIZES))]
+pub struct VerifyArgs {
+    /// The problem: a minimalloc CSV, or a program JSON or model file (`.onnx`, `.tflite`;
+    /// a program is required for a `run` plan.csv); `-`: standard input.
+    pub input: PathBuf,
+    /// The solution CSV (id,lower,upper,size,offset, optional align) or `run`'s plan.csv; `-`:
+    /// standard input.
+    pub solution: PathBuf,
+    /// Required offset alignment (a size; default: the solution's `align` column, else 4096).
+    #[arg(long, value_parser = args::align)]
+    pub align: Option<u64>,
+    /// Capacity (a size).
+    #[arg(long, value_parser = args::size)]
+    pub capacity: Option<u64>,
+    /// For a plan.csv: how the program was split over its cores (default: found from the
+    /// plan's tensor names).
+    #[arg(long, value_enum)]
+    pub split: Option<Split>,
+    /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shape: Vec<(String, Vec<u64>)>,
+}
+
+/// The header of `run`'s plan.csv.
+const PLAN_CSV_HEADER: &[u8] = b"tensor,core,address,";
+
+/// `dramalloc verify`.
+pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
+    if is_dash(&a.input) && is_dash(&a.solution) {
+        return fail(con, "only one of INPUT and SOLUTION can be `-` (standard input)", EXIT_BAD_INPUT);
     }
-    match crate::verify::verify(&problem, &sol, align, capacity) {
-        Ok(r) => {
-            say!("OK: {} buffers, peak {} bytes", r.buffers, r.peak);
-            ExitCode::SUCCESS
+    let (mut text, sol_name) = (None, a.solution.display().to_string());
+    let is_plan_csv = if is_dash(&a.solution) {
+        let mut bytes = Vec::new();
+        if let Err(source) = con.stdin.read_to_end(&mut bytes) {
+            return fail(con, InputError::Io { file: STDIN.to_owned(), source }, EXIT_BAD_INPUT);
         }
-        Err(e) => err(format!("{} against {}: {e}", solution.display(), input.display()), 1),
+        let plan = bytes.starts_with(PLAN_CSV_HEADER);
+        text = Some(bytes);
+        plan
+    } else {
+        match std::fs::File::open(&a.solution) {
+            Ok(f) => {
+                let mut head = BufReader::new(f);
+                head.fill_buf().is_ok_and(|b| b.starts_with(PLAN_CSV_HEADER))
+            }
+            Err(source) => return fail(con, InputError::Io { file: sol_name, source }, EXIT_BAD_INPUT),
+        }
+    };
+    if is_plan_csv {
+        return verify_plan_csv(a, text, con);
+    }
+    let problem = match read_problem(&a.input, &a.input_shape, con) {
+        Ok(p) => p,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    let solution = match text {
+        Some(bytes) => crate::input::read_solution_from(&bytes[..], STDIN, super::MAX_TENSORS),
+        None => read_solution(&a.solution, con),
+    };
+    let solution = match solution {
+        Ok(s) => s,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    let (align, from) = match (a.align, solution.declared_align()) {
+        (Some(x), _) => (x, "--align"),
+        (None, Some(x)) => (x, "the solution's align column"),
+        (None, None) => (PAGE, "the default"),
+    };
+    match crate::verify::verify(&problem, &solution, align, a.capacity) {
+        Ok(r) => {
+            let _ = writeln!(
+                con.stdout,
+                "OK: {}, peak {} bytes, offsets aligned to {align} ({from})",
+                count_of(r.buffers, "buffer"),
+                r.peak
+            );
+            ExitCode::from(EXIT_OK)
+        }
+        Err(e) => {
+            fail(con, format!("{} against {}: {e}", a.solution.display(), a.input.display()), EXIT_FAILED)
+        }
+    }
+}
+
+/// `verify PROGRAM.json plan.csv`.
+fn verify_plan_csv(a: &VerifyArgs, text: Option<Vec<u8>>, con: &mut Console<'_>) -> ExitCode {
+    let program = match read_program_file(&a.input, &a.input_shape, con) {
+        Ok(p) => p,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    let name = a.solution.display().to_string();
+    let rows = match text {
+        Some(bytes) => crate::verify::run_plan::parse_plan_csv(&bytes[..], STDIN),
+        None => match std::fs::File::open(&a.solution) {
+            Ok(f) => crate::verify::run_plan::parse_plan_csv(f, &name),
+            Err(source) => Err(InputError::Io { file: name.clone(), source }),
+        },
+    };
+    let rows = match rows {
+        Ok(r) => r,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    let align = a.align.unwrap_or(PAGE);
+    match crate::verify::run_plan::verify_plan(&program, &rows, a.split, align, a.capacity) {
+        Ok(r) => {
+            let _ = writeln!(
+                con.stdout,
+                "OK: {} on {}, split {}, {} checked once, peak {} bytes",
+                count_of(r.tensors, "tensor row"),
+                count_of(r.cores, "core"),
+                r.split.name(),
+                count_of(r.shared, "shared tensor"),
+                r.peak
+            );
+            ExitCode::from(EXIT_OK)
+        }
+        Err(crate::verify::run_plan::RunPlanError::Input(e)) => fail(con, e, EXIT_BAD_INPUT),
+        Err(e) => fail(con, format!("{name} against {}: {e}", a.input.display()), EXIT_FAILED),
     }
 }

@@ -1,10 +1,14 @@
 //! Execution: lazily committed HBM arenas, byte fingerprints, the N-core executor, fault injection.
-//! Uses: model, planning, quality, dramalloc-core (liveness, multicore); used by: cli, run.
+//! Uses: host_storage, input, model, planning, quality, run, verify, dramalloc-core (liveness, multicore); used by: cli, run.
 //!
 //! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
-//! [`fingerprint`]s; [`faults`] corrupts a correct plan on purpose (the run must then fail).
+//! [`fingerprint`]s; [`host_memory`] estimates the host memory an execution needs before it
+//! runs; [`faults`] corrupts a correct plan on purpose (the run must then fail), and
+//! [`campaign`] injects every kind of fault many times and counts what was caught.
 
 pub mod arena;
+pub mod campaign;
 pub mod executor;
 pub mod faults;
 pub mod fingerprint;
+pub mod host_memory;

@@ -109,6 +109,48 @@ pub enum InputError {
         /// The repeated column.
         column: String,
     },
+    /// A CSV header names a column the reader does not know.
+    #[error("{file}: line 1: unknown column `{column}` ({hint})")]
+    UnknownColumn {
+        /// The file.
+        file: String,
+        /// The column as written.
+        column: String,
+        /// What is known instead, or why this one is not read.
+        hint: &'static str,
+    },
+    /// A CSV cell that must be text (an id) is not UTF-8.
+    #[error("{file}: {at}: not valid UTF-8 text")]
+    CellNotUtf8 {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+    },
+    /// A buffer's own alignment is 0.
+    #[error("{file}: {at}: `{name}` has alignment 0 (an alignment is at least 1 byte; leave the cell empty for none)")]
+    ZeroAlignment {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+        /// The buffer id.
+        name: String,
+    },
+    /// The `align` column of a solution differs between rows.
+    #[error("{file}: line {line}, column `align`: {align} differs from {first} on line {first_line} (a solution has one alignment)")]
+    AlignChanges {
+        /// The file.
+        file: String,
+        /// The row that differs.
+        line: u64,
+        /// Its value.
+        align: u64,
+        /// The first row's value.
+        first: u64,
+        /// The first row's line.
+        first_line: u64,
+    },
     /// A JSON value has the wrong type (or a string is not one of the allowed words).
     #[error("{file}: {at}: expected {expected}, found {value}")]
     WrongType {

@@ -1,8 +1,10 @@
-//! Input: the program JSON and minimalloc CSV readers, their error, and the bundled inputs.
-//! Uses: nothing else in the crate; used by: cli, model, quality, run, tensor_parallel, verify.
+//! Input: the program JSON and minimalloc CSV readers, the ONNX and TFLite importers, their errors, the bundled inputs.
+//! Uses: nothing else in the crate (dramalloc-model-formats for model files); used by: cli, model, quality, run, tensor_parallel, verify.
 //!
-//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]), and
-//! the inputs compiled into the binary ([`bundled`]).
+//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]) read
+//! into a [`Problem`] ([`problem`]), the inputs compiled into the binary ([`bundled`]), and
+//! model files: ONNX ([`onnx`]) and TFLite ([`tflite`]) read into one model graph that
+//! [`import`] turns into a program.
 //!
 //! Both readers return [`InputError`], whose message names the file, the place (JSON path
 //! or CSV line and column) and the offending value; the command line maps it to exit code 2.
@@ -11,15 +13,20 @@
 
 pub mod bundled;
 pub mod error;
+pub mod import;
 pub mod minimalloc_csv;
+pub mod onnx;
+pub mod problem;
 pub mod program_json;
+pub mod tflite;
 
 use std::path::Path;
 
 pub use error::{InputError, Location};
 pub use minimalloc_csv::{
-    parse_buffers, parse_solution, read_buffers, read_solution, write_solution, Buffer, SolutionRow,
+    parse_buffers, parse_solution, read_buffers, read_buffers_from, read_solution, read_solution_from,
 };
+pub use problem::{Buffer, IdIndex, Problem, Row, SolutionRow};
 pub use program_json::{pack_preplaced, parse_program, read_program, Op, Program, Tensor, TensorKind};
 
 /// The page size in bytes: pre-placement alignment and the round-up checked on every size.

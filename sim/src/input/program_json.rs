@@ -9,7 +9,8 @@
 //!           optional "collective": bool}, ...]}
 //! ```
 //!
-//! Ops are listed in execution order. Fields not listed above are ignored. Parsing is
+//! Ops are listed in execution order. Fields not listed above are ignored; a UTF-8 byte-order
+//! mark before the text is skipped. Parsing is
 //! O(T + Σ|inputs| + Σ|outputs|) with one hash map of tensor names.
 //!
 //! # Rules checked (each a distinct [`InputError`] naming the JSON path and the value)
@@ -136,6 +137,8 @@ pub struct Op {
 /// # Ok::<(), dramalloc_sim::input::InputError>(())
 /// ```
 pub fn parse_program(text: &str, source: &str, max_tensors: usize) -> Result<Program, InputError> {
+    // a UTF-8 byte-order mark is not JSON, but editors write one
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let root: Value = serde_json::from_str(text).map_err(|e| InputError::MalformedJson {
         file: source.to_owned(),
         line: e.line(),

@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use dramalloc_core::Strategy;
 
-use crate::input::Buffer;
+use crate::input::Problem;
 use std::time::Duration;
 
 use crate::quality::problem::solve_within;
@@ -64,7 +64,7 @@ pub struct QualityTotal {
 /// Plans every problem with every strategy (unbounded capacity, sizes aligned to `align`),
 /// the `exact` strategy within `time_limit` per file.
 pub fn evaluate(
-    problems: &[(String, String, Vec<Buffer>)],
+    problems: &[(String, String, Problem)],
     align: u64,
     strategies: &[Strategy],
     time_limit: Duration,
@@ -117,23 +117,26 @@ pub fn peak_ratio(peak: u64, lower_bound: u64) -> f64 {
     }
 }
 
-/// The max-load lower bound of `bufs` (half-open lifetimes) with sizes rounded up to
+/// The max-load lower bound of `problem` (half-open lifetimes) with sizes rounded up to
 /// `align` bytes (saturating at `u64::MAX`), by a sweep over the sorted ends: O(n log n).
 ///
 /// ```
-/// use dramalloc_sim::input::Buffer;
+/// use dramalloc_sim::input::{Buffer, Problem};
 /// let b = |lower, upper, size| Buffer { id: String::new(), lower, upper, size };
 /// // [0,2) and [1,3) overlap; [2,4) only touches [0,2) (half-open)
-/// let bufs = [b(0, 2, 3), b(1, 3, 5), b(2, 4, 1)];
-/// assert_eq!(dramalloc_sim::quality::max_load(&bufs, 1), 8);
-/// assert_eq!(dramalloc_sim::quality::max_load(&bufs, 4), 12);
+/// let p: Problem = [b(0, 2, 3), b(1, 3, 5), b(2, 4, 1)].into_iter().collect();
+/// assert_eq!(dramalloc_sim::quality::max_load(&p, 1), 8);
+/// assert_eq!(dramalloc_sim::quality::max_load(&p, 4), 12);
 /// ```
-pub fn max_load(bufs: &[Buffer], align: u64) -> u64 {
+pub fn max_load(problem: &Problem, align: u64) -> u64 {
     let align = align.max(1);
-    let size = |b: &Buffer| b.size.div_ceil(align).saturating_mul(align);
+    let size = |s: u64| s.div_ceil(align).saturating_mul(align);
     // (time, 0 = end before 1 = start at the same time, size)
-    let mut events: Vec<(u64, u8, u64)> =
-        bufs.iter().flat_map(|b| [(b.lower, 1, size(b)), (b.upper, 0, size(b))]).collect();
+    let mut events: Vec<(u64, u8, u64)> = problem
+        .rows()
+        .iter()
+        .flat_map(|b| [(b.lower, 1, size(b.size)), (b.upper, 0, size(b.size))])
+        .collect();
     events.sort_unstable();
     let (mut load, mut best) = (0u64, 0u64);
     for (_, kind, s) in events {
@@ -170,29 +173,40 @@ pub fn totals(rows: &[QualityRow], strategies: &[Strategy]) -> Vec<QualityTotal>
         .collect()
 }
 
-/// The table as text.
+/// The table as text: one line per file with its peak / lower bound under each strategy, then
+/// the same lines with the plan times (ms), then one closing line per strategy. Every column is
+/// as wide as its widest cell, so long set or file names never shift the others, and the width
+/// does not grow with peaks in bytes (they are in `--json`): about 60 + 12 × strategies columns.
 pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
     use std::fmt::Write;
+    let names: Vec<String> = rows
+        .iter()
+        .map(|r| if r.set.is_empty() { r.name.clone() } else { format!("{}/{}", r.set, r.name) })
+        .collect();
+    let file_w = names.iter().map(String::len).chain([4]).max().unwrap_or(4);
+    let n_w = rows.iter().map(|r| r.n.to_string().len()).chain([1]).max().unwrap_or(1);
+    let lb_w = rows.iter().map(|r| r.lower_bound.to_string().len()).chain([2]).max().unwrap_or(2);
+    let widths: Vec<usize> = totals.iter().map(|t| t.strategy.len().max(8)).collect();
     let mut s = String::new();
-    let _ = write!(s, "{:<12} {:<32} {:>6} {:>14}", "set", "file", "n", "LB");
-    for t in totals {
-        let _ = write!(s, " | {:>14} {:>7} {:>8}", format!("{} peak", t.strategy), "ratio", "ms");
-    }
-    s.push('\n');
-    for r in rows {
-        let _ = write!(s, "{:<12} {:<32} {:>6} {:>14}", r.set, r.name, r.n, r.lower_bound);
-        for x in &r.results {
-            match &x.error {
-                None => {
-                    let _ = write!(s, " | {:>14} {:>7.4} {:>8.2}", x.peak, x.ratio, x.seconds * 1e3);
-                }
-                Some(_) => {
-                    let _ = write!(s, " | {:>14} {:>7} {:>8}", "error", "-", "-");
-                }
-            }
+    let table = |s: &mut String, title: &str, cell: &dyn Fn(&StrategyResult) -> String| {
+        let _ = write!(s, "{:<file_w$}  {:>n_w$}  {:>lb_w$}", title, "n", "LB");
+        for (t, w) in totals.iter().zip(&widths) {
+            let _ = write!(s, "  {:>w$}", t.strategy);
         }
         s.push('\n');
-    }
+        for (r, name) in rows.iter().zip(&names) {
+            let _ = write!(s, "{:<file_w$}  {:>n_w$}  {:>lb_w$}", name, r.n, r.lower_bound);
+            for (x, w) in r.results.iter().zip(&widths) {
+                let text = if x.error.is_some() { "error".to_owned() } else { cell(x) };
+                let _ = write!(s, "  {text:>w$}");
+            }
+            s.push('\n');
+        }
+    };
+    table(&mut s, "peak / LB", &|x| format!("{:.4}", x.ratio));
+    s.push('\n');
+    table(&mut s, "plan ms", &|x| format!("{:.1}", x.seconds * 1e3));
+    s.push('\n');
     for t in totals {
         if t.files == 0 {
             let _ = writeln!(s, "{}: no file planned", t.strategy);
@@ -216,19 +230,56 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_table_is_as_wide_as_its_cells() {
+        let result = |strategy: &str, ratio: f64, error: Option<String>| StrategyResult {
+            strategy: strategy.into(),
+            peak: 0,
+            ratio,
+            seconds: 0.0125,
+            error,
+        };
+        let rows = vec![
+            QualityRow {
+                set: "a-rather-long-set-name".into(),
+                name: "f".into(),
+                n: 3,
+                lower_bound: 1024,
+                results: vec![result("greedy-size", 1.0, None), result("auto", 1.5, Some("x".into()))],
+            },
+            QualityRow {
+                set: String::new(),
+                name: "g".into(),
+                n: 12,
+                lower_bound: 8,
+                results: vec![result("greedy-size", 1.25, None), result("auto", 1.0, None)],
+            },
+        ];
+        let totals = totals(&rows, &[Strategy::GreedySize, Strategy::Auto]);
+        let text = render(&rows, &totals);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "peak / LB                  n    LB  greedy-size      auto");
+        assert_eq!(lines[1], "a-rather-long-set-name/f   3  1024       1.0000     error");
+        assert_eq!(lines[2], "g                         12     8       1.2500    1.0000");
+        assert_eq!(lines[5], "a-rather-long-set-name/f   3  1024         12.5     error");
+        assert_eq!(lines[8], "greedy-size: mean peak/LB 1.1250 over 2 files, 0 at the LB, slowest 12.5 ms");
+    }
+
+    #[test]
     fn the_bound_is_reported_when_every_strategy_fails() {
         // a lifetime past u32::MAX instructions: every strategy fails with TimeRange
         let far = u32::MAX as u64 + 5;
-        let bufs = vec![
-            Buffer { id: "a".into(), lower: 0, upper: far, size: 100 },
-            Buffer { id: "b".into(), lower: 1, upper: 2, size: 28 },
-        ];
+        let bufs: Problem = [
+            crate::input::Buffer { id: "a".into(), lower: 0, upper: far, size: 100 },
+            crate::input::Buffer { id: "b".into(), lower: 1, upper: 2, size: 28 },
+        ]
+        .into_iter()
+        .collect();
         let problems = vec![("set".to_string(), "far".to_string(), bufs)];
         let rows = evaluate(&problems, 64, &[Strategy::GreedySize, Strategy::Auto], Duration::from_secs(1));
         assert_eq!(rows[0].lower_bound, 128 + 64);
         for r in &rows[0].results {
             let e = r.error.as_deref().unwrap();
-            assert!(e.starts_with("buffer `a` (row 1 of the problem"), "{e}");
+            assert_eq!(e, "buffer `a`: upper 4294967300 exceeds the 32-bit instruction index");
         }
         assert_eq!(totals(&rows, &[Strategy::GreedySize, Strategy::Auto])[0].files, 0);
     }

@@ -13,13 +13,14 @@ use dramalloc_core::{
 };
 
 use crate::host_storage::HostWorkspace;
-use crate::input::{Buffer, Program, SolutionRow, TensorKind};
+use crate::input::{Problem, Program, Row, TensorKind};
+use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 
 /// The problem of a program JSON, as the shared traces' CSVs define it: one row per
 /// intermediate or output tensor (in tensor order), live over `[def op, 1 + last reading
 /// op)`; a graph output lives to the end (`upper = ops`); a tensor nothing reads gets
 /// `upper = lower + 1`. Tensors never written are left out.
-pub fn problem_from_program(p: &Program) -> Vec<Buffer> {
+pub fn problem_from_program(p: &Program) -> Problem {
     let n = p.tensors.len();
     let (mut def, mut last) = (vec![None::<u64>; n], vec![None::<u64>; n]);
     for (i, op) in p.ops.iter().enumerate() {
@@ -31,63 +32,138 @@ pub fn problem_from_program(p: &Program) -> Vec<Buffer> {
         }
     }
     let ops = p.ops.len() as u64;
-    p.tensors
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| matches!(t.kind, TensorKind::Intermediate | TensorKind::Output))
-        .filter_map(|(k, t)| {
-            let lower = def[k]?;
-            let upper = if t.kind == TensorKind::Output {
-                ops
-            } else {
-                last[k].filter(|&l| l >= lower).map_or(lower + 1, |l| l + 1)
-            };
-            Some(Buffer { id: t.name.clone(), lower, upper: upper.max(lower + 1), size: t.bytes })
-        })
-        .collect()
+    let mut out = Problem::with_capacity(n, 0);
+    for (k, t) in p.tensors.iter().enumerate() {
+        if !matches!(t.kind, TensorKind::Intermediate | TensorKind::Output) {
+            continue;
+        }
+        let Some(lower) = def[k] else { continue };
+        let upper = if t.kind == TensorKind::Output {
+            ops
+        } else {
+            last[k].filter(|&l| l >= lower).map_or(lower + 1, |l| l + 1)
+        };
+        out.push(&t.name, Row { lower, upper: upper.max(lower + 1), size: t.bytes });
+    }
+    out
 }
 
 /// A solved problem.
 #[derive(Debug, Clone)]
 pub struct Solved {
-    /// One row per buffer, in problem order, with its offset.
-    pub rows: Vec<SolutionRow>,
+    /// The offset of every buffer, bytes, in problem order.
+    pub offsets: Vec<u64>,
     /// The planner's metrics (`hwm` = peak, `lower_bound` = max load).
     pub metrics: Metrics,
     /// Wall time of the plan.
     pub time: Duration,
+    /// What the `auto` / `exact` portfolio ran and skipped (empty for a single strategy).
+    pub members: dramalloc_core::place::report::Members,
 }
 
-/// Why a problem could not be planned.
+impl Solved {
+    /// The solution of `problem` (the one solved): every buffer fixed at its offset.
+    pub fn solution(&self, problem: &Problem) -> Problem {
+        problem.with_offsets(&self.offsets)
+    }
+}
+
+/// Why a problem could not be planned; the message names the buffer and its line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
     /// A time index does not fit the planner's 32-bit instruction index.
-    #[error("buffer `{id}` (row {} of the problem, line {} of a CSV): upper {upper} exceeds the 32-bit instruction index", index + 1, index + 2)]
+    #[error("buffer `{id}`{}: upper {upper} exceeds the 32-bit instruction index", at(*line))]
     TimeRange {
         /// Position of the buffer in the problem (0-based).
         index: usize,
         /// Buffer id.
         id: String,
+        /// Its file line, when read from a file.
+        line: Option<u64>,
         /// The value.
         upper: u64,
     },
     /// The planner failed; `id` names the buffer when the error names one.
-    #[error("{}{error}", id.as_ref().map(|i| format!("buffer `{i}`: ")).unwrap_or_default())]
+    #[error("{message}")]
     Plan {
         /// Buffer named by the error.
         id: Option<String>,
         /// The error.
         error: PlanError,
+        /// The error in words, naming buffers by id and line.
+        message: String,
     },
 }
 
+/// ` (line N)` when the line is known.
+fn at(line: Option<u64>) -> String {
+    line.map_or_else(String::new, |l| format!(" (line {l})"))
+}
+
+/// A planner error in words: buffers named by id and file line, not by index.
+pub fn describe(problem: &Problem, error: &PlanError) -> String {
+    let name = |k: u32| {
+        let k = k as usize;
+        if k < problem.len() {
+            format!("buffer `{}`{}", problem.id(k), at(problem.line(k)))
+        } else {
+            format!("buffer #{k}")
+        }
+    };
+    match *error {
+        PlanError::DoesNotFit { location, size, needed, available, largest_gap } => {
+            let needed = if needed == u64::MAX {
+                "its end overflows u64".to_owned()
+            } else {
+                format!("{needed} bytes needed")
+            };
+            format!(
+                "{} ({size} bytes aligned) does not fit: {needed}, {available} available (largest free gap {largest_gap} bytes)",
+                name(location)
+            )
+        }
+        PlanError::ZeroSize { location } => format!("{} has size 0 bytes", name(location)),
+        PlanError::SizeOverflow { location, bytes } => {
+            format!(
+                "{}: size {bytes} bytes overflows u64 when aligned or added to its offset",
+                name(location)
+            )
+        }
+        PlanError::BadInterval { location, def, last_use } => {
+            format!("{}: lifetime [{def}, {last_use}] ends before it starts", name(location))
+        }
+        PlanError::MisalignedFixed { location, address, align } => {
+            format!("{}: fixed offset {address} is not a multiple of its alignment {align}", name(location))
+        }
+        PlanError::PinnedOverlap { a, b } => {
+            let range = |k: u32| {
+                let k = k as usize;
+                let start = problem.fixed(k).unwrap_or(0);
+                format!("[{start}, {})", start.saturating_add(problem.row(k).size))
+            };
+            format!(
+                "fixed {} at bytes {} and fixed {} at bytes {} are live at the same time and overlap",
+                name(a),
+                range(a),
+                name(b),
+                range(b)
+            )
+        }
+        PlanError::OutsideWindow { location, end, window } => {
+            format!("fixed {} ends at byte {end}, past the capacity of {window} bytes", name(location))
+        }
+        ref other => other.to_string(),
+    }
+}
+
 /// Plans `problem` with `strategy`, sizes rounded up to `align` bytes, within `capacity`
-/// bytes (`None`: unbounded). No CC region.
+/// bytes (`None`: unbounded). No CC region. Fixed buffers stay at their offsets; a buffer's
+/// own alignment is honoured (`dramalloc_core::Buffer::aligned_to`).
 ///
 /// # Errors
 /// [`SolveError::TimeRange`], or [`SolveError::Plan`] (e.g. `DoesNotFit` naming the buffer).
 pub fn solve(
-    problem: &[Buffer],
+    problem: &Problem,
     align: u64,
     capacity: Option<u64>,
     strategy: Strategy,
@@ -95,46 +171,102 @@ pub fn solve(
     solve_within(problem, align, capacity, strategy, DEFAULT_TIME_LIMIT)
 }
 
-/// Default time limit of the `exact` strategy's search: 1 s.
+/// Largest interference graph lent to the planner, in `u32` entries (128 MiB): above it the
+/// planner answers neighbour queries from its interval tree.
+pub const ADJACENCY_MAX_ENTRIES: u64 = 1 << 25;
+
+/// Pairs of buffers whose lifetimes overlap (each pair once): for each buffer in order of
+/// `lower`, the later ones that start before its `upper`. O(n log n), `n` pairs of memory.
+///
+/// ```
+/// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_sim::quality::problem::overlapping_pairs;
+/// let mut p = Problem::default();
+/// for (id, lower, upper) in [("a", 0, 2), ("b", 1, 3), ("c", 2, 4)] {
+///     p.push(id, Row { lower, upper, size: 1 });
+/// }
+/// // [0,2) and [1,3) overlap; [2,4) overlaps [1,3) only (upper is exclusive)
+/// assert_eq!(overlapping_pairs(&p), 2);
+/// ```
+pub fn overlapping_pairs(problem: &Problem) -> u64 {
+    let mut spans: Vec<(u64, u64)> = problem.rows().iter().map(|b| (b.lower, b.upper)).collect();
+    spans.sort_unstable();
+    spans
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, upper))| (spans.partition_point(|s| s.0 < upper).saturating_sub(i + 1)) as u64)
+        .sum()
+}
+
+/// Default time limit of `auto` and `exact`: 1 s.
 pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
 
-/// As [`solve`], with the `exact` strategy's search stopped after `time_limit` (measured from
-/// the start of the plan with [`Instant`], checked every few hundred search nodes; the best
-/// plan found so far is returned). Other strategies ignore it.
+/// Work units of the core's portfolio per second of a time limit: its units are about
+/// nanoseconds on the development machine ([`dramalloc_core::place::portfolio`]), and 80 %
+/// of the limit is given as work, the rest left for the front end and slower machines.
+pub const WORK_UNITS_PER_SECOND: f64 = 0.8e9;
+
+/// The portfolio's work budget for a time limit ([`WORK_UNITS_PER_SECOND`]).
+///
+/// ```
+/// use std::time::Duration;
+/// assert_eq!(dramalloc_sim::quality::problem::work_for(Duration::from_secs(1)), 800_000_000);
+/// ```
+pub fn work_for(time_limit: Duration) -> u64 {
+    (time_limit.as_secs_f64() * WORK_UNITS_PER_SECOND).min(u64::MAX as f64) as u64
+}
+
+/// As [`solve`], with `auto` and `exact` bounded by `time_limit`: their work budget is
+/// [`work_for`] the limit (deterministic), and the clock (measured from the start of the plan
+/// with [`Instant`]) stops whatever still runs when the limit is reached; the best plan found
+/// so far is returned. Single strategies ignore it.
 ///
 /// # Errors
 /// As [`solve`].
 pub fn solve_within(
-    problem: &[Buffer],
+    problem: &Problem,
     align: u64,
     capacity: Option<u64>,
     strategy: Strategy,
     time_limit: Duration,
 ) -> Result<Solved, SolveError> {
-    for (index, b) in problem.iter().enumerate() {
+    for (index, b) in problem.rows().iter().enumerate() {
         if b.upper > u32::MAX as u64 {
-            return Err(SolveError::TimeRange { index, id: b.id.clone(), upper: b.upper });
+            return Err(SolveError::TimeRange {
+                index,
+                id: problem.id(index).to_owned(),
+                line: problem.line(index),
+                upper: b.upper,
+            });
         }
     }
-    let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
     let start = Instant::now();
+    let work = work_for(time_limit);
+    let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
+    // the interference graph, where it fits and pays: a portfolio holds it only when one
+    // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
+    let entries = problem.len() as u64 + 1 + 2 * overlapping_pairs(problem);
+    let portfolio = matches!(strategy, Strategy::Auto | Strategy::Exact);
+    if entries <= ADJACENCY_MAX_ENTRIES
+        && (!portfolio || entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= work)
+    {
+        host = host.with_adjacency(entries as usize);
+    }
     let name = |error: PlanError| {
-        let id = match error {
-            PlanError::DoesNotFit { location, .. }
-            | PlanError::ZeroSize { location }
-            | PlanError::BadInterval { location, .. }
-            | PlanError::SizeOverflow { location, .. } => {
-                problem.get(location as usize).map(|b| b.id.clone())
-            }
-            _ => None,
-        };
-        SolveError::Plan { id, error }
+        let id = located(&error).filter(|&k| k < problem.len()).map(|k| problem.id(k).to_owned());
+        SolveError::Plan { id, message: describe(problem, &error), error }
     };
     let run = |window: u64, host: &mut HostWorkspace| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
-        let bufs = problem.iter().map(|b| CoreBuffer::new(b.lower as u32, (b.upper - 1) as u32, b.size));
+        let bufs = problem.rows().iter().enumerate().map(|(k, b)| CoreBuffer {
+            def: b.lower as u32,
+            last_use: (b.upper - 1) as u32,
+            bytes: b.size,
+            address: problem.fixed(k),
+            align: problem.alignment(k),
+        });
         let mut keep_going = || start.elapsed() < time_limit;
-        let mut budget = Budget { max_nodes: u64::MAX, keep_going: &mut keep_going };
+        let mut budget = Budget { max_nodes: u64::MAX, work, keep_going: &mut keep_going };
         plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget)
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
@@ -149,16 +281,57 @@ pub fn solve_within(
         Err(e) => return Err(name(e)),
     };
     let time = start.elapsed();
-    let rows = problem
+    let offsets = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
+    Ok(Solved { offsets, metrics: plan.metrics, time, members: plan.members })
+}
+
+/// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,
+/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy.
+///
+/// ```
+/// use dramalloc_core::place::report::{Member, Members, Outcome};
+/// let mut m = Members::default();
+/// m.push(Member::Sweep, Outcome::Ran { peak: 150, work: 7 });
+/// m.push(Member::Seed, Outcome::OverBudget { cost: 900, left: 40 });
+/// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100);
+/// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
+/// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
+/// ```
+pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_bound: u64) -> Vec<String> {
+    use dramalloc_core::place::report::Outcome;
+    members
+        .runs()
         .iter()
-        .zip(host.infos())
-        .map(|(b, i)| SolutionRow {
-            id: b.id.clone(),
-            lower: b.lower,
-            upper: b.upper,
-            size: b.size,
-            offset: i.address,
+        .map(|&(m, o)| {
+            let what = match o {
+                Outcome::Ran { peak, work } => format!(
+                    "ran: peak {peak} bytes ({:.4} x LB), {work} work units",
+                    crate::quality::peak_ratio(peak, lower_bound)
+                ),
+                Outcome::Stopped => "stopped by its budget before a plan".to_string(),
+                Outcome::Failed => "failed (no plan within the window)".to_string(),
+                Outcome::NotApplicable => "not applicable to this input".to_string(),
+                Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
+                Outcome::OverBudget { cost, left } => {
+                    format!("skipped: estimated {cost} work units, {left} left in the budget")
+                }
+                Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
+            };
+            format!("{:<17} {what}", m.name())
         })
-        .collect();
-    Ok(Solved { rows, metrics: plan.metrics, time })
+        .collect()
+}
+
+/// The buffer a planner error names by its location, if any.
+fn located(error: &PlanError) -> Option<usize> {
+    match *error {
+        PlanError::DoesNotFit { location, .. }
+        | PlanError::ZeroSize { location }
+        | PlanError::BadInterval { location, .. }
+        | PlanError::SizeOverflow { location, .. }
+        | PlanError::MisalignedFixed { location, .. }
+        | PlanError::OutsideWindow { location, .. } => Some(location as usize),
+        PlanError::PinnedOverlap { a, .. } => Some(a as usize),
+        _ => None,
+    }
 }

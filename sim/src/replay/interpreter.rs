@@ -109,6 +109,12 @@ impl Machine {
             Op::At { name, addr, size } => {
                 self.not_live(name)?;
                 let fl = self.fl()?;
+                let (offset, align) = (fl.config().offset, fl.config().alignment);
+                if addr.checked_sub(offset).is_some_and(|rel| rel % align != 0) {
+                    return Err(format!(
+                        "address {addr} is not on the allocator's alignment grid (offset {offset} plus a multiple of {align})"
+                    ));
+                }
                 match fl.allocate_at(*addr, *size) {
                     Ok(a) => {
                         self.names.insert(name.clone(), Named::Block(a));

@@ -2,7 +2,7 @@
 //! Uses: report, dramalloc-core (banked); used by: cli.
 //!
 //! One operation a line; `#` starts a comment; sizes and addresses are bytes, optionally with
-//! a `K`/`M`/`G` suffix (1024-based) and joined with `+`/`-` (e.g. `1G-1K`).
+//! a `K`/`M`/`G`/`T` suffix (1024-based, see [`crate::size`]) and joined with `+`/`-` (e.g. `1G-1K`).
 //!
 //! Single free list (`allocator SIZE [offset=N] [min=N] [align=N] [policy=first|best]`, defaults
 //! offset 0, min 1, align 1, first):
@@ -33,10 +33,13 @@
 //! | `clear` | `clear` (frees every buffer) |
 //! | `report DIR [prefix=P]` | `report DIR` after writing the three CSVs whole, or an error line |
 //!
-//! A run-time failure prints `error <the line> : <reason>` and the replay goes on. A malformed
-//! line (unknown operation, bad number, an operation without its `allocator`/`device`) is a
-//! [`ReplayError::Parse`] naming the line number: the whole script is parsed before anything
-//! runs, so nothing is executed, printed or written then (exit code 2).
+//! A run-time failure prints `error <the line> : <reason>` and the replay goes on (with
+//! `--strict` it stops there, exit code 1); a `report` that cannot be written is such a line,
+//! and makes the exit code 1 at the end. `at` on an address off the allocator's grid (offset
+//! plus a multiple of its alignment) is an error line. A malformed line (unknown operation,
+//! bad number, an operation without its `allocator`/`device`) is a [`ReplayError::Parse`]
+//! naming the script and the line number: the whole script is parsed before anything runs, so
+//! nothing is executed, printed or written then (exit code 2).
 //!
 //! `parser.rs` turns the script into operations, `interpreter.rs` executes them; this file
 //! holds the errors, the outcome and the entry points.
@@ -49,8 +52,8 @@ use std::path::{Path, PathBuf};
 
 use dramalloc_core::banked::Device;
 
+pub use crate::size::parse_size;
 use interpreter::Machine;
-pub use parser::parse_size;
 use parser::{parse_script, Line};
 
 /// Block-table capacity (free plus allocated blocks) of every allocator a replay creates.
@@ -77,8 +80,10 @@ pub enum ReplayError {
         source: std::io::Error,
     },
     /// A malformed line; nothing was executed.
-    #[error("line {line}: {message}: `{text}`")]
+    #[error("{file}:{line}: {message}: `{text}`")]
     Parse {
+        /// The script's name.
+        file: String,
         /// 1-based line number.
         line: usize,
         /// The line's text.
@@ -109,6 +114,13 @@ pub struct ReplayOutcome {
     pub lines: Vec<String>,
     /// How many of them are `error …` lines.
     pub errors: usize,
+    /// The first error line: its script line number, the operation and the reason.
+    pub first_error: Option<(usize, String, String)>,
+    /// The `report` lines that could not write their files: line number and reason (which
+    /// names the file).
+    pub failed_reports: Vec<(usize, String)>,
+    /// The run stopped at its first error line (`--strict`).
+    pub stopped: bool,
 }
 
 /// Parses and executes a script given as text. Relative `report` directories are resolved
@@ -125,54 +137,94 @@ pub struct ReplayOutcome {
 /// # Ok::<(), dramalloc_sim::replay::ReplayError>(())
 /// ```
 pub fn replay_str(script: &str, base_dir: Option<&Path>) -> Result<ReplayOutcome, ReplayError> {
-    let lines = parse_script(script)?;
+    replay_named(script, "<script>", base_dir, false)
+}
+
+/// As [`replay_str`], with the script's name `file` for its errors, and with `strict` stopping
+/// the run at its first error line ([`ReplayOutcome::stopped`]).
+///
+/// # Errors
+/// [`ReplayError::Parse`] naming `file` for a malformed line; nothing has run then.
+pub fn replay_named(
+    script: &str,
+    file: &str,
+    base_dir: Option<&Path>,
+    strict: bool,
+) -> Result<ReplayOutcome, ReplayError> {
+    let lines = parse_script(script, file)?;
     let base = base_dir.map(Path::to_path_buf);
     // Run on a thread with a known, large stack (see REPLAY_STACK), whatever the caller's is.
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
             .name("dramalloc-replay".into())
             .stack_size(REPLAY_STACK)
-            .spawn_scoped(s, || execute(&lines, base.clone()));
+            .spawn_scoped(s, || execute(&lines, base.clone(), strict));
         match worker {
             Ok(handle) => Ok(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))),
             // No thread to be had: run here and hope the caller's stack suffices.
-            Err(_) => Ok(execute(&lines, base.clone())),
+            Err(_) => Ok(execute(&lines, base.clone(), strict)),
         }
     })
 }
 
 /// Executes parsed lines on a fresh machine.
-fn execute(lines: &[Line], base_dir: Option<PathBuf>) -> ReplayOutcome {
+fn execute(lines: &[Line], base_dir: Option<PathBuf>, strict: bool) -> ReplayOutcome {
     let mut m = Machine::new(base_dir);
     let mut outcome = ReplayOutcome::default();
     for l in lines {
-        let _ = l.number;
         match m.exec(&l.op) {
             Ok(s) => outcome.lines.push(s),
             Err(reason) => {
                 outcome.errors += 1;
+                if matches!(l.op, parser::Op::Report { .. }) {
+                    outcome.failed_reports.push((l.number, reason.clone()));
+                }
                 outcome.lines.push(format!("error {} : {reason}", l.text));
+                outcome.first_error.get_or_insert((l.number, l.text.clone(), reason));
+                if strict {
+                    outcome.stopped = true;
+                    break;
+                }
             }
         }
     }
     outcome
 }
 
-/// The `dramalloc replay SCRIPT` entry point: reads the script, runs it, and writes the output
-/// lines to `out` (all at once, after the run). Relative `report` directories are resolved
-/// against the script's directory.
-///
-/// Exit codes for the caller: `Ok` → 0 (run-time `error` lines do not change it);
-/// `Err(e)` → `e.exit_code()`: 2 for an unreadable script or a malformed line (nothing
-/// printed or written), 1 for failed output.
+/// The `dramalloc replay SCRIPT` entry point: reads the script, runs it with
+/// [`run_replay_text`] (relative `report` directories are resolved against the script's
+/// directory).
 ///
 /// # Errors
-/// [`ReplayError::Read`], [`ReplayError::Parse`], [`ReplayError::Output`].
-pub fn run_replay(script_path: &Path, out: &mut dyn Write) -> Result<ReplayOutcome, ReplayError> {
+/// [`ReplayError::Read`], and as [`run_replay_text`].
+pub fn run_replay(
+    script_path: &Path,
+    strict: bool,
+    out: &mut dyn Write,
+) -> Result<ReplayOutcome, ReplayError> {
     let text = std::fs::read_to_string(script_path)
         .map_err(|source| ReplayError::Read { path: script_path.to_path_buf(), source })?;
     let base = script_path.parent().filter(|p| !p.as_os_str().is_empty());
-    let outcome = replay_str(&text, base)?;
+    run_replay_text(&text, &script_path.display().to_string(), base, strict, out)
+}
+
+/// Runs `text`, the script named `file` (relative `report` directories are resolved against
+/// `base_dir`), and writes the output lines to `out` (all at once, after the run).
+///
+/// Exit codes for the caller: `Ok` → 0, or 1 when a report failed or a `strict` run stopped
+/// at an error line; `Err(e)` → `e.exit_code()`: 2 for an unreadable script or a malformed
+/// line (nothing printed or written), 1 for failed output.
+///
+/// # Errors
+/// [`ReplayError::Parse`], [`ReplayError::Output`].
+pub fn run_replay_text(
+    text: &str,
+    file: &str,
+    base_dir: Option<&Path>,
+    strict: bool,
+    out: &mut dyn Write,
+) -> Result<ReplayOutcome, ReplayError> {
+    let outcome = replay_named(text, file, base_dir, strict)?;
     let mut buf = String::new();
     for l in &outcome.lines {
         buf.push_str(l);
@@ -206,7 +258,9 @@ mod tests {
     fn malformed_line_names_its_number_and_runs_nothing() {
         let r = replay_str("allocator 1M\nalloc a 1K\nalloc b 1Q\n", None);
         match r {
-            Err(ReplayError::Parse { line, .. }) => assert_eq!(line, 3),
+            Err(ReplayError::Parse { line, ref file, .. }) => {
+                assert_eq!((line, file.as_str()), (3, "<script>"))
+            }
             other => panic!("expected a parse error, got {other:?}"),
         }
     }

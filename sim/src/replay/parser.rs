@@ -4,6 +4,7 @@
 use dramalloc_core::banked::{BufferType, CoreRange, DeviceDescriptor, FreeListConfig, Policy};
 
 use super::{ReplayError, DEFAULT_L1_BASE};
+use crate::size::parse_size;
 
 /// Where an operation applies.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,48 +47,6 @@ pub(super) struct Line {
     pub(super) number: usize,
     pub(super) text: String,
     pub(super) op: Op,
-}
-
-fn parse_term(t: &str) -> Option<u64> {
-    let (digits, mult) = match t.as_bytes().last()? {
-        b'K' | b'k' => (&t[..t.len() - 1], 1u64 << 10),
-        b'M' | b'm' => (&t[..t.len() - 1], 1u64 << 20),
-        b'G' | b'g' => (&t[..t.len() - 1], 1u64 << 30),
-        _ => (t, 1),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    digits.parse::<u64>().ok()?.checked_mul(mult)
-}
-
-/// Parses `N`, `NK`, `NM`, `NG` and sums/differences of them (`1G-1K`).
-///
-/// ```
-/// use dramalloc_sim::replay::parse_size;
-/// assert_eq!(parse_size("1G-1K"), Some((1 << 30) - 1024));
-/// assert_eq!(parse_size("12345K"), Some(12345 * 1024));
-/// assert_eq!(parse_size("x"), None);
-/// ```
-pub fn parse_size(s: &str) -> Option<u64> {
-    let mut total: u64 = 0;
-    let mut sign_plus = true;
-    let mut start = 0;
-    let bytes = s.as_bytes();
-    if s.is_empty() {
-        return None;
-    }
-    for i in 0..=bytes.len() {
-        if i == bytes.len() || bytes[i] == b'+' || bytes[i] == b'-' {
-            let v = parse_term(&s[start..i])?;
-            total = if sign_plus { total.checked_add(v)? } else { total.checked_sub(v)? };
-            if i < bytes.len() {
-                sign_plus = bytes[i] == b'+';
-            }
-            start = i + 1;
-        }
-    }
-    Some(total)
 }
 
 fn parse_cores(s: &str) -> Option<CoreRange> {
@@ -387,7 +346,7 @@ fn parse_line(text: &str, mode: &mut Mode) -> Result<Option<Op>, String> {
     Ok(Some(op))
 }
 
-pub(super) fn parse_script(script: &str) -> Result<Vec<Line>, ReplayError> {
+pub(super) fn parse_script(script: &str, file: &str) -> Result<Vec<Line>, ReplayError> {
     let mut mode = Mode::None;
     let mut out = Vec::new();
     for (i, raw) in script.lines().enumerate() {
@@ -399,7 +358,12 @@ pub(super) fn parse_script(script: &str) -> Result<Vec<Line>, ReplayError> {
             }),
             Ok(None) => {}
             Err(message) => {
-                return Err(ReplayError::Parse { line: i + 1, text: raw.trim().to_string(), message })
+                return Err(ReplayError::Parse {
+                    file: file.to_owned(),
+                    line: i + 1,
+                    text: raw.trim().to_string(),
+                    message,
+                })
             }
         }
     }

@@ -150,10 +150,11 @@ pub fn write_reports(
             f.write_all(text.as_bytes())?;
             f.sync_all()
         });
-        temps.push((tmp.clone(), fin));
+        temps.push((tmp, fin.clone()));
         if let Err(source) = written {
             cleanup(&temps);
-            return Err(ReportError::Io { path: tmp, source });
+            // the user asked for `fin`; the temporary file is an implementation detail
+            return Err(ReportError::Io { path: fin, source });
         }
     }
     let mut out = Vec::new();

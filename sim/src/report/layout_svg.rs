@@ -6,9 +6,12 @@
 //! bottom. Private tensors are coloured by core, shared ones in one distinct colour; each
 //! carries a `<title>` tooltip (name, core, address, bytes, interval). The common-collective
 //! (CC) region is a translucent band across the whole width, the high-water mark (HWM) a
-//! dashed red line. Axes have tick labels: instruction indices on x, addresses in
-//! B/KiB/MiB/GiB on y. The canvas is a fixed 1200x800 user units with thin strokes, and
-//! rectangles are at least half a unit tall, so 1,000 tensors stay readable. Plain string
+//! dashed red line with 5 % headroom above it (so it never sits on the border). Axes have
+//! tick labels: instruction indices on x, addresses in B/KiB/MiB/GiB on y, the y axis named
+//! by the caller (e.g. "offset above the pre-placed floor"). The canvas is a fixed 1200x800
+//! user units with thin strokes; rectangles are at least half a unit tall and
+//! [`MIN_RECT_WIDTH`] wide, so 1,000 tensors stay readable and a tensor live for one
+//! instruction of a long model is not a hairline. The legend lists only what is drawn. Plain string
 //! building, O(n) in the number of rectangles; labels are XML-escaped.
 
 use std::fmt::Write as _;
@@ -27,6 +30,9 @@ const TOP: f64 = 40.0;
 const BOTTOM: f64 = 50.0;
 /// Minimum drawn rectangle height, so one-byte tensors stay visible.
 const MIN_RECT_HEIGHT: f64 = 0.5;
+/// Minimum drawn rectangle width (user units), so short-lived tensors of long models (the
+/// shared all-reduce slices) stay visible.
+pub const MIN_RECT_WIDTH: f64 = 2.0;
 /// Roughly how many ticks per axis.
 const TARGET_TICKS: u64 = 8;
 /// Fill colours of private tensors, by `core % len`.
@@ -65,9 +71,11 @@ pub struct LayoutOptions {
     pub cc_region: Option<(u64, u64)>,
     /// The high-water mark in bytes, drawn as a dashed line.
     pub hwm: Option<u64>,
-    /// Height of the address axis in bytes (e.g. the HBM window); `None` = just above the
+    /// Height of the address axis in bytes (e.g. the HBM window); `None` = 5 % above the
     /// highest byte drawn (tensors, CC region, HWM).
     pub window: Option<u64>,
+    /// Name of the y axis (default `address`).
+    pub y_label: String,
 }
 
 /// Renders the layout picture as a complete SVG document.
@@ -91,7 +99,7 @@ pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
         .chain(opts.hwm)
         .max()
         .unwrap_or(0);
-    let y_max = opts.window.unwrap_or(data_top).max(1);
+    let y_max = opts.window.unwrap_or(data_top.saturating_add(data_top / 20)).max(1);
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = HEIGHT - TOP - BOTTOM;
     let sx = |x: f64| LEFT + x / x_max as f64 * plot_w;
@@ -144,7 +152,7 @@ pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
             r#"<rect x="{:.2}" y="{:.2}" width="{:.2}" height="{:.2}" fill="{fill}"><title>{} (core {}{}) @ {} ({}), {} bytes ({}), instructions [{}, {}]</title></rect>"#,
             x0,
             y0,
-            (x1 - x0).max(MIN_RECT_HEIGHT),
+            (x1 - x0).max(MIN_RECT_WIDTH),
             (y1 - y0).max(MIN_RECT_HEIGHT),
             escape(&r.label),
             r.core,
@@ -221,17 +229,20 @@ pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
     );
     let _ = writeln!(
         s,
-        r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">address</text>"#,
-        TOP + plot_h / 2.0
+        r#"<text transform="translate(16 {}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        TOP + plot_h / 2.0,
+        escape(if opts.y_label.is_empty() { "address" } else { &opts.y_label })
     );
 
-    legend(&mut s, rects);
+    let cc_drawn = opts.cc_region.is_some_and(|(start, end)| end > start);
+    legend(&mut s, rects, cc_drawn, opts.hwm.is_some());
     s.push_str("</svg>\n");
     s
 }
 
-/// The legend in the right margin: one swatch per core present, shared, CC, HWM.
-fn legend(s: &mut String, rects: &[LayoutRect]) {
+/// The legend in the right margin: one swatch per core present, then shared, CC and HWM
+/// where they are drawn.
+fn legend(s: &mut String, rects: &[LayoutRect], cc: bool, hwm: bool) {
     /// What to draw left of a legend label.
     enum Swatch {
         /// A filled box of this colour and opacity.
@@ -256,9 +267,15 @@ fn legend(s: &mut String, rects: &[LayoutRect]) {
         let note = format!("(colours repeat every {})", CORE_COLOURS.len());
         entries.push((Swatch::Blank, note));
     }
-    entries.push((Swatch::Fill(SHARED_COLOUR, 1.0), "shared".to_owned()));
-    entries.push((Swatch::Fill(CC_COLOUR, 0.15), "CC region".to_owned()));
-    entries.push((Swatch::Dashed, "HWM".to_owned()));
+    if rects.iter().any(|r| r.shared) {
+        entries.push((Swatch::Fill(SHARED_COLOUR, 1.0), "shared".to_owned()));
+    }
+    if cc {
+        entries.push((Swatch::Fill(CC_COLOUR, 0.15), "CC region".to_owned()));
+    }
+    if hwm {
+        entries.push((Swatch::Dashed, "HWM".to_owned()));
+    }
     let x = WIDTH - RIGHT + 15.0;
     for (i, (swatch, label)) in entries.iter().enumerate() {
         let y = TOP + 10.0 + 18.0 * i as f64;
@@ -403,15 +420,32 @@ mod tests {
                 cc_region: Some((3 << 20, 4 << 20)),
                 hwm: Some(2 << 20),
                 window: None,
+                y_label: "offset".into(),
             },
         );
         assert!(svg.contains("resnet &amp; co"));
         assert!(svg.contains(&format!(r#"fill="{SHARED_COLOUR}"><title>s (core 0, shared)"#)));
         assert!(svg.contains("<title>CC region [3145728, 4194304) (1 MiB)</title>"));
         assert!(svg.contains(r#"stroke-dasharray="6 4"><title>HWM 2097152 (2 MiB)</title>"#));
-        assert!(svg.contains(">512 KiB</text>"));
+        assert!(svg.contains(">1 MiB</text>"));
         assert!(svg.contains(">4 MiB</text>"));
         assert!(svg.contains(">10</text>"));
+    }
+
+    #[test]
+    fn legend_lists_only_what_is_drawn_and_the_hwm_has_headroom() {
+        let svg = render_layout(
+            &[rect("p", 0, 0, 0, 1000)],
+            &LayoutOptions { hwm: Some(1000), y_label: "offset".into(), ..Default::default() },
+        );
+        assert!(!svg.contains(">CC region<") && !svg.contains(">shared<") && svg.contains(">HWM<"));
+        // y_max = 1050: the HWM line sits 5 % below the top border (y = 40 + 710 * 50 / 1050)
+        assert!(svg.contains(r#"y1="73.81""#), "{svg}");
+        // one instruction of 1 is 960 wide; a rectangle is never narrower than MIN_RECT_WIDTH
+        let long: Vec<_> = (0..2000u32).map(|i| rect("r", i, i, 0, 10)).collect();
+        let svg = render_layout(&long, &LayoutOptions::default());
+        assert!(svg.contains(r#"width="2.00" height="#), "{svg}");
+        assert!(svg.contains(">address</text>"));
     }
 
     #[test]

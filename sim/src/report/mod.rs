@@ -1,20 +1,28 @@
-//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg), SVG, banked reports.
-//! Uses: atomic_write, model, planning, run, dramalloc-core (banked); used by: cli, replay.
+//! Reports: the files of `run --report-dir` (plan.csv, summary.json, layout.svg, plan.bin, plan.h), SVG, the summary's bounds, banked reports.
+//! Uses: atomic_write, host_storage, input, model, planning, run, dramalloc-core (banked, liveness, plan_file); used by: cli, replay, run.
 //!
-//! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json` and
-//! `layout.svg`, each written whole (temp file + rename) or not at all.
-//! [`layout_svg`](mod@layout_svg) draws the picture; [`banked`] writes the banked allocator's
-//! three memory reports (`replay`).
+//! The report files of `dramalloc run --report-dir DIR`: `plan.csv`, `summary.json`,
+//! `layout.svg`, `plan.bin` and `plan.h`, each written whole (temp file + rename) or not at all.
+//! [`layout_svg`](mod@layout_svg) draws the picture; [`bounds`] computes the summary's parts and
+//! bounds; [`banked`] writes the banked allocator's three memory reports (`replay`); [`plan_bin`]
+//! the binary plan file and [`plan_h`] its C header; [`solution_csv`] writes `plan`'s solution.
 
 pub mod banked;
+pub mod bounds;
 pub mod layout_svg;
+pub mod plan_bin;
+pub mod plan_h;
+pub mod solution_csv;
 
 use std::io;
 use std::path::Path;
 
+use dramalloc_core::Metrics;
+
 use crate::atomic_write::write_atomic;
+use crate::input::Problem;
 use crate::model::SimModel;
-use crate::planning::PlannedModel;
+use crate::planning::{PlanOptions, PlannedModel};
 use crate::report::layout_svg::{render_layout, LayoutOptions, LayoutRect};
 use crate::run::Summary;
 
@@ -47,27 +55,36 @@ pub fn plan_csv(model: &SimModel, plan: &PlannedModel) -> Result<Vec<u8>, csv::E
     w.into_inner().map_err(|e| csv::Error::from(e.into_error()))
 }
 
-/// The layout picture of core 0's view: the planned (private and shared) tensors, with
+/// The layout picture of core `core`'s view: the planned (private and shared) tensors, with
 /// addresses drawn relative to the pre-placed floor (inputs, weights and outputs sit below
-/// it and are left out, or they would fill the picture).
-pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> String {
-    let c = &model.cores[0];
+/// it and are left out, or they would fill the picture). A shared tensor spans the hull of
+/// every core's accesses (it occupies its bytes that long). A failed run says so in the title.
+///
+/// # Panics
+/// When `core` is not a core of the model.
+pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary, core: usize) -> String {
+    let c = &model.cores[core];
     let n = c.instructions.len() as u32;
-    let floor = plan.metrics[0].reserved_space;
-    let rects: Vec<LayoutRect> = plan.placements[0]
+    let floor = plan.metrics[core].reserved_space;
+    let hull: std::collections::HashMap<&str, (u32, u32)> = plan
+        .shared
+        .iter()
+        .map(|e| (model.cores[0].names[e.location as usize].as_str(), (e.first_access, e.last_access)))
+        .collect();
+    let rects: Vec<LayoutRect> = plan.placements[core]
         .iter()
         .enumerate()
         .filter(|(l, _)| !c.kinds[*l].is_preplaced())
         .filter_map(|(l, p)| {
             let a = p.address?.saturating_sub(floor);
-            let (def, last) = if c.kinds[l].is_preplaced() || p.first_access == u32::MAX {
-                (0, n.saturating_sub(1))
-            } else {
-                (p.first_access, p.last_access)
+            let (def, last) = match hull.get(c.names[l].as_str()) {
+                Some(&h) if p.shared => h,
+                _ if p.first_access == u32::MAX => (0, n.saturating_sub(1)),
+                _ => (p.first_access, p.last_access),
             };
             Some(LayoutRect {
                 label: c.names[l].clone(),
-                core: 0,
+                core: core as u32,
                 def,
                 last_use: last,
                 address: a,
@@ -76,34 +93,136 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary) -> S
             })
         })
         .collect();
-    let m = &plan.metrics[0];
+    let m = &plan.metrics[core];
     let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0)
         .then(|| ((m.window - m.cc_limit).saturating_sub(floor), m.window.saturating_sub(floor)));
+    // the HWM line: the highest end below the CC region (CC tensors are drawn in their region)
+    let cc_start = if m.cc_limit > 0 { m.window - m.cc_limit } else { u64::MAX };
+    let top = plan.placements[core]
+        .iter()
+        .enumerate()
+        .filter(|(l, _)| !c.kinds[*l].is_preplaced())
+        .filter_map(|(_, p)| {
+            p.address.filter(|&a| a < cc_start).map(|a| (a + p.aligned).saturating_sub(floor))
+        })
+        .max();
+    let failed = if summary.verdict == "OK" { String::new() } else { "FAILED RUN: ".to_owned() };
     let opts = LayoutOptions {
         title: format!(
-            "{}: core 0 of {}, {} planned tensors above the {} pre-placed floor, HWM {}",
+            "{failed}{}: core {core} of {}, {} planned tensors above the {} pre-placed floor, HWM {}",
             summary.model,
             summary.cores,
             rects.len(),
             crate::report::layout_svg::human_bytes(floor),
-            crate::report::layout_svg::human_bytes(summary.per_core[0].hwm)
+            crate::report::layout_svg::human_bytes(top.unwrap_or(0) + floor)
         ),
         cc_region: cc,
-        hwm: Some(summary.per_core[0].hwm.saturating_sub(floor)),
+        hwm: top,
         window: None,
+        y_label: "offset above the pre-placed floor".to_owned(),
     };
     render_layout(&rects, &opts)
 }
 
-/// Writes the three files into `dir` (created if missing).
+/// The picture of a solved minimalloc problem (`plan --svg`): one rectangle per buffer over
+/// `[lower, upper)` at its offset, the planner's HWM dashed.
+pub fn problem_svg(problem: &Problem, offsets: &[u64], metrics: &Metrics, input: &str) -> String {
+    let rects: Vec<LayoutRect> = problem
+        .iter()
+        .zip(offsets)
+        .map(|((id, r), &address)| LayoutRect {
+            label: id.to_owned(),
+            core: 0,
+            def: u32::try_from(r.lower).unwrap_or(u32::MAX),
+            last_use: u32::try_from(r.upper.saturating_sub(1)).unwrap_or(u32::MAX),
+            address,
+            bytes: r.size,
+            shared: false,
+        })
+        .collect();
+    let opts = LayoutOptions {
+        title: format!(
+            "{input}: {} buffers, HWM {}, lower bound {}",
+            problem.len(),
+            crate::report::layout_svg::human_bytes(metrics.hwm),
+            crate::report::layout_svg::human_bytes(metrics.lower_bound)
+        ),
+        cc_region: None,
+        hwm: Some(metrics.hwm),
+        window: None,
+        y_label: "offset".to_owned(),
+    };
+    render_layout(&rects, &opts)
+}
+
+/// Writes the five files into `dir` (created if missing): `plan.csv`, `summary.json`,
+/// `layout.svg` (the picture of core `svg_core`), `plan.bin` ([`plan_bin`], the plan of `opts`;
+/// tensor-parallel per the summary's split) and `plan.h` ([`plan_h`], read back from those
+/// bytes).
+///
+/// # Errors
+/// Any I/O error, or a plan the binary format cannot hold (as `InvalidData`); a file either
+/// holds its complete new content or its previous one.
+///
+/// # Panics
+/// When `svg_core` is not a core of the model.
+pub fn write_reports(
+    dir: &Path,
+    model: &SimModel,
+    plan: &PlannedModel,
+    summary: &Summary,
+    opts: &PlanOptions,
+    svg_core: usize,
+) -> io::Result<()> {
+    let tp = summary.split == crate::run::Split::TensorParallel;
+    let bin = plan_bin::PlanBlob::from_run(model, plan, opts, tp)
+        .and_then(|b| b.encode())
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))?;
+    let file = dramalloc_core::plan_file::PlanFile::parse(&bin)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    let header = plan_h::render(&file, &format!("{} ({} cores)", summary.model, summary.cores));
+    write_views(dir, (model, plan, summary), svg_core)?;
+    write_atomic(&dir.join("plan.bin"), &bin)?;
+    write_atomic(&dir.join("plan.h"), header.as_bytes())?;
+    Ok(())
+}
+
+/// The reports of a run that failed after planning (a collision, a verifier finding):
+/// `plan.csv`, `summary.json` (its verdict says FAILED) and `layout.svg` of core `svg_core`,
+/// as [`write_reports`] writes them. A failed plan is not one to embed: no `plan.bin` or
+/// `plan.h` is written, and those of an earlier run in `dir` are removed, so the directory
+/// never pairs a failed run's picture with another run's plan file.
 ///
 /// # Errors
 /// Any I/O error; a file either holds its complete new content or its previous one.
-pub fn write_reports(dir: &Path, model: &SimModel, plan: &PlannedModel, summary: &Summary) -> io::Result<()> {
+///
+/// # Panics
+/// When `svg_core` is not a core of the model.
+pub fn write_failed_reports(
+    dir: &Path,
+    model: &SimModel,
+    plan: &PlannedModel,
+    summary: &Summary,
+    svg_core: usize,
+) -> io::Result<()> {
+    write_views(dir, (model, plan, summary), svg_core)?;
+    for stale in ["plan.bin", "plan.h"] {
+        match std::fs::remove_file(dir.join(stale)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// `plan.csv`, `summary.json` and `layout.svg` (of core `svg_core`) of a run's model, plan and
+/// summary into `dir`, created if missing.
+fn write_views(dir: &Path, run: (&SimModel, &PlannedModel, &Summary), svg_core: usize) -> io::Result<()> {
+    let (model, plan, summary) = run;
     std::fs::create_dir_all(dir)?;
     let csv = plan_csv(model, plan).map_err(io::Error::other)?;
     let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
-    let svg = layout_svg(model, plan, summary);
+    let svg = layout_svg(model, plan, summary, svg_core);
     write_atomic(&dir.join("plan.csv"), &csv)?;
     write_atomic(&dir.join("summary.json"), &json)?;
     write_atomic(&dir.join("layout.svg"), svg.as_bytes())?;

@@ -1,12 +1,16 @@
 //! Verification: the independent geometric checker of a placement (its own sweep line, no planner code).
 //! Uses: input, model, planning; used by: cli, run.
 //!
-//! This file is the checker; [`plan_check`] runs it over every core's plan of a model.
+//! This file is the checker; [`plan_check`] runs it over every core's plan of a model,
+//! [`run_plan`] over `run`'s plan.csv read back from disk, and [`plan_file`] over a binary
+//! plan file (`check-plan`).
 //!
 //! A solution is valid when
 //! 1. every problem buffer appears exactly once, with the same `id`, `lower`, `upper` and
 //!    `size`, and no other rows appear;
-//! 2. every offset is a multiple of `align`;
+//! 2. every offset is a multiple of `align` and of the buffer's own alignment (the problem's
+//!    `alignment` column), and every buffer the problem fixes (its `offset` column) is at that
+//!    offset;
 //! 3. no two buffers that are live at the same instant (half-open lifetimes `[lower, upper)`
 //!    intersect) overlap in address, where a buffer occupies the RAW byte range
 //!    `[offset, offset + size)` — padding up to `align` is not counted, matching minimalloc;
@@ -23,12 +27,14 @@
 //! address predecessor or successor. 10^6 buffers take well under a second.
 
 pub mod plan_check;
+pub mod plan_file;
+pub mod run_plan;
 
 use std::collections::btree_map::Entry;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 
-use crate::input::{Buffer, SolutionRow};
+use crate::input::{IdIndex, Problem};
 
 /// What a successful check measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,6 +126,24 @@ pub enum VerifyError {
         /// The id.
         id: String,
     },
+    /// A solution row without an offset.
+    #[error("solution line {}: `{id}` has no offset", row + 2)]
+    NoOffset {
+        /// Index of the row.
+        row: usize,
+        /// The id.
+        id: String,
+    },
+    /// A buffer the problem fixes at an offset placed elsewhere.
+    #[error("buffer `{id}` is fixed at offset {fixed} by the problem but placed at {offset}")]
+    MovedFixed {
+        /// The id.
+        id: String,
+        /// Its offset in the solution, bytes.
+        offset: u64,
+        /// The problem's fixed offset, bytes.
+        fixed: u64,
+    },
     /// An offset that is not a multiple of the alignment.
     #[error("buffer `{id}`: offset {offset} is not a multiple of {align}")]
     Misaligned {
@@ -163,98 +187,122 @@ pub enum VerifyError {
 
 /// Checks `solution` against `problem`; see the module docs for the rules.
 ///
-/// `align` is in bytes (any value >= 1; the command line's default is 4096); `capacity` is
-/// in bytes. Buffers with `size == 0` or `upper <= lower` occupy nothing and never collide.
+/// `align` is in bytes (any value >= 1; the command line's default is 4096, or the `align` a
+/// solution file records); a buffer's own alignment combines with it (the offset must be a
+/// multiple of both). `capacity` is in bytes. Buffers with `size == 0` or `upper <= lower`
+/// occupy nothing and never collide.
 ///
 /// # Errors
 /// The first [`VerifyError`] found, in the order of the module docs.
 ///
 /// ```
-/// use dramalloc_sim::input::{Buffer, SolutionRow};
+/// use dramalloc_sim::input::{Buffer, Problem, SolutionRow};
 /// use dramalloc_sim::verify::{verify, VerifyReport};
-/// let problem = vec![Buffer { id: "a".into(), lower: 0, upper: 2, size: 10 }];
-/// let solution = vec![SolutionRow { id: "a".into(), lower: 0, upper: 2, size: 10, offset: 4096 }];
+/// let problem: Problem = vec![Buffer { id: "a".into(), lower: 0, upper: 2, size: 10 }].into_iter().collect();
+/// let solution: Problem =
+///     vec![SolutionRow { id: "a".into(), lower: 0, upper: 2, size: 10, offset: 4096 }].into_iter().collect();
 /// assert_eq!(verify(&problem, &solution, 4096, None)?, VerifyReport { buffers: 1, peak: 4106 });
 /// # Ok::<(), dramalloc_sim::verify::VerifyError>(())
 /// ```
 pub fn verify(
-    problem: &[Buffer],
-    solution: &[SolutionRow],
+    problem: &Problem,
+    solution: &Problem,
     align: u64,
     capacity: Option<u64>,
 ) -> Result<VerifyReport, VerifyError> {
     if align == 0 {
         return Err(VerifyError::ZeroAlign);
     }
-    match_rows(problem, solution)?;
+    let placed_by = match_rows(problem, solution)?;
 
+    let mut offsets = Vec::with_capacity(solution.len());
     let mut peak = 0u64;
     let mut peak_row = None;
-    for (i, r) in solution.iter().enumerate() {
-        if r.offset % align != 0 {
-            return Err(VerifyError::Misaligned { id: r.id.clone(), offset: r.offset, align });
+    for (i, (id, r)) in solution.iter().enumerate() {
+        let offset = solution.fixed(i).ok_or_else(|| VerifyError::NoOffset { row: i, id: id.to_owned() })?;
+        let p = placed_by[i];
+        if let Some(fixed) = problem.fixed(p).filter(|&f| f != offset) {
+            return Err(VerifyError::MovedFixed { id: id.to_owned(), offset, fixed });
         }
-        let end = r.offset.checked_add(r.size).ok_or(VerifyError::EndOverflow {
-            id: r.id.clone(),
-            offset: r.offset,
+        let own = problem.alignment(p);
+        let need = (align / gcd(align, own)).saturating_mul(own);
+        if offset % need != 0 {
+            return Err(VerifyError::Misaligned { id: id.to_owned(), offset, align: need });
+        }
+        let end = offset.checked_add(r.size).ok_or(VerifyError::EndOverflow {
+            id: id.to_owned(),
+            offset,
             size: r.size,
         })?;
         if end > peak {
             peak = end;
             peak_row = Some(i);
         }
+        offsets.push(offset);
     }
 
-    sweep(solution)?;
+    sweep(solution, &offsets)?;
 
     if let (Some(capacity), Some(i)) = (capacity, peak_row) {
         if peak > capacity {
-            return Err(VerifyError::OverCapacity { id: solution[i].id.clone(), end: peak, capacity });
+            return Err(VerifyError::OverCapacity { id: solution.id(i).to_owned(), end: peak, capacity });
         }
     }
     Ok(VerifyReport { buffers: solution.len(), peak })
 }
 
-/// Rule 1: the solution rows are exactly the problem rows.
-fn match_rows(problem: &[Buffer], solution: &[SolutionRow]) -> Result<(), VerifyError> {
-    let mut index: HashMap<&str, usize> = HashMap::with_capacity(problem.len());
-    for (i, b) in problem.iter().enumerate() {
-        if index.insert(b.id.as_str(), i).is_some() {
-            return Err(VerifyError::DuplicateProblemId { id: b.id.clone() });
+/// Greatest common divisor (`gcd(a, 0) = a`).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// Rule 1: the solution rows are exactly the problem rows; returns the problem row of every
+/// solution row.
+fn match_rows(problem: &Problem, solution: &Problem) -> Result<Vec<usize>, VerifyError> {
+    let mut index = IdIndex::with_capacity(problem.len());
+    for i in 0..problem.len() {
+        if index.insert(problem, i).is_some() {
+            return Err(VerifyError::DuplicateProblemId { id: problem.id(i).to_owned() });
         }
     }
     // For each problem row, the solution row that placed it.
     let mut placed_by: Vec<Option<usize>> = vec![None; problem.len()];
-    for (row, r) in solution.iter().enumerate() {
-        let Some(&p) = index.get(r.id.as_str()) else {
-            return Err(VerifyError::UnknownRow { row, id: r.id.clone() });
+    let mut of_row = Vec::with_capacity(solution.len());
+    for (row, (id, r)) in solution.iter().enumerate() {
+        let Some(p) = index.get(problem, id) else {
+            return Err(VerifyError::UnknownRow { row, id: id.to_owned() });
         };
         if let Some(first_row) = placed_by[p] {
-            return Err(VerifyError::DuplicateRow { row, first_row, id: r.id.clone() });
+            return Err(VerifyError::DuplicateRow { row, first_row, id: id.to_owned() });
         }
-        let b = &problem[p];
+        let b = problem.row(p);
         let expected = (b.lower, b.upper, b.size);
         let found = (r.lower, r.upper, r.size);
         if expected != found {
-            return Err(VerifyError::Mismatch { row, id: r.id.clone(), expected, found });
+            return Err(VerifyError::Mismatch { row, id: id.to_owned(), expected, found });
         }
         placed_by[p] = Some(row);
+        of_row.push(p);
     }
     if let Some(p) = placed_by.iter().position(Option::is_none) {
-        return Err(VerifyError::MissingRow { id: problem[p].id.clone() });
+        return Err(VerifyError::MissingRow { id: problem.id(p).to_owned() });
     }
-    Ok(())
+    Ok(of_row)
 }
 
 /// Rule 3: sweep over time with the live buffers ordered by offset.
 ///
 /// Requires `offset + size` not to overflow (checked by the caller).
-fn sweep(solution: &[SolutionRow]) -> Result<(), VerifyError> {
+fn sweep(solution: &Problem, offsets: &[u64]) -> Result<(), VerifyError> {
     /// Event kinds; ends sort before starts at the same instant (half-open lifetimes).
     const END: u8 = 0;
     const START: u8 = 1;
-    let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(2 * solution.len());
-    for (i, r) in solution.iter().enumerate() {
+    let rows = solution.rows();
+    let mut events: Vec<(u64, u8, usize)> = Vec::with_capacity(2 * rows.len());
+    for (i, r) in rows.iter().enumerate() {
         if r.size > 0 && r.upper > r.lower {
             events.push((r.lower, START, i));
             events.push((r.upper, END, i));
@@ -264,16 +312,21 @@ fn sweep(solution: &[SolutionRow]) -> Result<(), VerifyError> {
     // offset -> (end, row) of the live buffer starting there.
     let mut live: BTreeMap<u64, (u64, usize)> = BTreeMap::new();
     let placed = |i: usize| {
-        let r = &solution[i];
-        Placed { id: r.id.clone(), lower: r.lower, upper: r.upper, offset: r.offset, size: r.size }
+        let r = rows[i];
+        Placed {
+            id: solution.id(i).to_owned(),
+            lower: r.lower,
+            upper: r.upper,
+            offset: offsets[i],
+            size: r.size,
+        }
     };
     for (_, kind, i) in events {
-        let r = &solution[i];
         if kind == END {
-            live.remove(&r.offset);
+            live.remove(&offsets[i]);
             continue;
         }
-        let (start, end) = (r.offset, r.offset + r.size);
+        let (start, end) = (offsets[i], offsets[i] + rows[i].size);
         let below = live.range(..=start).next_back();
         let above = live.range(start..).next();
         let hit = match (below, above) {
@@ -301,17 +354,36 @@ fn sweep(solution: &[SolutionRow]) -> Result<(), VerifyError> {
 mod tests {
     use super::*;
 
-    fn rows(spec: &[(u64, u64, u64, u64)]) -> (Vec<Buffer>, Vec<SolutionRow>) {
-        spec.iter()
+    fn rows(spec: &[(u64, u64, u64, u64)]) -> (Problem, Problem) {
+        let (p, s): (Vec<_>, Vec<_>) = spec
+            .iter()
             .enumerate()
             .map(|(i, &(lower, upper, size, offset))| {
                 let id = format!("b{i}");
                 (
-                    Buffer { id: id.clone(), lower, upper, size },
-                    SolutionRow { id, lower, upper, size, offset },
+                    crate::input::Buffer { id: id.clone(), lower, upper, size },
+                    crate::input::SolutionRow { id, lower, upper, size, offset },
                 )
             })
-            .unzip()
+            .unzip();
+        (p.into_iter().collect(), s.into_iter().collect())
+    }
+
+    #[test]
+    fn own_alignments_and_fixed_offsets_are_checked() {
+        let (mut p, s) = rows(&[(0, 5, 10, 96), (0, 5, 10, 0)]);
+        assert_eq!(verify(&p, &s, 32, None).map(|r| r.peak), Ok(106));
+        p.set_alignment(0, 64);
+        assert_eq!(
+            verify(&p, &s, 32, None),
+            Err(VerifyError::Misaligned { id: "b0".into(), offset: 96, align: 64 })
+        );
+        p.set_alignment(0, 1);
+        p.set_fixed(1, Some(32));
+        assert_eq!(
+            verify(&p, &s, 32, None),
+            Err(VerifyError::MovedFixed { id: "b1".into(), offset: 0, fixed: 32 })
+        );
     }
 
     #[test]

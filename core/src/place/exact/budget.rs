@@ -4,17 +4,25 @@
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
 
-/// Limits of one run.
+/// Limits of one planning run: the branch and bound's nodes, the `auto` portfolio's work and
+/// the caller's clock.
 pub struct Budget<'a> {
-    /// Most search nodes to expand.
+    /// Most search nodes the branch and bound of `exact` expands.
     pub max_nodes: u64,
+    /// Work units the `auto` and `exact` portfolios may spend on their members and the peak
+    /// repair (about nanoseconds on the development machine; see
+    /// [`crate::place::portfolio`]); [`crate::place::portfolio::AUTO_WORK_BUDGET`] by default.
+    pub work: u64,
     /// Called every [`CHECK_EVERY`] nodes; returning false stops the search.
     pub keep_going: &'a mut dyn FnMut() -> bool,
 }
 
 impl core::fmt::Debug for Budget<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Budget").field("max_nodes", &self.max_nodes).finish_non_exhaustive()
+        f.debug_struct("Budget")
+            .field("max_nodes", &self.max_nodes)
+            .field("work", &self.work)
+            .finish_non_exhaustive()
     }
 }
 

@@ -337,7 +337,7 @@ mod tests {
                 lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
             }
             let mut go = || true;
-            let mut budget = Budget { max_nodes: 1 << 20, keep_going: &mut go };
+            let mut budget = Budget { max_nodes: 1 << 20, work: 0, keep_going: &mut go };
             let out = branch_and_bound(
                 &mut slots[..n],
                 &mut secs[..count],

@@ -1,0 +1,416 @@
+//! Peak repair: re-places the buffers of a time window around the buffer that sets the
+//! peak, keeping a new placement only when it ends below the peak.
+//! Uses: liveness, seed (select's first fit), sections, error, workspace; used by: portfolio.
+//!
+//! A large-neighbourhood search in the style of TVM's `hill_climb` and of ruin-and-recreate,
+//! made deterministic. While the work budget lasts:
+//! 1. take the buffer `v` that ends highest (the lowest index among ties) — the peak `P`;
+//! 2. for a window of instructions `[lo(v) - m, hi(v) + m]`, `m` = 16, 32, 64, ..., lift out
+//!    every unpinned buffer whose whole lifetime lies inside the window (`v` among them;
+//!    every other buffer stays where it is, an obstacle);
+//! 3. put them back by first fit ([`crate::place::seed::select::place_one`], the seed's
+//!    in-gap rule and CC retry) in each of [`ORDERS`] in turn, and keep the order whose
+//!    buffers end lowest;
+//! 4. if they end below `P`, the window's new addresses stay and the search starts again
+//!    at the new peak; otherwise the window doubles, up to [`MAX_WINDOW`] buffers or the
+//!    whole program. When no window lowers `v`, the repair ends: nothing near `v` can go
+//!    lower by first fit.
+//!
+//! Every re-placement is checked against all of a buffer's interfering neighbours, inside
+//! and outside the window, so each kept plan is valid; the peak never rises. A window that
+//! does not help is restored exactly.
+//!
+//! Quality: the windows fix what a global order got wrong locally, where the peak is. On
+//! generated inputs with short lifetimes a time sweep's plan (1.17–1.19 × the max-load
+//! bound) comes down to 1.00–1.01 (`dramalloc quality --generated`); it cannot fix a peak
+//! set by a buffer living across most of the program, whose window is everything.
+//!
+//! Cost: per window, one interval-tree query per buffer lifted out (its neighbour list is
+//! kept while the window's orders are tried, where the storage holds it) plus, for each
+//! order, a pass over those lists and the sort of the occupied ranges; counted in [`Work`]
+//! units ([`TREE_VISIT_UNITS`] a neighbour found by a tree query, one a neighbour read
+//! again).
+
+use crate::error::PlanError;
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
+use crate::place::portfolio::Storage;
+use crate::place::scan::interval_of;
+use crate::place::sections::{prepare, section_totals};
+use crate::place::seed::search::{Fit, Span};
+use crate::place::seed::select::{place_one, Regions};
+use crate::workspace::Section;
+
+/// Work units of one neighbour found by an interval-tree query (about 10 ns: the tree walk
+/// misses the cache at scale); one read from a window's cached list costs one unit.
+pub const TREE_VISIT_UNITS: u64 = 10;
+
+/// The most buffers one window lifts out.
+pub const MAX_WINDOW: usize = 65_536;
+
+/// The first window reaches this many instructions beyond the peak buffer on each side.
+pub const FIRST_MARGIN: u32 = 16;
+
+/// The orders a window is re-placed in, by key (all descending, ties by candidate index):
+/// (size, then earlier start first), (largest load over the lifetime, then lifetime),
+/// (largest load over the lifetime, then size), (lifetime, then size), (size × lifetime),
+/// then the size order perturbed (see [`PERTURBED`]). The load keys need the sections of
+/// [`prepare`]; without them (pinned candidates) those orders are left out.
+pub const ORDERS: usize = 7;
+
+/// Orders from this number on are the size order with about a third of its neighbouring
+/// pairs swapped, pseudo-randomly but deterministically (a xorshift seeded by the order
+/// number and the peak): when every fixed order leaves the peak where it is, a perturbed one
+/// often does not (TVM's `hill_climb` perturbs the same way).
+pub const PERTURBED: usize = 10;
+
+/// A deterministic work budget in neighbour visits, with an optional clock asked once a
+/// window.
+pub struct Work<'a> {
+    /// Visits still allowed.
+    pub left: u64,
+    /// Asked before each window; `false` stops the repair (a caller's time limit).
+    pub keep_going: &'a mut dyn FnMut() -> bool,
+}
+
+/// What one repair did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repaired {
+    /// The peak after the repair, bytes.
+    pub peak: u64,
+    /// Windows whose new placement was kept.
+    pub kept: u64,
+    /// Windows tried.
+    pub tried: u64,
+}
+
+/// Sort key of candidate `v` under order `o` (larger first).
+fn key(o: usize, info: &Info, lo: u32, hi: u32, load: u64) -> (u128, u128) {
+    let (size, life) = (info.aligned as u128, (hi - lo) as u128 + 1);
+    match o {
+        0 => (size, u32::MAX as u128 - lo as u128),
+        1 => (load as u128, life),
+        2 => (load as u128, size),
+        3 => (life, size),
+        4 => (size.saturating_mul(life), 0),
+        _ => (size, u32::MAX as u128 - lo as u128), // perturbed afterwards
+    }
+}
+
+/// Repairs the plan in `infos` (every candidate placed, one interval each) while `work`
+/// lasts. Needs `slots`, `order`, `heap`, `neighbours` and `occupied` of one entry per
+/// candidate (`sections` too for the load orders); returns `None` (nothing changed) when
+/// storage is short or a candidate has several intervals.
+///
+/// # Errors
+/// Only a tree-query error ([`PlanError::Capacity`]), impossible with full storage.
+pub(crate) fn repair(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    lower_bound: u64,
+    work: &mut Work<'_>,
+) -> Result<Option<Repaired>, PlanError> {
+    let n = infos.len();
+    if n == 0
+        || st.slots.len() < n
+        || st.order.len() < n
+        || st.heap.len() < n
+        || st.neighbours.len() < n
+        || st.occupied.len() < n
+        || infos.iter().any(|i| i.interval_count != 1 || !i.is_allocated())
+    {
+        return Ok(None);
+    }
+    // the largest section total under each candidate (slots[..].total), where it can be had;
+    // prepare keeps `best` and rewrites the rest of each slot
+    let g = &*graph;
+    let loads = match prepare(
+        infos,
+        |i| interval_of(g, i),
+        regions.start,
+        st.slots,
+        st.sections,
+        st.order,
+        st.heap,
+    ) {
+        Some(count) => {
+            section_totals(st.slots, st.sections, count, &st.heap[..n]);
+            true
+        }
+        None => false,
+    };
+    let orders: &[usize] =
+        if loads { &[0, 1, 2, 3, 4, PERTURBED, PERTURBED + 1] } else { &[0, 3, 4, PERTURBED] };
+    // the ends in a max tree over the sections' storage (free again once the totals are
+    // read), so the peak and the buffer that sets it cost O(log n) after each window
+    let sections: &mut [Section] = core::mem::take(&mut *st.sections);
+    let out = {
+        let mut tops = Tops::new(bytemuck::cast_slice_mut(&mut sections[..]), infos);
+        peaks(graph, infos, st, &mut tops, orders, regions, lower_bound, work)
+    };
+    *st.sections = sections;
+    out.map(Some)
+}
+
+/// The repair loop of [`repair`] over the ends in `tops`.
+#[allow(clippy::too_many_arguments)]
+fn peaks(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    tops: &mut Tops<'_>,
+    orders: &[usize],
+    regions: Regions,
+    lower_bound: u64,
+    work: &mut Work<'_>,
+) -> Result<Repaired, PlanError> {
+    let nodes = graph.tree().nodes(); // sorted by lo; one per candidate here
+    let last = nodes.iter().map(|x| x.hi).max().unwrap_or(0);
+    let mut out = Repaired { peak: tops.peak(infos), ..Repaired::default() };
+    'peaks: while out.peak > lower_bound {
+        let v = tops.argmax(infos);
+        if infos[v].is_pinned() {
+            break; // nothing can go below a fixed buffer
+        }
+        let (vlo, vhi) = interval_of(graph, &infos[v]);
+        let mut margin = FIRST_MARGIN;
+        loop {
+            if work.left == 0 || !(work.keep_going)() {
+                break 'peaks;
+            }
+            let (wlo, whi) = (vlo.saturating_sub(margin), vhi.saturating_add(margin));
+            // the window's buffers: lifetimes inside [wlo, whi]
+            let first = nodes.partition_point(|x| x.lo < wlo);
+            let mut k = 0usize;
+            for x in nodes[first..].iter().take_while(|x| x.lo <= whi) {
+                let c = x.payload as usize;
+                if x.hi <= whi && !infos[c].is_pinned() {
+                    if k == MAX_WINDOW {
+                        break;
+                    }
+                    st.order[k] = c as u32;
+                    k += 1;
+                }
+            }
+            let whole = wlo == 0 && whi >= last;
+            out.tried += 1;
+
+            if try_window(graph, infos, st, orders, k, regions, out.peak, work)?.is_some() {
+                out.kept += 1;
+                for &c in &st.order[..k] {
+                    tops.set(c as usize, infos[c as usize].end());
+                }
+                out.peak = tops.peak(infos);
+                continue 'peaks;
+            }
+            if whole || k == MAX_WINDOW || work.left == 0 {
+                break 'peaks;
+            }
+            margin = margin.saturating_mul(2);
+        }
+    }
+    Ok(out)
+}
+
+/// The candidates' ends in a max tree (`t[1]` the root, leaf `v` at `p + v`), over storage
+/// of at least `2p` `u64`s for `p` = n rounded up to a power of two; with less storage every
+/// query scans the Info records instead (O(n)).
+struct Tops<'a> {
+    t: &'a mut [u64],
+    p: usize,
+}
+
+impl<'a> Tops<'a> {
+    fn new(storage: &'a mut [u64], infos: &[Info]) -> Tops<'a> {
+        let p = infos.len().next_power_of_two();
+        if storage.len() < 2 * p {
+            return Tops { t: &mut [], p: 0 };
+        }
+        let t = &mut storage[..2 * p];
+        t.fill(0);
+        for (v, info) in infos.iter().enumerate() {
+            t[p + v] = info.end();
+        }
+        for i in (1..p).rev() {
+            t[i] = t[2 * i].max(t[2 * i + 1]);
+        }
+        Tops { t, p }
+    }
+
+    fn set(&mut self, v: usize, end: u64) {
+        if self.p == 0 {
+            return;
+        }
+        let mut i = self.p + v;
+        self.t[i] = end;
+        while i > 1 {
+            i /= 2;
+            self.t[i] = self.t[2 * i].max(self.t[2 * i + 1]);
+        }
+    }
+
+    /// The highest end, bytes.
+    fn peak(&self, infos: &[Info]) -> u64 {
+        if self.p == 0 {
+            return infos.iter().map(Info::end).max().unwrap_or(0);
+        }
+        self.t[1]
+    }
+
+    /// The lowest-index candidate whose end is the peak.
+    fn argmax(&self, infos: &[Info]) -> usize {
+        if self.p == 0 {
+            let peak = self.peak(infos);
+            return infos.iter().position(|i| i.end() == peak).unwrap_or(0);
+        }
+        let mut i = 1;
+        while i < self.p {
+            i = if self.t[2 * i] == self.t[i] { 2 * i } else { 2 * i + 1 };
+        }
+        i - self.p
+    }
+}
+
+/// Whether the repair must stop inside a window: no work left, or (every 256 buffers) the
+/// caller's clock says so.
+fn out_of_work(work: &mut Work<'_>, done: usize) -> bool {
+    work.left == 0 || (done % 256 == 255 && !(work.keep_going)())
+}
+
+/// Lifts out the `k` window buffers listed in `st.order` and re-places them in each order;
+/// keeps the best placement when its highest end is below `peak` and returns that end, else
+/// restores the window and returns `None`.
+#[allow(clippy::too_many_arguments)]
+fn try_window(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    orders: &[usize],
+    k: usize,
+    regions: Regions,
+    peak: u64,
+    work: &mut Work<'_>,
+) -> Result<Option<u64>, PlanError> {
+    let (window, sorted) = (&st.order[..k], &mut st.heap[..k]);
+    for &c in window {
+        st.slots[c as usize].sol = infos[c as usize].address; // to restore
+    }
+    // the window's neighbour lists once, in the placed list's storage seen as u32s
+    // (offsets [..=k], then the lists), when they fit; each order then reads them
+    let cache: &mut [u32] = bytemuck::cast_slice_mut(&mut st.placed[..]);
+    let mut cached = cache.len() > k;
+    let mut len = k + 1;
+    for (wi, &c) in window.iter().enumerate() {
+        st.scratch[c as usize].heap_pos = wi as u32; // the buffer's place in the window
+        if out_of_work(work, wi) {
+            return Ok(None); // nothing moved yet
+        }
+        if !cached {
+            continue;
+        }
+        cache[wi] = len as u32;
+        let before = len;
+        graph.for_each_neighbour(c, infos, st.scratch, |u, _| {
+            if len < cache.len() {
+                cache[len] = u;
+                len += 1;
+            } else {
+                cached = false;
+            }
+        })?;
+        work.left = work.left.saturating_sub(TREE_VISIT_UNITS * ((len - before) as u64 + 1));
+    }
+    if cached {
+        cache[k] = len as u32;
+    }
+    let mut best = peak; // a placement must end below this to count
+    let mut found = false;
+    for &o in orders {
+        sorted.copy_from_slice(window);
+        {
+            let (nodes, slots) = (graph.tree().nodes(), &*st.slots);
+            let key_of = |c: u32| {
+                let info = &infos[c as usize];
+                let x = &nodes[graph.intervals_of(info)[0] as usize];
+                key(o, info, x.lo, x.hi, slots[c as usize].total)
+            };
+            sorted.sort_unstable_by(|&a, &b| key_of(b).cmp(&key_of(a)).then(a.cmp(&b)));
+        }
+        if o >= PERTURBED {
+            // the size order with a third of its neighbours swapped, by a xorshift seeded
+            // from the order and the peak (deterministic)
+            let mut x = (o as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ peak | 1;
+            for i in 1..sorted.len() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if x.is_multiple_of(3) {
+                    sorted.swap(i - 1, i);
+                }
+            }
+        }
+        for &c in window {
+            infos[c as usize].allocated = 0;
+        }
+        let mut top = 0u64;
+        let mut ok = true;
+        for (done, &c) in sorted.iter().enumerate() {
+            if out_of_work(work, done) {
+                ok = false;
+                break;
+            }
+            let list: &[u32] = if cached {
+                let wi = st.scratch[c as usize].heap_pos as usize;
+                let list = &cache[cache[wi] as usize..cache[wi + 1] as usize];
+                work.left = work.left.saturating_sub(list.len() as u64 + 1);
+                list
+            } else {
+                let m = graph.collect_neighbours(c, infos, st.scratch, st.neighbours)?;
+                work.left = work.left.saturating_sub(TREE_VISIT_UNITS * (m as u64 + 1));
+                &st.neighbours[..m]
+            };
+            let mut j = 0usize;
+            for &u in list {
+                let nb = &infos[u as usize];
+                if nb.is_allocated() {
+                    st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
+                    j += 1;
+                }
+            }
+            match place_one(&mut st.occupied[..j], &infos[c as usize], regions, Fit::First) {
+                Ok(a) if a.saturating_add(infos[c as usize].aligned) < best => {
+                    let info = &mut infos[c as usize];
+                    info.address = a;
+                    info.allocated = 1;
+                    top = top.max(info.end());
+                }
+                // no better than the best so far (or nowhere to go): this order is done
+                _ => {
+                    ok = false;
+                    break;
+                }
+            }
+        }
+        if ok {
+            best = top;
+            found = true;
+            for &c in window {
+                st.slots[c as usize].at = infos[c as usize].address;
+            }
+        }
+        for &c in window {
+            infos[c as usize].allocated = 1;
+        }
+        if work.left == 0 {
+            break;
+        }
+    }
+    for &c in window {
+        let s = &st.slots[c as usize];
+        infos[c as usize].address = if found { s.at } else { s.sol };
+        infos[c as usize].allocated = 1;
+    }
+    Ok(found.then_some(best))
+}

@@ -1,0 +1,134 @@
+//! What the `auto` portfolio did: each member, whether it ran and what it gave, or why it
+//! was skipped.
+//! Uses: nothing else in the crate; used by: portfolio, planner, sim.
+//!
+//! A fixed-capacity record (no heap) carried in every [`crate::Plan`], so a front end can
+//! print which members ran and which were skipped, and why (issue "planning at compiler
+//! scale": `plan` prints it).
+
+/// A member of the `auto` portfolio (see [`crate::place::portfolio`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Member {
+    /// The time sweep ([`crate::place::sweep`]).
+    Sweep,
+    /// The skyline with one static preorder (0 "WAT", 1 "TAW", 2 "TWA",
+    /// [`crate::place::exact::preorder`]), within a re-key budget ([`crate::place::skyline`]).
+    Skyline(u8),
+    /// First fit in load order ([`crate::place::greedy::Order::LoadLife`]).
+    GreedyLoad,
+    /// First fit in size order, ties by lifetime (`greedy-size`).
+    GreedySize,
+    /// First fit in size order, ties by start (`greedy-start`).
+    GreedyStart,
+    /// First fit by size class, then start (`greedy-class`).
+    GreedyClass,
+    /// Best fit in size order (`best-fit`).
+    BestFit,
+    /// The seed's simplify order with first fit (`seed`).
+    Seed,
+    /// The branch and bound from the best plan ([`crate::place::exact`]).
+    BranchAndBound,
+    /// The peak repair of the best plan ([`crate::place::repair`]).
+    Repair,
+    /// `exact` only: the skyline preorders a budgeted run could not finish, on the clock.
+    SkylineTimed,
+}
+
+impl Member {
+    /// A short name for reports.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Member::Sweep => "sweep",
+            Member::Skyline(0) => "skyline-wat",
+            Member::Skyline(1) => "skyline-taw",
+            Member::Skyline(_) => "skyline-twa",
+            Member::GreedyLoad => "greedy-load",
+            Member::GreedySize => "greedy-size",
+            Member::GreedyStart => "greedy-start",
+            Member::GreedyClass => "greedy-class",
+            Member::BestFit => "best-fit",
+            Member::Seed => "seed",
+            Member::BranchAndBound => "branch-and-bound",
+            Member::Repair => "repair",
+            Member::SkylineTimed => "skyline (timed)",
+        }
+    }
+}
+
+/// What happened to one member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Outcome {
+    /// It ran and its plan peaked at `peak` bytes (for the branch and bound and the repair:
+    /// the peak after them); `work` units of the budget were charged for it.
+    Ran {
+        /// Peak of its plan, bytes.
+        peak: u64,
+        /// Work charged, units (about one neighbour visited or one heap step).
+        work: u64,
+    },
+    /// It started and was stopped by its budget or the clock before it finished a plan.
+    Stopped,
+    /// It failed (e.g. a buffer fits nowhere below the window); other members may still fit.
+    Failed,
+    /// It does not apply to this input (several intervals per candidate, pinned candidates,
+    /// an unaligned floor, too little storage, more buffers than it handles).
+    NotApplicable,
+    /// Skipped: an earlier member already reached the lower bound.
+    AtLowerBound,
+    /// Skipped: its estimated cost is more than the budget left, in work units.
+    OverBudget {
+        /// Its estimated cost.
+        cost: u64,
+        /// The budget left.
+        left: u64,
+    },
+    /// Skipped: the caller's clock (a time limit) said stop.
+    OutOfTime,
+}
+
+/// Most members one portfolio reports.
+pub const MAX_MEMBERS: usize = 12;
+
+/// The members of one portfolio run, in the order they were considered, and the one whose
+/// plan was kept. Empty for a single strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Members {
+    runs: [(Member, Outcome); MAX_MEMBERS],
+    len: u8,
+    /// The member whose plan was kept (before the branch and bound and the repair improved
+    /// it, when they did), `None` for a single strategy.
+    pub best: Option<Member>,
+}
+
+impl Default for Members {
+    fn default() -> Self {
+        Members { runs: [(Member::Sweep, Outcome::NotApplicable); MAX_MEMBERS], len: 0, best: None }
+    }
+}
+
+impl Members {
+    /// Records `member`'s outcome (ignored past [`MAX_MEMBERS`]).
+    pub fn push(&mut self, member: Member, outcome: Outcome) {
+        if let Some(slot) = self.runs.get_mut(self.len as usize) {
+            *slot = (member, outcome);
+            self.len += 1;
+        }
+    }
+
+    /// The members considered, in order, with their outcomes.
+    ///
+    /// ```
+    /// use dramalloc_core::place::report::{Member, Members, Outcome};
+    /// let mut m = Members::default();
+    /// m.push(Member::Sweep, Outcome::Ran { peak: 4096, work: 10 });
+    /// m.push(Member::Seed, Outcome::AtLowerBound);
+    /// assert_eq!(m.runs().len(), 2);
+    /// assert_eq!(m.runs()[1], (Member::Seed, Outcome::AtLowerBound));
+    /// ```
+    pub fn runs(&self) -> &[(Member, Outcome)] {
+        &self.runs[..self.len as usize]
+    }
+}

@@ -1,0 +1,367 @@
+//! The plan file's typed errors and their kinds (corrupt / invalid plan).
+//! Uses: nothing else in the crate; used by: reader, validate, sim.
+//!
+//! The typed errors of the plan-file reader. Every variant names the record, core or name
+//! table entry at fault (indices into the file's tables), so a caller can look the tensor
+//! up with [`super::PlanFile::name`].
+
+use core::fmt;
+
+/// A fixed-size part of the file whose entry size is declared in the header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Part {
+    /// The header ([`super::PlanHeader`]).
+    Header,
+    /// A core entry ([`super::CoreEntry`]).
+    Core,
+    /// A record ([`super::Record`]).
+    Record,
+    /// A name table entry ([`super::NameRef`]).
+    Name,
+}
+
+/// Whether the bytes are not a readable plan file, or a readable file holds a wrong plan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ErrorKind {
+    /// Unreadable or corrupt: truncation, magic, version, sizes, checksum, table structure
+    /// (`dramalloc check-plan` exit 2).
+    Corrupt,
+    /// A well-formed file whose plan is wrong: outside the window, colliding, twins apart
+    /// (`dramalloc check-plan` exit 1).
+    InvalidPlan,
+}
+
+/// Why a plan file was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
+pub enum PlanFileError {
+    /// Fewer bytes than the header, or than the header's `file_bytes`, says there are.
+    Truncated {
+        /// Bytes required.
+        needed: u64,
+        /// Bytes present.
+        found: u64,
+    },
+    /// The first 8 bytes are not [`super::MAGIC`].
+    BadMagic {
+        /// The bytes found.
+        found: [u8; 8],
+    },
+    /// A format version this reader does not read.
+    UnsupportedVersion {
+        /// The version in the file.
+        found: u32,
+        /// The version this reader reads ([`super::VERSION`]).
+        supported: u32,
+    },
+    /// The header declares an entry size other than this reader's.
+    EntrySize {
+        /// Which part.
+        part: Part,
+        /// The size in the header, bytes.
+        found: u32,
+        /// This reader's size, bytes.
+        expected: u32,
+    },
+    /// The header's `file_bytes` differs from the size its counts imply, or from the bytes
+    /// given (more bytes than declared).
+    LengthMismatch {
+        /// `file_bytes` in the header.
+        declared: u64,
+        /// The size implied by the counts, or the bytes given.
+        actual: u64,
+    },
+    /// The CRC-32 over the file does not match the stored one.
+    ChecksumMismatch {
+        /// The stored checksum.
+        stored: u32,
+        /// The checksum of the bytes.
+        computed: u32,
+    },
+    /// Header flags or reserved fields carry bits this version does not define.
+    UnknownHeaderBits {
+        /// The flags field.
+        flags: u32,
+        /// The reserved field.
+        reserved: u16,
+    },
+    /// A core count of 0 or above 65,535.
+    BadCoreCount {
+        /// The count in the header.
+        cores: u32,
+    },
+    /// A core entry whose records do not continue where the previous core's ended (or run
+    /// past the record table), or whose reserved field is not 0.
+    CoreTable {
+        /// The core.
+        core: u32,
+    },
+    /// A record listed under one core whose `core` field names another.
+    RecordCore {
+        /// The record.
+        record: u32,
+        /// The core whose range holds it.
+        core: u32,
+    },
+    /// A record whose tensor index is past the name table.
+    UnknownTensor {
+        /// The record.
+        record: u32,
+        /// Its tensor index.
+        tensor: u32,
+    },
+    /// A record with flag bits this version does not define.
+    UnknownRecordFlags {
+        /// The record.
+        record: u32,
+        /// Its flags.
+        flags: u16,
+    },
+    /// A core's records are not in increasing tensor order.
+    Unsorted {
+        /// The first record out of order.
+        record: u32,
+    },
+    /// A tensor listed twice on one core.
+    DuplicateRecord {
+        /// The second record.
+        record: u32,
+        /// The first record.
+        first: u32,
+    },
+    /// A name whose bytes lie outside the string table.
+    NameOutOfRange {
+        /// The name table entry.
+        name: u32,
+    },
+    /// A name that is not UTF-8.
+    NameNotUtf8 {
+        /// The name table entry.
+        name: u32,
+    },
+    /// A record ends past the window (or its end overflows `u64`: `end` is `u64::MAX`).
+    OutsideWindow {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// One past its last byte.
+        end: u64,
+        /// The window, bytes.
+        window: u64,
+    },
+    /// A record's address is not a multiple of the header's alignment.
+    Misaligned {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its address.
+        address: u64,
+        /// The alignment, bytes.
+        align: u64,
+    },
+    /// A record whose aligned size is smaller than its size.
+    AlignedTooSmall {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its size, bytes.
+        bytes: u64,
+        /// Its aligned size, bytes.
+        aligned: u64,
+    },
+    /// A lifetime with `last_use < def`, past the core's instructions, or with only one of
+    /// the two set to [`super::NO_ACCESS`].
+    BadLifetime {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its def.
+        def: u32,
+        /// Its last use.
+        last_use: u32,
+        /// Instructions of the core.
+        instructions: u32,
+    },
+    /// A core's CC region reaches past the window.
+    CcRegionOutsideWindow {
+        /// The core.
+        core: u32,
+        /// Its CC region start.
+        cc_base: u64,
+        /// The region size.
+        cc_bytes: u64,
+        /// The window.
+        window: u64,
+    },
+    /// A record flagged CC outside its core's CC region, or one inside it without the flag.
+    CcFlagMismatch {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its address.
+        address: u64,
+        /// Whether it carries [`super::FLAG_CC`].
+        flagged: bool,
+    },
+    /// Two records of one core live at the same instruction share bytes.
+    Collision {
+        /// The core.
+        core: u32,
+        /// The record at the lower address (ties: the lower index).
+        a: u32,
+        /// The other record.
+        b: u32,
+        /// `a`'s tensor.
+        tensor_a: u32,
+        /// `b`'s tensor.
+        tensor_b: u32,
+    },
+    /// A shared record on core k > 0 whose tensor is not a shared record on core 0.
+    MissingTwin {
+        /// The record.
+        record: u32,
+        /// Its tensor.
+        tensor: u32,
+        /// Its core.
+        core: u32,
+    },
+    /// Twins of a shared tensor with different addresses or sizes.
+    TwinMismatch {
+        /// The record on core k > 0.
+        record: u32,
+        /// Its twin on core 0.
+        twin: u32,
+        /// The tensor.
+        tensor: u32,
+        /// The record's address.
+        address: u64,
+        /// The twin's address.
+        twin_address: u64,
+    },
+    /// A core's stored HWM differs from its records'.
+    HwmMismatch {
+        /// The core.
+        core: u32,
+        /// The stored HWM.
+        stored: u64,
+        /// `max(floor, max(address + aligned))` over its records.
+        computed: u64,
+    },
+    /// A core's stored CC usage differs from its records'.
+    CcUsedMismatch {
+        /// The core.
+        core: u32,
+        /// The stored bytes.
+        stored: u64,
+        /// The highest end of its CC records minus the region start (0: none).
+        computed: u64,
+    },
+}
+
+impl PlanFileError {
+    /// [`ErrorKind::Corrupt`] for a file that cannot be read, [`ErrorKind::InvalidPlan`] for
+    /// a readable file holding a wrong plan.
+    pub const fn kind(&self) -> ErrorKind {
+        use PlanFileError::*;
+        match self {
+            OutsideWindow { .. }
+            | Misaligned { .. }
+            | AlignedTooSmall { .. }
+            | BadLifetime { .. }
+            | CcRegionOutsideWindow { .. }
+            | CcFlagMismatch { .. }
+            | Collision { .. }
+            | MissingTwin { .. }
+            | TwinMismatch { .. }
+            | HwmMismatch { .. }
+            | CcUsedMismatch { .. } => ErrorKind::InvalidPlan,
+            _ => ErrorKind::Corrupt,
+        }
+    }
+}
+
+impl fmt::Display for PlanFileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use PlanFileError::*;
+        match *self {
+            Truncated { needed, found } => write!(f, "truncated: {needed} bytes needed, {found} present"),
+            BadMagic { found } => write!(f, "not a plan file: magic {found:02x?}"),
+            UnsupportedVersion { found, supported } => {
+                write!(f, "format version {found} (this reader reads version {supported})")
+            }
+            EntrySize { part, found, expected } => {
+                write!(f, "{part:?} entries of {found} bytes declared, {expected} expected")
+            }
+            LengthMismatch { declared, actual } => {
+                write!(f, "header says {declared} bytes, the file has or implies {actual}")
+            }
+            ChecksumMismatch { stored, computed } => {
+                write!(f, "checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")
+            }
+            UnknownHeaderBits { flags, reserved } => {
+                write!(f, "unknown header flags {flags:#x} or reserved bits {reserved:#x}")
+            }
+            BadCoreCount { cores } => write!(f, "core count {cores} (1..=65535)"),
+            CoreTable { core } => write!(f, "core {core}: record range does not follow the previous core's"),
+            RecordCore { record, core } => write!(f, "record {record} is listed under core {core} but names another core"),
+            UnknownTensor { record, tensor } => write!(f, "record {record}: tensor index {tensor} is past the name table"),
+            UnknownRecordFlags { record, flags } => write!(f, "record {record}: unknown flags {flags:#x}"),
+            Unsorted { record } => write!(f, "record {record}: records of a core are not in tensor order"),
+            DuplicateRecord { record, first } => {
+                write!(f, "record {record}: tensor listed twice on one core (first: record {first})")
+            }
+            NameOutOfRange { name } => write!(f, "name {name} lies outside the string table"),
+            NameNotUtf8 { name } => write!(f, "name {name} is not UTF-8"),
+            OutsideWindow { record, tensor, end, window } => {
+                write!(f, "record {record} (tensor {tensor}) ends at {end}, past the {window}-byte window")
+            }
+            Misaligned { record, tensor, address, align } => {
+                write!(f, "record {record} (tensor {tensor}): address {address} is not a multiple of {align}")
+            }
+            AlignedTooSmall { record, tensor, bytes, aligned } => {
+                write!(f, "record {record} (tensor {tensor}): aligned size {aligned} < size {bytes}")
+            }
+            BadLifetime { record, tensor, def, last_use, instructions } => write!(
+                f,
+                "record {record} (tensor {tensor}): lifetime [{def}, {last_use}] is not within {instructions} instructions"
+            ),
+            CcRegionOutsideWindow { core, cc_base, cc_bytes, window } => write!(
+                f,
+                "core {core}: CC region [{cc_base}, {cc_base} + {cc_bytes}) reaches past the {window}-byte window"
+            ),
+            CcFlagMismatch { record, tensor, address, flagged } => write!(
+                f,
+                "record {record} (tensor {tensor}) at {address}: CC flag {} but the address is {} the CC region",
+                if flagged { "set" } else { "clear" },
+                if flagged { "outside" } else { "inside" }
+            ),
+            Collision { core, a, b, tensor_a, tensor_b } => write!(
+                f,
+                "core {core}: records {a} (tensor {tensor_a}) and {b} (tensor {tensor_b}) are live together and share bytes"
+            ),
+            MissingTwin { record, tensor, core } => {
+                write!(f, "record {record}: shared tensor {tensor} on core {core} has no shared twin on core 0")
+            }
+            TwinMismatch { record, twin, tensor, address, twin_address } => write!(
+                f,
+                "record {record}: shared tensor {tensor} at {address} (size or address differs from its twin, record {twin} at {twin_address})"
+            ),
+            HwmMismatch { core, stored, computed } => {
+                write!(f, "core {core}: stored HWM {stored}, records give {computed}")
+            }
+            CcUsedMismatch { core, stored, computed } => {
+                write!(f, "core {core}: stored CC usage {stored} bytes, records give {computed}")
+            }
+        }
+    }
+}
+
+impl core::error::Error for PlanFileError {}

@@ -1,0 +1,220 @@
+//! The plan checks of a parsed plan file (window, lifetimes, CC, twins, collisions, HWM).
+//! Uses: error, header, reader, record; used by: sim, firmware.
+//!
+//! The plan checks of a parsed plan file: every record inside the window, aligned, with a
+//! lifetime inside its core's program, its CC flag matching its address, the per-core HWM and
+//! CC usage matching the records, shared twins at one address, and no two records of a core
+//! that are live together sharing bytes.
+
+use super::error::PlanFileError;
+use super::header::{CoreEntry, NO_ACCESS};
+use super::reader::PlanFile;
+use super::record::{Record, FLAG_CC, FLAG_PREPLACED, FLAG_SHARED};
+
+/// Closed lifetime `[first, last]` a record occupies, `None` when it occupies no time.
+fn lifetime(r: &Record, instructions: u32) -> Option<(u32, u32)> {
+    if r.has(FLAG_PREPLACED) {
+        return instructions.checked_sub(1).map(|last| (0, last));
+    }
+    match (r.def.get(), r.last_use.get()) {
+        (NO_ACCESS, _) | (_, NO_ACCESS) => None,
+        (d, u) => Some((d, u)),
+    }
+}
+
+/// True when `r` starts inside core `c`'s CC region.
+fn in_cc(r: &Record, c: &CoreEntry) -> bool {
+    let (base, size, a) = (c.cc_base.get(), c.cc_bytes.get(), r.address.get());
+    size > 0 && a >= base && a - base < size
+}
+
+fn collision(file: &PlanFile<'_>, core: u32, a: usize, b: usize) -> PlanFileError {
+    let recs = file.core_records(core);
+    let first = file.first_record(core);
+    let (a, b) = if (recs[b].address.get(), b) < (recs[a].address.get(), a) { (b, a) } else { (a, b) };
+    PlanFileError::Collision {
+        core,
+        a: first + a as u32,
+        b: first + b as u32,
+        tensor_a: recs[a].tensor.get(),
+        tensor_b: recs[b].tensor.get(),
+    }
+}
+
+fn overlaps(x: &Record, y: &Record, instructions: u32) -> bool {
+    let (Some((a0, a1)), Some((b0, b1))) = (lifetime(x, instructions), lifetime(y, instructions)) else {
+        return false;
+    };
+    let (xs, ys) = (x.address.get(), y.address.get());
+    let (xe, ye) = (xs.saturating_add(x.aligned.get()), ys.saturating_add(y.aligned.get()));
+    a0 <= b1 && b0 <= a1 && xs < ye && ys < xe
+}
+
+impl PlanFile<'_> {
+    /// Checks the plan (see the module docs), in this order: per core its CC region and per
+    /// record its aligned size, window, alignment, lifetime and CC flag; shared twins;
+    /// collisions; per core the stored HWM and CC usage. `scratch` lends index storage: with at least
+    /// [`PlanFile::scratch_len`] entries the collision check sorts by address, O(n log n +
+    /// p) per core for p address-overlapping pairs; with less it compares every pair of a
+    /// core, O(n²). Twins cost O(log n) each. No heap.
+    ///
+    /// # Errors
+    /// The first failing check, as a [`PlanFileError`] of kind
+    /// [`super::ErrorKind::InvalidPlan`] naming the record(s) or core.
+    pub fn validate(&self, scratch: &mut [u32]) -> Result<(), PlanFileError> {
+        let h = self.header();
+        let (window, align) = (h.window.get(), h.align.get());
+        let max_instr = self.cores().iter().map(|c| c.instructions.get()).max().unwrap_or(0);
+        for (k, c) in self.cores().iter().enumerate() {
+            self.check_records(k as u32, c, window, align, max_instr)?;
+        }
+        self.check_twins()?;
+        for (k, c) in self.cores().iter().enumerate() {
+            self.check_collisions(k as u32, c.instructions.get(), scratch)?;
+        }
+        for (k, c) in self.cores().iter().enumerate() {
+            self.check_sums(k as u32, c)?;
+        }
+        Ok(())
+    }
+
+    /// Parses and validates: [`PlanFile::parse`] then [`PlanFile::validate`].
+    ///
+    /// # Errors
+    /// As those two.
+    pub fn read<'a>(bytes: &'a [u8], scratch: &mut [u32]) -> Result<PlanFile<'a>, PlanFileError> {
+        let file = PlanFile::parse(bytes)?;
+        file.validate(scratch)?;
+        Ok(file)
+    }
+
+    fn check_records(
+        &self,
+        k: u32,
+        c: &CoreEntry,
+        window: u64,
+        align: u64,
+        max_instr: u32,
+    ) -> Result<(), PlanFileError> {
+        let (cc_base, cc) = (c.cc_base.get(), c.cc_bytes.get());
+        let cc_end = cc_base.checked_add(cc).filter(|&e| e <= window);
+        if cc > 0 && cc_end.is_none() {
+            return Err(PlanFileError::CcRegionOutsideWindow { core: k, cc_base, cc_bytes: cc, window });
+        }
+        let first = self.first_record(k);
+        for (i, r) in self.core_records(k).iter().enumerate() {
+            let record = first + i as u32;
+            let tensor = r.tensor.get();
+            let (address, bytes, aligned) = (r.address.get(), r.bytes.get(), r.aligned.get());
+            if aligned < bytes {
+                return Err(PlanFileError::AlignedTooSmall { record, tensor, bytes, aligned });
+            }
+            let end = r.end().unwrap_or(u64::MAX);
+            if end > window || r.end().is_none() {
+                return Err(PlanFileError::OutsideWindow { record, tensor, end, window });
+            }
+            if align > 1 && address % align != 0 {
+                return Err(PlanFileError::Misaligned { record, tensor, address, align });
+            }
+            let limit = if r.has(FLAG_SHARED) { max_instr } else { c.instructions.get() };
+            let (def, last_use) = (r.def.get(), r.last_use.get());
+            let never = def == NO_ACCESS && last_use == NO_ACCESS;
+            if !never && (def == NO_ACCESS || last_use == NO_ACCESS || def > last_use || last_use >= limit) {
+                return Err(PlanFileError::BadLifetime {
+                    record,
+                    tensor,
+                    def,
+                    last_use,
+                    instructions: limit,
+                });
+            }
+            if in_cc(r, c) != r.has(FLAG_CC) {
+                return Err(PlanFileError::CcFlagMismatch {
+                    record,
+                    tensor,
+                    address,
+                    flagged: r.has(FLAG_CC),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The stored HWM and CC usage of core `k` against its records (already checked: their
+    /// ends do not overflow).
+    fn check_sums(&self, k: u32, c: &CoreEntry) -> Result<(), PlanFileError> {
+        let recs = self.core_records(k);
+        let hwm = recs.iter().filter_map(Record::end).fold(c.floor.get(), u64::max);
+        if hwm != c.hwm.get() {
+            return Err(PlanFileError::HwmMismatch { core: k, stored: c.hwm.get(), computed: hwm });
+        }
+        let used = recs
+            .iter()
+            .filter(|r| in_cc(r, c))
+            .filter_map(|r| r.end().map(|e| e - c.cc_base.get()))
+            .max()
+            .unwrap_or(0);
+        if used != c.cc_used.get() {
+            return Err(PlanFileError::CcUsedMismatch { core: k, stored: c.cc_used.get(), computed: used });
+        }
+        Ok(())
+    }
+
+    fn check_twins(&self) -> Result<(), PlanFileError> {
+        for k in 1..self.cores().len() as u32 {
+            let first = self.first_record(k);
+            for (i, r) in self.core_records(k).iter().enumerate() {
+                if !r.has(FLAG_SHARED) {
+                    continue;
+                }
+                let (record, tensor) = (first + i as u32, r.tensor.get());
+                let Some((twin, t)) = self.find(0, tensor).filter(|(_, t)| t.has(FLAG_SHARED)) else {
+                    return Err(PlanFileError::MissingTwin { record, tensor, core: k });
+                };
+                if (t.address, t.bytes, t.aligned) != (r.address, r.bytes, r.aligned) {
+                    return Err(PlanFileError::TwinMismatch {
+                        record,
+                        twin,
+                        tensor,
+                        address: r.address.get(),
+                        twin_address: t.address.get(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_collisions(&self, k: u32, instructions: u32, scratch: &mut [u32]) -> Result<(), PlanFileError> {
+        let recs = self.core_records(k);
+        let n = recs.len();
+        if let Some(order) = scratch.get_mut(..n) {
+            for (i, s) in order.iter_mut().enumerate() {
+                *s = i as u32;
+            }
+            order.sort_unstable_by_key(|&i| (recs[i as usize].address.get(), i));
+            for (p, &i) in order.iter().enumerate() {
+                let a = &recs[i as usize];
+                let end = a.address.get().saturating_add(a.aligned.get());
+                for &j in &order[p + 1..] {
+                    let b = &recs[j as usize];
+                    if b.address.get() >= end {
+                        break;
+                    }
+                    if overlaps(a, b, instructions) {
+                        return Err(collision(self, k, i as usize, j as usize));
+                    }
+                }
+            }
+        } else {
+            for i in 0..n {
+                for j in i + 1..n {
+                    if overlaps(&recs[i], &recs[j], instructions) {
+                        return Err(collision(self, k, i, j));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

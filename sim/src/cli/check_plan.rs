@@ -1,0 +1,73 @@
+//! `dramalloc check-plan PLAN.bin [PROGRAM.json]`: decodes and validates a plan file, runs the
+//! geometric verifier over it (and checks it against the program).
+//! Uses: args, console, input, verify (plan_file); used by: mod.rs.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::args::{display, is_dash, read_program, STDIN};
+use super::console::Console;
+use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
+use crate::input::InputError;
+use crate::verify::plan_file::check_plan_file;
+
+/// `check-plan --help`'s closing lines.
+const AFTER: &str = "\
+Exit codes: 0 valid; 1 a wrong plan (the records are named by tensor and core); 2 an
+unreadable or corrupt plan file, an unreadable program, or a bad flag.";
+
+/// Options of `dramalloc check-plan`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = AFTER)]
+pub struct CheckPlanArgs {
+    /// The plan file; `-`: standard input.
+    pub plan: PathBuf,
+    /// The program JSON it plans (cores and split come from the plan file); `-`: standard input.
+    pub program: Option<PathBuf>,
+}
+
+/// `dramalloc check-plan`: exit 0 valid; 1 a wrong plan (naming the records); 2 an
+/// unreadable or corrupt file, or an unreadable program.
+pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCode {
+    if is_dash(&a.plan) && a.program.as_deref().is_some_and(is_dash) {
+        return fail(con, "only one of PLAN and PROGRAM can be `-` (standard input)", EXIT_BAD_INPUT);
+    }
+    let name = display(&a.plan);
+    let bytes = if is_dash(&a.plan) {
+        let mut bytes = Vec::new();
+        con.stdin.read_to_end(&mut bytes).map(|_| bytes)
+    } else {
+        std::fs::read(&a.plan)
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(source) => {
+            let file = if is_dash(&a.plan) { STDIN.to_owned() } else { name.clone() };
+            return fail(con, InputError::Io { file, source }, EXIT_BAD_INPUT);
+        }
+    };
+    let program = match a.program.as_deref().map(|p| read_program(p, con)).transpose() {
+        Ok(p) => p,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    match check_plan_file(&bytes, program.as_ref()) {
+        Ok(r) => {
+            let _ = writeln!(
+                con.stdout,
+                "OK: {name}: {} core(s), {} records, valid{}",
+                r.cores,
+                r.records,
+                if r.against_program { ", matches the program" } else { "" }
+            );
+            for (k, (hwm, v)) in r.per_core.iter().enumerate() {
+                let _ = writeln!(
+                    con.stdout,
+                    "  core {k}: HWM {hwm} bytes, verifier: {} buffers, peak {} bytes",
+                    v.buffers, v.peak
+                );
+            }
+            ExitCode::from(EXIT_OK)
+        }
+        Err(e) => fail(con, format!("{name}: {e}"), e.exit_code()),
+    }
+}

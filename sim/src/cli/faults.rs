@@ -1,0 +1,83 @@
+//! `dramalloc faults`: a fault campaign over programs (default: the bundled models), one row per kind.
+//! Uses: console, exec (campaign), input; used by: mod.rs.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::console::Console;
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
+use crate::exec::campaign::{plan_all, run_campaign};
+use crate::input::{self, bundled};
+
+/// Options of `dramalloc faults`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FaultsArgs {
+    /// Program JSONs (default: the 15 bundled models).
+    pub programs: Vec<PathBuf>,
+    /// Faults of each kind to inject.
+    #[arg(long, default_value_t = 100)]
+    pub count: usize,
+    /// Cores (2..=64): every model is split tensor-parallel over them.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=64))]
+    pub cores: u32,
+}
+
+/// `dramalloc faults`: prints `KIND INJECTED DETECTED BY`, one row per kind; exit 0 only when
+/// every kind was injected `--count` times and every injected fault was detected, 1 when one
+/// was missed or a kind had no place in any model, 2 for bad input.
+pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
+    let programs = if a.programs.is_empty() {
+        bundled::models(MAX_TENSORS)
+    } else {
+        a.programs.iter().map(|p| input::read_program(p, MAX_TENSORS)).collect()
+    };
+    let programs = match programs {
+        Ok(p) => p,
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    };
+    let planned = match plan_all(&programs, a.cores as usize) {
+        Ok(p) => p,
+        Err((name, e)) => return fail(con, format!("{name}: {e}"), EXIT_BAD_INPUT),
+    };
+    let rows = run_campaign(&planned, a.count);
+    let _ = writeln!(
+        con.stdout,
+        "dramalloc faults: {} model(s), {} cores, tensor-parallel, {} of each kind",
+        planned.len(),
+        a.cores,
+        a.count
+    );
+    let _ = writeln!(con.stdout, "{:<12} {:>9} {:>9}  BY", "KIND", "INJECTED", "DETECTED");
+    for r in &rows {
+        let _ = writeln!(
+            con.stdout,
+            "{:<12} {:>9} {:>9}  {}",
+            r.kind.name(),
+            r.injected,
+            r.detected,
+            r.caught_by()
+        );
+    }
+    if rows.iter().all(|r| r.injected == a.count && r.detected == r.injected) {
+        ExitCode::from(EXIT_OK)
+    } else {
+        for r in rows.iter().filter(|r| r.injected < a.count) {
+            let _ = writeln!(
+                con.stderr,
+                "error: {}: only {} of {} faults had a place in the models",
+                r.kind.name(),
+                r.injected,
+                a.count
+            );
+        }
+        for r in rows.iter().filter(|r| r.detected < r.injected) {
+            let _ = writeln!(
+                con.stderr,
+                "error: {}: {} injected fault(s) not detected",
+                r.kind.name(),
+                r.injected - r.detected
+            );
+        }
+        ExitCode::from(EXIT_FAILED)
+    }
+}

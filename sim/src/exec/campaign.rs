@@ -1,0 +1,244 @@
+//! A fault campaign: every fault kind injected N times over a set of models, each caught or not.
+//! Uses: executor, faults, host_storage, input, model, planning, run, verify, dramalloc-core (multicore); used by: cli (faults).
+//!
+//! What `dramalloc faults` runs. Every model is split tensor-parallel over the given cores and
+//! planned once; injection `i` of a kind goes to model `i mod models` with seed `i`, on a copy
+//! of the correct plan. A fault counts as **detected** when the run fails on it:
+//! - `move`, `twin`, `reverse`, `corrupt` ([`Fault`]): the independent geometric verifier
+//!   ([`check_plans`]) rejects the plan, or else the simulator ([`execute`]) reports a
+//!   collision;
+//! - `drop-target`: a shared tensor's remote-local target on a core k ≥ 1 is dropped after
+//!   `coloring_allocator_dram_shared`; `sync_shared_allocations` must fail with exactly
+//!   [`PlanError::MissingTwin`] naming that core and location.
+//!
+//! A model on which a kind has no place (no shared tensor, no cross-core edge, ...) is passed
+//! over for that kind; a kind no model can take is reported with 0 injected.
+
+use dramalloc_core::multicore::{MultiConfig, Pass, Pipeline};
+use dramalloc_core::PlanError;
+
+use crate::exec::executor::{execute, ExecOptions};
+use crate::exec::faults::{inject, Fault, SplitMix64};
+use crate::host_storage::HostMulti;
+use crate::input::Program;
+use crate::model::SimModel;
+use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
+use crate::run::{build_model, Split};
+use crate::verify::plan_check::check_plans;
+
+/// A kind of fault of the campaign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A private tensor moved onto an interfering neighbour's address ([`Fault::MoveOntoNeighbour`]).
+    Move,
+    /// One core's twin of a shared tensor given another address ([`Fault::TwinAddress`]).
+    Twin,
+    /// One cross-core RAW/WAR edge run backwards ([`Fault::ReverseEdge`]).
+    Reverse,
+    /// One byte of a live tensor flipped between its def and a later use ([`Fault::CorruptByte`]).
+    Corrupt,
+    /// A shared tensor's remote-local target dropped before `sync_shared_allocations`.
+    DropTarget,
+}
+
+impl Kind {
+    /// Every kind, in the order of the campaign's rows.
+    pub const ALL: [Kind; 5] = [Kind::Move, Kind::Twin, Kind::Reverse, Kind::Corrupt, Kind::DropTarget];
+
+    /// The row's name (the `--inject-fault` prefix where there is one).
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Move => "move",
+            Kind::Twin => "twin",
+            Kind::Reverse => "reverse",
+            Kind::Corrupt => "corrupt",
+            Kind::DropTarget => "drop-target",
+        }
+    }
+
+    fn fault(self, seed: u64) -> Option<Fault> {
+        match self {
+            Kind::Move => Some(Fault::MoveOntoNeighbour(seed)),
+            Kind::Twin => Some(Fault::TwinAddress(seed)),
+            Kind::Reverse => Some(Fault::ReverseEdge(seed)),
+            Kind::Corrupt => Some(Fault::CorruptByte(seed)),
+            Kind::DropTarget => None,
+        }
+    }
+}
+
+/// One row of the campaign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row {
+    /// The kind.
+    pub kind: Kind,
+    /// Faults injected.
+    pub injected: usize,
+    /// Faults detected (the sum of the three below).
+    pub detected: usize,
+    /// Detected by the geometric verifier.
+    pub by_verifier: usize,
+    /// Detected by the simulator.
+    pub by_simulator: usize,
+    /// Detected by `sync_shared_allocations`.
+    pub by_sync: usize,
+}
+
+impl Row {
+    /// Who caught them, e.g. `verifier 12, simulator 988`.
+    pub fn caught_by(&self) -> String {
+        let parts: Vec<String> =
+            [("verifier", self.by_verifier), ("simulator", self.by_simulator), ("sync", self.by_sync)]
+                .iter()
+                .filter(|(_, n)| *n > 0)
+                .map(|(who, n)| format!("{who} {n}"))
+                .collect();
+        if parts.is_empty() {
+            "-".into()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// How one injection ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// The model has no place for this fault.
+    NoPlace,
+    /// Injected; the geometric verifier caught it.
+    Verifier,
+    /// Injected; the simulator caught it.
+    Simulator,
+    /// Injected; `sync_shared_allocations` caught it.
+    Sync,
+    /// Injected and not caught.
+    Missed,
+}
+
+/// A model planned for the campaign.
+#[derive(Debug)]
+pub struct Planned {
+    /// The model's name.
+    pub name: String,
+    /// Its N-core tensor-parallel form.
+    pub model: SimModel,
+    /// Its correct plan.
+    pub plan: PlannedModel,
+}
+
+/// Splits every program tensor-parallel over `cores` cores and plans it with the default options.
+///
+/// # Errors
+/// The program's name and the first pre-placement or planning failure.
+pub fn plan_all(programs: &[Program], cores: usize) -> Result<Vec<Planned>, (String, String)> {
+    programs
+        .iter()
+        .map(|p| {
+            let fail = |e: String| (p.name.clone(), e);
+            let model = build_model(p, cores, Split::TensorParallel).map_err(|e| fail(e.to_string()))?;
+            let plan =
+                plan_model(&model, &PlanOptions::default()).map_err(|e: PlanFailure| fail(e.to_string()))?;
+            Ok(Planned { name: p.name.clone(), model, plan })
+        })
+        .collect()
+}
+
+/// Injects `count` faults of `kind` over `models` (see the module docs).
+pub fn run_kind(kind: Kind, models: &[Planned], count: usize) -> Row {
+    let mut row = Row { kind, injected: 0, detected: 0, by_verifier: 0, by_simulator: 0, by_sync: 0 };
+    if models.is_empty() {
+        return row;
+    }
+    let mut place = vec![true; models.len()];
+    let mut i = 0usize;
+    while row.injected < count && place.iter().any(|&p| p) {
+        let m = i % models.len();
+        i += 1;
+        if !place[m] {
+            continue;
+        }
+        let outcome = match kind.fault(i as u64 - 1) {
+            Some(f) => inject_plan_fault(&models[m], f),
+            None => drop_remote_target(&models[m].model, i as u64 - 1),
+        };
+        match outcome {
+            Outcome::NoPlace => place[m] = false,
+            Outcome::Verifier => row.by_verifier += 1,
+            Outcome::Simulator => row.by_simulator += 1,
+            Outcome::Sync => row.by_sync += 1,
+            Outcome::Missed => {}
+        }
+        if outcome != Outcome::NoPlace {
+            row.injected += 1;
+        }
+    }
+    row.detected = row.by_verifier + row.by_simulator + row.by_sync;
+    row
+}
+
+/// Every kind of [`Kind::ALL`], `count` times each.
+pub fn run_campaign(models: &[Planned], count: usize) -> Vec<Row> {
+    Kind::ALL.iter().map(|&k| run_kind(k, models, count)).collect()
+}
+
+fn inject_plan_fault(p: &Planned, fault: Fault) -> Outcome {
+    let mut bad = p.plan.clone();
+    let Ok(what) = inject(&p.model, &mut bad, fault) else { return Outcome::NoPlace };
+    if check_plans(&p.model, &bad).is_err() {
+        return Outcome::Verifier;
+    }
+    let opts = ExecOptions { corrupt: what.corruption(), ..ExecOptions::default() };
+    match execute(&p.model, &bad, &opts) {
+        Err(_) => Outcome::Simulator,
+        Ok(_) => Outcome::Missed,
+    }
+}
+
+/// Runs the pipeline of `model`, dropping one remote-local target (chosen by `seed`) after the
+/// shared allocation; caught only by exactly `MissingTwin` on that core and location.
+fn drop_remote_target(model: &SimModel, seed: u64) -> Outcome {
+    let names = model.name_refs();
+    let modules = model.modules(&names);
+    if modules.len() < 2 {
+        return Outcome::NoPlace;
+    }
+    let locs: Vec<usize> = model.cores.iter().map(|c| c.locations.len()).collect();
+    let mut host = HostMulti::new(&modules, 1 << 12);
+    let mut rng = SplitMix64(seed);
+    let mut dropped = None;
+    let cfg = MultiConfig::default();
+    let res = {
+        let (mut storage, mut states) = host.split();
+        Pipeline::build(&cfg).run_observed(&cfg, &modules, &mut states, &mut storage, |pass, st| {
+            if pass != Pass::SharedDramAllocation {
+                return;
+            }
+            let k = 1 + rng.below(st.len() - 1);
+            let shared: Vec<usize> =
+                (0..locs[k]).filter(|&l| st[k].locations[l].is_shared_post_dram_alloc()).collect();
+            if let Some(&l) = shared.get(rng.below(shared.len().max(1))) {
+                st[k].locations[l].clear_remote_target();
+                dropped = Some((k as u32, l as u32));
+            }
+        })
+    };
+    let Some((k, l)) = dropped else { return Outcome::NoPlace };
+    match res {
+        Err(e)
+            if e.pass == Pass::SyncSharedAllocations
+                && e.error
+                    == PlanError::MissingTwin {
+                        core: k,
+                        location: l,
+                        target_core: u32::MAX,
+                        target_location: u32::MAX,
+                    } =>
+        {
+            Outcome::Sync
+        }
+        // anything else (no error, another error) missed the fault: sync runs before the
+        // edge pass, so the edge capacity cannot hide it
+        _ => Outcome::Missed,
+    }
+}

@@ -1,0 +1,189 @@
+//! Import: ONNX and TFLite model files become programs by the public traces' conventions.
+//! Uses: onnx, tflite, program_json, sha2; used by: cli (import, run, plan, quality), tests, fuzz, the import_equivalence example.
+//!
+//! Model files in: an ONNX or TFLite file becomes a program (the format of
+//! `../shared/traces/models/*.json`) by the conventions of the public traces.
+//!
+//! The readers ([`crate::input::onnx`], [`crate::input::tflite`]) produce a format-neutral
+//! [`ModelGraph`] with byte sizes; [`to_program`] folds constants, removes renames and lists
+//! the tensors; the result is written as program JSON ([`program_text`]) and read back by the
+//! program reader, so that an imported model passes every check a program file passes.
+//! [`compare`] is the equivalence used to check imports against the public traces.
+//!
+//! ```no_run
+//! use dramalloc_sim::input::import::{import_model, ImportOptions};
+//! let imported = import_model("model.tflite".as_ref(), &ImportOptions::default())?;
+//! println!("{} ops", imported.program.ops.len());
+//! std::fs::write("model.json", imported.json)?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod equivalence;
+mod error;
+mod graph;
+mod order;
+mod program_text;
+mod size;
+mod to_program;
+
+use std::path::Path;
+
+use sha2::{Digest, Sha256};
+
+pub use equivalence::{compare, Equivalence};
+pub use error::ImportError;
+pub use graph::{GraphNode, GraphTensor, ModelGraph, ModelSource, NodeRole, SizeProblem};
+pub use order::check_order;
+pub use program_text::{program_text, Provenance};
+pub use size::byte_size;
+pub use to_program::to_program;
+
+use crate::input::{parse_program, Program};
+
+/// Largest tensor count accepted from a model (as for program files).
+pub const DEFAULT_MAX_TENSORS: usize = 10_000_000;
+
+/// A model file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModelFormat {
+    /// ONNX protobuf (`.onnx`).
+    Onnx,
+    /// TensorFlow Lite flatbuffer (`.tflite`).
+    Tflite,
+}
+
+impl ModelFormat {
+    /// The format named by a path's extension (`.onnx`, `.tflite`, any case).
+    #[must_use]
+    pub fn from_path(path: &Path) -> Option<ModelFormat> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "onnx" => Some(ModelFormat::Onnx),
+            "tflite" => Some(ModelFormat::Tflite),
+            _ => None,
+        }
+    }
+
+    /// The format of file contents: TFLite carries the identifier `TFL3` at byte 4; anything
+    /// else is tried as ONNX.
+    #[must_use]
+    pub fn sniff(bytes: &[u8]) -> ModelFormat {
+        if bytes.get(4..8) == Some(b"TFL3") {
+            ModelFormat::Tflite
+        } else {
+            ModelFormat::Onnx
+        }
+    }
+}
+
+/// Options of an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// Shapes for graph inputs (`--input-shape NAME=DIMS`): ONNX inputs with symbolic
+    /// dimensions take them instead of 1s; TFLite inputs must already have them.
+    pub input_shapes: Vec<(String, Vec<u64>)>,
+    /// Largest tensor count accepted.
+    pub max_tensors: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions { input_shapes: Vec::new(), max_tensors: DEFAULT_MAX_TENSORS }
+    }
+}
+
+/// An imported model: the checked program and its JSON text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Imported {
+    /// The program, as the program reader returns it for [`Imported::json`].
+    pub program: Program,
+    /// Program JSON in the public traces' layout, with `source`, `sha256` and
+    /// `input_shapes` (when an input had symbolic dimensions or was given a shape).
+    pub json: String,
+    /// The format read.
+    pub format: ModelFormat,
+}
+
+/// Parses `NAME=D1xD2x...` (the `--input-shape` syntax; `NAME=` alone is a scalar).
+///
+/// # Errors
+/// A message naming the part that is not `NAME=DIMS` or not a number.
+///
+/// ```
+/// use dramalloc_sim::input::import::parse_input_shape;
+/// assert_eq!(parse_input_shape("x=1x3x224x224"), Ok(("x".to_string(), vec![1, 3, 224, 224])));
+/// assert!(parse_input_shape("x=1x-3").is_err());
+/// ```
+pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), String> {
+    let (name, dims) =
+        text.rsplit_once('=').ok_or_else(|| format!("`{text}`: expected NAME=DIMS, e.g. x=1x3x224x224"))?;
+    if name.is_empty() {
+        return Err(format!("`{text}`: the input name is empty"));
+    }
+    let dims = if dims.is_empty() {
+        Vec::new()
+    } else {
+        dims.split(['x', 'X', ','])
+            .map(|d| {
+                d.trim()
+                    .parse::<u64>()
+                    .map_err(|_| format!("`{text}`: dimension `{d}` is not a non-negative integer"))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    Ok((name.to_owned(), dims))
+}
+
+/// Imports a model file: format by extension, else by content (see [`ModelFormat::sniff`]).
+/// The program is named after the file stem; `source` is the path as given.
+///
+/// # Errors
+/// [`ImportError::Io`] when the file cannot be read, [`ImportError::UnknownFormat`] when a file
+/// without a model extension is neither format, and otherwise as [`import_bytes`].
+pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
+    let file = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| ImportError::Io { file: file.clone(), source })?;
+    let name = path.file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned());
+    match ModelFormat::from_path(path) {
+        Some(format) => import_bytes(&bytes, &file, &name, format, options),
+        None => {
+            let format = ModelFormat::sniff(&bytes);
+            import_bytes(&bytes, &file, &name, format, options).map_err(|e| match e {
+                ImportError::Malformed { detail, .. } | ImportError::UnknownFormat { detail, .. } => {
+                    ImportError::UnknownFormat { file: file.clone(), detail }
+                }
+                ImportError::NoGraph { .. } => {
+                    ImportError::UnknownFormat { file: file.clone(), detail: "no model graph in it".into() }
+                }
+                e => e,
+            })
+        }
+    }
+}
+
+/// Imports model bytes of `format`: `file` names them in errors and becomes the `source`,
+/// `name` the program's name.
+///
+/// # Errors
+/// The reader's errors ([`crate::input::onnx::read_onnx`], [`crate::input::tflite::read_tflite`]),
+/// those of [`to_program`], and [`ImportError::Program`] when the program breaks a rule of
+/// the program reader (for example a zero-byte intermediate).
+pub fn import_bytes(
+    bytes: &[u8],
+    file: &str,
+    name: &str,
+    format: ModelFormat,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let source = ModelSource { bytes, file, name, input_shapes: &options.input_shapes };
+    let graph = match format {
+        ModelFormat::Onnx => crate::input::onnx::read_onnx(&source)?,
+        ModelFormat::Tflite => crate::input::tflite::read_tflite(&source)?,
+    };
+    let program = to_program(&graph, file)?;
+    let sha256 = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let prov = Provenance { source: file.to_owned(), sha256, input_shapes: graph.input_shapes.clone() };
+    let json = program_text(&program, &prov);
+    let program = parse_program(&json, file, options.max_tensors)?;
+    Ok(Imported { program, json, format })
+}

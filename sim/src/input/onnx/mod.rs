@@ -1,0 +1,295 @@
+//! ONNX reader: a .onnx file becomes a model graph with static shapes.
+//! Uses: import (graph, order, size, error), dramalloc-model-formats (onnx), prost, its files; used by: import.
+//!
+//! ONNX reader: a `.onnx` file (protobuf `ModelProto`, decoded with prost from ONNX's
+//! `onnx.proto`) becomes a [`ModelGraph`] with static shapes.
+//!
+//! - **Tensors.** Initializers (dense and sparse) are constants, also when they are listed as
+//!   graph inputs too (IR < 4). Graph inputs take their declared shapes, symbolic dimensions
+//!   fixed by `--input-shape` or set to 1 ([`declared::fix_input`]).
+//! - **Shapes.** Every node, in file order, gets its output types and shapes from its
+//!   inputs by the op's rule ([`infer`]), which also evaluates small constant tensors so that
+//!   `Shape -> Gather -> Concat -> Reshape` chains give static shapes. A shape the file
+//!   declares for an output is not trusted where a rule applies (exporters write stale
+//!   ones); for ops without a rule (other domains, `If`/`Loop`/`Scan`, sequences) the declared
+//!   static shape is taken, and the op stays opaque with its tensors.
+//! - **Roles.** `Constant` folds, `Shape`/`Size` fold, `Identity` and `Dropout` are renames
+//!   ([`NodeRole`]); every other op folds when all its inputs are constants.
+//!
+//! Costs: decoding is linear in the file size (weights are copied once); inference is
+//! O(nodes) plus the evaluated constants, each at most [`value::MAX_VALUE_ELEMENTS`] elements.
+
+pub mod declared;
+pub mod dtype;
+pub mod infer;
+pub mod value;
+
+use std::collections::HashMap;
+
+use dramalloc_model_formats::onnx::{GraphProto, ModelProto};
+use prost::Message;
+
+use self::declared::{declared, fix_input, static_shape, Declared};
+use self::infer::{Info, Node};
+use crate::input::import::{
+    byte_size, check_order, GraphNode, GraphTensor, ImportError, ModelGraph, ModelSource, NodeRole,
+};
+use crate::input::Op;
+
+/// Reads an ONNX model (see the module docs); the `input_shapes` fix graph inputs.
+///
+/// # Errors
+/// [`ImportError::Malformed`] when the bytes are not a `ModelProto`,
+/// [`ImportError::NoGraph`], [`ImportError::BadInputShape`], [`ImportError::DynamicInput`],
+/// the definition-order errors of [`check_order`], and [`ImportError::Shape`] naming the
+/// node whose output shape cannot be inferred.
+pub fn read_onnx(source: &ModelSource) -> Result<ModelGraph, ImportError> {
+    let ModelSource { bytes, file, name, input_shapes } = *source;
+    let model = ModelProto::decode(bytes).map_err(|e| ImportError::Malformed {
+        file: file.to_owned(),
+        format: "ONNX",
+        detail: e.to_string(),
+    })?;
+    let graph = model.graph.as_ref().ok_or_else(|| ImportError::NoGraph { file: file.to_owned() })?;
+    let opset = model
+        .opset_import
+        .iter()
+        .find(|o| matches!(o.domain.as_deref(), None | Some("" | "ai.onnx")))
+        .and_then(|o| o.version)
+        .unwrap_or(1);
+    Reader { file, graph, opset, index: HashMap::new(), tensors: Vec::new(), infos: Vec::new() }
+        .read(name, input_shapes)
+}
+
+/// Builds the graph and runs inference.
+struct Reader<'a> {
+    file: &'a str,
+    graph: &'a GraphProto,
+    opset: i64,
+    index: HashMap<&'a str, u32>,
+    tensors: Vec<GraphTensor>,
+    infos: Vec<Option<Info>>,
+}
+
+impl<'a> Reader<'a> {
+    /// The index of tensor `name`, created on first sight.
+    fn tensor(&mut self, name: &'a str) -> u32 {
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.tensors.len() as u32;
+        self.index.insert(name, i);
+        self.tensors.push(GraphTensor { name: name.to_owned(), bytes: Ok(0), constant: false });
+        self.infos.push(None);
+        i
+    }
+
+    fn shape_error(&self, node: &str, op: &str, detail: String) -> ImportError {
+        ImportError::Shape { file: self.file.to_owned(), node: node.to_owned(), op: op.to_owned(), detail }
+    }
+
+    fn read(mut self, name: &str, input_shapes: &[(String, Vec<u64>)]) -> Result<ModelGraph, ImportError> {
+        let g = self.graph;
+        let file = self.file;
+        for t in &g.initializer {
+            let i = self.tensor(t.name.as_deref().unwrap_or(""));
+            let shape = dims(file, t.name.as_deref().unwrap_or(""), &t.dims)?;
+            let v = value::from_proto(t, &shape);
+            self.tensors[i as usize].constant = true;
+            self.infos[i as usize] = Some(Info { dtype: t.data_type.unwrap_or(0), shape, value: v });
+        }
+        for s in &g.sparse_initializer {
+            let vname = s.values.as_ref().and_then(|v| v.name.as_deref()).unwrap_or("");
+            let i = self.tensor(vname);
+            let shape = dims(file, vname, &s.dims)?;
+            let dt = s.values.as_ref().and_then(|v| v.data_type).unwrap_or(0);
+            self.tensors[i as usize].constant = true;
+            self.infos[i as usize] = Some(Info::new(dt, shape));
+        }
+        // Graph inputs that are not initializers, with their fixed shapes.
+        let input_names: Vec<&str> = g
+            .input
+            .iter()
+            .filter_map(|v| v.name.as_deref())
+            .filter(|n| self.index.get(n).is_none_or(|&i| !self.tensors[i as usize].constant))
+            .collect();
+        for (given, _) in input_shapes {
+            if !input_names.contains(&given.as_str()) {
+                return Err(ImportError::BadInputShape {
+                    file: file.to_owned(),
+                    name: given.clone(),
+                    detail: format!("the model has no such input (inputs: {})", input_names.join(", ")),
+                });
+            }
+        }
+        let mut symbols = HashMap::new();
+        let mut inputs = Vec::new();
+        let mut fixed = Vec::new();
+        for v in &g.input {
+            let vname = v.name.as_deref().unwrap_or("");
+            if !input_names.contains(&vname) || self.index.get(vname).is_some_and(|&i| inputs.contains(&i)) {
+                continue;
+            }
+            let d = declared(v);
+            let given = input_shapes.iter().find(|(n, _)| n == vname).map(|(_, s)| s.as_slice());
+            let f = fix_input(file, vname, d.as_ref(), given, &mut symbols)?;
+            if f.recorded {
+                fixed.push((vname.to_owned(), f.shape.clone()));
+            }
+            let i = self.tensor(vname);
+            inputs.push(i);
+            self.infos[i as usize] = Some(Info::new(d.map_or(0, |d| d.dtype), f.shape));
+        }
+        let nodes = self.nodes();
+        let outputs: Vec<u32> =
+            g.output.iter().map(|v| self.tensor(v.name.as_deref().unwrap_or(""))).collect();
+        let mut mg = ModelGraph {
+            name: name.to_owned(),
+            tensors: std::mem::take(&mut self.tensors),
+            nodes,
+            inputs,
+            outputs,
+            input_shapes: fixed,
+        };
+        check_order(&mg, file)?;
+        let decl: HashMap<&str, Declared> = g
+            .value_info
+            .iter()
+            .chain(&g.output)
+            .filter_map(|v| Some((v.name.as_deref()?, declared(v)?)))
+            .collect();
+        for (k, node) in g.node.iter().enumerate() {
+            self.infer_node(k, node, &mg, &decl, &symbols)?;
+        }
+        for (t, info) in mg.tensors.iter_mut().zip(&self.infos) {
+            t.bytes = match info {
+                Some(i) => dtype::bits(i.dtype).and_then(|b| byte_size_u(&i.shape, b)),
+                None => {
+                    Err(crate::input::import::SizeProblem::BadShape("no shape (nothing defines it)".into()))
+                }
+            };
+        }
+        Ok(mg)
+    }
+
+    /// The graph's nodes with their roles; creates the tensors they name.
+    fn nodes(&mut self) -> Vec<GraphNode> {
+        let g = self.graph;
+        let mut nodes = Vec::with_capacity(g.node.len());
+        for (k, n) in g.node.iter().enumerate() {
+            let op = n.op_type.as_deref().unwrap_or("");
+            let default_domain = matches!(n.domain.as_deref(), None | Some("" | "ai.onnx"));
+            let role = match op {
+                "Constant" if default_domain => NodeRole::Source,
+                "Shape" | "Size" if default_domain => NodeRole::ShapeOf,
+                "Identity" | "Dropout" if default_domain => NodeRole::Rename,
+                _ => NodeRole::Compute,
+            };
+            let name = match n.name.as_deref() {
+                Some(s) if !s.is_empty() => s.to_owned(),
+                _ => format!("{op}_{k}"),
+            };
+            let inputs = n.input.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
+            let outputs = n.output.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
+            let node = Op { name, op: op.to_owned(), inputs, outputs, collective: false };
+            nodes.push(GraphNode { node, role });
+        }
+        nodes
+    }
+
+    /// Infers the outputs of node `k`.
+    fn infer_node(
+        &mut self,
+        k: usize,
+        node: &'a dramalloc_model_formats::onnx::NodeProto,
+        mg: &ModelGraph,
+        decl: &HashMap<&str, Declared>,
+        symbols: &HashMap<String, u64>,
+    ) -> Result<(), ImportError> {
+        let gn = &mg.nodes[k];
+        let default_domain = matches!(node.domain.as_deref(), None | Some("" | "ai.onnx"));
+        let result = {
+            let inputs: Vec<Option<&Info>> = node
+                .input
+                .iter()
+                .map(|s| {
+                    if s.is_empty() {
+                        None
+                    } else {
+                        self.index.get(s.as_str()).and_then(|&i| self.infos[i as usize].as_ref())
+                    }
+                })
+                .collect();
+            let n = Node { proto: node, inputs, opset: self.opset };
+            match node.domain.as_deref() {
+                _ if default_domain => infer::infer(&gn.node.op, &n),
+                Some("com.microsoft") => infer::infer_contrib(&gn.node.op, &n),
+                _ => None,
+            }
+        };
+        let outs: Vec<Info> = match result {
+            Some(Ok(outs)) => outs,
+            failed => {
+                let why = match failed {
+                    Some(Err(e)) => e,
+                    _ => format!(
+                        "no shape rule for op `{}`{}",
+                        gn.node.op,
+                        node.domain
+                            .as_deref()
+                            .filter(|d| !d.is_empty())
+                            .map_or(String::new(), |d| format!(" of domain `{d}`"))
+                    ),
+                };
+                let mut outs = Vec::with_capacity(node.output.len());
+                for o in &node.output {
+                    if o.is_empty() {
+                        outs.push(Info::new(0, vec![]));
+                        continue;
+                    }
+                    match decl
+                        .get(o.as_str())
+                        .and_then(|d| static_shape(d, symbols).map(|s| Info::new(d.dtype, s)))
+                    {
+                        Some(info) => outs.push(info),
+                        None => {
+                            return Err(self.shape_error(
+                                &gn.node.name,
+                                &gn.node.op,
+                                format!("{why}, and the file declares no static shape for output `{o}`"),
+                            ))
+                        }
+                    }
+                }
+                outs
+            }
+        };
+        for (o, info) in node.output.iter().zip(outs) {
+            if !o.is_empty() {
+                if let Some(&i) = self.index.get(o.as_str()) {
+                    self.infos[i as usize] = Some(info);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A file's dimensions as `u64`.
+fn dims(file: &str, tensor: &str, d: &[i64]) -> Result<Vec<u64>, ImportError> {
+    d.iter()
+        .map(|&v| {
+            u64::try_from(v).map_err(|_| ImportError::BadSize {
+                file: file.to_owned(),
+                tensor: tensor.to_owned(),
+                detail: format!("shape {d:?} has a negative dimension"),
+            })
+        })
+        .collect()
+}
+
+/// [`byte_size`] of an unsigned shape.
+fn byte_size_u(shape: &[u64], bits: u32) -> Result<u64, crate::input::import::SizeProblem> {
+    let signed: Vec<i64> = shape.iter().map(|&d| i64::try_from(d).unwrap_or(i64::MAX)).collect();
+    byte_size(&signed, bits)
+}

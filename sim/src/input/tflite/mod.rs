@@ -1,0 +1,212 @@
+//! TFLite reader: a .tflite file becomes a model graph.
+//! Uses: import (graph, size, error), codes, dramalloc-model-formats (tflite), planus; used by: import.
+//!
+//! TFLite reader: a `.tflite` file (flatbuffer `Model`, read with planus through the tables
+//! of `dramalloc_model_formats::tflite`) becomes a [`ModelGraph`].
+//!
+//! - Only subgraph 0, the main graph, is read.
+//! - **Shapes and types come from the file** (`Tensor.shape`, `Tensor.type`); a scalar
+//!   (empty shape) is one element; a negative dimension is [`ImportError::BadSize`] of that
+//!   tensor. `--input-shape` may only restate an input's shape, since every intermediate
+//!   shape is the file's.
+//! - **A weight is a tensor with a data buffer** (`Tensor.buffer` naming a buffer with data,
+//!   inside the flatbuffer or, for files over 2 GiB, after it) or a variable tensor (state the
+//!   runtime allocates before the first op).
+//! - **Ops run in the subgraph's order.** An op is its builtin name (`CONV_2D`) or, for
+//!   `CUSTOM`, its custom code; the op name is the lower-cased op and its operator index
+//!   (`conv_2d_2`). Optional inputs (`-1`) are left out. Every op folds when all its inputs
+//!   are constants (`DEQUANTIZE` of fp16 weights, `DENSIFY` of sparse ones).
+//!
+//! Every access is checked by planus; a truncated or corrupt file, or an index beyond its
+//! table, is an error naming the table and position. O(file size) to read.
+
+pub mod codes;
+
+use std::collections::HashSet;
+
+use dramalloc_model_formats::tflite::{ModelRef, SubGraphRef};
+use planus::ReadAsRoot;
+
+use crate::input::import::{
+    byte_size, GraphNode, GraphTensor, ImportError, ModelGraph, ModelSource, NodeRole, SizeProblem,
+};
+use crate::input::Op;
+
+/// Reads a TFLite model (see the module docs); `input_shapes` may restate input shapes.
+///
+/// # Errors
+/// [`ImportError::Malformed`] for a file that does not read as a TFLite flatbuffer,
+/// [`ImportError::NoGraph`] without subgraphs, [`ImportError::BadIndex`] for a tensor,
+/// buffer or operator-code index beyond its table, [`ImportError::BadInputShape`] for an
+/// `--input-shape` that names no input or changes one.
+pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
+    let ModelSource { bytes, file, name, input_shapes } = *source;
+    let malformed = |e: planus::Error| ImportError::Malformed {
+        file: file.to_owned(),
+        format: "TFLite",
+        detail: e.to_string(),
+    };
+    if bytes.len() < 8 {
+        return Err(ImportError::Malformed {
+            file: file.to_owned(),
+            format: "TFLite",
+            detail: format!("{} bytes is too short for a flatbuffer", bytes.len()),
+        });
+    }
+    let model = ModelRef::read_as_root(bytes).map_err(malformed)?;
+    let no_graph = || ImportError::NoGraph { file: file.to_owned() };
+    let sg: SubGraphRef = model
+        .subgraphs()
+        .map_err(malformed)?
+        .and_then(|v| v.get(0))
+        .ok_or_else(no_graph)?
+        .map_err(malformed)?;
+    let buffers = model.buffers().map_err(malformed)?;
+    let codes = model.operator_codes().map_err(malformed)?;
+    let bad_index = |place: String, index: i64, len: usize| ImportError::BadIndex {
+        file: file.to_owned(),
+        place,
+        index,
+        len,
+    };
+
+    let tvec = sg.tensors().map_err(malformed)?;
+    let count = tvec.map_or(0, |v| v.len());
+    let mut tensors = Vec::with_capacity(count);
+    let mut shapes: Vec<Vec<i32>> = Vec::with_capacity(count);
+    let mut used = HashSet::with_capacity(count);
+    for i in 0..count {
+        let t = tvec
+            .and_then(|v| v.get(i))
+            .ok_or_else(|| bad_index("tensors".into(), i as i64, count))?
+            .map_err(malformed)?;
+        let mut tname = t
+            .name()
+            .map_err(malformed)?
+            .filter(|s| !s.is_empty())
+            .map_or_else(|| format!("tensor_{i}"), str::to_owned);
+        if !used.insert(tname.clone()) {
+            tname = format!("{tname}#{i}");
+            used.insert(tname.clone());
+        }
+        let shape: Vec<i32> = t.shape().map_err(malformed)?.map_or_else(Vec::new, |s| s.iter().collect());
+        let b = t.buffer().map_err(malformed)?;
+        let nbuf = buffers.map_or(0, |v| v.len());
+        let has_data = if b == 0 {
+            false
+        } else {
+            let buf = buffers
+                .and_then(|v| v.get(b as usize))
+                .ok_or_else(|| bad_index(format!("tensor `{tname}` buffer"), i64::from(b), nbuf))?
+                .map_err(malformed)?;
+            buf.data().map_err(malformed)?.is_some_and(|d| !d.is_empty())
+                || buf.size().map_err(malformed)? > 0
+        };
+        let constant = has_data || t.is_variable().map_err(malformed)?;
+        let code = t.type_().map_err(malformed)?;
+        let bytes = match codes::tensor_type(code) {
+            None => Err(SizeProblem::UnknownType(i64::from(code))),
+            Some((dtype, None)) => Err(SizeProblem::UnsizedType(dtype)),
+            Some((_, Some(bits))) => {
+                byte_size(&shape.iter().map(|&d| i64::from(d)).collect::<Vec<_>>(), bits)
+            }
+        };
+        tensors.push(GraphTensor { name: tname, bytes, constant });
+        shapes.push(shape);
+    }
+    let index = |place: &dyn Fn() -> String, raw: i32| -> Result<u32, ImportError> {
+        usize::try_from(raw)
+            .ok()
+            .filter(|&i| i < count)
+            .map(|i| i as u32)
+            .ok_or_else(|| bad_index(place(), i64::from(raw), count))
+    };
+
+    let ncodes = codes.map_or(0, |v| v.len());
+    let ops = sg.operators().map_err(malformed)?;
+    let mut nodes = Vec::with_capacity(ops.map_or(0, |v| v.len()));
+    for k in 0..ops.map_or(0, |v| v.len()) {
+        let op = ops
+            .and_then(|v| v.get(k))
+            .ok_or_else(|| bad_index("operators".into(), k as i64, k))?
+            .map_err(malformed)?;
+        let ci = op.opcode_index().map_err(malformed)?;
+        let oc = codes
+            .and_then(|v| v.get(ci as usize))
+            .ok_or_else(|| bad_index(format!("operator {k} opcode_index"), i64::from(ci), ncodes))?
+            .map_err(malformed)?;
+        let code = i32::from(oc.deprecated_builtin_code().map_err(malformed)?)
+            .max(oc.builtin_code().map_err(malformed)?);
+        let op_name = if code == codes::CUSTOM {
+            oc.custom_code().map_err(malformed)?.filter(|s| !s.is_empty()).unwrap_or("CUSTOM").to_owned()
+        } else {
+            codes::builtin_name(code)
+        };
+        let list = |which: &str, v: Option<planus::Vector<'_, i32>>| -> Result<Vec<u32>, ImportError> {
+            v.map_or_else(Vec::new, |v| v.iter().enumerate().collect::<Vec<_>>())
+                .into_iter()
+                .filter(|&(_, t)| t >= 0)
+                .map(|(j, t)| index(&|| format!("operator {k} ({op_name}) {which} {j}"), t))
+                .collect()
+        };
+        let inputs = list("input", op.inputs().map_err(malformed)?)?;
+        let outputs = list("output", op.outputs().map_err(malformed)?)?;
+        let node = Op {
+            name: format!("{}_{k}", op_name.to_lowercase()),
+            op: op_name,
+            inputs,
+            outputs,
+            collective: false,
+        };
+        nodes.push(GraphNode { node, role: NodeRole::Compute });
+    }
+    let io = |which: &str, v: Option<planus::Vector<'_, i32>>| -> Result<Vec<u32>, ImportError> {
+        v.map_or_else(Vec::new, |v| v.iter().collect::<Vec<_>>())
+            .into_iter()
+            .enumerate()
+            .map(|(j, t)| index(&|| format!("subgraph 0 {which} {j}"), t))
+            .collect()
+    };
+    let inputs = io("input", sg.inputs().map_err(malformed)?)?;
+    let outputs = io("output", sg.outputs().map_err(malformed)?)?;
+    for &i in &inputs {
+        check_input(file, &tensors[i as usize].name, &shapes[i as usize], input_shapes)?;
+    }
+    for (given, _) in input_shapes {
+        if !inputs.iter().any(|&i| &tensors[i as usize].name == given) {
+            let names: Vec<&str> = inputs.iter().map(|&i| tensors[i as usize].name.as_str()).collect();
+            return Err(ImportError::BadInputShape {
+                file: file.to_owned(),
+                name: given.clone(),
+                detail: format!("the model has no such input (inputs: {})", names.join(", ")),
+            });
+        }
+    }
+    let input_shapes = input_shapes.to_vec();
+    Ok(ModelGraph { name: name.to_owned(), tensors, nodes, inputs, outputs, input_shapes })
+}
+
+/// An `--input-shape` for a TFLite input must restate the file's shape (a negative dimension
+/// is reported as a bad size of that tensor when it is listed).
+fn check_input(
+    file: &str,
+    name: &str,
+    shape: &[i32],
+    given: &[(String, Vec<u64>)],
+) -> Result<(), ImportError> {
+    let restated = given.iter().find(|(n, _)| n == name);
+    if let Some((_, g)) = restated {
+        let same = g.len() == shape.len()
+            && g.iter().zip(shape).all(|(&a, &b)| i64::try_from(a).ok() == Some(i64::from(b)));
+        if !same {
+            return Err(ImportError::BadInputShape {
+                file: file.to_owned(),
+                name: name.to_owned(),
+                detail: format!(
+                    "a TFLite file fixes every shape; this input is {shape:?} in the file, {g:?} given"
+                ),
+            });
+        }
+    }
+    Ok(())
+}

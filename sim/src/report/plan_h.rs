@@ -1,0 +1,210 @@
+//! `plan.h`: the C header of a plan file.
+//! Uses: dramalloc-core (plan_file); used by: cli, tests.
+//!
+//! `plan.h`: a C header for a `plan.bin`. It declares the file's structs with the layout of
+//! [`dramalloc_core::plan_file`] (checked by `_Static_assert`), a structural reader
+//! (`dramalloc_plan_open`, CRC-32 included) and, per tensor, a named constant address for
+//! each core, so C firmware can either read the blob or compile the addresses in.
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use dramalloc_core::plan_file::PlanFile;
+
+/// The C layout and reader, the same for every plan.
+const PRELUDE: &str = r#"#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "plan.bin is little-endian and these structs read it in place"
+#endif
+
+#define DRAMALLOC_PLAN_VERSION 1u
+#define DRAMALLOC_PLAN_CHECKSUM_OFFSET 24u
+#define DRAMALLOC_NO_ACCESS 0xFFFFFFFFu
+#define DRAMALLOC_FLAG_SHARED 1u
+#define DRAMALLOC_FLAG_PINNED 2u
+#define DRAMALLOC_FLAG_CC 4u
+#define DRAMALLOC_FLAG_PREPLACED 8u
+
+/* The file header, at offset 0 (88 bytes). */
+typedef struct dramalloc_plan_header {
+    uint8_t magic[8]; /* "DRAMPLAN" */
+    uint32_t version;
+    uint32_t header_bytes;
+    uint64_t file_bytes;
+    uint32_t checksum; /* CRC-32 of the file with these 4 bytes read as zero */
+    uint32_t flags;    /* bit 0: tensor-parallel split; bit 1: per-core slabs */
+    uint32_t core_count;
+    uint32_t record_count;
+    uint32_t name_count;
+    uint32_t string_bytes;
+    uint16_t core_bytes;
+    uint16_t record_bytes;
+    uint16_t name_bytes;
+    uint16_t reserved;
+    uint64_t window;
+    uint64_t shared_base;
+    uint64_t shared_bytes;
+    uint64_t align;
+} dramalloc_plan_header;
+
+/* One core (56 bytes); its records are records[first_record .. first_record + record_count). */
+typedef struct dramalloc_plan_core {
+    uint64_t hwm;
+    uint64_t floor;
+    uint64_t cc_base;
+    uint64_t cc_bytes;
+    uint64_t cc_used;
+    uint32_t first_record;
+    uint32_t record_count;
+    uint32_t instructions;
+    uint32_t reserved;
+} dramalloc_plan_core;
+
+/* One tensor on one core (40 bytes); sorted by tensor within a core. */
+typedef struct dramalloc_plan_record {
+    uint32_t tensor; /* index into the name table */
+    uint16_t core;
+    uint16_t flags; /* DRAMALLOC_FLAG_* */
+    uint64_t address;
+    uint64_t bytes;
+    uint64_t aligned;
+    uint32_t def;      /* first instruction, or DRAMALLOC_NO_ACCESS */
+    uint32_t last_use; /* last instruction, or DRAMALLOC_NO_ACCESS */
+} dramalloc_plan_record;
+
+/* One name: strings[offset .. offset + len), UTF-8, not NUL-terminated (8 bytes). */
+typedef struct dramalloc_plan_name {
+    uint32_t offset;
+    uint32_t len;
+} dramalloc_plan_name;
+
+_Static_assert(sizeof(dramalloc_plan_header) == 88, "header layout");
+_Static_assert(offsetof(dramalloc_plan_header, checksum) == 24, "checksum offset");
+_Static_assert(offsetof(dramalloc_plan_header, window) == 56, "window offset");
+_Static_assert(sizeof(dramalloc_plan_core) == 56, "core layout");
+_Static_assert(sizeof(dramalloc_plan_record) == 40, "record layout");
+_Static_assert(offsetof(dramalloc_plan_record, address) == 8, "record address offset");
+_Static_assert(offsetof(dramalloc_plan_record, def) == 32, "record def offset");
+_Static_assert(sizeof(dramalloc_plan_name) == 8, "name layout");
+
+/* A plan file read in place. */
+typedef struct dramalloc_plan {
+    const dramalloc_plan_header *header;
+    const dramalloc_plan_core *cores;
+    const dramalloc_plan_record *records;
+    const dramalloc_plan_name *names;
+    const char *strings;
+} dramalloc_plan;
+
+/* CRC-32/ISO-HDLC of a plan file with its checksum field read as zero. */
+static inline uint32_t dramalloc_plan_crc32(const uint8_t *p, size_t n) {
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= (i >= DRAMALLOC_PLAN_CHECKSUM_OFFSET && i < DRAMALLOC_PLAN_CHECKSUM_OFFSET + 4u) ? 0u : p[i];
+        for (int k = 0; k < 8; k++) {
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+        }
+    }
+    return ~c;
+}
+
+/* Reads the plan file buf[0 .. len) in place; buf must be 8-byte aligned. Checks magic,
+ * version, entry sizes, length and CRC-32 (the structure only: the plan itself is checked
+ * by `dramalloc check-plan` or the Rust reader). Returns 0, or -1 too short, -2 magic,
+ * -3 version, -4 entry sizes, -5 length, -6 checksum. */
+static inline int dramalloc_plan_open(const void *buf, size_t len, dramalloc_plan *out) {
+    const uint8_t *p = (const uint8_t *)buf;
+    const dramalloc_plan_header *h = (const dramalloc_plan_header *)buf;
+    if (len < sizeof(dramalloc_plan_header)) return -1;
+    if (memcmp(h->magic, "DRAMPLAN", 8) != 0) return -2;
+    if (h->version != DRAMALLOC_PLAN_VERSION) return -3;
+    if (h->header_bytes != sizeof(dramalloc_plan_header) || h->core_bytes != sizeof(dramalloc_plan_core) ||
+        h->record_bytes != sizeof(dramalloc_plan_record) || h->name_bytes != sizeof(dramalloc_plan_name))
+        return -4;
+    uint64_t cores = sizeof(dramalloc_plan_header);
+    uint64_t records = cores + (uint64_t)h->core_count * sizeof(dramalloc_plan_core);
+    uint64_t names = records + (uint64_t)h->record_count * sizeof(dramalloc_plan_record);
+    uint64_t strings = names + (uint64_t)h->name_count * sizeof(dramalloc_plan_name);
+    if (strings + h->string_bytes != h->file_bytes || h->file_bytes != len) return -5;
+    if (dramalloc_plan_crc32(p, len) != h->checksum) return -6;
+    out->header = h;
+    out->cores = (const dramalloc_plan_core *)(p + cores);
+    out->records = (const dramalloc_plan_record *)(p + records);
+    out->names = (const dramalloc_plan_name *)(p + names);
+    out->strings = (const char *)(p + strings);
+    return 0;
+}
+"#;
+
+/// The macro stem of every tensor of `file` (index = tensor): its name upper-cased with every
+/// character outside `[A-Z0-9]` as `_`, and `_<index>` appended when that stem is taken.
+///
+/// ```
+/// use dramalloc_sim::report::plan_h::stems;
+/// assert_eq!(stems(["r0", "T/cc_slice0", "t/cc_slice0"]), ["R0", "T_CC_SLICE0", "T_CC_SLICE0_2"]);
+/// ```
+pub fn stems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut taken = HashSet::new();
+    names
+        .into_iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let s: String = n
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_uppercase() } else { '_' })
+                .collect();
+            let mut stem = s.clone();
+            while !taken.insert(stem.clone()) {
+                stem.push_str(&format!("_{i}"));
+            }
+            stem
+        })
+        .collect()
+}
+
+/// The address macro of tensor stem `stem` on `core`: `DRAMALLOC_ADDR_<stem>_CORE<core>`.
+pub fn address_macro(stem: &str, core: u32) -> String {
+    format!("DRAMALLOC_ADDR_{stem}_CORE{core}")
+}
+
+/// `plan.h` for the plan file `file` (read by [`PlanFile::parse`]); `source` names the plan
+/// in the header's first comment.
+pub fn render(file: &PlanFile<'_>, source: &str) -> String {
+    let h = file.header();
+    let mut o = String::new();
+    let comment = |s: &str| s.replace("*/", "* /");
+    let _ = writeln!(
+        o,
+        "/* plan.h: generated by dramalloc for {} (plan.bin {} bytes, CRC-32 {:#010x}). Do not edit. */",
+        comment(source),
+        h.file_bytes.get(),
+        h.checksum.get()
+    );
+    o.push_str("#ifndef DRAMALLOC_PLAN_H\n#define DRAMALLOC_PLAN_H\n\n");
+    o.push_str(PRELUDE);
+    let _ = writeln!(o, "\n/* This plan. */");
+    let _ = writeln!(o, "#define DRAMALLOC_PLAN_FILE_BYTES {}u", h.file_bytes.get());
+    let _ = writeln!(o, "#define DRAMALLOC_PLAN_FILE_CHECKSUM {:#010x}u", h.checksum.get());
+    let _ = writeln!(o, "#define DRAMALLOC_PLAN_CORES {}u", h.core_count.get());
+    let _ = writeln!(o, "#define DRAMALLOC_PLAN_RECORDS {}u", h.record_count.get());
+    let _ = writeln!(o, "#define DRAMALLOC_PLAN_WINDOW {}ULL", h.window.get());
+    for (k, c) in file.cores().iter().enumerate() {
+        let _ = writeln!(o, "#define DRAMALLOC_PLAN_HWM_CORE{k} {}ULL", c.hwm.get());
+    }
+    let stems = stems((0..h.name_count.get()).map(|t| file.name(t).unwrap_or("")));
+    for (t, stem) in stems.iter().enumerate() {
+        let t = t as u32;
+        let _ = writeln!(o, "\n/* tensor {t}: `{}` */", comment(file.name(t).unwrap_or("")));
+        let _ = writeln!(o, "#define DRAMALLOC_TENSOR_{stem} {t}u");
+        for k in 0..h.core_count.get() {
+            if let Some((_, r)) = file.find(k, t) {
+                let _ = writeln!(o, "#define {} {:#x}ULL", address_macro(stem, k), r.address.get());
+            }
+        }
+    }
+    o.push_str("\n#endif /* DRAMALLOC_PLAN_H */\n");
+    o
+}

@@ -1,0 +1,234 @@
+//! `check-plan`: a plan file through the core's reader, then the independent verifier over
+//! every core, and, given the program, against the program's tensors.
+//! Uses: input, model, run (build_model), verify, dramalloc-core (plan_file); used by: cli.
+//!
+//! A [`CheckPlanError::Corrupt`] file cannot be read (`dramalloc check-plan` exit 2); a
+//! [`CheckPlanError::Invalid`] one holds a wrong plan (exit 1), and its message names the
+//! records by tensor name and core.
+
+use std::collections::HashMap;
+
+use dramalloc_core::plan_file::{
+    PlanFile, PlanFileError, Record, FLAG_PREPLACED, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL, NO_ACCESS,
+};
+
+use crate::input::{Problem, Program, Row};
+use crate::run::{build_model, Split};
+use crate::verify::{verify, VerifyReport};
+
+/// Why a plan file was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CheckPlanError {
+    /// The file cannot be read as a plan file (exit 2).
+    #[error("corrupt plan file: {0}")]
+    Corrupt(PlanFileError),
+    /// The file reads but its plan is wrong (exit 1).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl CheckPlanError {
+    /// 2 for a corrupt file, 1 for a wrong plan.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CheckPlanError::Corrupt(_) => 2,
+            CheckPlanError::Invalid(_) => 1,
+        }
+    }
+}
+
+/// What a successful check saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckReport {
+    /// Cores.
+    pub cores: u32,
+    /// Records over all cores.
+    pub records: usize,
+    /// Per core: the stored HWM and the verifier's report.
+    pub per_core: Vec<(u64, VerifyReport)>,
+    /// Whether the records were also checked against a program.
+    pub against_program: bool,
+}
+
+/// `record R (`name` on core k)` for a record index.
+fn named(file: &PlanFile<'_>, record: u32) -> String {
+    match file.records().get(record as usize) {
+        Some(r) => format!(
+            "record {record} (`{}` on core {})",
+            file.name(r.tensor.get()).unwrap_or("?"),
+            r.core.get()
+        ),
+        None => format!("record {record}"),
+    }
+}
+
+/// The records a plan error names.
+fn records_of(e: &PlanFileError) -> Vec<u32> {
+    use PlanFileError::*;
+    match *e {
+        OutsideWindow { record, .. }
+        | Misaligned { record, .. }
+        | AlignedTooSmall { record, .. }
+        | BadLifetime { record, .. }
+        | CcFlagMismatch { record, .. }
+        | MissingTwin { record, .. } => vec![record],
+        TwinMismatch { record, twin, .. } => vec![record, twin],
+        Collision { a, b, .. } => vec![a, b],
+        _ => Vec::new(),
+    }
+}
+
+/// `e`'s message followed by the tensor names of the records it names.
+pub fn describe(file: &PlanFile<'_>, e: &PlanFileError) -> String {
+    let names: Vec<String> = records_of(e).into_iter().map(|r| named(file, r)).collect();
+    if names.is_empty() {
+        e.to_string()
+    } else {
+        format!("{e}: {}", names.join(", "))
+    }
+}
+
+/// The closed-open lifetime `[lower, upper)` the verifier sees for a record.
+fn span(r: &Record, instructions: u32) -> Option<(u64, u64)> {
+    if r.has(FLAG_PREPLACED) {
+        return (instructions > 0).then_some((0, u64::from(instructions)));
+    }
+    (r.def.get() != NO_ACCESS).then(|| (u64::from(r.def.get()), u64::from(r.last_use.get()) + 1))
+}
+
+/// Runs the verifier of [`crate::verify`] over each core's records (aligned sizes, the
+/// header's alignment, the window as capacity).
+fn verify_cores(file: &PlanFile<'_>) -> Result<Vec<(u64, VerifyReport)>, CheckPlanError> {
+    let h = file.header();
+    let mut out = Vec::new();
+    for (k, c) in file.cores().iter().enumerate() {
+        let (mut problem, mut solution) = (Problem::default(), Problem::default());
+        for r in file.core_records(k as u32) {
+            let Some((lower, upper)) = span(r, c.instructions.get()) else { continue };
+            let id = file.name(r.tensor.get()).unwrap_or("?");
+            let size = r.aligned.get();
+            if size == 0 {
+                continue;
+            }
+            problem.push(id, Row { lower, upper, size });
+            let placed = solution.push(id, Row { lower, upper, size });
+            solution.set_fixed(placed, Some(r.address.get()));
+        }
+        let report = verify(&problem, &solution, h.align.get().max(1), Some(h.window.get()))
+            .map_err(|e| CheckPlanError::Invalid(format!("verifier: core {k}: {e}")))?;
+        out.push((c.hwm.get(), report));
+    }
+    Ok(out)
+}
+
+/// Checks every core's records against `program` (split as the header says): each
+/// pre-placed and planned tensor of the core has one record with its size, pre-placed and
+/// pinned tensors their address (in the core's slab with [`FLAG_SLABS`]), private tensors their first and last access, shared ones a
+/// lifetime covering the core's accesses; no record names a tensor the core lacks.
+fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError> {
+    let bad = |m: String| CheckPlanError::Invalid(m);
+    let h = file.header();
+    let split = if h.flags.get() & FLAG_TENSOR_PARALLEL != 0 { Split::TensorParallel } else { Split::None };
+    let model = build_model(program, h.core_count.get() as usize, split).map_err(|e| bad(e.to_string()))?;
+    let index: HashMap<&str, u32> =
+        (0..file.names().len() as u32).filter_map(|t| file.name(t).map(|n| (n, t))).collect();
+    let slab = if h.flags.get() & FLAG_SLABS != 0 {
+        h.window.get() / (u64::from(h.core_count.get()) + 1)
+    } else {
+        0
+    };
+    for (k, c) in model.cores.iter().enumerate() {
+        let k32 = k as u32;
+        let base = slab * k as u64;
+        if file.cores()[k].instructions.get() as usize != c.instructions.len() {
+            return Err(bad(format!(
+                "core {k}: the plan has {} instructions, the program {}",
+                file.cores()[k].instructions.get(),
+                c.instructions.len()
+            )));
+        }
+        let (mut first, mut last) = (vec![u32::MAX; c.locations.len()], vec![0u32; c.locations.len()]);
+        for i in 0..c.instructions.len() {
+            for o in c.operands_of(i) {
+                let l = o.location as usize;
+                first[l] = first[l].min(i as u32);
+                last[l] = last[l].max(i as u32);
+            }
+        }
+        let mut expected = 0;
+        for (l, loc) in c.locations.iter().enumerate() {
+            if !(loc.is_preplaced() || loc.is_candidate()) {
+                continue;
+            }
+            expected += 1;
+            let name = c.names[l].as_str();
+            let Some((i, r)) = index.get(name).and_then(|&t| file.find(k32, t)) else {
+                return Err(bad(format!("tensor `{name}` of core {k} has no record")));
+            };
+            if r.bytes.get() != loc.bytes {
+                return Err(bad(format!(
+                    "{}: {} bytes, the program says {}",
+                    named(file, i),
+                    r.bytes.get(),
+                    loc.bytes
+                )));
+            }
+            if let Some(a) = loc.address.map(|a| a + base).filter(|&a| a != r.address.get()) {
+                return Err(bad(format!(
+                    "{}: at {}, the program fixes it at {a}",
+                    named(file, i),
+                    r.address.get()
+                )));
+            }
+            let own = (first[l] != u32::MAX).then_some((first[l], last[l]));
+            let (d, u) = (r.def.get(), r.last_use.get());
+            let ok = match own {
+                None => r.has(FLAG_SHARED) || r.has(FLAG_PREPLACED) || (d, u) == (NO_ACCESS, NO_ACCESS),
+                Some(_) if r.has(FLAG_PREPLACED) => true,
+                Some((a, b)) if r.has(FLAG_SHARED) => d != NO_ACCESS && d <= a && b <= u,
+                Some((a, b)) => (d, u) == (a, b),
+            };
+            if !ok {
+                return Err(bad(format!(
+                    "{}: lifetime [{d}, {u}], the program accesses it over {own:?}",
+                    named(file, i)
+                )));
+            }
+        }
+        if file.core_records(k32).len() != expected {
+            let extra = file
+                .core_records(k32)
+                .iter()
+                .position(|r| !file.name(r.tensor.get()).is_some_and(|n| c.names.iter().any(|m| m == n)));
+            let what = extra
+                .map_or(String::new(), |p| format!(": {}", named(file, file.first_record(k32) + p as u32)));
+            return Err(bad(format!(
+                "core {k}: {} records, the program has {expected} tensors to place{what}",
+                file.core_records(k32).len()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Checks the plan file `bytes`: the core's reader ([`PlanFile::parse`], then
+/// [`PlanFile::validate`]), the independent verifier over every core, and, with `program`,
+/// the records against the program (see the module docs).
+///
+/// # Errors
+/// [`CheckPlanError::Corrupt`] or [`CheckPlanError::Invalid`] (naming records by tensor).
+pub fn check_plan_file(bytes: &[u8], program: Option<&Program>) -> Result<CheckReport, CheckPlanError> {
+    let file = PlanFile::parse(bytes).map_err(CheckPlanError::Corrupt)?;
+    let mut scratch = vec![0u32; file.scratch_len()];
+    file.validate(&mut scratch).map_err(|e| CheckPlanError::Invalid(describe(&file, &e)))?;
+    let per_core = verify_cores(&file)?;
+    if let Some(p) = program {
+        against(&file, p)?;
+    }
+    Ok(CheckReport {
+        cores: file.header().core_count.get(),
+        records: file.records().len(),
+        per_core,
+        against_program: program.is_some(),
+    })
+}

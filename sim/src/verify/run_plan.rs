@@ -1,0 +1,367 @@
+//! `dramalloc verify PROGRAM.json plan.csv`: checks `run`'s multi-core plan file against its program.
+//! Uses: input, model, run (split), plan_check; used by: cli.
+//!
+//! The plan.csv (`tensor,core,address,bytes,aligned_bytes,def,last_use,shared`, one row per
+//! addressed tensor of every core) is checked without the planner: the program is rebuilt for
+//! the plan's core count (split `none`, or `tensor-parallel` when the plan names its staging
+//! tensors; `--split` to say which), every tensor's accesses are recomputed from the
+//! instructions, and then
+//! 1. every row names a tensor of its core, once, with the program's size;
+//! 2. every pre-placed tensor is at its pre-placed address and every accessed intermediate has
+//!    a row;
+//! 3. a shared tensor has one address on every core that has it (it is one buffer, checked
+//!    once, live over the hull of every core's accesses);
+//! 4. each core's view passes the geometric verifier ([`crate::verify`]) at `align`.
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use csv::{ReaderBuilder, StringRecord, Trim};
+
+use crate::input::{InputError, Location, Program};
+use crate::model::SimModel;
+use crate::run::{build_model, Split};
+use crate::verify::plan_check::{check_view, ViewTensor};
+use crate::verify::VerifyError;
+
+/// One row of a plan file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanRow {
+    /// 1-based file line.
+    pub line: u64,
+    /// Tensor name.
+    pub tensor: String,
+    /// Core index.
+    pub core: usize,
+    /// Address, bytes.
+    pub address: u64,
+    /// Size, bytes.
+    pub bytes: u64,
+    /// The `shared` column.
+    pub shared: bool,
+}
+
+/// What a valid plan file held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RunPlanReport {
+    /// Rows (tensors over all cores).
+    pub tensors: usize,
+    /// Cores.
+    pub cores: usize,
+    /// The split the program was rebuilt with.
+    pub split: Split,
+    /// Distinct shared tensors.
+    pub shared: usize,
+    /// The highest byte used plus one over every core's view.
+    pub peak: u64,
+}
+
+/// Why a plan file is invalid.
+#[derive(Debug, thiserror::Error)]
+pub enum RunPlanError {
+    /// The program or the file cannot be used (exit 2).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// A row names a tensor its core does not have.
+    #[error("line {line}: core {core} has no tensor `{tensor}` (split {split}; try --split)")]
+    UnknownTensor {
+        /// Line of the row.
+        line: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// The split tried.
+        split: &'static str,
+    },
+    /// A tensor has two rows on one core.
+    #[error("line {line}: `{tensor}` on core {core} appears again (first at line {first})")]
+    DuplicateRow {
+        /// The second row.
+        line: u64,
+        /// The first row.
+        first: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+    },
+    /// A row's size differs from the program's.
+    #[error("line {line}: `{tensor}` on core {core} has {bytes} bytes but the program says {expected}")]
+    WrongSize {
+        /// The row.
+        line: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// The row's size.
+        bytes: u64,
+        /// The program's.
+        expected: u64,
+    },
+    /// A pre-placed tensor moved.
+    #[error("line {line}: pre-placed `{tensor}` on core {core} is at {address} but the program places it at {expected}")]
+    MovedPreplaced {
+        /// The row.
+        line: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// Its address in the plan.
+        address: u64,
+        /// Its pre-placed address.
+        expected: u64,
+    },
+    /// An accessed intermediate without an address.
+    #[error("`{tensor}` on core {core} is accessed but has no row in the plan")]
+    Missing {
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+    },
+    /// A shared tensor at different addresses on two cores.
+    #[error(
+        "line {line}: shared `{tensor}` is at {address} on core {core} but at {first} on core {first_core}"
+    )]
+    SharedMoved {
+        /// The row.
+        line: u64,
+        /// Its core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// Its address there.
+        address: u64,
+        /// The first core's address.
+        first: u64,
+        /// The first core.
+        first_core: usize,
+    },
+    /// A core's view fails the geometric verifier.
+    #[error("core {core}: {error}")]
+    Verify {
+        /// The core.
+        core: usize,
+        /// The finding.
+        error: VerifyError,
+    },
+}
+
+/// Reads a plan file.
+///
+/// # Errors
+/// [`InputError`] naming file, line, column and value.
+pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, InputError> {
+    let malformed = |e: csv::Error| InputError::MalformedCsv {
+        file: file.to_owned(),
+        line: e.position().map_or(0, csv::Position::line),
+        message: e.to_string(),
+    };
+    let mut r = ReaderBuilder::new().trim(Trim::All).from_reader(reader);
+    let header = r.headers().map_err(malformed)?.clone();
+    let col = |name: &'static str| {
+        header.iter().position(|h| h == name).ok_or_else(|| InputError::MissingColumn {
+            file: file.to_owned(),
+            column: name,
+            header: header.iter().collect::<Vec<_>>().join(","),
+        })
+    };
+    let (t, c, a, b, s) = (col("tensor")?, col("core")?, col("address")?, col("bytes")?, col("shared")?);
+    let mut rows = Vec::new();
+    let mut record = StringRecord::new();
+    while r.read_record(&mut record).map_err(malformed)? {
+        let line = record.position().map_or(0, csv::Position::line);
+        let num = |i: usize, column: &str| {
+            let cell = record.get(i).unwrap_or("");
+            cell.parse::<u64>().map_err(|_| InputError::NotANumber {
+                file: file.to_owned(),
+                at: Location::Csv { line, column: column.to_owned() },
+                value: format!("`{cell}`"),
+            })
+        };
+        let shared = match record.get(s).unwrap_or("") {
+            "true" => true,
+            "false" => false,
+            other => {
+                return Err(InputError::WrongType {
+                    file: file.to_owned(),
+                    at: Location::Csv { line, column: "shared".to_owned() },
+                    expected: "true or false",
+                    value: format!("`{other}`"),
+                })
+            }
+        };
+        rows.push(PlanRow {
+            line,
+            tensor: record.get(t).unwrap_or("").to_owned(),
+            core: usize::try_from(num(c, "core")?).unwrap_or(usize::MAX),
+            address: num(a, "address")?,
+            bytes: num(b, "bytes")?,
+            shared,
+        });
+    }
+    Ok(rows)
+}
+
+/// Checks `rows` against `program` (see the module docs); `split` `None` finds it.
+///
+/// # Errors
+/// The first [`RunPlanError`] in the order of the module docs.
+pub fn verify_plan(
+    program: &Program,
+    rows: &[PlanRow],
+    split: Option<Split>,
+    align: u64,
+    capacity: Option<u64>,
+) -> Result<RunPlanReport, RunPlanError> {
+    let cores = rows.iter().map(|r| r.core.saturating_add(1)).max().unwrap_or(1).clamp(1, 64);
+    if let Some(r) = rows.iter().find(|r| r.core >= 64) {
+        return Err(RunPlanError::UnknownTensor {
+            line: r.line,
+            core: r.core,
+            tensor: r.tensor.clone(),
+            split: "any (at most 64 cores)",
+        });
+    }
+    let splits: &[Split] = match &split {
+        Some(s) => std::slice::from_ref(s),
+        None => &[Split::None, Split::TensorParallel],
+    };
+    let mut first_error = None;
+    for &s in splits {
+        let model = build_model(program, cores, s)?;
+        match index_rows(&model, rows, s) {
+            Ok(at) => return check(&model, rows, &at, s, align, capacity),
+            Err(e) => {
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    Err(first_error.unwrap_or(RunPlanError::Missing { core: 0, tensor: String::new() }))
+}
+
+/// `at[core][location]`: the row placing it; errors for unknown or repeated tensors.
+fn index_rows(
+    model: &SimModel,
+    rows: &[PlanRow],
+    split: Split,
+) -> Result<Vec<Vec<Option<usize>>>, RunPlanError> {
+    let names: Vec<HashMap<&str, usize>> = model
+        .cores
+        .iter()
+        .map(|c| c.names.iter().enumerate().map(|(l, n)| (n.as_str(), l)).collect())
+        .collect();
+    let mut at: Vec<Vec<Option<usize>>> = model.cores.iter().map(|c| vec![None; c.names.len()]).collect();
+    for (i, r) in rows.iter().enumerate() {
+        let Some(&l) = names[r.core].get(r.tensor.as_str()) else {
+            return Err(RunPlanError::UnknownTensor {
+                line: r.line,
+                core: r.core,
+                tensor: r.tensor.clone(),
+                split: split.name(),
+            });
+        };
+        if let Some(first) = at[r.core][l].replace(i) {
+            return Err(RunPlanError::DuplicateRow {
+                line: r.line,
+                first: rows[first].line,
+                core: r.core,
+                tensor: r.tensor.clone(),
+            });
+        }
+    }
+    Ok(at)
+}
+
+/// Rules 1–4 once every row is indexed.
+fn check(
+    model: &SimModel,
+    rows: &[PlanRow],
+    at: &[Vec<Option<usize>>],
+    split: Split,
+    align: u64,
+    capacity: Option<u64>,
+) -> Result<RunPlanReport, RunPlanError> {
+    // accesses recomputed from the instructions, per core
+    let access: Vec<Vec<Option<(u32, u32)>>> = model
+        .cores
+        .iter()
+        .map(|c| {
+            let mut acc = vec![None::<(u32, u32)>; c.names.len()];
+            for i in 0..c.instructions.len() {
+                for op in c.operands_of(i) {
+                    let e = &mut acc[op.location as usize];
+                    let i = i as u32;
+                    *e = Some(e.map_or((i, i), |(a, b)| (a.min(i), b.max(i))));
+                }
+            }
+            acc
+        })
+        .collect();
+    let mut hull: HashMap<&str, (u32, u32, usize, usize)> = HashMap::new(); // first, last, row, core
+    for (k, c) in model.cores.iter().enumerate() {
+        for (l, loc) in c.locations.iter().enumerate() {
+            let row = at[k][l].map(|i| &rows[i]);
+            if let Some(r) = row {
+                if r.bytes != loc.bytes {
+                    return Err(RunPlanError::WrongSize {
+                        line: r.line,
+                        core: k,
+                        tensor: r.tensor.clone(),
+                        bytes: r.bytes,
+                        expected: loc.bytes,
+                    });
+                }
+                if let Some(expected) = loc.address.filter(|&e| loc.is_preplaced() && e != r.address) {
+                    return Err(RunPlanError::MovedPreplaced {
+                        line: r.line,
+                        core: k,
+                        tensor: r.tensor.clone(),
+                        address: r.address,
+                        expected,
+                    });
+                }
+            } else if loc.is_candidate() && loc.bytes > 0 && access[k][l].is_some() {
+                return Err(RunPlanError::Missing { core: k, tensor: c.names[l].clone() });
+            }
+            let (Some(r), Some((a, b))) = (row, access[k][l]) else { continue };
+            if !r.shared {
+                continue;
+            }
+            let e = hull.entry(c.names[l].as_str()).or_insert((a, b, at[k][l].unwrap_or(0), k));
+            if rows[e.2].address != r.address {
+                return Err(RunPlanError::SharedMoved {
+                    line: r.line,
+                    core: k,
+                    tensor: r.tensor.clone(),
+                    address: r.address,
+                    first: rows[e.2].address,
+                    first_core: e.3,
+                });
+            }
+            (e.0, e.1) = (e.0.min(a), e.1.max(b));
+        }
+    }
+    let mut peak = 0;
+    for (k, c) in model.cores.iter().enumerate() {
+        let tensors = (0..c.names.len()).filter_map(|l| {
+            let r = &rows[at[k][l]?];
+            Some(ViewTensor {
+                name: &c.names[l],
+                kind: c.kinds[l],
+                bytes: r.bytes,
+                address: r.address,
+                shared: r.shared,
+                access: access[k][l],
+                hull: hull.get(c.names[l].as_str()).map(|h| (h.0, h.1)),
+            })
+        });
+        let report = check_view(c.instructions.len(), tensors, align, capacity)
+            .map_err(|error| RunPlanError::Verify { core: k, error })?;
+        peak = peak.max(report.peak);
+    }
+    Ok(RunPlanReport { tensors: rows.len(), cores: model.cores.len(), split, shared: hull.len(), peak })
+}

@@ -1,0 +1,510 @@
+//! The command line as a compiler engineer uses it (issue 17, with the plan files, `--json` and
+//! model files of issues 14 and 15): flags, `-`, exit codes, messages and files, each pinned to
+//! its exact text. Runs `dramalloc` in-process on buffers (`cli::run_with`), on the bundled data
+//! only.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use dramalloc_sim::cli::{run_with, Console};
+
+/// What one command printed and returned.
+struct Out {
+    code: ExitCode,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `dramalloc ARGS` with `stdin` as standard input.
+fn dramalloc_in(args: &[&str], stdin: &str) -> Out {
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let mut input = stdin.as_bytes();
+    let mut con = Console { stdin: &mut input, stdout: &mut o, stderr: &mut e, progress: false };
+    let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
+    Out { code, stdout: String::from_utf8(o).unwrap(), stderr: String::from_utf8(e).unwrap() }
+}
+
+fn dramalloc(args: &[&str]) -> Out {
+    dramalloc_in(args, "")
+}
+
+/// `dramalloc` on a command line split at spaces (paths here have none).
+fn dramalloc_line(line: &str) -> Out {
+    dramalloc(&line.split(' ').collect::<Vec<_>>())
+}
+
+/// A fresh scratch directory under the system temp dir.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dramalloc-cli-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel).display().to_string()
+}
+
+/// The summary line of `plan` without its stage times.
+fn summary(line: &str) -> &str {
+    line.split("; read ").next().unwrap()
+}
+
+const CODE_OK: u8 = 0;
+const CODE_FAILED: u8 = 1;
+const CODE_BAD: u8 = 2;
+
+// ------------------------------------------------------------------ inputs and flags
+
+#[test]
+fn size_flags_take_binary_suffixes() {
+    let p = "id,lower,upper,size\na,0,2,1000\nb,1,3,1000\n";
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1K", "--capacity", "2KiB"], p);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout, "id,lower,upper,size,offset,align\na,0,2,1000,0,1024\nb,1,3,1000,1024,1024\n");
+    // one KiB short: does not fit, exit 1
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1K", "--capacity", "2K-1"], p);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    // (the largest free gap that follows is the planner's figure, another issue)
+    assert!(
+        out.stderr.starts_with(
+            "error: <stdin>: buffer `b` (line 3) (1024 bytes aligned) does not fit: 2048 bytes needed, 2047 available"
+        ),
+        "{}",
+        out.stderr
+    );
+    // MiB flags take a plain number of MiB or a size with a suffix
+    let out = dramalloc(&["run", "--hbm-window", "512MiB", "--allreduce-buffer-size", "1G"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        "error: --allreduce-buffer-size 1024 MiB does not fit in the 536870912-byte --hbm-window\n"
+    );
+}
+
+#[test]
+fn negative_and_malformed_values_say_what_the_flag_accepts() {
+    let first = |o: &Out| o.stderr.lines().next().unwrap_or("").to_owned();
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--align", "-4"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        first(&out),
+        "error: invalid value '-4' for '--align <ALIGN>': sizes are not negative: expected a byte count, optionally with a suffix K, M, G or T (powers of 1024: K = Ki = KiB = KB = 1024), e.g. 4096, 64K, 16GiB"
+    );
+    let out = dramalloc(&["run", "--cores", "-1"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value '-1' for '--cores <CORES>': expected a core count from 1 to 64"
+    );
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "-1"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value '-1' for '--time-limit <TIME_LIMIT>': expected a non-negative number of seconds, e.g. 1 or 0.25"
+    );
+    let out = dramalloc(&["run", "--mb-per-core", "1536K"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value '1536K' for '--mb-per-core <MB_PER_CORE>': 1572864 bytes is not a whole number of MiB: expected a number of MiB (`512`) or a size with a suffix that makes whole MiB (`512M`, `2G`)"
+    );
+    assert!(!out.stderr.contains("-- -"), "{}", out.stderr);
+}
+
+#[test]
+fn dash_is_stdin_and_stdout() {
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], "id,lower,upper,size\nx,0,1,5\n");
+    assert_eq!(out.code, ExitCode::from(CODE_OK));
+    assert_eq!(out.stdout, "id,lower,upper,size,offset,align\nx,0,1,5,0,1\n");
+    assert_eq!(
+        summary(out.stderr.trim_end()),
+        "<stdin>: 1 buffer, strategy auto (plan from its sweep member), HWM 5 bytes, lower bound 5 bytes, ratio 1.0000"
+    );
+    // the portfolio's members follow the summary, on stderr too
+    assert_eq!(
+        out.stderr.lines().nth(1).map(|l| l.split(", ").next().unwrap()),
+        Some("  sweep             ran: peak 5 bytes (1.0000 x LB)")
+    );
+    let dir = scratch("dash");
+    assert!(!dir.join("-").exists());
+    // a solution on stdin
+    let problem = dir.join("p.csv");
+    std::fs::write(&problem, "id,lower,upper,size\nx,0,1,5\n").unwrap();
+    let out = dramalloc_in(
+        &["verify", problem.to_str().unwrap(), "-"],
+        "id,lower,upper,size,offset,align\nx,0,1,5,0,1\n",
+    );
+    assert_eq!(
+        out.stdout,
+        "OK: 1 buffer, peak 5 bytes, offsets aligned to 1 (the solution's align column)\n"
+    );
+    // a program JSON on stdin is recognised by its `{`
+    let json = std::fs::read_to_string(data("models/onnx_resnet50.json")).unwrap();
+    let out = dramalloc_in(&["plan", "-", "-o", "-"], &json);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout.lines().count(), 177);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn minimalloc_offset_is_a_fixed_buffer_and_alignment_is_honoured() {
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-", "--strategy", "greedy-size"],
+        "id,lower,upper,size,offset\nA,0,10,8192,\nF,0,10,4096,16384\nB,2,5,8192,\n",
+    );
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "id,lower,upper,size,offset,align\nA,0,10,8192,0,4096\nF,0,10,4096,16384,4096\nB,2,5,8192,8192,4096\n"
+    );
+    // fixed buffers must not collide
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-"],
+        "id,lower,upper,size,offset\nF,0,10,4096,16384\nG,5,6,8192,12288\n",
+    );
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        "error: <stdin>: fixed buffer `F` (line 2) at bytes [16384, 20480) and fixed buffer `G` (line 3) at bytes [12288, 20480) are live at the same time and overlap\n"
+    );
+    // a per-buffer alignment: b must start at a multiple of 64 above a's 40 bytes
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-", "--align", "8"],
+        "id,lower,upper,size,offset,alignment\na,0,4,40,0,\nb,1,3,8,,64\n",
+    );
+    assert_eq!(out.stdout, "id,lower,upper,size,alignment,offset,align\na,0,4,40,1,0,8\nb,1,3,8,64,64,8\n");
+    // and the verifier checks both against the problem
+    let dir = scratch("fixed");
+    let (p, s) = (dir.join("p.csv"), dir.join("s.csv"));
+    std::fs::write(&p, "id,lower,upper,size,offset,alignment\na,0,4,40,0,\nb,1,3,8,,64\n").unwrap();
+    std::fs::write(&s, "id,lower,upper,size,offset,align\na,0,4,40,0,8\nb,1,3,8,40,8\n").unwrap();
+    let out = dramalloc(&["verify", p.to_str().unwrap(), s.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {}: buffer `b`: offset 40 is not a multiple of 64\n",
+            s.display(),
+            p.display()
+        )
+    );
+    std::fs::write(&s, "id,lower,upper,size,offset,align\na,0,4,40,8,8\nb,1,3,8,64,8\n").unwrap();
+    let out = dramalloc(&["verify", p.to_str().unwrap(), s.to_str().unwrap()]);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {}: buffer `a` is fixed at offset 0 by the problem but placed at 8\n",
+            s.display(),
+            p.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn misaligned_at_is_an_error_line() {
+    let out =
+        dramalloc_sim::replay::replay_str("allocator 64K min=32 align=32\nat x 100 64\nalloc y 64\n", None)
+            .unwrap();
+    assert_eq!(
+        out.lines[1],
+        "error at x 100 64 : address 100 is not on the allocator's alignment grid (offset 0 plus a multiple of 32)"
+    );
+    assert_eq!(out.lines[2], "y 0");
+    let ok =
+        dramalloc_sim::replay::replay_str("allocator 64K offset=16 align=32\nat x 48 64\n", None).unwrap();
+    assert_eq!(ok.lines[1], "x 48");
+}
+
+#[test]
+fn bom_json_is_accepted_and_run_points_a_csv_to_plan() {
+    let json = format!("\u{feff}{}", std::fs::read_to_string(data("models/onnx_resnet50.json")).unwrap());
+    let p = dramalloc_sim::input::parse_program(&json, "bom.json", 1 << 20).unwrap();
+    assert_eq!(p.name, "onnx_resnet50");
+    let csv = data("models/onnx_resnet50.csv");
+    let out = dramalloc(&["run", &csv]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        format!("error: {csv}: `run` takes a program JSON (tensors and ops); this looks like a minimalloc CSV problem: plan it with `dramalloc plan {csv} -o solution.csv`\n")
+    );
+}
+
+// ------------------------------------------------------------------ outputs and exit codes
+
+#[test]
+fn a_solution_remembers_its_alignment() {
+    let dir = scratch("align");
+    let sol = dir.join("A.solution.csv");
+    let problem = data("minimalloc/A.1048576.csv");
+    let out =
+        dramalloc_line(&format!("plan {problem} --align 1 -o {} --strategy greedy-size", sol.display()));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        summary(out.stdout.trim_end()),
+        format!("{problem}: 154 buffers, strategy greedy-size, HWM 1352704 bytes, lower bound 1048576 bytes, ratio 1.2900")
+    );
+    let out = dramalloc(&["verify", &problem, sol.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "OK: 154 buffers, peak 1352704 bytes, offsets aligned to 1 (the solution's align column)\n"
+    );
+    // --align still overrides it
+    let out = dramalloc(&["verify", &problem, sol.to_str().unwrap(), "--align", "4K"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verify_checks_runs_plan_csv_per_core_with_shared_tensors_once() {
+    let dir = scratch("plancsv");
+    let json = data("models/onnx_resnet50.json");
+    let reports = dir.join("r");
+    let out = dramalloc(&[
+        "run",
+        &json,
+        "--cores",
+        "2",
+        "--split",
+        "tensor-parallel",
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    let out = dramalloc(&["verify", &json, plan.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout, "OK: 1214 tensor rows on 2 cores, split tensor-parallel, 108 shared tensors checked once, peak 116408320 bytes\n");
+    // one core's twin of a shared tensor moved: caught, exit 1
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let k = lines.iter().rposition(|l| l.ends_with(",true") && l.split(',').nth(1) == Some("1")).unwrap();
+    let mut f: Vec<String> = lines[k].split(',').map(str::to_owned).collect();
+    f[2] = (f[2].parse::<u64>().unwrap() + 4096).to_string();
+    lines[k] = f.join(",");
+    std::fs::write(&plan, lines.join("\n") + "\n").unwrap();
+    let out = dramalloc(&["verify", &json, plan.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert!(out.stderr.contains(&format!("line {}: shared `{}` is at", k + 1, f[0])), "{}", out.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failing_run_still_writes_its_reports_marked_failed() {
+    let dir = scratch("failed");
+    // a passing run first: its plan.bin and plan.h must not outlive the failed run below
+    let out = dramalloc(&["run", "--report-dir", dir.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert!(dir.join("plan.bin").exists() && dir.join("plan.h").exists());
+    let out = dramalloc(&["run", "--inject-fault", "move:3", "--report-dir", dir.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert!(
+        out.stdout.contains(&format!("reports (of the failed run): {}\n", dir.display())),
+        "{}",
+        out.stdout
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert!(
+        v["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("FAILED: verifier: core 1: collision: `r129` (live [129, 139)"),
+        "{v}"
+    );
+    let svg = std::fs::read_to_string(dir.join("layout.svg")).unwrap();
+    assert!(svg.contains(">FAILED RUN: onnx_resnet50: core 0 of 2,"), "{}", &svg[..400]);
+    assert!(std::fs::read_to_string(dir.join("plan.csv")).unwrap().starts_with("tensor,core,address,"));
+    // a failed plan is not one to embed
+    assert!(!dir.join("plan.bin").exists() && !dir.join("plan.h").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
+    let dir = scratch("model");
+    let bin = dir.join("sq.bin");
+    let model = data("models/onnx_squeezenet.onnx");
+    let out = dramalloc(&["plan", &model, "-o", bin.to_str().unwrap(), "--json"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["buffers"], &v["hwm"], &v["lower_bound"], &v["member"], &v["format"]),
+        (&65.into(), &6316032.into(), &6316032.into(), &"sweep".into(), &"bin".into())
+    );
+    let first = v["members"][0].as_str().unwrap();
+    assert!(first.starts_with("sweep             ran: peak 6316032 bytes (1.0000 x LB), "), "{first}");
+    let out = dramalloc(&["check-plan", bin.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        out.stdout.lines().next(),
+        Some(&*format!("OK: {}: 1 core(s), 65 records, valid", bin.display()))
+    );
+    // `-o -`: the solution on stdout, the JSON summary on stderr
+    let out = dramalloc(&["plan", &model, "-o", "-", "--json"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout.lines().next(), Some("id,lower,upper,size,offset,align"));
+    assert_eq!(out.stdout.lines().count(), 66);
+    let v: serde_json::Value = serde_json::from_str(&out.stderr).unwrap();
+    assert_eq!((&v["output"], &v["format"]), (&"<stdout>".into(), &"csv".into()));
+    let out = dramalloc(&["plan", &data("minimalloc/A.1048576.csv"), "-o", "-", "--input-shape", "x=1"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(out
+        .stderr
+        .ends_with(": --input-shape x: --input-shape applies to model files (.onnx, .tflite) only\n"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_report_directory_is_checked_before_planning() {
+    let dir = scratch("reportdir");
+    let file = dir.join("taken");
+    std::fs::write(&file, "x").unwrap();
+    let out = dramalloc(&["run", "--cores", "64", "--report-dir", file.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        format!("error: --report-dir {}: exists and is not a directory\n", file.display())
+    );
+    assert_eq!(out.stdout, "", "nothing ran");
+    let out = dramalloc(&["run", "--cores", "2", "--svg-core", "2"]);
+    assert_eq!(out.stderr, "error: --svg-core 2: the run has cores 0..1 (--cores 2)\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_names_the_script_fails_on_unwritable_reports_and_stops_when_strict() {
+    let dir = scratch("replay");
+    std::fs::write(dir.join("blocked"), "a file, not a directory").unwrap();
+    let script = dir.join("s.replay");
+    std::fs::write(&script, "device wormhole\nbuffer a dram 24K 2048\nreport blocked\nfree zz\nclear\n")
+        .unwrap();
+    let s = script.to_str().unwrap();
+    let out = dramalloc(&["replay", s]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let target = dir.join("blocked");
+    assert!(
+        out.stdout.contains(&format!("error report blocked : writing memory report {}:", target.display())),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.starts_with(&format!("error: {s}:3: writing memory report {}:", target.display())),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.ends_with("error free zz : unknown name `zz`\nclear\n"), "{}", out.stdout);
+    // --strict stops at the first error line
+    let out = dramalloc(&["replay", "--strict", s]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(out.stdout.lines().count(), 3);
+    assert!(
+        out.stderr.starts_with(&format!("error: {s}:3: `report blocked`: writing memory report")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.trim_end().ends_with("(--strict: stopped here)"));
+    // a malformed line names the script
+    let out = dramalloc_in(&["replay", "-"], "allocator 1M\nalloc a 1Q\n");
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(out.stderr, "error: <stdin>:2: bad size `1Q`: `alloc a 1Q`\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_help_lists_exit_codes_and_strategies() {
+    for cmd in ["run", "import", "plan", "verify", "replay", "check-plan", "quality"] {
+        let out = dramalloc(&[cmd, "--help"]);
+        assert_eq!(out.code, ExitCode::from(CODE_OK));
+        assert!(out.stdout.contains("Exit codes: 0 "), "{cmd}: {}", out.stdout);
+    }
+    for cmd in ["run", "plan"] {
+        let out = dramalloc(&[cmd, "--help"]);
+        // clap pads the names to the longest one (`greedy-class:`); compare the words
+        let lines: Vec<String> =
+            out.stdout.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        for want in [
+            "- greedy-size: size-descending first fit (TensorFlow Lite Micro)",
+            "- greedy-load: first fit, buffers living through the highest load first (MiniMalloc's order)",
+        ] {
+            assert!(lines.iter().any(|l| l == want), "{cmd}: {want}: {}", out.stdout);
+        }
+    }
+    let out = dramalloc(&["quality", "-h"]);
+    assert!(
+        out.stdout.contains("[possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class]"),
+        "{}",
+        out.stdout
+    );
+    let out = dramalloc(&["plan", "x.csv", "-o", "y", "--strategy", "fast"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(out.stderr.starts_with("error: invalid value 'fast' for '--strategy <STRATEGY>'\n  [possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class]"), "{}", out.stderr);
+}
+
+// ------------------------------------------------------------------ presentation
+
+#[test]
+fn equal_cores_share_one_summary_row() {
+    let out = dramalloc(&["run", "--cores", "4"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert!(out.stdout.starts_with("dramalloc run: onnx_resnet50 on 4 cores, split none, strategy auto\n"));
+    assert!(
+        out.stdout
+            .contains("\n  0-3           113197056      113197056     1.0000      113197056            0\n"),
+        "{}",
+        out.stdout
+    );
+    let one = dramalloc(&["run", "--cores", "1"]);
+    assert!(one.stdout.starts_with("dramalloc run: onnx_resnet50 on 1 core, split none"));
+}
+
+#[test]
+fn plan_draws_a_csv_problem() {
+    let dir = scratch("svg");
+    let svg = dir.join("p.svg");
+    let problem = data("models/onnx_squeezenet.csv");
+    let out =
+        dramalloc_line(&format!("plan {problem} -o {} --svg {}", dir.join("s.csv").display(), svg.display()));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    assert_eq!(text.matches("<title>").count(), 65 + 1);
+    assert!(
+        text.contains(&format!(">{problem}: 65 buffers, HWM 6.02 MiB, lower bound 6.02 MiB</text>")),
+        "{}",
+        &text[..600]
+    );
+    assert!(text.contains(">offset</text>"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn generate_writes_the_shape_the_library_generates() {
+    use dramalloc_sim::quality::generate::Shape;
+    let out = dramalloc_line("generate --shape layered -n 700 --seed 3 -o -");
+    assert_eq!(out.code, ExitCode::SUCCESS);
+    assert_eq!(out.stderr, "700 buffers of shape layered (seed 3) -> -\n");
+    let expected = Shape::Layered.generate(700, 3);
+    let mut want = String::from("id,lower,upper,size\n");
+    for (id, r) in expected.iter() {
+        want.push_str(&format!("{id},{},{},{}\n", r.lower, r.upper, r.size));
+    }
+    assert_eq!(out.stdout, want);
+    // the file plans back: `plan -` reads it from standard input
+    let planned = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], &out.stdout);
+    assert_eq!(planned.code, ExitCode::SUCCESS, "{}", planned.stderr);
+    assert_eq!(planned.stdout.lines().count(), 701);
+
+    let bad = dramalloc_line("generate --shape tall -n 10 -o -");
+    assert_eq!(bad.code, ExitCode::from(2));
+    assert!(
+        bad.stderr.contains(
+            "invalid value 'tall' for '--shape <SHAPE>': expected one of mixed, short, long-tail, layered"
+        ),
+        "{}",
+        bad.stderr
+    );
+    let quality = dramalloc_line("quality --generated 300 --shape short --strategies sweep");
+    assert_eq!(quality.code, ExitCode::SUCCESS);
+    assert!(quality.stdout.contains("generated short"), "{}", quality.stdout);
+    let no_count = dramalloc_line("quality --shape short");
+    assert_eq!(no_count.code, ExitCode::from(2));
+}

@@ -1,0 +1,276 @@
+//! Bad model files: each kind gets its typed error, whose one-line message names the file and
+//! the node or tensor (truncated and non-model files, unknown data types, dynamic shapes
+//! without `--input-shape`, cycles, out-of-range indices); an unknown op stays opaque.
+
+#[path = "support/model_builder.rs"]
+mod model_builder;
+
+use std::path::{Path, PathBuf};
+
+use dramalloc_model_formats::onnx::{GraphProto, TensorProto};
+use dramalloc_sim::input::import::{import_bytes, import_model, ImportError, ImportOptions, ModelFormat};
+use model_builder::*;
+
+fn data(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel)
+}
+
+fn onnx(graph: GraphProto) -> Result<dramalloc_sim::input::import::Imported, ImportError> {
+    import_bytes(&onnx_model(graph), "m.onnx", "m", ModelFormat::Onnx, &ImportOptions::default())
+}
+
+fn onnx_err(graph: GraphProto) -> String {
+    onnx(graph).expect_err("the import must fail").to_string()
+}
+
+/// A file in the temp folder with `bytes`, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, bytes: &[u8]) -> TempFile {
+        let p = std::env::temp_dir().join(format!("dramalloc-import-{}-{name}", std::process::id()));
+        std::fs::write(&p, bytes).unwrap();
+        TempFile(p)
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// x [1, 4] -> Relu -> y, plus `extra` nodes, inputs and initializers.
+fn graph(nodes: Vec<dramalloc_model_formats::onnx::NodeProto>, init: Vec<TensorProto>) -> GraphProto {
+    GraphProto {
+        name: Some("g".into()),
+        input: vec![value_info("x", F32, Some(dims(&[1, 4])))],
+        output: vec![value_info("y", F32, None)],
+        initializer: init,
+        node: nodes,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn truncated_onnx_and_tflite_files_are_malformed() {
+    let onnx = std::fs::read(data("models/onnx_squeezenet.onnx")).unwrap();
+    let f = TempFile::new("cut.onnx", &onnx[..onnx.len() / 2]);
+    let e = import_model(&f.0, &ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, ImportError::Malformed { format: "ONNX", .. }), "{e}");
+    assert!(e.to_string().starts_with(&format!("{}: malformed ONNX file: ", f.0.display())), "{e}");
+
+    let tfl = std::fs::read(data("models/mp_selfie_segmentation.tflite")).unwrap();
+    let f = TempFile::new("cut.tflite", &tfl[..4096]);
+    let e = import_model(&f.0, &ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, ImportError::Malformed { format: "TFLite", .. }), "{e}");
+
+    let f = TempFile::new("empty.tflite", b"");
+    let e = import_model(&f.0, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!("{}: malformed TFLite file: 0 bytes is too short for a flatbuffer", f.0.display())
+    );
+}
+
+#[test]
+fn a_file_that_is_no_model_is_named_as_such() {
+    let f = TempFile::new("notes.txt", b"not a model\n");
+    let e = import_model(&f.0, &ImportOptions::default()).unwrap_err();
+    assert!(matches!(e, ImportError::UnknownFormat { .. }), "{e}");
+    assert!(e
+        .to_string()
+        .starts_with(&format!("{}: not an ONNX (.onnx) or TFLite (.tflite) model: ", f.0.display())));
+    // The same bytes named .onnx are a malformed ONNX file.
+    let f = TempFile::new("notes.onnx", b"not a model\n");
+    assert!(matches!(
+        import_model(&f.0, &ImportOptions::default()),
+        Err(ImportError::Malformed { format: "ONNX", .. })
+    ));
+    // A valid protobuf that holds no graph.
+    let e = import_bytes(&[], "empty.onnx", "m", ModelFormat::Onnx, &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.to_string(), "empty.onnx: the model has no graph");
+    let missing = Path::new("/nonexistent/model.onnx");
+    assert!(matches!(import_model(missing, &ImportOptions::default()), Err(ImportError::Io { .. })));
+}
+
+#[test]
+fn unknown_and_unsized_data_types_name_the_tensor() {
+    let mut w = weight("w", &[1, 4]);
+    w.data_type = Some(99);
+    let e = onnx_err(graph(vec![node("add", "Add", &["x", "w"], &["y"])], vec![w]));
+    assert_eq!(e, "m.onnx: tensor `w`: unknown data type 99");
+    let s = TensorProto { name: Some("s".into()), dims: vec![1], data_type: Some(8), ..Default::default() };
+    let e = onnx_err(graph(vec![node("add", "Add", &["x", "s"], &["y"])], vec![s]));
+    assert_eq!(e, "m.onnx: tensor `s`: data type STRING has no fixed element size");
+
+    // TFLite: tensor type 42 does not exist.
+    let bytes = tflite_model(
+        &[(19, None)],
+        vec![tfl_tensor("in", &[1, 4], 0, 0), tfl_tensor("out", &[1, 4], 42, 0)],
+        vec![tfl_op(0, &[0], &[1])],
+        &[0],
+        &[1],
+        &[],
+    );
+    let e =
+        import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.to_string(), "m.tflite: tensor `out`: unknown data type 42");
+}
+
+#[test]
+fn a_dynamic_shape_needs_input_shape() {
+    let g = GraphProto {
+        input: vec![value_info("x", F32, None)],
+        ..graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![])
+    };
+    assert_eq!(
+        onnx_err(g.clone()),
+        "m.onnx: input `x`: the file gives no shape; give --input-shape x=DIMS (e.g. 1x3x224x224)"
+    );
+    let options = ImportOptions { input_shapes: vec![("x".into(), vec![2, 8])], ..ImportOptions::default() };
+    let got = import_bytes(&onnx_model(g.clone()), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap();
+    assert_eq!(got.program.tensors[1].bytes, 64);
+    let options = ImportOptions { input_shapes: vec![("z".into(), vec![2])], ..ImportOptions::default() };
+    let e = import_bytes(&onnx_model(g), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap_err();
+    assert_eq!(e.to_string(), "m.onnx: --input-shape z: the model has no such input (inputs: x)");
+}
+
+#[test]
+fn a_shape_that_needs_runtime_data_names_the_node_and_input() {
+    // Reshape(x, s) with s a graph input: the output shape is known only at run time.
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(dims(&[1, 4]))), value_info("s", I64, Some(dims(&[2])))],
+        ..graph(vec![node("view", "Reshape", &["x", "s"], &["y"])], vec![])
+    };
+    assert_eq!(
+        onnx_err(g),
+        "m.onnx: node `view` (Reshape): the output shape depends on the value of input 1 (`s`), which is not a constant, and the file declares no static shape for output `y`"
+    );
+}
+
+#[test]
+fn cycles_and_unsorted_graphs_name_the_nodes() {
+    let g = graph(vec![node("a", "Add", &["x", "t2"], &["t1"]), node("b", "Relu", &["t1"], &["t2"])], vec![]);
+    assert_eq!(
+        onnx_err(GraphProto { output: vec![value_info("t2", F32, None)], ..g }),
+        "m.onnx: the graph has a cycle: node `a` reads tensor `t2`, written by node `b`, which depends on `a`"
+    );
+    let g = graph(vec![node("b", "Relu", &["t"], &["y"]), node("a", "Relu", &["x"], &["t"])], vec![]);
+    assert_eq!(
+        onnx_err(g),
+        "m.onnx: node `b` reads tensor `t` before node `a` writes it (nodes are not in topological order)"
+    );
+    let g = graph(vec![node("a", "Relu", &["nowhere"], &["y"])], vec![]);
+    assert_eq!(onnx_err(g), "m.onnx: node `a` reads tensor `nowhere`, which nothing defines");
+
+    // TFLite: op 0 reads tensor 2, which op 1 writes from op 0's output.
+    let bytes = tflite_model(
+        &[(0, None), (19, None)],
+        vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("a", &[4], 0, 0), tfl_tensor("b", &[4], 0, 0)],
+        vec![tfl_op(0, &[0, 2], &[1]), tfl_op(1, &[1], &[2])],
+        &[0],
+        &[2],
+        &[],
+    );
+    let e =
+        import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.tflite: the graph has a cycle: node `add_0` reads tensor `b`, written by node `relu_1`, which depends on `add_0`"
+    );
+}
+
+#[test]
+fn an_unknown_op_stays_opaque_with_its_tensors() {
+    let mut custom = node("mine", "MyOp", &["x"], &["y"]);
+    custom.domain = Some("example.custom".into());
+    let g = GraphProto {
+        output: vec![value_info("y", F32, Some(dims(&[2, 3])))],
+        ..graph(vec![custom.clone()], vec![])
+    };
+    let got = onnx(g).unwrap();
+    let op = &got.program.ops[0];
+    assert_eq!((op.name.as_str(), op.op.as_str()), ("mine", "MyOp"));
+    assert_eq!(got.program.tensors[1].bytes, 24);
+    // Without a declared shape its output size is unknown: the error names node and tensor.
+    assert_eq!(
+        onnx_err(graph(vec![custom], vec![])),
+        "m.onnx: node `mine` (MyOp): no shape rule for op `MyOp` of domain `example.custom`, and the file declares no static shape for output `y`"
+    );
+
+    // TFLite: a builtin code newer than the table, and a custom op.
+    let bytes = tflite_model(
+        &[(5000, None), (32, Some("MyFusedOp"))],
+        vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("a", &[4], 0, 0), tfl_tensor("b", &[2, 4], 0, 0)],
+        vec![tfl_op(0, &[0], &[1]), tfl_op(1, &[1, -1], &[2])],
+        &[0],
+        &[2],
+        &[],
+    );
+    let got = import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap();
+    let ops: Vec<(&str, &str)> = got.program.ops.iter().map(|o| (o.name.as_str(), o.op.as_str())).collect();
+    assert_eq!(ops, vec![("builtin_5000_0", "BUILTIN_5000"), ("myfusedop_1", "MyFusedOp")]);
+    assert_eq!(got.program.ops[1].inputs, vec![1]);
+    assert_eq!(got.program.tensors[2].bytes, 32);
+}
+
+/// The message of importing a one-RELU TFLite model with these tensors and operator.
+fn tflite_error(
+    tensors: Vec<dramalloc_model_formats::tflite::Tensor>,
+    op: dramalloc_model_formats::tflite::Operator,
+) -> String {
+    let bytes = tflite_model(&[(19, None)], tensors, vec![op], &[0], &[0], &[]);
+    import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default())
+        .unwrap_err()
+        .to_string()
+}
+
+#[test]
+fn tflite_indices_beyond_their_tables_are_named() {
+    let two = |out_buffer| vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("out", &[4], 0, out_buffer)];
+    assert_eq!(
+        tflite_error(two(0), tfl_op(0, &[7], &[1])),
+        "m.tflite: operator 0 (RELU) input 0: index 7 is out of range (the table has 2 entries)"
+    );
+    assert_eq!(
+        tflite_error(two(3), tfl_op(0, &[0], &[1])),
+        "m.tflite: tensor `out` buffer: index 3 is out of range (the table has 1 entries)"
+    );
+    assert_eq!(
+        tflite_error(two(0), tfl_op(4, &[0], &[1])),
+        "m.tflite: operator 0 opcode_index: index 4 is out of range (the table has 1 entries)"
+    );
+}
+
+#[test]
+fn tflite_weights_are_tensors_with_data_and_constant_ops_fold() {
+    // DEQUANTIZE(w16) -> w32 folds; CONV_2D(in, w32) -> out is kept.
+    let bytes = tflite_model(
+        &[(6, None), (3, None)],
+        vec![
+            tfl_tensor("in", &[1, 4, 4, 2], 0, 0),
+            tfl_tensor("w16", &[3, 1, 1, 2], 1, 1),
+            tfl_tensor("w32", &[3, 1, 1, 2], 0, 0),
+            tfl_tensor("out", &[1, 4, 4, 3], 0, 0),
+        ],
+        vec![tfl_op(0, &[1], &[2]), tfl_op(1, &[0, 2, -1], &[3])],
+        &[0],
+        &[3],
+        &[vec![0; 12]],
+    );
+    let got = import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default()).unwrap();
+    let listed: Vec<(&str, u64, &str)> =
+        got.program.tensors.iter().map(|t| (t.name.as_str(), t.bytes, t.kind.as_str())).collect();
+    assert_eq!(listed, vec![("in", 128, "input"), ("w32", 24, "weight"), ("out", 192, "output")]);
+    assert_eq!(got.program.ops.len(), 1);
+    assert_eq!(got.program.ops[0].name, "conv_2d_1");
+    // --input-shape may only restate a TFLite input.
+    let options =
+        ImportOptions { input_shapes: vec![("in".into(), vec![1, 8, 8, 2])], ..ImportOptions::default() };
+    let e = import_bytes(&bytes, "m.tflite", "m", ModelFormat::Tflite, &options).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.tflite: --input-shape in: a TFLite file fixes every shape; this input is [1, 4, 4, 2] in the file, [1, 8, 8, 2] given"
+    );
+}

@@ -1,0 +1,104 @@
+//! `plan.h` in C: `dramalloc run --report-dir` writes plan.csv, plan.bin and plan.h; the
+//! system compiler (`cc`) builds a program that reads `plan.bin` through
+//! the header's structs and reader, and one that checks every generated address constant;
+//! both agree with `plan.csv`. Needs `cc` on PATH (CI's Debian image has it).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dramalloc_core::plan_file::PlanFile;
+use dramalloc_sim::report::plan_h::{address_macro, stems};
+
+const VGG19: &str = include_str!("../sim/data/models/onnx_vgg19.json");
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dramalloc-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn cc(dir: &Path, source: &Path, out: &str) {
+    let status = Command::new("cc")
+        .args(["-std=c11", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(dir)
+        .arg("-o")
+        .arg(dir.join(out))
+        .arg(source)
+        .status()
+        .expect("the system C compiler `cc` must be on PATH");
+    assert!(status.success(), "cc failed on {}", source.display());
+}
+
+/// `(name, core, address, bytes, aligned, shared)` rows of `plan.csv`.
+fn csv_rows(csv: &[u8]) -> BTreeSet<String> {
+    let mut r = csv::Reader::from_reader(csv);
+    r.records()
+        .map(|row| {
+            let row = row.unwrap();
+            format!("{},{},{},{},{},{}", &row[0], &row[1], &row[2], &row[3], &row[4], &row[7])
+        })
+        .collect()
+}
+
+#[test]
+fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
+    // what `dramalloc run --report-dir` writes: plan.csv, plan.bin, plan.h
+    let dir = scratch_dir("plan-h");
+    let json = dir.join("onnx_vgg19.json");
+    std::fs::write(&json, VGG19).unwrap();
+    let args = ["run", json.to_str().unwrap(), "--cores", "2", "--split", "tensor-parallel", "--report-dir"];
+    let code = dramalloc_sim::cli::main_with(
+        std::iter::once("dramalloc").chain(args).chain([dir.to_str().unwrap()]).map(std::ffi::OsString::from),
+    );
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let bytes = std::fs::read(dir.join("plan.bin")).unwrap();
+    let file = PlanFile::parse(&bytes).unwrap();
+    let expected = csv_rows(&std::fs::read(dir.join("plan.csv")).unwrap());
+    assert_eq!(expected.len(), file.records().len());
+    assert!(std::fs::read_to_string(dir.join("plan.h")).unwrap().contains("DRAMALLOC_ADDR_R0_CORE1"));
+
+    let reader = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/read_plan.c");
+    cc(&dir, &reader, "read_plan");
+    let out = Command::new(dir.join("read_plan")).arg(dir.join("plan.bin")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let got: BTreeSet<String> = String::from_utf8(out.stdout).unwrap().lines().map(str::to_string).collect();
+    assert_eq!(got, expected);
+
+    // one flipped byte: the header's reader rejects it with its checksum code
+    let mut bad = bytes.clone();
+    bad[200] ^= 0x10;
+    std::fs::write(dir.join("bad.bin"), &bad).unwrap();
+    let out = Command::new(dir.join("read_plan")).arg(dir.join("bad.bin")).output().unwrap();
+    assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(3), "rejected -6"));
+
+    // every named constant equals the CSV's address
+    let stems = stems((0..file.names().len() as u32).map(|t| file.name(t).unwrap()));
+    let mut checks =
+        String::from("#include <stdio.h>\n#include \"plan.h\"\nint main(void) {\n    int bad = 0;\n");
+    for r in file.records() {
+        let (t, k) = (r.tensor.get(), u32::from(r.core.get()));
+        let addr: u64 = expected
+            .iter()
+            .find_map(|row| {
+                let f: Vec<&str> = row.rsplitn(6, ',').collect();
+                (f[5] == file.name(t).unwrap() && f[4] == k.to_string()).then(|| f[3].parse().unwrap())
+            })
+            .unwrap();
+        let m = address_macro(&stems[t as usize], k);
+        checks.push_str(&format!("    if ({m} != {addr}ULL) {{ printf(\"{m}\\n\"); bad++; }}\n"));
+    }
+    checks.push_str(&format!(
+        "    if (DRAMALLOC_PLAN_RECORDS != {}u || DRAMALLOC_PLAN_FILE_CHECKSUM != {:#x}u) bad++;\n",
+        file.records().len(),
+        file.header().checksum.get()
+    ));
+    checks.push_str("    printf(\"%d\\n\", bad);\n    return bad != 0;\n}\n");
+    std::fs::write(dir.join("check_consts.c"), checks).unwrap();
+    cc(&dir, &dir.join("check_consts.c"), "check_consts");
+    let out = Command::new(dir.join("check_consts")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    assert!(out.status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,0 +1,272 @@
+//! What `dramalloc run` reports, checked with exact values on the bundled models: the
+//! `--disable-dram-allocation` gate, memory pressure and the HBM budget check, the bounds of
+//! the summary, and the host-memory estimate.
+
+use std::process::ExitCode;
+
+use dramalloc_core::liveness::program::Location;
+use dramalloc_core::multicore::pressure::Peak;
+use dramalloc_core::multicore::SharedMode;
+use dramalloc_core::{CcSize, PlanError, Strategy};
+use dramalloc_sim::exec::host_memory::{available, HostEstimate, BOOKKEEPING_PER_ITEM, PAGE_OVERHEAD};
+use dramalloc_sim::input::{bundled, pack_preplaced, parse_program, Program, TensorKind, PAGE};
+use dramalloc_sim::model::{CoreProgram, SimModel};
+use dramalloc_sim::planning::{plan_model, PlanOptions};
+use dramalloc_sim::report::bounds::{core_bounds, CoreBounds, Part};
+use dramalloc_sim::run::{build_model, run, DevicePressure, RunError, RunOptions, Split};
+
+fn resnet() -> Program {
+    parse_program(bundled::RESNET50_JSON, "resnet.json", 1 << 20).unwrap()
+}
+
+fn cli(args: &[&str]) -> ExitCode {
+    dramalloc_sim::cli::main_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into))
+}
+
+fn gated() -> PlanOptions {
+    PlanOptions { disable_dram_allocation: true, ..PlanOptions::default() }
+}
+
+// ---------------------------------------------------------------- the gate
+
+#[test]
+fn the_gate_keeps_every_preplaced_address_and_leaves_every_spill_unaddressed() {
+    let p = resnet();
+    let packed = pack_preplaced(&p, PAGE).unwrap();
+    let model = build_model(&p, 2, Split::None).unwrap();
+    let plan = plan_model(&model, &gated()).unwrap();
+    assert!(plan.report.ran.is_empty(), "no DRAM pass registered");
+    assert_eq!(plan.report.unaddressed_spills, 2 * 175);
+    for k in 0..2 {
+        for (l, t) in p.tensors.iter().enumerate() {
+            let want = if t.kind.is_preplaced() { packed[l] } else { None };
+            assert_eq!(plan.placements[k][l].address, want, "core {k} `{}`", t.name);
+        }
+    }
+    // the input `run` used to fail on keeps its packed address: the first tensor, at 0
+    let data = p.tensors.iter().position(|t| t.name == "gpu_0/data_0").unwrap();
+    assert_eq!(
+        (data, plan.placements[0][data].address, plan.placements[1][data].address),
+        (0, Some(0), Some(0))
+    );
+    let w = p.tensors.iter().position(|t| t.name == "gpu_0/conv1_w_0").unwrap();
+    assert_eq!(plan.placements[1][w].address, Some(602_112));
+}
+
+#[test]
+fn run_with_the_gate_names_the_first_surviving_spill_and_exits_1() {
+    let opts = RunOptions { cores: 2, plan: gated(), ..RunOptions::default() };
+    let e = run(&resnet(), &opts).unwrap_err();
+    assert_eq!(e.exit_code(), 1);
+    let RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary } = &e else {
+        panic!("{e}");
+    };
+    assert_eq!((*core, tensor.as_str(), first_access.as_str()), (0, "r0", "first accessed by op 0 `n0`"));
+    assert_eq!((*count, *cores), (350, 2));
+    assert_eq!(summary.per_core.iter().map(|c| c.unaddressed).collect::<Vec<_>>(), [175, 175]);
+    assert_eq!(
+        e.to_string(),
+        "core 0: DRAM spill `r0` has no address (first accessed by op 0 `n0`); 350 spill(s) left unaddressed on 2 core(s)"
+    );
+    assert_eq!(cli(&["run", "--disable-dram-allocation"]), ExitCode::from(1));
+}
+
+// ---------------------------------------------------------------- memory pressure
+
+#[test]
+fn the_summary_shows_the_peak_pressure_with_shared_bytes_counted_once() {
+    let opts = RunOptions { cores: 4, split: Split::TensorParallel, ..RunOptions::default() };
+    let out = run(&resnet(), &opts).unwrap();
+    let s = &out.summary;
+    assert_eq!(
+        s.pressure,
+        Some(DevicePressure {
+            bytes: 452_788_224,
+            private_bytes: 452_788_224,
+            shared_bytes: 0,
+            at: "op 23 `n13`".into(),
+            shared_peak: 3_211_264,
+        })
+    );
+    for c in &s.per_core {
+        assert_eq!(
+            (c.peak_live, c.peak_live_at.as_str()),
+            (113_197_056, "op 21 `n12/allreduce_stage`"),
+            "core {}",
+            c.core
+        );
+    }
+    // the shared set at its peak, once: not 4 × 3,211,264
+    let p = &out.plan.report.pressure;
+    // the shared set at its peak (the 4 slices of one all-reduce), once: not 4 × 3,211,264
+    assert_eq!(p.shared, Peak { instruction: 1, private_bytes: 0, shared_bytes: 3_211_264 });
+    // a core's view peaks where a slice set is live beside 109,985,792 private bytes; its
+    // private bytes alone peak 2 ops later
+    for k in 0..4 {
+        assert_eq!(p.view[k], Peak { instruction: 21, private_bytes: 109_985_792, shared_bytes: 3_211_264 });
+        assert_eq!(p.private[k], Peak { instruction: 23, private_bytes: 113_197_056, shared_bytes: 0 });
+    }
+}
+
+#[test]
+fn run_refuses_a_window_the_live_bytes_cannot_fit_naming_core_op_and_bytes() {
+    let plan = PlanOptions { window: 113_197_056 - 4096, cc: CcSize::Mib(0), ..PlanOptions::default() };
+    let e = run(&resnet(), &RunOptions { cores: 1, plan, ..RunOptions::default() }).unwrap_err();
+    assert_eq!(e.exit_code(), 1);
+    let RunError::Plan(f) = &e else { panic!("{e}") };
+    assert_eq!(
+        f.error,
+        PlanError::OverBudget {
+            instruction: 13,
+            private_bytes: 113_197_056,
+            shared_bytes: 0,
+            budget: 113_197_056 - 4096
+        }
+    );
+    assert_eq!(
+        f.message,
+        "DramAllocation on core 0: HBM budget: at op 13 `n13` 113197056 live DRAM bytes (113197056 private + 0 shared, counted once) do not fit the 113192960-byte budget"
+    );
+}
+
+// ---------------------------------------------------------------- bounds
+
+/// Case B12 as a simulated model: core 0 has P0 (8 KiB, live [0, 5]) and the shared S
+/// (16 KiB, defined at 1, read at 4 on both cores); core 1 has P1 (24 KiB, live [0, 5]).
+fn b12() -> SimModel {
+    let core = |private: &str, bytes: u64| {
+        let mut c = CoreProgram::default();
+        let p = c.add_tensor(private.into(), TensorKind::Intermediate, Location::spill(bytes));
+        let shared = Location { shared: true, ..Location::spill(16384) };
+        let s = c.add_tensor("S".into(), TensorKind::Intermediate, shared);
+        (c, p, s)
+    };
+    let ((mut c0, p0, s0), (mut c1, p1, s1)) = (core("P0", 8192), core("P1", 24576));
+    for (c, p, s, writes) in [(&mut c0, p0, s0, true), (&mut c1, p1, s1, false)] {
+        c.add_op("def_p".into(), "X".into(), &[], &[p], false);
+        let defs: &[u32] = if writes { &[s] } else { &[] };
+        c.add_op("def_s".into(), "X".into(), &[], defs, false);
+        c.add_op("i2".into(), "X".into(), &[], &[], false);
+        c.add_op("i3".into(), "X".into(), &[], &[], false);
+        c.add_op("use_s".into(), "X".into(), &[s], &[], false);
+        c.add_op("use_p".into(), "X".into(), &[p], &[], false);
+    }
+    SimModel { name: "b12".into(), cores: vec![c0, c1] }
+}
+
+#[test]
+fn the_bound_covers_private_shared_and_cc_and_shows_the_stacking_cost() {
+    let model = b12();
+    let opts = PlanOptions { cc: CcSize::Mib(0), strategy: Strategy::Seed, ..PlanOptions::default() };
+    let plan = plan_model(&model, &opts).unwrap();
+    assert_eq!((plan.report.shared_base, plan.report.shared_region_bytes), (24576, 16384));
+    let b = core_bounds(&model, &plan, &opts);
+    let part = |used, lower_bound| Part { used, lower_bound };
+    // core 0: its 8 KiB, then the shared region stacked above core 1's 24 KiB: 40 KiB spent
+    // against 8 + 16 KiB of bound (ratio 1.6667, the cost of stacking, shown)
+    assert_eq!(
+        b[0],
+        CoreBounds {
+            private: part(8192, 8192),
+            shared: part(16384, 16384),
+            cc: part(0, 0),
+            total: part(40960, 24576)
+        }
+    );
+    assert_eq!(
+        b[1],
+        CoreBounds {
+            private: part(24576, 24576),
+            shared: part(16384, 16384),
+            cc: part(0, 0),
+            total: part(40960, 40960)
+        }
+    );
+}
+
+#[test]
+fn tensor_parallel_and_slab_runs_report_bounds_that_cover_the_shared_region() {
+    let p = resnet();
+    let windows = RunOptions { cores: 4, split: Split::TensorParallel, ..RunOptions::default() };
+    let slabs = RunOptions {
+        plan: PlanOptions {
+            cc: CcSize::Mib(0),
+            mode: SharedMode::Slabs { mb_per_core: 256 },
+            ..PlanOptions::default()
+        },
+        ..windows.clone()
+    };
+    for opts in [windows, slabs] {
+        let out = run(&p, &opts).unwrap();
+        for c in &out.summary.per_core {
+            let want = CoreBounds {
+                private: Part { used: 113_197_056, lower_bound: 113_197_056 },
+                shared: Part { used: 3_211_264, lower_bound: 3_211_264 },
+                cc: Part::default(),
+                total: Part { used: 116_408_320, lower_bound: 116_408_320 },
+            };
+            assert_eq!(c.parts, want, "core {} {:?}", c.core, opts.plan.mode);
+            assert_eq!((c.hwm, c.lower_bound), (116_408_320, 116_408_320));
+        }
+    }
+}
+
+// ---------------------------------------------------------------- host memory
+
+/// x (input) -> t (`bytes` bytes) -> y (output), as program JSON.
+fn big_json(bytes: u64) -> String {
+    format!(
+        r#"{{"name": "big", "tensors": [
+            {{"name": "x", "bytes": 4096, "kind": "input"}},
+            {{"name": "t", "bytes": {bytes}, "kind": "intermediate"}},
+            {{"name": "y", "bytes": 4096, "kind": "output"}}],
+          "ops": [{{"name": "n0", "op": "Conv", "inputs": ["x"], "outputs": ["t"]}},
+                  {{"name": "n1", "op": "Relu", "inputs": ["t"], "outputs": ["y"]}}]}}"#
+    )
+}
+
+fn one_big_tensor(bytes: u64) -> Program {
+    parse_program(&big_json(bytes), "big.json", 16).unwrap()
+}
+
+#[test]
+fn a_40_gb_tensor_is_refused_before_execution_with_exit_2() {
+    let plan = PlanOptions { window: 64 << 30, ..PlanOptions::default() };
+    let opts = RunOptions { cores: 1, plan, host_memory: Some(16 << 30), ..RunOptions::default() };
+    let e = run(&one_big_tensor(40_000_000_000), &opts).unwrap_err();
+    assert_eq!(e.exit_code(), 2);
+    // pages: t's 9,765,625 and x's and y's; buffers: t read once and written once, whole
+    let needed = HostEstimate {
+        arena_pages: 9_765_627,
+        arena_bytes: 9_765_627 * (4096 + PAGE_OVERHEAD),
+        buffer_bytes: 80_000_000_000,
+        bookkeeping_bytes: 5 * BOOKKEEPING_PER_ITEM,
+    };
+    let RunError::HostMemory { needed: got, available } = &e else { panic!("{e}") };
+    assert_eq!((*got, *available), (needed, 16 << 30));
+    assert_eq!(
+        e.to_string(),
+        "the simulation needs about 120625008480 bytes of host memory (9765627 arena pages of 4 KiB, 80000000000 bytes of fingerprint buffers), more than the 17179869184 bytes available"
+    );
+    let dir = std::env::temp_dir().join(format!("dramalloc-host-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("big.json");
+    std::fs::write(&path, big_json(40_000_000_000)).unwrap();
+    let p = path.to_str().unwrap();
+    let args = ["run", p, "--cores", "1", "--hbm-window", "68719476736", "--host-memory", "17179869184"];
+    assert_eq!(cli(&args), ExitCode::from(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// On Linux the host's own available memory is the limit: a 1 PiB tensor cannot fit anywhere.
+#[cfg(target_os = "linux")]
+#[test]
+fn without_a_limit_the_hosts_available_memory_is_the_limit() {
+    assert!(available().is_some_and(|a| a > 0), "Linux reports MemAvailable");
+    let plan = PlanOptions { window: 1 << 52, ..PlanOptions::default() };
+    let e =
+        run(&one_big_tensor(1 << 50), &RunOptions { cores: 1, plan, ..RunOptions::default() }).unwrap_err();
+    let RunError::HostMemory { needed, .. } = &e else { panic!("{e}") };
+    assert_eq!(needed.arena_pages, (1 << 50) / 4096 + 2);
+    assert_eq!(e.exit_code(), 2);
+}
