@@ -21,7 +21,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{place_one, Regions};
+use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::Placed;
 
 /// The closed interval `(lo, hi)` of single-interval candidate `v`.
@@ -88,14 +88,26 @@ pub fn scan(
     }
     for &v in order {
         let (lo, hi) = interval_of(graph, &infos[v as usize]);
-        let mut m = 0usize;
-        for p in &placed[..len] {
-            if p.lo <= hi && lo <= p.hi {
-                occupied[m] = Span { lo: p.addr, hi: p.end };
-                m += 1;
+        let live = || placed[..len].iter().filter(|p| p.lo <= hi && lo <= p.hi);
+        // first fit stops at the first gap; the full list only for best fit, the CC retry
+        // and the error
+        let fast = match fit {
+            Fit::First => {
+                first_fit_sorted(live().map(|p| (p.addr, p.end)), infos[v as usize].aligned, regions)
             }
-        }
-        let address = place_one(&mut occupied[..m], &infos[v as usize], regions, fit)?;
+            Fit::Best => None,
+        };
+        let address = match fast {
+            Some(a) => a,
+            None => {
+                let mut m = 0usize;
+                for p in live() {
+                    occupied[m] = Span { lo: p.addr, hi: p.end };
+                    m += 1;
+                }
+                place_one(&mut occupied[..m], &infos[v as usize], regions, fit)?
+            }
+        };
         let info = &mut infos[v as usize];
         info.address = address;
         info.allocated = 1;

@@ -26,8 +26,8 @@ use crate::liveness::interference::Graph;
 use crate::liveness::interval_tree::Node;
 use crate::place::live_set::LiveSet;
 use crate::place::min_heap;
-use crate::place::seed::search::{place_in_gap, Fit, Span};
-use crate::place::seed::select::{place_one, Regions};
+use crate::place::seed::search::{Fit, Span};
+use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::{Placed, Section};
 
 /// Places every candidate by the time sweep. `order`, `heap`, `placed`, `occupied` need
@@ -97,7 +97,9 @@ pub fn sweep(
         }
         let v = node.payload as usize;
         let fast = match fit {
-            Fit::First => first_fit_live(&placed[..live], infos[v].aligned, regions),
+            Fit::First => {
+                first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions)
+            }
             Fit::Best => None,
         };
         let address = match fast {
@@ -120,32 +122,6 @@ pub fn sweep(
         min_heap::push(heap, &mut hlen, ni, by_hi);
     }
     Ok(true)
-}
-
-/// The first-fit address of `size` bytes below the general ceiling among the live buffers
-/// `placed` (sorted by address, then end), or `None` when no gap there holds it. The same
-/// answer as [`place_one`]'s first search over the same spans, without copying or sorting
-/// them (the list is sorted already); the caller falls back to [`place_one`] for the CC
-/// region retry and the error.
-fn first_fit_live(placed: &[Placed], size: u64, regions: Regions) -> Option<u64> {
-    let ceiling = regions.general_ceiling;
-    let mut prev_end = regions.start;
-    for p in placed {
-        if prev_end >= ceiling {
-            return None;
-        }
-        if p.addr > prev_end {
-            if let Some(a) = place_in_gap(prev_end, p.addr.min(ceiling), size, regions.align) {
-                return Some(a);
-            }
-        }
-        prev_end = prev_end.max(p.end);
-    }
-    if prev_end < ceiling {
-        place_in_gap(prev_end, ceiling, size, regions.align)
-    } else {
-        None
-    }
 }
 
 /// Up to this many buffers live at once the sorted live list is faster than the treap (its

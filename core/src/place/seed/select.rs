@@ -11,7 +11,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::place::seed::search::{search, Fit, Span};
+use crate::place::seed::search::{place_in_gap, search, Fit, Span};
 use crate::workspace::Scratch;
 
 /// The address regions of one placement, bytes.
@@ -73,6 +73,41 @@ pub fn place_one(occ: &mut [Span], info: &Info, regions: Regions, fit: Fit) -> R
     }
 }
 
+/// The first-fit address of `size` bytes below the general ceiling among `spans` (byte
+/// ranges `[lo, hi)` in ascending `(lo, hi)` order, e.g. placed buffers sorted by address),
+/// or `None` when no gap there holds it. The same answer as [`place_one`]'s first search
+/// ([`search`] with [`Fit::First`]) over the same spans, but it stops at the first gap that
+/// fits and neither copies nor sorts them; callers fall back to [`place_one`] on `None` for
+/// the CC region retry and the error. O(spans walked).
+///
+/// ```
+/// use dramalloc_core::place::seed::select::{first_fit_sorted, Regions};
+/// let r = Regions { start: 0, general_ceiling: 100, window: 100, align: 1 };
+/// assert_eq!(first_fit_sorted([(0, 10), (20, 30)].into_iter(), 10, r), Some(10));
+/// assert_eq!(first_fit_sorted([(0, 10), (15, 30)].into_iter(), 10, r), Some(30));
+/// assert_eq!(first_fit_sorted([(0, 95)].into_iter(), 10, r), None);
+/// ```
+pub fn first_fit_sorted(spans: impl Iterator<Item = (u64, u64)>, size: u64, regions: Regions) -> Option<u64> {
+    let ceiling = regions.general_ceiling;
+    let mut prev_end = regions.start;
+    for (lo, hi) in spans {
+        if prev_end >= ceiling {
+            return None;
+        }
+        if lo > prev_end {
+            if let Some(a) = place_in_gap(prev_end, lo.min(ceiling), size, regions.align) {
+                return Some(a);
+            }
+        }
+        prev_end = prev_end.max(hi);
+    }
+    if prev_end < ceiling {
+        place_in_gap(prev_end, ceiling, size, regions.align)
+    } else {
+        None
+    }
+}
+
 /// Places every candidate of `order` (first element placed first).
 ///
 /// # Errors
@@ -109,4 +144,48 @@ pub fn select(
         return Err(PlanError::Unallocated { location: i.location });
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `first_fit_sorted` gives `search`'s first-fit answer below the ceiling on random sorted
+    /// span lists (overlapping and touching spans, alignments, floors and ceilings that cut
+    /// spans), and `None` exactly where `search` finds nothing.
+    #[test]
+    fn first_fit_sorted_agrees_with_search() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let (mut found, mut none) = (0, 0);
+        for _ in 0..20_000 {
+            let k = next(12) as usize;
+            let mut spans = [Span::default(); 12];
+            for s in spans.iter_mut().take(k) {
+                let lo = next(200);
+                *s = Span { lo, hi: lo + 1 + next(40) };
+            }
+            let spans = &mut spans[..k];
+            spans.sort_unstable();
+            let align = [1, 4, 16, 64][next(4) as usize];
+            let start = next(3) * align;
+            let ceiling = start + next(260);
+            let size = 1 + next(48);
+            let regions = Regions { start, general_ceiling: ceiling, window: ceiling, align };
+            let fast = first_fit_sorted(spans.iter().map(|s| (s.lo, s.hi)), size, regions);
+            let slow = search(spans, size, start, ceiling, align, Fit::First).address;
+            assert_eq!(fast, slow, "{spans:?} size {size} start {start} ceiling {ceiling} align {align}");
+            if fast.is_some() {
+                found += 1;
+            } else {
+                none += 1;
+            }
+        }
+        assert!(found > 1000 && none > 1000, "{found} {none}");
+    }
 }
