@@ -1,34 +1,53 @@
-//! Allocate/free throughput of the banked free list on the reference's own benchmark workloads
-//! (`banked-allocator.md` §4, from `marty1885/tt-alloc-opt`), side by side with
-//! `offset-allocator` 0.2 and `range-alloc` 0.1 on the same operations in the same run.
+//! Allocate/free throughput of the banked free list, side by side with `offset-allocator` 0.2
+//! and `range-alloc` 0.1 on the same operations in the same run:
 //!
-//! Setup as the reference harness: 12 GiB, offset 0, min 64, align 64, cleared before each
-//! iteration. offset-allocator counts in `u32` units, so it gets 64-byte units (12 GiB / 64
-//! fits); range-alloc gets bytes. The peers have no allocate-at, so in `Small` they skip the
-//! `at(25M, 2K)` step (ours does it). GetAvailableAddresses/Statistics/ShrinkReset are ours only.
+//! * `Churn` (issue 16): 10^6 mixed allocate/free operations in 1 GiB, sizes uniform in
+//!   1 KiB..=1 MiB (whole KiB), at most 4,096 live blocks, exact first fit (bottom-up) for us.
+//!   Each step allocates or frees with even odds (allocates when nothing is live, frees at
+//!   4,096 live); the victim of a free is a uniformly drawn live block. The sizes and the coin
+//!   flips are drawn once (SplitMix64, seed `0xF1EE_0001`); a failed allocation is an
+//!   operation too. offset-allocator counts 1 KiB units (2^20 of them); range-alloc gets bytes
+//!   (best fit by its own design); offset-allocator is approximate (size classes), we are exact.
+//! * the reference's own workloads (`banked-allocator.md` §4, from `marty1885/tt-alloc-opt`):
+//!   12 GiB, offset 0, min 64, align 64. offset-allocator gets 64-byte units (12 GiB / 64
+//!   fits); range-alloc gets bytes. The peers have no allocate-at, so in `Small` they skip the
+//!   `at(25M, 2K)` step (ours does it). GetAvailableAddresses/Statistics/ShrinkReset are ours
+//!   only.
 //!
-//! Every workload starts with a clear/reset; the `Clear` row times that alone (offset-allocator's
-//! `reset` rebuilds its whole node table, which dominates its `Small` row), so the operations'
-//! own cost is a row minus `Clear`.
+//! Every timed iteration starts from a freshly constructed allocator built outside the timing
+//! (`iter_batched_ref`): offset-allocator's construction (and its `reset`, which rebuilds its
+//! whole node table) is not counted. The `Clear` row times a clear/reset alone.
 //!
-//! Before the criterion groups run, a short timing pass prints ns per iteration and the ratio
-//! peer / dramalloc for each shared workload. Run: `cargo bench -p dramalloc-suite --bench banked`
-//! (smoke: `-- --test`; short: `-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
+//! Before the criterion groups run, a ratio pass (best of 5 rounds for `Churn`, 30 for the
+//! rest, the allocators in turns, construction untimed) prints ns per operation (`Churn`) or
+//! per iteration and the ratio dramalloc / best peer (below 1: dramalloc is faster). Run:
+//! `cargo bench -p dramalloc-suite --bench banked` (smoke: `-- --test`; short:
+//! `-- --warm-up-time 0.2 --measurement-time 0.5 --sample-size 10`).
 
 use std::hint::black_box;
 use std::ops::Range;
-use std::time::Instant;
 
-use criterion::{criterion_group, Criterion};
+use criterion::{criterion_group, BatchSize, Criterion};
+
+#[path = "support/ratio.rs"]
+mod ratio;
 use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
+use dramalloc_sim::quality::generate::SplitMix64;
 
 const K: u64 = 1024;
 const M: u64 = 1024 * K;
 const G: u64 = 1024 * M;
 const SPACE: u64 = 12 * G;
 const UNIT: u64 = 64;
-/// Block-table capacity: WorstCase keeps ~3000 blocks.
-const BLOCKS: usize = 4096;
+/// Block-table capacity: WorstCase keeps ~3000 blocks; `Churn` at most 4,096 allocated blocks
+/// and one free block more.
+const BLOCKS: usize = 2 * CHURN_LIVE + 1;
+
+/// `Churn`: operations, address space, largest live count, size range (bytes).
+const CHURN_OPS: usize = 1_000_000;
+const CHURN_SPACE: u64 = G;
+const CHURN_LIVE: usize = 4096;
+const CHURN_UNIT: u64 = K;
 
 const LONG: [u64; 8] = [64 * K, 64 * K, 120 * K, 60 * M, 256 * K, 12 * K, 16 * M, K];
 const TEMP: [u64; 8] = [16 * K, 16 * K, 16 * K, 16 * M, 32 * K, K, M, 3 * K];
@@ -68,7 +87,7 @@ impl Peer for Ours {
     }
 }
 
-struct Offset(offset_allocator::Allocator<u32>);
+struct Offset(offset_allocator::Allocator<u32>, u64);
 
 impl Peer for Offset {
     type H = offset_allocator::Allocation<u32>;
@@ -77,17 +96,18 @@ impl Peer for Offset {
         self.0.reset();
     }
     fn alloc(&mut self, size: u64) -> Option<Self::H> {
-        self.0.allocate(u32::try_from(size.div_ceil(UNIT)).ok()?)
+        self.0.allocate(u32::try_from(size.div_ceil(self.1)).ok()?)
     }
     fn free(&mut self, h: Self::H) {
         self.0.free(h);
     }
     fn addr(h: &Self::H) -> u64 {
-        u64::from(h.offset) * UNIT
+        // units, not bytes: only summed to keep the work observable
+        u64::from(h.offset)
     }
 }
 
-struct Ranges(range_alloc::RangeAllocator<u64>);
+struct Ranges(range_alloc::RangeAllocator<u64>, u64);
 
 impl Peer for Ranges {
     type H = Range<u64>;
@@ -96,7 +116,7 @@ impl Peer for Ranges {
         self.0.reset();
     }
     fn alloc(&mut self, size: u64) -> Option<Range<u64>> {
-        self.0.allocate_range(size.div_ceil(UNIT) * UNIT).ok()
+        self.0.allocate_range(size.div_ceil(self.1) * self.1).ok()
     }
     fn free(&mut self, h: Range<u64>) {
         self.0.free_range(h);
@@ -106,19 +126,32 @@ impl Peer for Ranges {
     }
 }
 
-fn ours() -> Ours {
-    match FreeList::new(FreeListConfig::new(SPACE, 0, UNIT, UNIT, Policy::First)) {
+fn ours_in(space: u64, unit: u64) -> Ours {
+    match FreeList::new(FreeListConfig::new(space, 0, unit, unit, Policy::First)) {
         Ok(f) => Ours(Box::new(f)),
         Err(e) => panic!("bench setup: {e}"),
     }
 }
 
+fn offset_in(space: u64, unit: u64) -> Offset {
+    Offset(offset_allocator::Allocator::new(u32::try_from(space / unit).unwrap_or(u32::MAX)), unit)
+}
+
+fn ranges_in(space: u64, unit: u64) -> Ranges {
+    Ranges(range_alloc::RangeAllocator::new(0..space), unit)
+}
+
+/// The reference workloads' configuration: 12 GiB in 64-byte units.
+fn ours() -> Ours {
+    ours_in(SPACE, UNIT)
+}
+
 fn offset() -> Offset {
-    Offset(offset_allocator::Allocator::new(u32::try_from(SPACE / UNIT).unwrap_or(u32::MAX)))
+    offset_in(SPACE, UNIT)
 }
 
 fn ranges() -> Ranges {
-    Ranges(range_alloc::RangeAllocator::new(0..SPACE))
+    ranges_in(SPACE, UNIT)
 }
 
 /// Sums addresses so the work cannot be optimised away.
@@ -127,7 +160,6 @@ fn take<P: Peer>(h: &Option<P::H>) -> u64 {
 }
 
 fn worst_case<P: Peer>(p: &mut P) -> u64 {
-    p.clear();
     let mut sum = 0;
     for _ in 0..1000 {
         let a = p.alloc(K);
@@ -143,7 +175,6 @@ fn worst_case<P: Peer>(p: &mut P) -> u64 {
 }
 
 fn typical_case<P: Peer>(p: &mut P) -> u64 {
-    p.clear();
     let mut sum = 0;
     for _ in 0..100 {
         let mut temps = Vec::with_capacity(8);
@@ -160,7 +191,6 @@ fn typical_case<P: Peer>(p: &mut P) -> u64 {
 }
 
 fn mixed<P: Peer>(p: &mut P) -> u64 {
-    p.clear();
     let mut sum = 0;
     for _ in 0..150 {
         for l in LONG {
@@ -175,7 +205,6 @@ fn mixed<P: Peer>(p: &mut P) -> u64 {
 }
 
 fn small<P: Peer>(p: &mut P) -> u64 {
-    p.clear();
     let mut sum = 0;
     for _ in 0..20 {
         if let Some(h) = p.alloc(K) {
@@ -194,60 +223,150 @@ fn small<P: Peer>(p: &mut P) -> u64 {
     sum
 }
 
+/// One `Churn` step: allocate `size` bytes, or free the live block at `pick % live`.
+#[derive(Clone, Copy)]
+enum Step {
+    Alloc(u64),
+    Free(u32),
+}
+
+/// The `Churn` coin flips and sizes, drawn once. Whether a step allocates depends on the live
+/// count, which depends on the allocator's successes, so the draws are kept for both cases.
+struct Churn {
+    draws: Vec<(bool, u64, u32)>,
+}
+
+impl Churn {
+    fn new() -> Churn {
+        let mut r = SplitMix64(0xF1EE_0001);
+        let draws = (0..CHURN_OPS)
+            .map(|_| {
+                let x = r.next_u64();
+                (x & 1 == 0, (1 + (x >> 1) % 1024) * K, (x >> 12) as u32)
+            })
+            .collect();
+        Churn { draws }
+    }
+
+    fn step(&self, i: usize, live: usize) -> Step {
+        let (alloc, size, pick) = self.draws[i];
+        if live == 0 || (alloc && live < CHURN_LIVE) {
+            Step::Alloc(size)
+        } else {
+            Step::Free(pick % live as u32)
+        }
+    }
+}
+
+/// `Churn` on a fresh allocator; `live` is an empty vector with room for `CHURN_LIVE`.
+fn churn<P: Peer>(p: &mut P, ops: &Churn, live: &mut Vec<P::H>) -> u64 {
+    let mut sum = 0;
+    for i in 0..CHURN_OPS {
+        match ops.step(i, live.len()) {
+            Step::Alloc(size) => {
+                if let Some(h) = p.alloc(size) {
+                    sum += P::addr(&h);
+                    live.push(h);
+                }
+            }
+            Step::Free(k) => {
+                let h = live.swap_remove(k as usize);
+                p.free(h);
+            }
+        }
+    }
+    live.clear();
+    sum
+}
+
 /// Only the clear/reset every workload starts with.
 fn clear_only<P: Peer>(p: &mut P) -> u64 {
     p.clear();
     0
 }
 
-type Workload<P> = fn(&mut P) -> u64;
-/// One row of the ratio table: a name and the workload for each allocator.
-type Row = (&'static str, Workload<Ours>, Workload<Offset>, Workload<Ranges>);
-
-fn time_ns<P: Peer>(p: &mut P, w: Workload<P>, iters: u32) -> f64 {
-    black_box(w(p));
-    let t = Instant::now();
-    for _ in 0..iters {
-        black_box(w(p));
-    }
-    t.elapsed().as_nanos() as f64 / f64::from(iters)
+/// One timed run of `w` on a fresh allocator from `make` (construction untimed), in seconds.
+fn once<P: Peer>(make: &impl Fn() -> P, w: &mut impl FnMut(&mut P) -> u64) -> f64 {
+    let mut p = make();
+    ratio::timed(|| w(&mut p))
 }
 
-fn print_ratios() {
-    let quick = std::env::args().any(|a| a == "--test");
-    let iters = if quick { 2 } else { 30 };
-    let (mut a, mut b, mut c) = (ours(), offset(), ranges());
-    println!("banked free list vs peers (ns per iteration, {iters} iterations; ratio = peer / dramalloc)");
-    let rows: [Row; 5] = [
-        ("WorstCase", worst_case::<Ours>, worst_case::<Offset>, worst_case::<Ranges>),
-        ("TypicalCase", typical_case::<Ours>, typical_case::<Offset>, typical_case::<Ranges>),
-        ("MixedAllocations", mixed::<Ours>, mixed::<Offset>, mixed::<Ranges>),
-        ("Small", small::<Ours>, small::<Offset>, small::<Ranges>),
-        ("Clear", clear_only::<Ours>, clear_only::<Offset>, clear_only::<Ranges>),
-    ];
-    for (name, wa, wb, wc) in rows {
-        let ta = time_ns(&mut a, wa, iters);
-        let tb = time_ns(&mut b, wb, iters);
-        let tc = time_ns(&mut c, wc, iters);
-        println!(
-            "{name:<18} {}: {ta:>12.0}  {}: {tb:>12.0} (x{:.2})  {}: {tc:>12.0} (x{:.2})",
-            Ours::NAME,
-            Offset::NAME,
-            tb / ta,
-            Ranges::NAME,
-            tc / ta
-        );
+/// The three allocators on one workload, as ratio-pass contenders.
+fn contenders<'a>(
+    make: (impl Fn() -> Ours + 'a, impl Fn() -> Offset + 'a, impl Fn() -> Ranges + 'a),
+    mut wa: impl FnMut(&mut Ours) -> u64 + 'a,
+    mut wb: impl FnMut(&mut Offset) -> u64 + 'a,
+    mut wc: impl FnMut(&mut Ranges) -> u64 + 'a,
+) -> [ratio::Run<'a>; 3] {
+    let (ma, mb, mc) = make;
+    [
+        (Ours::NAME, Box::new(move || once(&ma, &mut wa))),
+        (Offset::NAME, Box::new(move || once(&mb, &mut wb))),
+        (Ranges::NAME, Box::new(move || once(&mc, &mut wc))),
+    ]
+}
+
+/// The ratio pass: `Churn` per operation (held to the issue-16 target), then the reference
+/// workloads per iteration (printed for the record; offset-allocator is approximate).
+fn print_ratios(ops: &Churn) {
+    let (rounds, churn_rounds) = (ratio::rounds(30), ratio::rounds(5));
+    println!("banked free list vs peers (best of the rounds, contenders in turns, construction untimed):");
+    let (mut live_a, mut live_b, mut live_c) =
+        (Vec::with_capacity(CHURN_LIVE), Vec::with_capacity(CHURN_LIVE), Vec::with_capacity(CHURN_LIVE));
+    let secs = ratio::best_in_turns(
+        churn_rounds,
+        &mut contenders(
+            (
+                || ours_in(CHURN_SPACE, CHURN_UNIT),
+                || offset_in(CHURN_SPACE, CHURN_UNIT),
+                || ranges_in(CHURN_SPACE, CHURN_UNIT),
+            ),
+            |p| churn(p, ops, &mut live_a),
+            |p| churn(p, ops, &mut live_b),
+            |p| churn(p, ops, &mut live_c),
+        ),
+    );
+    let names = [Ours::NAME, Offset::NAME, Ranges::NAME];
+    ratio::report(
+        "Churn",
+        &names,
+        &secs,
+        1e9 / CHURN_OPS as f64,
+        "ns/op",
+        "<= 2 x offset-allocator, < range-alloc",
+    );
+    println!(
+        "{:<22}  dramalloc / offset-allocator = {:.2}  dramalloc / range-alloc = {:.2}",
+        "Churn",
+        secs[0] / secs[1],
+        secs[0] / secs[2]
+    );
+    macro_rules! row {
+        ($name:literal, $w:ident) => {
+            ratio::case(
+                $name,
+                rounds,
+                &mut contenders((ours, offset, ranges), $w::<Ours>, $w::<Offset>, $w::<Ranges>),
+                1e9,
+                "ns/iter",
+                "none (for the record)",
+            );
+        };
     }
+    row!("WorstCase", worst_case);
+    row!("TypicalCase", typical_case);
+    row!("MixedAllocations", mixed);
+    row!("Small", small);
+    row!("Clear", clear_only);
 }
 
 fn shared(c: &mut Criterion) {
     macro_rules! group {
         ($name:literal, $w:ident) => {{
             let mut g = c.benchmark_group($name);
-            let (mut a, mut b, mut r) = (ours(), offset(), ranges());
-            g.bench_function(Ours::NAME, |x| x.iter(|| $w(&mut a)));
-            g.bench_function(Offset::NAME, |x| x.iter(|| $w(&mut b)));
-            g.bench_function(Ranges::NAME, |x| x.iter(|| $w(&mut r)));
+            g.bench_function(Ours::NAME, |x| x.iter_batched_ref(ours, |p| $w(p), BatchSize::LargeInput));
+            g.bench_function(Offset::NAME, |x| x.iter_batched_ref(offset, |p| $w(p), BatchSize::LargeInput));
+            g.bench_function(Ranges::NAME, |x| x.iter_batched_ref(ranges, |p| $w(p), BatchSize::LargeInput));
             g.finish();
         }};
     }
@@ -256,6 +375,28 @@ fn shared(c: &mut Criterion) {
     group!("MixedAllocations", mixed);
     group!("Small", small);
     group!("Clear", clear_only);
+}
+
+/// `Churn`: one iteration is 10^6 operations on a fresh allocator (construction untimed).
+fn churn_group(c: &mut Criterion) {
+    let ops = Churn::new();
+    let mut g = c.benchmark_group("Churn");
+    g.sample_size(10);
+    macro_rules! peer {
+        ($make:ident, $t:ty) => {{
+            g.bench_function(<$t>::NAME, |x| {
+                x.iter_batched_ref(
+                    || ($make(CHURN_SPACE, CHURN_UNIT), Vec::with_capacity(CHURN_LIVE)),
+                    |(p, live)| churn(p, &ops, live),
+                    BatchSize::PerIteration,
+                )
+            });
+        }};
+    }
+    peer!(ours_in, Ours);
+    peer!(offset_in, Offset);
+    peer!(ranges_in, Ranges);
+    g.finish();
 }
 
 fn ours_only(c: &mut Criterion) {
@@ -287,10 +428,10 @@ fn ours_only(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, shared, ours_only);
+criterion_group!(benches, churn_group, shared, ours_only);
 
 fn main() {
-    print_ratios();
+    print_ratios(&Churn::new());
     benches();
     Criterion::default().configure_from_args().final_summary();
 }

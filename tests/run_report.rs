@@ -8,7 +8,9 @@ use dramalloc_core::liveness::program::Location;
 use dramalloc_core::multicore::pressure::Peak;
 use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, PlanError, Strategy};
-use dramalloc_sim::exec::host_memory::{available, HostEstimate, BOOKKEEPING_PER_ITEM, PAGE_OVERHEAD};
+use dramalloc_sim::exec::host_memory::{
+    available, HostEstimate, BOOKKEEPING_PER_ITEM, HUGE_PAGE, PAGE_OVERHEAD,
+};
 use dramalloc_sim::input::{bundled, pack_preplaced, parse_program, Program, TensorKind, PAGE};
 use dramalloc_sim::model::{CoreProgram, SimModel};
 use dramalloc_sim::planning::{plan_model, PlanOptions};
@@ -238,18 +240,19 @@ fn a_40_gb_tensor_is_refused_before_execution_with_exit_2() {
     let opts = RunOptions { cores: 1, plan, host_memory: Some(16 << 30), ..RunOptions::default() };
     let e = run(&one_big_tensor(40_000_000_000), &opts).unwrap_err();
     assert_eq!(e.exit_code(), 2);
-    // pages: t's 9,765,625 and x's and y's; buffers: t read once and written once, whole
+    // pages: t's 9,765,625 and x's and y's; no fingerprint buffer (written and checked in
+    // place); one huge page of slab rounding for the core's arena and one for the shared one
     let needed = HostEstimate {
         arena_pages: 9_765_627,
         arena_bytes: 9_765_627 * (4096 + PAGE_OVERHEAD),
-        buffer_bytes: 80_000_000_000,
+        slab_slack_bytes: 2 * HUGE_PAGE,
         bookkeeping_bytes: 5 * BOOKKEEPING_PER_ITEM,
     };
     let RunError::HostMemory { needed: got, available } = &e else { panic!("{e}") };
     assert_eq!((*got, *available), (needed, 16 << 30));
     assert_eq!(
         e.to_string(),
-        "the simulation needs about 120625008480 bytes of host memory (9765627 arena pages of 4 KiB, 80000000000 bytes of fingerprint buffers), more than the 17179869184 bytes available"
+        "the simulation needs about 40629202784 bytes of host memory (9765627 arena pages of 4 KiB, fingerprints written and checked in place), more than the 17179869184 bytes available"
     );
     let dir = std::env::temp_dir().join(format!("dramalloc-host-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();

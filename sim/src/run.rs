@@ -189,10 +189,9 @@ pub enum RunError {
     /// The execution would need more host memory than there is (exit 2): the estimate of
     /// [`crate::exec::host_memory::estimate`], made before anything executes.
     #[error(
-        "the simulation needs about {} bytes of host memory ({} arena pages of 4 KiB, {} bytes of fingerprint buffers), more than the {available} bytes available",
+        "the simulation needs about {} bytes of host memory ({} arena pages of 4 KiB, fingerprints written and checked in place), more than the {available} bytes available",
         needed.total(),
-        needed.arena_pages,
-        needed.buffer_bytes
+        needed.arena_pages
     )]
     HostMemory {
         /// The estimate.

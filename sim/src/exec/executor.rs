@@ -6,10 +6,13 @@
 //! ([`SharedRanges`]), mapped into every core's view at the
 //! same addresses (an address decides the arena, not the tensor). The loader writes every
 //! input and weight at its pre-placed address on every core. Each core then runs its ops in
-//! order: before op `i` it waits for every cross-core edge into `(core, i)`; it READS each
-//! input tensor and checks every byte against the fingerprint its defining op wrote
-//! ([`crate::exec::fingerprint`]); it checks that the op's distinct operands occupy disjoint bytes
-//! (an in-flight overlap); then it WRITES each output with its fingerprint. A tensor's
+//! order: before op `i` it waits for every cross-core edge into `(core, i)` (cores run in
+//! parallel as far as those edges allow); it READS each input tensor and checks every byte
+//! against the fingerprint its defining op wrote ([`crate::exec::fingerprint`]); it checks that
+//! the op's distinct operands occupy disjoint bytes (an in-flight overlap); then it WRITES each
+//! output with its fingerprint. Fingerprints are written and checked in place, a run of arena
+//! pages at a time ([`SparseArena::fill_with`], [`SparseArena::find_in`]): no buffer as large as
+//! a tensor is ever allocated, whatever its size. A tensor's
 //! bytes are its whole aligned footprint `[address, address + aligned)` (4 KiB pages for
 //! DRAM): the planner reserves the padding for it, and filling it means even a 1-byte tensor
 //! carries its writer's id, so a stale or foreign page is always caught. A shared tensor
@@ -18,13 +21,13 @@
 //! address.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex};
+use std::sync::{Condvar, Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use dramalloc_core::liveness::program::Access;
 
 use crate::exec::arena::SparseArena;
-use crate::exec::fingerprint::{fill, first_mismatch, writer_of, TensorId, LOADER_DEF};
+use crate::exec::fingerprint::{fill_at, mismatch_at, writer_of, TensorId, LOADER_DEF};
 use crate::exec::shared_ranges::SharedRanges;
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
@@ -126,7 +129,8 @@ struct Shared<'m> {
     model: &'m SimModel,
     plan: &'m PlannedModel,
     region: SharedRanges,
-    arena: Mutex<SparseArena>,
+    /// Cores read shared tensors at the same time; a write takes it alone.
+    arena: RwLock<SparseArena>,
     progress: Mutex<Vec<u64>>,
     advanced: Condvar,
     abort: AtomicBool,
@@ -137,32 +141,85 @@ struct Shared<'m> {
 impl Shared<'_> {
     fn write(&self, private: &mut SparseArena, addr: u64, data: &[u8]) {
         self.chunks(addr, data.len() as u64, |a, off, len, shared| {
-            let d = &data[off..off + len];
+            let d = &data[off as usize..(off + len) as usize];
             if shared {
-                self.arena.lock().unwrap_or_else(|e| e.into_inner()).write(a, d);
+                self.arena.write().unwrap_or_else(|e| e.into_inner()).write(a, d);
             } else {
                 private.write(a, d);
             }
+            None::<()>
         });
     }
 
     fn read(&self, private: &SparseArena, addr: u64, out: &mut [u8]) {
         let len = out.len() as u64;
         self.chunks(addr, len, |a, off, n, shared| {
-            let o = &mut out[off..off + n];
+            let o = &mut out[off as usize..(off + n) as usize];
             if shared {
-                self.arena.lock().unwrap_or_else(|e| e.into_inner()).read(a, o);
+                self.arena.read().unwrap_or_else(|e| e.into_inner()).read(a, o);
             } else {
                 private.read(a, o);
             }
+            None::<()>
         });
     }
 
-    /// Splits `[addr, addr + len)` at the shared ranges' boundaries.
-    fn chunks(&self, addr: u64, len: u64, mut f: impl FnMut(u64, usize, usize, bool)) {
-        self.region.split(addr, addr.saturating_add(len), |lo, hi, shared| {
-            f(lo, (lo - addr) as usize, (hi - lo) as usize, shared)
+    /// Writes the fingerprint of `len` bytes of `id` defined by `def` at `addr`, straight
+    /// into the arenas' pages (no buffer: a tensor of any size costs no host memory beyond
+    /// its pages).
+    fn write_fingerprint(&self, private: &mut SparseArena, addr: u64, len: u64, id: TensorId, def: u32) {
+        self.chunks(addr, len, |a, off, n, shared| {
+            let fill = |bytes: &mut [u8], done: u64| fill_at(bytes, off + done, id, def);
+            if shared {
+                self.arena.write().unwrap_or_else(|e| e.into_inner()).fill_with(a, n, fill);
+            } else {
+                private.fill_with(a, n, fill);
+            }
+            None::<()>
         });
+    }
+
+    /// Offset of the first byte of `[addr, addr + len)` that differs from the fingerprint of
+    /// `id` defined by `def`, checked page by page in place (wide compares, no buffer).
+    fn find_mismatch(
+        &self,
+        private: &SparseArena,
+        addr: u64,
+        len: u64,
+        id: TensorId,
+        def: u32,
+    ) -> Option<u64> {
+        self.chunks(addr, len, |a, off, n, shared| {
+            let check = |bytes: &[u8], done: u64| mismatch_at(bytes, off + done, id, def);
+            let found = if shared {
+                self.arena.read().unwrap_or_else(|e| e.into_inner()).find_in(a, n, check)
+            } else {
+                private.find_in(a, n, check)
+            };
+            found.map(|i| off + i)
+        })
+    }
+
+    /// Splits `[addr, addr + len)` at the shared ranges' boundaries and calls
+    /// `f(address, offset, len, shared)` for each piece in order, until one returns an answer.
+    fn chunks<R>(
+        &self,
+        addr: u64,
+        len: u64,
+        mut f: impl FnMut(u64, u64, u64, bool) -> Option<R>,
+    ) -> Option<R> {
+        let mut done = 0u64;
+        while done < len {
+            let a = addr.saturating_add(done);
+            let shared = self.region.contains(a);
+            let limit = self.region.run_end(a);
+            let n = (limit - a).min(len - done).max(1);
+            if let Some(r) = f(a, done, n, shared) {
+                return Some(r);
+            }
+            done += n;
+        }
+        None
     }
 
     fn id(&self, core: usize, loc: u32) -> TensorId {
@@ -285,7 +342,7 @@ pub fn execute_jittered(
         model,
         plan,
         region,
-        arena: Mutex::new(SparseArena::new()),
+        arena: RwLock::new(SparseArena::new()),
         progress: Mutex::new(vec![0; n]),
         advanced: Condvar::new(),
         abort: AtomicBool::new(false),
@@ -320,7 +377,7 @@ pub fn execute_jittered(
         total.bytes_verified += rep.bytes_verified;
         total.committed_bytes += committed;
     }
-    total.committed_bytes += sh.arena.lock().unwrap_or_else(|e| e.into_inner()).committed_bytes();
+    total.committed_bytes += sh.arena.read().unwrap_or_else(|e| e.into_inner()).committed_bytes();
     total.sim_time = start.elapsed();
     match first_err {
         Some(collision) => Err(Box::new(ExecFailure { collision, partial: total })),
@@ -364,8 +421,6 @@ fn run_core_inner(
     let pl = &sh.plan.placements[k];
     let mut arena = SparseArena::new();
     let mut rep = ExecReport::default();
-    let mut buf = Vec::new();
-    let mut out = Vec::new();
     let op_name = |i: usize| c.op_names.get(i).cloned().unwrap_or_default();
     let addr_of = |l: u32, i: usize| {
         pl[l as usize].address.ok_or_else(|| Collision::Unaddressed {
@@ -378,9 +433,8 @@ fn run_core_inner(
     for (l, kind) in c.kinds.iter().enumerate() {
         if kind.is_loaded() {
             if let Some(a) = pl[l].address {
-                fill(&mut buf, sh.id(k, l as u32), LOADER_DEF, pl[l].aligned);
-                sh.write(&mut arena, a, &buf);
-                rep.bytes_written += buf.len() as u64;
+                sh.write_fingerprint(&mut arena, a, pl[l].aligned, sh.id(k, l as u32), LOADER_DEF);
+                rep.bytes_written += pl[l].aligned;
             }
         }
     }
@@ -434,19 +488,17 @@ fn run_core_inner(
                     .map_or(u32::MAX, |&(di, _)| di),
                 TensorId::Private { .. } => last_def[l as usize],
             };
-            buf.resize(bytes as usize, 0);
-            sh.read(&arena, a, &mut buf);
-            if let Some(bad) = first_mismatch(&buf, id, def) {
+            if let Some(bad) = sh.find_mismatch(&arena, a, bytes, id, def) {
                 let w = bad / 8 * 8;
                 let mut word = [0u8; 8];
-                let end = (w + 8).min(buf.len());
-                word[..end - w].copy_from_slice(&buf[w..end]);
+                let n = (bytes - w).min(8) as usize;
+                sh.read(&arena, a + w, &mut word[..n]);
                 return Err(Collision::WrongBytes {
                     core: k as u32,
                     op: op_name(i),
                     tensor: c.names[l as usize].clone(),
-                    found: sh.describe(k, u64::from_le_bytes(word), id, def, (bad / 8) as u64),
-                    address: a + bad as u64,
+                    found: sh.describe(k, u64::from_le_bytes(word), id, def, bad / 8),
+                    address: a + bad,
                 });
             }
             rep.bytes_verified += bytes;
@@ -454,9 +506,9 @@ fn run_core_inner(
         for o in ops.iter().filter(|o| o.access == Access::Def) {
             let l = o.location;
             let a = addr_of(l, i)?;
-            fill(&mut out, sh.id(k, l), i as u32, pl[l as usize].aligned);
-            sh.write(&mut arena, a, &out);
-            rep.bytes_written += out.len() as u64;
+            let bytes = pl[l as usize].aligned;
+            sh.write_fingerprint(&mut arena, a, bytes, sh.id(k, l), i as u32);
+            rep.bytes_written += bytes;
             last_def[l as usize] = i as u32;
         }
         if let Some(x) = opts.corrupt.filter(|x| x.core == k && x.after_instruction as usize == i) {

@@ -7,10 +7,16 @@
 //!   it defines, each over its aligned footprint; a page inside the shared region
 //!   `[shared_base, shared_base + shared bytes)` or among the CC region's collective buffers
 //!   ([`crate::exec::shared_ranges`]) is committed once in the shared arena, any
-//!   other in the writing core's own arena. Each page costs [`ARENA_PAGE`] bytes plus
-//!   [`PAGE_OVERHEAD`] for its page-table entry and allocation header.
-//! - **fingerprint buffers**: each core (a thread) keeps one read and one write buffer, each
-//!   as large as the largest tensor it reads or writes ([`buffer_bytes`]).
+//!   other in the writing core's own arena. Each page costs [`ARENA_PAGE`] bytes of its slab
+//!   plus [`PAGE_OVERHEAD`] for its page-table entry.
+//! - **slab rounding**: an arena hands its pages out of 64 MiB slabs in first-touch order,
+//!   which the kernel commits as they are touched, in 2 MiB huge pages where it can: each
+//!   arena (every core's and the shared one) commits at most [`HUGE_PAGE`] bytes past its
+//!   pages. Slabs an earlier execution in the same process left in the reuse pool (at most
+//!   16) are not counted: `dramalloc run` executes once.
+//! - no fingerprint buffer: the executor writes and checks fingerprints in place in the
+//!   arena's pages (`SparseArena::fill_with`, `find_in`), so a tensor of any size costs only
+//!   its pages.
 //! - **bookkeeping**: [`BOOKKEEPING_PER_ITEM`] bytes per instruction, location and cross-core
 //!   edge (the executor's wait lists, def tables and shared-entry maps).
 //!
@@ -24,9 +30,13 @@ use crate::model::SimModel;
 use crate::planning::PlannedModel;
 
 /// Host bytes per committed arena page beyond its 4096 data bytes: the page-table entry (an
-/// 8-byte key and a 16-byte boxed-slice pointer, at a hash table's load factor up to twice
-/// that) and the allocator's header of the page's box. An upper estimate.
+/// 8-byte page number and a 4-byte slot, 16 bytes with padding and a control byte, at a hash
+/// table's load factor, which after a growth can be as low as 7/16). An upper estimate.
 pub const PAGE_OVERHEAD: u64 = 64;
+
+/// The kernel's transparent huge page, bytes: the most an arena's last slab commits past its
+/// pages (the arena asks for huge pages; without them the kernel commits 4 KiB pages).
+pub const HUGE_PAGE: u64 = 2 << 20;
 
 /// Host bytes per instruction, location and cross-core edge for the executor's tables.
 pub const BOOKKEEPING_PER_ITEM: u64 = 32;
@@ -38,8 +48,8 @@ pub struct HostEstimate {
     pub arena_pages: u64,
     /// Host bytes of those pages, their overhead included.
     pub arena_bytes: u64,
-    /// Fingerprint buffers of all cores.
-    pub buffer_bytes: u64,
+    /// Slab rounding of all arenas: at most one [`HUGE_PAGE`] each.
+    pub slab_slack_bytes: u64,
     /// The executor's tables.
     pub bookkeeping_bytes: u64,
 }
@@ -47,14 +57,8 @@ pub struct HostEstimate {
 impl HostEstimate {
     /// Everything, bytes (saturating).
     pub fn total(&self) -> u64 {
-        self.arena_bytes.saturating_add(self.buffer_bytes).saturating_add(self.bookkeeping_bytes)
+        self.arena_bytes.saturating_add(self.slab_slack_bytes).saturating_add(self.bookkeeping_bytes)
     }
-}
-
-/// The fingerprint buffers of one core whose largest read tensor has `read` and largest
-/// written tensor `write` aligned bytes: the executor fills one buffer per direction, whole.
-pub fn buffer_bytes(read: u64, write: u64) -> u64 {
-    read.saturating_add(write)
 }
 
 /// Pages in the union of inclusive page ranges (sorted here). O(n log n).
@@ -81,25 +85,18 @@ pub fn estimate(model: &SimModel, plan: &PlannedModel) -> HostEstimate {
     let region = SharedRanges::of(plan);
     let page = |a: u64| a / ARENA_PAGE;
     let mut shared: Vec<(u64, u64)> = Vec::new();
-    let (mut pages, mut buffers, mut items) = (0u64, 0u64, plan.edges.len() as u64);
+    let (mut pages, mut items) = (0u64, plan.edges.len() as u64);
     for (k, c) in model.cores.iter().enumerate() {
         let pl = &plan.placements[k];
         let mut written = vec![false; c.locations.len()];
-        let (mut read, mut write) = (0u64, 0u64);
         for (l, kind) in c.kinds.iter().enumerate() {
-            if kind.is_loaded() {
-                written[l] = true;
-                read = read.max(pl[l].aligned);
-            }
+            written[l] |= kind.is_loaded();
         }
         for o in &c.operands {
-            let l = o.location as usize;
-            match o.access {
-                dramalloc_core::liveness::program::Access::Def => {
-                    written[l] = true;
-                    write = write.max(pl[l].aligned);
+            if o.access == dramalloc_core::liveness::program::Access::Def {
+                if let Some(w) = written.get_mut(o.location as usize) {
+                    *w = true;
                 }
-                dramalloc_core::liveness::program::Access::Use => read = read.max(pl[l].aligned),
             }
         }
         let mut private: Vec<(u64, u64)> = Vec::new();
@@ -113,14 +110,14 @@ pub fn estimate(model: &SimModel, plan: &PlannedModel) -> HostEstimate {
             });
         }
         pages = pages.saturating_add(union_pages(&mut private));
-        buffers = buffers.saturating_add(buffer_bytes(read, write));
         items += (c.instructions.len() + c.locations.len()) as u64;
     }
     pages = pages.saturating_add(union_pages(&mut shared));
     HostEstimate {
         arena_pages: pages,
         arena_bytes: pages.saturating_mul(ARENA_PAGE + PAGE_OVERHEAD),
-        buffer_bytes: buffers,
+        // every core's arena and the shared one
+        slab_slack_bytes: (model.cores.len() as u64 + 1).saturating_mul(HUGE_PAGE),
         bookkeeping_bytes: items.saturating_mul(BOOKKEEPING_PER_ITEM),
     }
 }

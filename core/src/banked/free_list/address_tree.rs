@@ -1,35 +1,57 @@
-//! The address tree: a treap of the free blocks by address, augmented with the largest free size.
+//! The address tree: a treap of the free blocks by address, augmented with the largest free size
+//! on each side of a node.
 //! Uses: block_table; used by: mod.rs, failures, free_index, invariants.
 
 use super::block_table::{priority, Block, NONE};
 use super::FreeList;
 
-/// The address tree: a treap of the free blocks by address, augmented with `max_free`.
+/// The address tree: a treap of the free blocks by address, each node augmented with the
+/// largest free size in its left (`max_left`) and right (`max_right`) subtree.
 impl<const BLOCKS: usize> FreeList<BLOCKS> {
+    /// The largest free size in the subtree of `slot` (0 for `NONE`).
     pub(super) fn max_of(&self, slot: u32) -> u64 {
         if slot == NONE {
             0
         } else {
-            self.b(slot).max_free
+            let b = self.b(slot);
+            b.size.max(b.max_left).max(b.max_right)
         }
     }
 
-    /// Recomputes `max_free` of `slot` from its size and children; returns the new value.
-    pub(super) fn pull(&mut self, slot: u32) -> u64 {
+    /// Recomputes `max_left`/`max_right` of `slot` from its children.
+    pub(super) fn pull(&mut self, slot: u32) {
         let b = *self.b(slot);
-        let m = b.size.max(self.max_of(b.left)).max(self.max_of(b.right));
-        self.m(slot).max_free = m;
-        m
+        let (l, r) = (self.max_of(b.left), self.max_of(b.right));
+        let n = self.m(slot);
+        n.max_left = l;
+        n.max_right = r;
     }
 
-    /// Recomputes `max_free` from `slot` up to the root, stopping once a value is unchanged.
-    pub(super) fn refresh_up(&mut self, mut slot: u32) {
-        while slot != NONE {
-            let old = self.b(slot).max_free;
-            if self.pull(slot) == old {
+    /// Recomputes the augmentation of `slot` and then of its ancestors, stopping once an
+    /// ancestor's value is unchanged.
+    pub(super) fn refresh_up(&mut self, slot: u32) {
+        if slot != NONE {
+            self.pull(slot);
+            self.refresh_above(slot);
+        }
+    }
+
+    /// Updates the ancestors of `slot` after its own size changed (its children did not),
+    /// stopping once an ancestor's value is unchanged.
+    pub(super) fn refresh_above(&mut self, mut slot: u32) {
+        loop {
+            let parent = self.b(slot).parent;
+            if parent == NONE {
                 return;
             }
-            slot = self.b(slot).parent;
+            let m = self.max_of(slot);
+            let p = self.m(parent);
+            let side = if p.left == slot { &mut p.max_left } else { &mut p.max_right };
+            if *side == m {
+                return;
+            }
+            *side = m;
+            slot = parent;
         }
     }
 
@@ -81,16 +103,20 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         let mut go_left = false;
         while cur != NONE {
             let c = self.m(cur);
-            // x ends up in this subtree.
-            c.max_free = c.max_free.max(size);
             parent = cur;
             go_left = addr < c.addr;
+            // x ends up in this side's subtree (selects, not branches).
+            let side = if go_left { c.max_left } else { c.max_right };
+            let grown = side.max(size);
+            c.max_left = if go_left { grown } else { c.max_left };
+            c.max_right = if go_left { c.max_right } else { grown };
             cur = if go_left { c.left } else { c.right };
         }
         let n = self.m(x);
         n.left = NONE;
         n.right = NONE;
-        n.max_free = size;
+        n.max_left = 0;
+        n.max_right = 0;
         n.parent = parent;
         if parent == NONE {
             self.root = x;
@@ -120,6 +146,8 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
                 n.left = NONE;
                 n.right = NONE;
                 n.parent = NONE;
+                n.max_left = 0;
+                n.max_right = 0;
                 return;
             }
             let up = if priority(left) > priority(right) { left } else { right };
@@ -133,15 +161,14 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if self.max_of(n) < s {
             return None;
         }
-        while n != NONE {
-            let b = self.b(n);
-            if self.max_of(b.left) >= s {
-                n = b.left;
-            } else if b.size >= s {
+        // The direction is a select, not a branch (it is unpredictable); only the exit,
+        // taken once, is a branch. `NONE` is past the table, so one bounds test ends the walk.
+        while let Some(b) = self.blocks.get(n as usize) {
+            let left = b.max_left >= s;
+            if !left && b.size >= s {
                 return Some(n);
-            } else {
-                n = b.right;
             }
+            n = if left { b.left } else { b.right };
         }
         None
     }
@@ -152,15 +179,12 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if self.max_of(n) < s {
             return None;
         }
-        while n != NONE {
-            let b = self.b(n);
-            if self.max_of(b.right) >= s {
-                n = b.right;
-            } else if b.size >= s {
+        while let Some(b) = self.blocks.get(n as usize) {
+            let right = b.max_right >= s;
+            if !right && b.size >= s {
                 return Some(n);
-            } else {
-                n = b.left;
             }
+            n = if right { b.right } else { b.left };
         }
         None
     }
@@ -171,12 +195,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         let mut found = None;
         while n != NONE {
             let b = self.b(n);
-            if b.addr <= rel {
-                found = Some(n);
-                n = b.right;
-            } else {
-                n = b.left;
-            }
+            let at_or_below = b.addr <= rel;
+            found = if at_or_below { Some(n) } else { found };
+            n = if at_or_below { b.right } else { b.left };
         }
         found
     }

@@ -22,14 +22,19 @@ pub(super) enum State {
     Spare,
 }
 
-/// One block-table slot (48 bytes).
+/// One block-table slot: 56 bytes of fields, aligned to one 64-byte cache line, so a tree
+/// descent's step (`size`, `max_left`/`max_right`, `left`/`right`) loads one line, never two.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub(super) struct Block {
     /// Start, relative to the allocator's 0.
     pub(super) addr: u64,
     pub(super) size: u64,
-    /// Free blocks: the largest `size` in this node's address-tree subtree.
-    pub(super) max_free: u64,
+    /// Free blocks: the largest `size` in the left subtree of this node's address-tree node
+    /// (0 when empty), so a first-fit descent decides at a node without loading a child.
+    pub(super) max_left: u64,
+    /// Free blocks: likewise for the right subtree.
+    pub(super) max_right: u64,
     /// Previous block in address order.
     pub(super) prev: u32,
     /// Next block in address order; for a spare slot, the next spare slot.
@@ -47,7 +52,18 @@ impl Block {
     pub(super) const VOID: Self = Self::new(0, 0, NONE, NONE, State::Spare);
 
     pub(super) const fn new(addr: u64, size: u64, prev: u32, next: u32, state: State) -> Self {
-        Self { addr, size, max_free: size, prev, next, left: NONE, right: NONE, parent: NONE, state }
+        Self {
+            addr,
+            size,
+            max_left: 0,
+            max_right: 0,
+            prev,
+            next,
+            left: NONE,
+            right: NONE,
+            parent: NONE,
+            state,
+        }
     }
 }
 

@@ -7,18 +7,21 @@ use crate::banked::error::{BankedError, OutOfMemory};
 /// The error values of failed requests.
 impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// The out-of-memory error of a request of `request` bytes (`s` after rounding).
+    /// O(1): the figures [`FreeList::statistics`] gives, without its descent for the
+    /// largest block's address.
     pub(super) fn oom(&self, request: u64, s: u64) -> BankedError {
-        let st = self.statistics();
+        let total = self.config.size - self.base;
+        let free = total - self.allocated_bytes;
         BankedError::OutOfMemory(OutOfMemory {
             buffer_type: None,
             request,
             num_banks: 1,
             per_bank: s,
-            bank_size: st.total,
-            allocated: st.allocated,
-            free: st.free,
-            largest_free: st.largest_free,
-            kind: OutOfMemory::classify(s, st.free),
+            bank_size: total,
+            allocated: self.allocated_bytes,
+            free,
+            largest_free: self.max_of(self.root),
+            kind: OutOfMemory::classify(s, free),
         })
     }
 

@@ -42,7 +42,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         let b = self.m(slot);
         b.addr = addr;
         b.size = size;
-        self.refresh_up(slot);
+        self.refresh_above(slot);
         if best {
             self.size_insert(slot);
         }

@@ -6,7 +6,7 @@ use super::FreeList;
 
 impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// empty block and no two adjacent free blocks; the address tree holds exactly the free
-    /// blocks in address order with correct parent links, heap priorities and `max_free`; the
+    /// blocks in address order with correct parent links, heap priorities and the largest free size on each side; the
     /// size tree (BEST) holds them in `(size, address)` order; the allocated map finds every
     /// allocated block; the counters and the spare stack match. O(n).
     ///
@@ -127,7 +127,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
                     return Err("address tree out of order");
                 }
             }
-            if b.max_free != b.size.max(self.max_of(b.left)).max(self.max_of(b.right)) {
+            if b.max_left != self.max_of(b.left) || b.max_right != self.max_of(b.right) {
                 return Err("address-tree augmentation drifted");
             }
         }

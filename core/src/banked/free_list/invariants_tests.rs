@@ -156,8 +156,7 @@ fn adjacent_free_blocks_are_rejected() {
     insert(&mut fl, nodes[2]);
     // Augmentation bottom-up: the deepest node first.
     for &s in nodes.iter().rev() {
-        let b = fl.blocks[s as usize];
-        fl.blocks[s as usize].max_free = b.size.max(fl.max_of(b.left)).max(fl.max_of(b.right));
+        fl.pull(s);
     }
     expect(&fl, "two adjacent free blocks");
 }
@@ -219,16 +218,14 @@ fn address_tree_corruptions() {
     let (p, ch) = tree_pair(&fl);
     *child_link(&mut fl, p, ch) = NONE;
     fl.blocks[ch as usize].parent = NONE;
-    let size = fl.blocks[p as usize].size;
-    fl.blocks[p as usize].max_free = size;
+    fl.pull(p);
     expect(&fl, "free block not linked into the address tree");
 
     // The child still names its parent, the parent no longer links it: missed by the walk.
     let mut fl = layout(Policy::First);
     let (p, ch) = tree_pair(&fl);
     *child_link(&mut fl, p, ch) = NONE;
-    let size = fl.blocks[p as usize].size;
-    fl.blocks[p as usize].max_free = size;
+    fl.pull(p);
     expect(&fl, "free block missing from the address tree or out of order");
 
     // A child link to an allocated block.
@@ -251,7 +248,12 @@ fn address_tree_corruptions() {
         let mut fl = layout(Policy::First);
         let pair = tree_pair(&fl);
         let s = if who == 0 { pair.0 } else { pair.1 } as usize;
-        fl.blocks[s].max_free = fl.blocks[s].max_free.wrapping_add_signed(delta);
+        let b = &mut fl.blocks[s];
+        if who == 0 {
+            b.max_left = b.max_left.wrapping_add_signed(delta);
+        } else {
+            b.max_right = b.max_right.wrapping_add_signed(delta);
+        }
         expect(&fl, "address-tree augmentation drifted");
     }
 }
@@ -274,9 +276,8 @@ fn address_tree_heap_order_is_checked() {
     } else {
         fl.blocks[ch as usize].right = p;
     }
-    let (ps, cs) = (fl.blocks[p as usize].size, fl.blocks[ch as usize].size);
-    fl.blocks[p as usize].max_free = ps;
-    fl.blocks[ch as usize].max_free = ps.max(cs);
+    fl.pull(p);
+    fl.pull(ch);
     expect(&fl, "address-tree link or heap order broken");
 }
 

@@ -24,10 +24,11 @@
 //!   slots freed by merging go on a LIFO stack (linked through the table) and are reused
 //!   first.
 //! * **Address tree** (`address_tree.rs`): the free blocks in a treap ordered by address,
-//!   each node augmented with the largest free size in its subtree. FIRST is one descent:
-//!   the lowest-address fitting block (left first) bottom-up, the highest (right first)
-//!   top-down. The largest free block of [`FreeList::statistics`] is the root's augmentation
-//!   plus one descent.
+//!   each node augmented with the largest free size in its left and in its right subtree, so
+//!   a descent decides at a node from that node alone (one dependent load per level, the
+//!   direction a select rather than a branch). FIRST is one descent: the lowest-address
+//!   fitting block (left first) bottom-up, the highest (right first) top-down. The largest
+//!   free block of [`FreeList::statistics`] is the root's augmentation plus one descent.
 //! * **Size tree** (`size_tree.rs`, BEST only): the free blocks in a second treap ordered by
 //!   `(size, address)`; BEST is one or two descents.
 //! * **Allocated map** (`allocated_map.rs`): a chained hash table of `BLOCKS` buckets from
@@ -77,7 +78,7 @@ pub use records::{BlockInfo, Blocks, FreeListConfig, Policy, Statistics, MAX_ADD
 ///
 /// Capacity exhaustion is an error ([`BankedError::CapacityExhausted`]) that leaves the
 /// allocator unchanged. `BLOCKS` must be in `1..=u32::MAX - 1` (checked at compile time).
-/// Footprint: about 64 bytes per block.
+/// Footprint: about 72 bytes per block.
 ///
 /// ```
 /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
