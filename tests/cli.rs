@@ -320,6 +320,44 @@ fn a_failing_run_still_writes_its_reports_marked_failed() {
 }
 
 #[test]
+fn a_run_that_fails_in_planning_or_on_a_spill_replaces_the_earlier_reports() {
+    let dir = scratch("failed-plan");
+    let d = dir.to_str().unwrap();
+    let vgg = data("models/onnx_vgg19.json");
+    let good = |out: &Out| assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let verdict = || {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        v["verdict"].as_str().unwrap().to_owned()
+    };
+    // planning fails: no plan, so the FAILED summary alone, every earlier file removed
+    good(&dramalloc(&["run", &vgg, "--report-dir", d]));
+    let out =
+        dramalloc(&["run", &vgg, "--hbm-window", "100M", "--allreduce-buffer-size", "1", "--report-dir", d]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(out.stdout, format!("reports (of the failed run): {d}\n"));
+    assert_eq!(
+        verdict(),
+        "FAILED: plan failed: DramAllocation on core 0: HBM budget: at op 1 `n1` 601014272 live DRAM bytes \
+         (601014272 private + 0 shared, counted once) do not fit the 104857600-byte budget"
+    );
+    for stale in ["plan.csv", "layout.svg", "plan.bin", "plan.h"] {
+        assert!(!dir.join(stale).exists(), "{stale}");
+    }
+    // a spill left unaddressed: the plan exists, so plan.csv and layout.svg of it, no plan.bin/plan.h
+    good(&dramalloc(&["run", &vgg, "--report-dir", d]));
+    let out = dramalloc(&["run", &vgg, "--disable-dram-allocation", "--report-dir", d]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(verdict(), "FAILED: DRAM spill `r0` on core 0 has no address");
+    assert!(std::fs::read_to_string(dir.join("layout.svg"))
+        .unwrap()
+        .contains(">FAILED RUN: onnx_vgg19: core 0 of 2,"));
+    assert!(std::fs::read_to_string(dir.join("plan.csv")).unwrap().starts_with("tensor,core,address,"));
+    assert!(!dir.join("plan.bin").exists() && !dir.join("plan.h").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
     let dir = scratch("model");
     let bin = dir.join("sq.bin");
