@@ -357,6 +357,61 @@ fn a_run_that_fails_in_planning_or_on_a_spill_replaces_the_earlier_reports() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Standard output that fails every write with `kind` (a full disk: ENOSPC; a reader gone: EPIPE).
+struct Failing(std::io::Error);
+
+impl std::io::Write for Failing {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(match self.0.raw_os_error() {
+            Some(n) => std::io::Error::from_raw_os_error(n),
+            None => std::io::Error::from(self.0.kind()),
+        })
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `dramalloc ARGS` printing to a standard output that fails with `e`: the exit code and stderr.
+fn dramalloc_failing_stdout(args: &[&str], e: std::io::Error) -> (ExitCode, String) {
+    let (mut o, mut err) = (Failing(e), Vec::new());
+    let mut con = Console { stdin: &mut std::io::empty(), stdout: &mut o, stderr: &mut err, progress: false };
+    let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
+    (code, String::from_utf8(err).unwrap())
+}
+
+#[test]
+fn a_primary_output_lost_on_stdout_exits_1_and_a_broken_pipe_quietly() {
+    let dir = scratch("stdout");
+    let csv = dir.join("g.csv");
+    assert_eq!(
+        dramalloc(&["generate", "-n", "50", "-o", csv.to_str().unwrap()]).code,
+        ExitCode::from(CODE_OK)
+    );
+    let (csv, onnx, json) =
+        (csv.to_str().unwrap(), data("models/onnx_squeezenet.onnx"), data("models/onnx_squeezenet.json"));
+    let commands: [&[&str]; 5] = [
+        &["plan", csv, "-o", "-"],
+        &["plan", csv, "-o", "-", "--format", "bin"],
+        &["import", &onnx, "-o", "-"],
+        &["generate", "-n", "50", "-o", "-"],
+        &["run", &json, "--cores", "1"],
+    ];
+    for args in commands {
+        let (code, err) = dramalloc_failing_stdout(args, std::io::Error::from_raw_os_error(28));
+        assert_eq!(code, ExitCode::from(CODE_FAILED), "{args:?}");
+        assert!(
+            err.ends_with("error: standard output: No space left on device (os error 28)\n"),
+            "{args:?}: {err}"
+        );
+        let (code, err) =
+            dramalloc_failing_stdout(args, std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(code, ExitCode::from(CODE_FAILED), "{args:?}");
+        assert!(!err.contains("error"), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
     let dir = scratch("model");

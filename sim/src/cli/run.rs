@@ -9,7 +9,7 @@ use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, Strategy};
 
 use super::args::{self, parse_fault, parse_input_shape, read_text, strategy_parser, SIZES};
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::faults::Fault;
 use crate::input::import::ModelFormat;
@@ -211,7 +211,9 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
     let svg_core = a.svg_core as usize;
     match run(&program, &opts) {
         Ok(out) => {
-            show(con.stdout, &out.summary, a.json);
+            // the summary goes out whole at the end, checked: a lost summary is a failed run
+            let mut text = Vec::new();
+            show(&mut text, &out.summary, a.json);
             if let Some(dir) = &a.report_dir {
                 if let Err(e) = crate::report::write_reports(
                     dir,
@@ -224,8 +226,11 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
                     return fail(con, format!("writing reports to {}: {e}", dir.display()), EXIT_FAILED);
                 }
                 if !a.json {
-                    let _ = writeln!(con.stdout, "reports: {}", dir.display());
+                    let _ = writeln!(text, "reports: {}", dir.display());
                 }
+            }
+            if let Err(e) = con.write_out(|o| o.write_all(&text)) {
+                return stdout_failed(con, &e);
             }
             if let Some(f) = &out.injected {
                 return fail(con, format!("the injected fault {f} was not detected"), EXIT_FAILED);
@@ -234,8 +239,9 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
         }
         Err(e) => {
             let code = e.exit_code() as u8;
+            let mut text = Vec::new();
             if let Some((summary, _)) = e.failed_run() {
-                show(con.stdout, summary, a.json);
+                show(&mut text, summary, a.json);
             }
             if let Some(dir) = &a.report_dir {
                 let written = match e.failed_run() {
@@ -260,12 +266,15 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
                 match written {
                     Ok(()) if a.json => {}
                     Ok(()) => {
-                        let _ = writeln!(con.stdout, "reports (of the failed run): {}", dir.display());
+                        let _ = writeln!(text, "reports (of the failed run): {}", dir.display());
                     }
                     Err(w) => {
                         let _ = writeln!(con.stderr, "error: writing reports to {}: {w}", dir.display());
                     }
                 }
+            }
+            if let Err(w) = con.write_out(|o| o.write_all(&text)) {
+                let _ = stdout_failed(con, &w); // the run's own exit code stands
             }
             match &e {
                 RunError::Input(_) | RunError::Plan(_) => fail(con, format!("{source}: {e}"), code),
