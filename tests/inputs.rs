@@ -451,7 +451,7 @@ fn derived_rows(p: &dramalloc_sim::input::Program) -> Vec<Buffer> {
 #[test]
 fn every_model_json_parses_and_matches_its_csv() {
     let dir = data_dir();
-    let index = std::fs::read_to_string(dir.join("models/index.csv")).unwrap();
+    let index = std::fs::read_to_string(dir.join("models_index.csv")).unwrap();
     // model -> (ops, csv rows, tensors)
     let mut expected: HashMap<String, (usize, usize, usize)> = HashMap::new();
     for line in index.lines().skip(1) {

@@ -55,22 +55,26 @@ fn a_two_core_run_logs_the_seed_s_milestones() {
     };
     let (s0, s1) = (slice(0), slice(1));
     // x: 5000 B at 0 and y: 4096 B at 8192 are pre-placed (hwm = 12287); each core's stage op
-    // is collective over `a` (8192 B) and its slice (4096 B): auto CC limit 12288
+    // is collective over `a` (8192 B) and its slice (4096 B): the seed's sum over both cores,
+    // each operand's Info size plus its bytes, 2 x (8192 + 8192 + 4096 + 4096) = 49152,
+    // logged once by the pipeline for the device's region
     let private = [
         "INFO Already used DRAM hwm: 12287",
-        "INFO CC buffer size limit 12288",
         // `a` [c0, stage] and `a/reduced` [gather, o0]: one interval each
         "INFO Num intervals 2 Num locations 2",
         "INFO Real CC buffer size 0",
         "INFO DRAM allocation successful",
     ];
-    let mut expected: Vec<String> = private.iter().chain(&private).map(|s| s.to_string()).collect();
-    // the shared set (the two slices) placed once by core 0, then equalized on core 1
+    let mut expected = vec!["INFO CC buffer size limit 49152".to_string()];
+    expected.extend(private.iter().chain(&private).map(|s| s.to_string()));
+    // the shared set (the two slices, collective buffers) placed once by core 0 in the CC
+    // region, 2 x 4096 bytes of it used, then equalized on core 1
     expected.extend(
         [
             "INFO Num intervals 2 Num locations 2",
             "INFO Real CC buffer size 0",
             "INFO DRAM allocation successful",
+            "INFO Real CC buffer size 8192",
         ]
         .map(String::from),
     );

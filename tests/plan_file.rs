@@ -257,7 +257,11 @@ fn wrong_plans_are_rejected_with_the_record_named() {
         PlanFileError::HwmMismatch { core: 1, stored: hwm + 1, computed: hwm }
     );
     // a shared record on core 1 whose twin on core 0 is not shared
-    let bad = edited(&blob, 0, "a/cc_slice1", |r| r.flags = dramalloc_core::plan_file::U16Le::new(0));
+    // (its CC flag stays: it lies in the CC region)
+    let bad = edited(&blob, 0, "a/cc_slice1", |r| {
+        r.flags =
+            dramalloc_core::plan_file::U16Le::new(r.flags.get() & !dramalloc_core::plan_file::FLAG_SHARED)
+    });
     assert_eq!(
         read(&bad).unwrap_err(),
         PlanFileError::MissingTwin {

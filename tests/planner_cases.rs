@@ -74,7 +74,8 @@ fn b13_capacity_error_names_the_buffer() {
 
 #[test]
 fn b14_capacity_check_subtracts_the_collective_region() {
-    // window 256 KiB with a 64 KiB CC region: auto-size it from a 64 KiB collective operand.
+    // window 256 KiB with a 64 KiB CC region: auto-size it from a 32 KiB collective operand
+    // (the seed's sum: its 32 KiB Info size plus its 32 KiB access-pattern footprint).
     let bufs = [Buffer::new(0, 2, 96 * K), Buffer::new(3, 5, 96 * K), Buffer::new(0, 5, 64 * K)];
     let mut st: StaticWorkspace<8, 8, 8> = StaticWorkspace::new();
     let mut ws = st.workspace();
@@ -84,7 +85,7 @@ fn b14_capacity_check_subtracts_the_collective_region() {
             Location::spill(96 * K),
             Location::spill(96 * K),
             Location::spill(64 * K),
-            Location::spill(64 * K),
+            Location::spill(32 * K),
         ];
         // 0: def A, C; 1: -; 2: use A; 3: def B; 4: -; 5: use B, C; 6: collective over D (def+use)
         let ops = [
@@ -112,7 +113,7 @@ fn b14_capacity_check_subtracts_the_collective_region() {
     assert_eq!(p.metrics.cc_limit, 64 * K);
     let addr: Vec<u64> = ws.infos[..3].iter().map(|i| i.address).collect();
     assert_eq!(addr, vec![0, 0, 96 * K]); // A and B share, C above
-                                          // D (the collective operand, 64 KiB) is placed below the CC ceiling too: it is live only
+                                          // D (the collective operand, 32 KiB) is placed below the CC ceiling too: it is live only
                                           // at instruction 6 where nothing else is, so it goes to 0 and the CC region stays empty.
     assert_eq!(ws.infos[3].address, 0);
     assert_eq!(p.metrics.real_cc_bytes, 0);

@@ -196,13 +196,16 @@ fn tensor_parallel_and_slab_runs_report_bounds_that_cover_the_shared_region() {
         },
         ..windows.clone()
     };
-    for opts in [windows, slabs] {
+    // the collective staging slices: in the CC region with windows, in the shared region
+    // without a CC region (`--allreduce-buffer-size 0`)
+    let slices = Part { used: 3_211_264, lower_bound: 3_211_264 };
+    for (opts, shared, cc) in [(windows, Part::default(), slices), (slabs, slices, Part::default())] {
         let out = run(&p, &opts).unwrap();
         for c in &out.summary.per_core {
             let want = CoreBounds {
                 private: Part { used: 113_197_056, lower_bound: 113_197_056 },
-                shared: Part { used: 3_211_264, lower_bound: 3_211_264 },
-                cc: Part::default(),
+                shared,
+                cc,
                 total: Part { used: 116_408_320, lower_bound: 116_408_320 },
             };
             assert_eq!(c.parts, want, "core {} {:?}", c.core, opts.plan.mode);

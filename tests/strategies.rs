@@ -49,10 +49,13 @@ fn sweep_and_exact_plans_are_valid_and_exact_is_at_most_auto() {
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         let sweep = solve(&bufs, 1, None, Strategy::Sweep).unwrap();
         verify(&bufs, &sweep.solution(&bufs), 1, None).unwrap();
+        // a clock that does not bind: exact's 40,000 nodes continue auto's (at most 20,000)
+        let long = std::time::Duration::from_secs(120);
         let exact =
-            solve_within(&bufs, 1, None, Strategy::Exact, std::time::Duration::from_millis(200)).unwrap();
+            dramalloc_sim::quality::problem::solve_bounded(&bufs, 1, None, Strategy::Exact, long, 40_000)
+                .unwrap();
         verify(&bufs, &exact.solution(&bufs), 1, None).unwrap();
-        let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
+        let auto = solve_within(&bufs, 1, None, Strategy::Auto, long).unwrap();
         assert!(exact.metrics.hwm <= auto.metrics.hwm, "{name}");
     }
 }
@@ -116,16 +119,38 @@ fn sizes_whose_sum_overflows_fail_in_every_strategy() {
 #[test]
 fn auto_runs_the_capped_skyline_above_4096_buffers() {
     // 50,000 generated buffers: the greedy members end 0.6 % above the bound; auto's
-    // one-preorder skyline (stopped after 32 re-keys a buffer, these need about 8) reaches it
-    let bufs =
+    // skyline preorder, its re-keys capped by the budget, reaches it. auto as `plan` runs it
+    // (the work budget of 1 s, the interference graph lent where it pays) but on a clock
+    // that never stops it, so the plan depends on the input alone, not on the machine's load
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    use dramalloc_sim::quality::problem::{
+        overlapping_pairs, work_for, ADJACENCY_MAX_ENTRIES, DEFAULT_TIME_LIMIT,
+    };
+    let problem =
         dramalloc_sim::quality::generate::problem(50_000, dramalloc_sim::quality::generate::DEFAULT_SEED);
-    let auto = solve(&bufs, 1, None, Strategy::Auto).unwrap();
-    let greedy = solve(&bufs, 1, None, Strategy::GreedySize).unwrap();
+    let bufs: Vec<Buffer> =
+        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+    let work = work_for(DEFAULT_TIME_LIMIT);
+    let entries = bufs.len() as u64 + 1 + 2 * overlapping_pairs(&problem);
+    let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+    if entries <= ADJACENCY_MAX_ENTRIES
+        && entries * dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY <= work
+    {
+        host = host.with_adjacency(entries as usize);
+    }
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut never_stop = || true;
+    let mut budget = Budget { max_nodes: u64::MAX, work, keep_going: &mut never_stop };
+    let auto = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
+    let greedy = solve(&problem, 1, None, Strategy::GreedySize).unwrap();
     assert_eq!(auto.metrics.hwm, auto.metrics.lower_bound);
     assert_eq!(auto.metrics.hwm, 81_943_296);
     assert!(greedy.metrics.hwm > auto.metrics.hwm);
-    assert_eq!(dramalloc_core::Strategy::ALL[auto.metrics.strategy as usize], Strategy::Skyline);
-    verify(&bufs, &auto.solution(&bufs), 1, None).unwrap();
+    assert_eq!(auto.members.best, Some(dramalloc_core::place::report::Member::Skyline(1)));
+    let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
 }
 
 /// The sweep keeps its live buffers in a treap when many are live at once; with the treap's
@@ -249,4 +274,66 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     // the independent verifier agrees
     let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
     verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+}
+
+/// A skyline the clock stops in the middle settles the buffers left (each at its current
+/// minimum offset) instead of returning nothing: on 10,000 long-tail buffers (many re-keys),
+/// with a clock that says stop at its first look inside the skyline, the skyline row still
+/// ran and its plan is kept and valid; every later row is out of time.
+#[test]
+fn a_skyline_stopped_by_the_clock_settles_into_a_plan() {
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    use dramalloc_sim::quality::generate::Shape;
+    let problem = Shape::LongTail.generate(10_000, 1);
+    let bufs: Vec<Buffer> =
+        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+    // the first call (before the skyline row) says go, every later one stop
+    let mut calls = 0u32;
+    let mut clock = || {
+        calls += 1;
+        calls == 1
+    };
+    let mut budget = Budget { max_nodes: 0, work: u64::MAX / 4, keep_going: &mut clock };
+    let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
+    let runs = plan.members.runs();
+    assert_eq!(runs[1].0, Member::Skyline(1));
+    let Outcome::Ran { peak: settled, .. } = runs[1].1 else { panic!("{runs:?}") };
+    let Outcome::Ran { peak: swept, .. } = runs[0].1 else { panic!("{runs:?}") };
+    assert!(runs[2..].iter().all(|&(_, o)| o == Outcome::OutOfTime), "{runs:?}");
+    // settled after its first 4,096 re-keys the skyline's plan is poor (5.87 x the bound),
+    // so the sweep's is kept
+    assert_eq!((settled, swept, plan.metrics.lower_bound), (1_109_255_936, 213_693_184, 189_060_864));
+    assert_eq!(plan.metrics.hwm, swept);
+    assert_eq!(plan.members.best, Some(Member::Sweep));
+    let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+}
+
+/// Every strategy honours the CC region as a ceiling: two 1 MiB buffers live together do
+/// not both fit below the 1.5 MiB ceiling, so the one placed second is retried inside the CC
+/// region `[1.5 MiB, 2.5 MiB)`, at its base.
+#[test]
+fn every_strategy_retries_a_buffer_in_the_cc_region() {
+    use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    const MIB: u64 = 1 << 20;
+    let bufs = [Buffer::new(0, 1, MIB), Buffer::new(0, 1, MIB)];
+    for strategy in Strategy::ALL {
+        let cfg = PlanConfig { window: 5 * MIB / 2, cc: CcSize::Mib(1), strategy };
+        let mut host = HostWorkspace::new(2, 2, 1);
+        let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
+        let mut addr: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        addr.sort_unstable();
+        assert_eq!(addr, [0, 3 * MIB / 2], "{strategy:?}");
+        let m = &plan.metrics;
+        assert_eq!(
+            (m.hwm, m.cc_base, m.allreduce_hwm, m.real_cc_bytes),
+            (5 * MIB / 2, 3 * MIB / 2, 5 * MIB / 2, MIB)
+        );
+    }
 }

@@ -31,6 +31,9 @@ pub struct Metrics {
     pub lower_bound: u64,
     /// Size of the CC region at the top of the window.
     pub cc_limit: u64,
+    /// First byte of the CC region: `window - cc_limit` for one function; in slab mode the
+    /// multi-core pipeline's device-wide region (see `multicore::SharedMode::Slabs`).
+    pub cc_base: u64,
     /// Real CC buffer size: bytes of the CC region actually used.
     pub real_cc_bytes: u64,
     /// Allreduce HWM: highest end address inside the CC region (0 when unused).

@@ -320,6 +320,7 @@ fn plan_built_with(
         aligned_spill_bytes: built.aligned_spill_bytes,
         lower_bound: bound((load_all, load_free)),
         cc_limit,
+        cc_base: cfg.window - cc_limit,
         window: cfg.window,
         strategy: Strategy::ALL.iter().position(|&x| x == cfg.strategy).unwrap_or(0) as u64,
         ..Metrics::default()

@@ -130,6 +130,10 @@ pub struct Summary {
     pub pressure: Option<DevicePressure>,
     /// CC region limit, bytes.
     pub cc_limit: u64,
+    /// First byte of the CC region.
+    pub cc_base: u64,
+    /// Collective staging buffers placed in the CC region (shared by every core).
+    pub cc_collectives: u32,
     /// Bytes written by the simulator.
     pub bytes_written: u64,
     /// Bytes read back and verified.
@@ -440,6 +444,8 @@ pub fn summarize(
         per_core,
         pressure: device,
         cc_limit: plan.metrics.first().map_or(0, |m| m.cc_limit),
+        cc_base: plan.metrics.first().map_or(0, |m| m.cc_base),
+        cc_collectives: plan.report.cc_tensors,
         bytes_written: exec.bytes_written,
         bytes_verified: exec.bytes_verified,
         committed_bytes: exec.committed_bytes,

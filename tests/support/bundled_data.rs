@@ -12,7 +12,7 @@ pub fn data_dir() -> PathBuf {
     dir
 }
 
-/// Files under `dir` (recursively) whose name ends with `ext`, sorted; `index.csv` (the
+/// Files under `dir` (recursively) whose name ends with `ext`, sorted; `models_index.csv` (the
 /// models' table of contents) is left out.
 pub fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -23,7 +23,7 @@ pub fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.to_string_lossy().ends_with(ext)
-                && path.file_name().is_some_and(|n| n != "index.csv")
+                && path.file_name().is_some_and(|n| n != "models_index.csv")
             {
                 out.push(path);
             }

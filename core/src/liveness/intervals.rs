@@ -49,8 +49,9 @@ pub struct Built {
     pub spill_bytes: u64,
     /// The same, each rounded up to the page (seed "aligned spill").
     pub aligned_spill_bytes: u64,
-    /// Sum of the byte sizes of every operand of every collective instruction (each operand
-    /// occurrence counts), the input of the auto-sized CC region.
+    /// The seed's `cc_buffer_size`: for every operand of every collective instruction (each
+    /// occurrence counts) its Info size plus its access-pattern footprint
+    /// ([`crate::cc_region::operand_cc_bytes`]), the input of the auto-sized CC region.
     pub collective_bytes: u64,
 }
 
@@ -146,10 +147,8 @@ pub fn build_from_function_excluding(
                 return Err(PlanError::UnknownLocation { instruction: flat, location: op.location });
             }
             if ins.collective {
-                let loc = &f.locations[op.location as usize];
-                if loc.memory == crate::liveness::program::MemoryType::Dram {
-                    b.collective_bytes = b.collective_bytes.saturating_add(loc.bytes);
-                }
+                let term = crate::cc_region::operand_cc_bytes(&f.locations[op.location as usize]);
+                b.collective_bytes = b.collective_bytes.saturating_add(term);
                 let info = ws.locations[op.location as usize].info;
                 if info != NONE {
                     ws.infos[info as usize].collective = 1;

@@ -15,8 +15,8 @@
 //!    locations sharing bytes), each one an ordering dependency for a runtime.
 //! 4. [`Pass::AntiDependencyPostDram`] — per core: checks every reuse pair is ordered in
 //!    time (access hulls disjoint) and counts the WAR edges (last access → next def).
-//! 5. [`Pass::SharedDramAllocation`] — core 0 places the shared set; other cores get
-//!    remote-local targets.
+//! 5. [`Pass::SharedDramAllocation`] — core 0 places the shared set (the collective
+//!    staging buffers in the CC region); other cores get remote-local targets.
 //! 6. [`Pass::SyncSharedAllocations`] — address equalization across cores.
 //! 7. [`Pass::AntiDependencyPostSharedDram`] — cross-core RAW/WAR/WAW edges over the shared
 //!    region.
@@ -29,6 +29,7 @@
 use heapless::Vec;
 
 use crate::align::{align_up, DRAM_PAGE};
+use crate::cc_region::{cc_buffer_size, CcSize};
 use crate::error::{PlanError, Store};
 use crate::liveness::program::MemoryType;
 use crate::planner::PlanConfig;
@@ -39,7 +40,7 @@ use super::marking::mark_shared;
 use super::module::{build_name_index, Module, ModuleState, MAX_CORES};
 use super::pressure::{check_budget, mem_pressure, Budget, Pressure};
 use super::private_alloc::{allocate_private, place_fixed, reset_state};
-use super::shared_alloc::allocate_shared;
+use super::shared_alloc::{allocate_shared, Region};
 use super::shared_set::{SharedAccess, SharedEntry};
 use super::sync::sync_shared_allocations;
 
@@ -69,12 +70,17 @@ pub enum Pass {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum SharedMode {
     /// Each core has its own window `[0, window)`; the shared region starts above the highest
-    /// private HWM of all cores (page-aligned) and must end below every core's CC region.
+    /// private HWM of all cores (page-aligned) and must end below every core's CC region
+    /// `[window - cc, window)`, the same range on every core. The collective staging buffers
+    /// go to the CC region, above what the cores' private retries put there.
     #[default]
     Windows,
     /// Shared mode 1: one device address space; core k's private tensors live in its slab
     /// `[k * cap, (k + 1) * cap)` with `cap = mb_per_core << 20`; the shared region starts at
-    /// `N * cap`, outside every slab, and may use `cap` bytes.
+    /// `N * cap`, outside every slab, and may use `cap` bytes. The CC region is one device
+    /// range after it, `[(N + 1) * cap, (N + 1) * cap + cc)`, holding the collective staging
+    /// buffers; a slab has no CC region of its own, so nothing retries into it and a slab
+    /// smaller than the CC region works.
     Slabs {
         /// Slab size per core, MiB.
         mb_per_core: u64,
@@ -142,6 +148,20 @@ pub struct MultiReport {
     pub shared_base: u64,
     /// Bytes of the shared region in use.
     pub shared_region_bytes: u64,
+    /// First byte of the CC region (in [`SharedMode::Windows`] the same on every core).
+    pub cc_base: u64,
+    /// Size of the CC region, bytes (the seed's limit: `--allreduce-buffer-size`, or auto).
+    pub cc_bytes: u64,
+    /// Bytes of the CC region in use: the highest end there above `cc_base`, private retries
+    /// and collective buffers together (seed FunctionAttribute 13, "Real CC buffer size").
+    pub cc_used: u64,
+    /// Collective staging buffers placed in the CC region.
+    pub cc_tensors: u32,
+    /// Where they lie: `[collective_base, collective_base + collective_bytes)`, inside the CC
+    /// region above every core's private retries (shared by all cores, like the shared region).
+    pub collective_base: u64,
+    /// Bytes of that range (0: no collective buffer in the CC region).
+    pub collective_bytes: u64,
     /// Locations written by `sync_shared_allocations`.
     pub synced: u32,
     /// Cross-core edges written (`storage.edges[..edges]`).
@@ -239,10 +259,13 @@ impl Pipeline {
                 error: PlanError::BadCoreCount { cores: n as u32 },
             });
         }
+        let cc_bytes = device_cc_bytes(cfg, modules).map_err(fail(Pass::DramAllocation, 0))?;
         let (window, slab) = match cfg.mode {
             SharedMode::Windows => (cfg.plan.window, 0),
             SharedMode::Slabs { mb_per_core } => {
-                let cap = mb_per_core.checked_mul(1 << 20).filter(|c| c.checked_mul(n as u64 + 1).is_some());
+                let cap = mb_per_core
+                    .checked_mul(1 << 20)
+                    .filter(|c| c.checked_mul(n as u64 + 1).and_then(|e| e.checked_add(cc_bytes)).is_some());
                 let cap = cap.ok_or(fail(Pass::DramAllocation, 0)(PlanError::CcRegionTooLarge {
                     cc_bytes: u64::MAX,
                     window: cfg.plan.window,
@@ -275,10 +298,16 @@ impl Pipeline {
                     };
                     check_budget(&pressure, budget).map_err(fail_at)?;
                     rep.pressure = pressure;
-                    let pc = PlanConfig { window, ..cfg.plan };
+                    // one CC size for every core; a slab has no CC region of its own
+                    let cc = CcSize::Bytes(if slab > 0 { 0 } else { cc_bytes });
+                    let pc = PlanConfig { window, cc, ..cfg.plan };
                     for k in 0..n {
                         allocate_private(&modules[k], &mut states[k], &pc, slab * k as u64, &mut storage.ws)
                             .map_err(fail(pass, k as u32))?;
+                        if slab > 0 {
+                            let m = &mut states[k].metrics;
+                            (m.cc_base, m.cc_limit) = (slab * (n as u64 + 1), cc_bytes);
+                        }
                     }
                 }
                 Pass::DmaCleanup => {
@@ -299,20 +328,33 @@ impl Pipeline {
                     }
                 }
                 Pass::SharedDramAllocation => {
-                    let (base, capacity) = match cfg.mode {
+                    let (base, capacity, cc) = match cfg.mode {
                         SharedMode::Windows => {
-                            let top = states[..n].iter().map(|s| s.metrics.hwm).max().unwrap_or(0);
-                            let base = align_up(top, DRAM_PAGE).unwrap_or(u64::MAX);
+                            // the shared region above every core's private HWM; a core that
+                            // retried into the CC region counts as full up to the ceiling (its
+                            // HWM lies in the CC region, where the collectives go above it)
                             let ceiling = states[..n]
                                 .iter()
-                                .map(|s| s.metrics.window - s.metrics.cc_limit)
+                                .map(|s| s.metrics.cc_base)
                                 .min()
                                 .unwrap_or(cfg.plan.window);
-                            (base, ceiling.saturating_sub(base))
+                            let top = states[..n]
+                                .iter()
+                                .map(|s| if s.metrics.allreduce_hwm > 0 { ceiling } else { s.metrics.hwm })
+                                .max()
+                                .unwrap_or(0);
+                            let base = align_up(top, DRAM_PAGE).unwrap_or(u64::MAX);
+                            // the CC region above every core's private retries
+                            let retried =
+                                states[..n].iter().map(|s| s.metrics.allreduce_hwm).max().unwrap_or(0);
+                            let cc_base = align_up(retried.max(ceiling), DRAM_PAGE).unwrap_or(u64::MAX);
+                            let cc_cap =
+                                if cc_bytes > 0 { cfg.plan.window.saturating_sub(cc_base) } else { 0 };
+                            (base, ceiling.saturating_sub(base), Region { base: cc_base, capacity: cc_cap })
                         }
-                        SharedMode::Slabs { mb_per_core } => {
-                            let cap = mb_per_core << 20;
-                            (cap * n as u64, cap)
+                        SharedMode::Slabs { .. } => {
+                            let cc = Region { base: slab * (n as u64 + 1), capacity: cc_bytes };
+                            (slab * n as u64, slab, cc)
                         }
                     };
                     let (out, ne) = allocate_shared(
@@ -322,14 +364,27 @@ impl Pipeline {
                         storage.accesses,
                         &mut storage.ws,
                         cfg.plan.strategy,
-                        base,
-                        capacity,
+                        Region { base, capacity },
+                        cc,
                     )
                     .map_err(|(core, error)| MultiError { pass, core, error })?;
                     entries = ne;
                     rep.shared_tensors = out.tensors;
                     rep.shared_base = base;
                     rep.shared_region_bytes = out.region_bytes;
+                    rep.cc_tensors = out.cc_tensors;
+                    if out.cc_tensors > 0 {
+                        (rep.collective_base, rep.collective_bytes) = (cc.base, out.cc_top - cc.base);
+                    }
+                    // every core sees the collectives: its CC use reaches their top
+                    for s in states[..n].iter_mut() {
+                        let m = &mut s.metrics;
+                        m.allreduce_hwm = m.allreduce_hwm.max(out.cc_top);
+                        m.real_cc_bytes = m.allreduce_hwm.saturating_sub(m.cc_base);
+                    }
+                    if out.cc_tensors > 0 {
+                        milestone!("Real CC buffer size {}", out.cc_top - states[0].metrics.cc_base);
+                    }
                     accesses = out.accesses as usize;
                 }
                 Pass::SyncSharedAllocations => {
@@ -351,6 +406,10 @@ impl Pipeline {
             let _ = rep.ran.push(pass);
             after(pass, states);
         }
+        if let Some(s0) = states.first() {
+            (rep.cc_base, rep.cc_bytes) = (s0.metrics.cc_base, s0.metrics.cc_limit);
+            rep.cc_used = states[..n].iter().map(|s| s.metrics.real_cc_bytes).max().unwrap_or(0);
+        }
         for k in 0..n {
             let f = &modules[k].function;
             let un = f
@@ -363,6 +422,22 @@ impl Pipeline {
             rep.unaddressed_spills += un;
         }
         Ok(rep)
+    }
+}
+
+/// The CC region's size for the device: a fixed size as given, auto the seed's
+/// `cc_buffer_size` summed over every core's function (the region is one address range that
+/// holds every core's collective buffers), rounded up to the page.
+fn device_cc_bytes(cfg: &MultiConfig, modules: &[Module<'_>]) -> Result<u64, PlanError> {
+    match cfg.plan.cc {
+        CcSize::Auto => {
+            let sum = modules.iter().fold(0u64, |t, m| t.saturating_add(cc_buffer_size(&m.function)));
+            let bytes = align_up(sum, DRAM_PAGE)
+                .ok_or(PlanError::CcRegionTooLarge { cc_bytes: u64::MAX, window: cfg.plan.window })?;
+            milestone!("CC buffer size limit {}", bytes);
+            Ok(bytes)
+        }
+        fixed => fixed.bytes(0, u64::MAX),
     }
 }
 

@@ -28,8 +28,9 @@ pub struct SharedEntry {
     pub first_record: u32,
     /// Number of access records.
     pub record_count: u32,
-    /// Reserved (keeps the record free of padding).
-    pub reserved: u32,
+    /// 1 when a collective instruction defines it on some core (a collective staging buffer:
+    /// it lives in the CC region), else 0. Also keeps the record free of padding.
+    pub collective: u32,
 }
 
 /// One access of a core's instruction to a shared tensor. Pod, 16 bytes.

@@ -21,18 +21,20 @@
 //! [`crate::place::report::Members`] lists each row's outcome.
 //!
 //! Then, from the best plan: the branch and bound of [`crate::place::exact`] for up to
-//! [`AUTO_EXACT_MAX`] buffers (min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes), and
-//! the peak repair of [`crate::place::repair`] with the budget left.
+//! [`AUTO_EXACT_MAX`] buffers (min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes, and
+//! stopped by the caller's clock like every member), and the peak repair of
+//! [`crate::place::repair`] with the budget left.
 //!
 //! [`Strategy::Exact`] runs the same, continues the branch and bound with the caller's
 //! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and gives the skyline preorders
-//! the budgeted run could not finish the caller's clock.
+//! the budgeted run could not finish the caller's clock. On the same inputs, budget and a
+//! clock that does not stop it first, its search continues `auto`'s, so it is never worse.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
-use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, CHECK_EVERY};
+use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
@@ -54,7 +56,8 @@ pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
 /// Work cap of the default [`Strategy::Exact`] budget, in candidate visits.
 pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
 
-/// Node budget of the branch and bound inside [`Strategy::Auto`] (deterministic).
+/// Node budget of the branch and bound inside [`Strategy::Auto`] (deterministic unless the
+/// caller's clock stops it first).
 pub const AUTO_EXACT_NODES: u64 = 20_000;
 
 /// Work cap of [`Strategy::Auto`]'s branch and bound, in candidate visits: its node budget
@@ -688,7 +691,9 @@ pub(crate) fn run_strategy(
         && regions.start.is_multiple_of(regions.align.max(1))
         && stack_top(infos, regions.start).is_some()
         && best_peak > lb;
-    if exact_ok {
+    if exact_ok && !(budget.keep_going)() {
+        report.push(Member::BranchAndBound, Outcome::OutOfTime);
+    } else if exact_ok {
         let g = &*graph;
         let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
         if let Some(count) =
@@ -696,20 +701,14 @@ pub(crate) fn run_strategy(
         {
             let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
             let (start, align) = (regions.start, regions.align);
-            // auto: a deterministic node budget. exact: the same search continued with the
-            // caller's budget, which is never cut before auto's nodes (the search is
-            // deterministic, so exact's first nodes are auto's: never worse)
+            // auto: a node budget; exact: the caller's. Both stop on the caller's clock
+            // (`--time-limit` bounds the search too; exact's first nodes are auto's, so on the
+            // same clock it is never worse)
             let auto_nodes = AUTO_EXACT_NODES.min(AUTO_EXACT_WORK / n as u64);
-            let mut always = || true;
-            let mut calls = 0u64;
-            let mut after_auto = || {
-                calls += 1;
-                calls * CHECK_EVERY < auto_nodes || (budget.keep_going)()
-            };
-            let mut b = if exact {
-                Budget { max_nodes: budget.max_nodes.max(auto_nodes), work: 0, keep_going: &mut after_auto }
-            } else {
-                Budget { max_nodes: auto_nodes, work: 0, keep_going: &mut always }
+            let mut b = Budget {
+                max_nodes: if exact { budget.max_nodes.max(auto_nodes) } else { auto_nodes },
+                work: 0,
+                keep_going: budget.keep_going,
             };
             let out = branch_and_bound(
                 slots,

@@ -107,8 +107,6 @@ impl Skyline<'_> {
 pub enum Stop {
     /// It reached its re-key limit.
     Capped,
-    /// The caller's `keep_going` said stop.
-    Clock,
     /// A slice was too short (nothing was written).
     Storage,
 }
@@ -153,7 +151,9 @@ fn sift_down(heap: &mut [Placed], len: usize) {
 /// [`CHECK_EVERY`] re-keys. Past the limit the run stops with [`Stop::Capped`] — or, with
 /// `settle`, *settles*: each buffer popped from then on goes at its current minimum offset
 /// without a re-key (a valid plan, no longer strictly lowest-offset-first, cheap). On
-/// `false` from `keep_going` it stops with [`Stop::Clock`]. When it stops, the buffers placed
+/// `false` from `keep_going` it settles the rest whatever `settle` says (a plan in
+/// O(log n) per buffer left instead of none; the caller's clock is overrun by that much).
+/// When it stops (capped, without `settle`), the buffers placed
 /// so far keep their `at` and the rest are `UNPLACED`, so a caller can complete the plan
 /// another way (the portfolio does, by first fit); either way the quadratic worst case stays
 /// bounded.
@@ -220,17 +220,20 @@ pub fn skyline(
     }
     let (mut len, mut rekeys) = (n, 0u64);
     let mut peak = start;
+    let mut out_of_time = false;
     while len > 0 {
         let top = heap[0];
         let (lo, hi) = ((top.end >> 32) as usize, (top.end as u32) as usize + 1);
         let f = sky.max(lo, hi);
-        if f > top.addr && !(settle && rekeys == max_rekeys) {
+        if f > top.addr && !out_of_time && !(settle && rekeys == max_rekeys) {
             // its minimum offset rose since it was keyed: re-key and look again
             if rekeys == max_rekeys {
                 return Err(Stop::Capped);
             }
             if rekeys % CHECK_EVERY == CHECK_EVERY - 1 && !keep_going() {
-                return Err(Stop::Clock);
+                // settle from here: `top` goes at its current minimum offset
+                out_of_time = true;
+                continue;
             }
             rekeys += 1;
             heap[0].addr = f;

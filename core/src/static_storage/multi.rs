@@ -81,7 +81,7 @@ impl<
             last_access: 0,
             first_record: 0,
             record_count: 0,
-            reserved: 0,
+            collective: 0,
         };
         const Z_ACCESS: SharedAccess = SharedAccess { entry: 0, core: 0, instruction: 0, is_def: 0 };
         const Z_EDGE: Edge = Edge {

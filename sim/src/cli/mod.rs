@@ -104,10 +104,14 @@ fn fail(con: &mut Console<'_>, msg: impl std::fmt::Display, code: u8) -> ExitCod
 /// Runs the command line on `args` (the first element is the program name) with the
 /// process's standard streams; see [`run_with`].
 pub fn main_with(args: impl IntoIterator<Item = std::ffi::OsString>) -> ExitCode {
-    let (stdin, stdout, stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
+    let (stdin, stdout, mut stderr) = (std::io::stdin(), std::io::stdout(), std::io::stderr());
     let progress = std::io::IsTerminal::is_terminal(&stderr);
-    let (mut i, mut o, mut e) = (stdin.lock(), stdout.lock(), stderr.lock());
-    run_with(args, &mut Console { stdin: &mut i, stdout: &mut o, stderr: &mut e, progress })
+    // standard error stays unlocked (each write locks it for itself): the progress bars draw
+    // on it from other threads (the executor's cores, the spinner's tick thread), and a
+    // lock held here for the whole command deadlocked them against the joins that wait for
+    // those threads
+    let (mut i, mut o) = (stdin.lock(), stdout.lock());
+    run_with(args, &mut Console { stdin: &mut i, stdout: &mut o, stderr: &mut stderr, progress })
 }
 
 /// Runs the command line on `args` (the first element is the program name), printing to the

@@ -44,7 +44,9 @@ pub struct RunArgs {
     #[arg(long, default_value = "24GiB", value_parser = args::size)]
     pub hbm_window: u64,
     /// CC region size: MiB, or a size with a suffix (whole MiB), or -1 to size it from the
-    /// collective operands.
+    /// collective operands (per operand its aligned size plus its bytes, every core's, rounded
+    /// to 4 KiB). The region holds the collective staging buffers, one address on every core;
+    /// private tensors that fit nowhere below it are retried in it. 0: no CC region.
     #[arg(long, default_value = "500", value_parser = args::mib_or_auto)]
     pub allreduce_buffer_size: i64,
     /// Switch the DRAM passes off (spills stay unaddressed; the run then fails on them).
@@ -54,7 +56,8 @@ pub struct RunArgs {
     #[arg(long, default_value = "auto", value_parser = strategy_parser())]
     pub strategy: Strategy,
     /// Shared mode 1: per-core slabs of this many MiB (or a size with a suffix, whole MiB) in
-    /// one address space.
+    /// one address space; the shared region follows the N slabs, the CC region follows it
+    /// (a slab has no CC region of its own, so it may be smaller than the CC region).
     #[arg(long, value_parser = args::mib)]
     pub mb_per_core: Option<u64>,
     /// Write plan.csv, summary.json, layout.svg, plan.bin and plan.h here (checked before
@@ -329,7 +332,16 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
     row(
         o,
         "CC region (limit / used)",
-        format!("{} / {} bytes", s.cc_limit, s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0)),
+        format!(
+            "{} / {} bytes{}",
+            s.cc_limit,
+            s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0),
+            if s.cc_collectives > 0 {
+                format!(" at {:#x}, {} collective buffers", s.cc_base, s.cc_collectives)
+            } else {
+                String::new()
+            }
+        ),
     );
     if let Some(p) = &s.pressure {
         row(

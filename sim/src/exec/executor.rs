@@ -1,8 +1,9 @@
 //! Executes a planned model on N simulated cores and proves it.
-//! Uses: arena, fingerprint, model, planning, dramalloc-core (liveness); used by: faults, run.
+//! Uses: arena, fingerprint, shared_ranges, model, planning, dramalloc-core (liveness); used by: faults, run.
 //!
 //! Every core is a thread with its own private arena; one shared arena backs the shared
-//! region `[shared_base, shared_base + shared bytes)`, mapped into every core's view at the
+//! region `[shared_base, shared_base + shared bytes)` and the CC region's collective buffers
+//! ([`SharedRanges`]), mapped into every core's view at the
 //! same addresses (an address decides the arena, not the tensor). The loader writes every
 //! input and weight at its pre-placed address on every core. Each core then runs its ops in
 //! order: before op `i` it waits for every cross-core edge into `(core, i)`; it READS each
@@ -24,6 +25,7 @@ use dramalloc_core::liveness::program::Access;
 
 use crate::exec::arena::SparseArena;
 use crate::exec::fingerprint::{fill, first_mismatch, writer_of, TensorId, LOADER_DEF};
+use crate::exec::shared_ranges::SharedRanges;
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
 
@@ -123,7 +125,7 @@ pub struct Corruption {
 struct Shared<'m> {
     model: &'m SimModel,
     plan: &'m PlannedModel,
-    region: (u64, u64),
+    region: SharedRanges,
     arena: Mutex<SparseArena>,
     progress: Mutex<Vec<u64>>,
     advanced: Condvar,
@@ -133,10 +135,6 @@ struct Shared<'m> {
 }
 
 impl Shared<'_> {
-    fn in_region(&self, addr: u64) -> bool {
-        addr >= self.region.0 && addr < self.region.1
-    }
-
     fn write(&self, private: &mut SparseArena, addr: u64, data: &[u8]) {
         self.chunks(addr, data.len() as u64, |a, off, len, shared| {
             let d = &data[off..off + len];
@@ -160,23 +158,11 @@ impl Shared<'_> {
         });
     }
 
-    /// Splits `[addr, addr + len)` at the shared-region boundaries.
+    /// Splits `[addr, addr + len)` at the shared ranges' boundaries.
     fn chunks(&self, addr: u64, len: u64, mut f: impl FnMut(u64, usize, usize, bool)) {
-        let mut done = 0u64;
-        while done < len {
-            let a = addr.saturating_add(done);
-            let shared = self.in_region(a);
-            let limit = if shared {
-                self.region.1
-            } else if a < self.region.0 {
-                self.region.0
-            } else {
-                u64::MAX
-            };
-            let n = (limit - a).min(len - done).max(1);
-            f(a, done as usize, n as usize, shared);
-            done += n;
-        }
+        self.region.split(addr, addr.saturating_add(len), |lo, hi, shared| {
+            f(lo, (lo - addr) as usize, (hi - lo) as usize, shared)
+        });
     }
 
     fn id(&self, core: usize, loc: u32) -> TensorId {
@@ -239,8 +225,7 @@ pub fn execute(
 ) -> Result<ExecReport, Box<ExecFailure>> {
     let start = Instant::now();
     let n = model.cores.len();
-    let base = plan.report.shared_base;
-    let region = if plan.shared.is_empty() { (0, 0) } else { (base, base + plan.report.shared_region_bytes) };
+    let region = SharedRanges::of(plan);
     // shared entry of each (core, location), by name through core 0's twin
     let mut by_name0 = std::collections::HashMap::new();
     for (k, e) in plan.shared.iter().enumerate() {

@@ -232,10 +232,16 @@ fn twin_address(model: &SimModel, plan: &mut PlannedModel, seed: u64) -> Result<
         }
         let t = shared[rng.below(shared.len())];
         let from = pl[t].address.unwrap_or(0);
-        // shift by one to four pages, wrapping inside the shared region
-        let region = plan.report.shared_region_bytes.max(4096);
+        // shift by one to four pages, wrapping inside its range: the shared region, or the
+        // CC region's collective buffers
+        let r = &plan.report;
+        let in_cc = r.collective_bytes > 0 && from >= r.collective_base;
+        let (base, region) = if in_cc {
+            (r.collective_base, r.collective_bytes.max(4096))
+        } else {
+            (r.shared_base, r.shared_region_bytes.max(4096))
+        };
         let delta = 4096 * (1 + rng.below(4) as u64);
-        let base = plan.report.shared_base;
         let to = base + (from - base + delta) % region;
         let to = if to == from { base + (from - base + 4096) % (region + 4096) } else { to };
         plan.placements[k][t].address = Some(to);

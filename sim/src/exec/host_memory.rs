@@ -1,11 +1,12 @@
 //! The host memory an execution needs, estimated before it runs, and the memory the host has.
-//! Uses: arena, model, planning; used by: run.
+//! Uses: arena, shared_ranges, model, planning; used by: run.
 //!
 //! [`estimate`] counts what [`crate::exec::executor::execute`] will allocate:
 //! - **arena pages**: every 4 KiB page a write touches, committed on first touch
 //!   ([`crate::exec::arena`]). The loader writes every input and weight, each op every tensor
 //!   it defines, each over its aligned footprint; a page inside the shared region
-//!   `[shared_base, shared_base + shared bytes)` is committed once in the shared arena, any
+//!   `[shared_base, shared_base + shared bytes)` or among the CC region's collective buffers
+//!   ([`crate::exec::shared_ranges`]) is committed once in the shared arena, any
 //!   other in the writing core's own arena. Each page costs [`ARENA_PAGE`] bytes plus
 //!   [`PAGE_OVERHEAD`] for its page-table entry and allocation header.
 //! - **fingerprint buffers**: each core (a thread) keeps one read and one write buffer, each
@@ -18,6 +19,7 @@
 //! `memory.current`). Elsewhere it returns `None` and the caller cannot check.
 
 use crate::exec::arena::ARENA_PAGE;
+use crate::exec::shared_ranges::SharedRanges;
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
 
@@ -76,11 +78,7 @@ fn union_pages(ranges: &mut [(u64, u64)]) -> u64 {
 /// module docs). Unaddressed tensors are left out (the executor stops at the first one).
 /// O(operands + tensors log tensors).
 pub fn estimate(model: &SimModel, plan: &PlannedModel) -> HostEstimate {
-    let region = if plan.shared.is_empty() {
-        (0, 0)
-    } else {
-        (plan.report.shared_base, plan.report.shared_base.saturating_add(plan.report.shared_region_bytes))
-    };
+    let region = SharedRanges::of(plan);
     let page = |a: u64| a / ARENA_PAGE;
     let mut shared: Vec<(u64, u64)> = Vec::new();
     let (mut pages, mut buffers, mut items) = (0u64, 0u64, plan.edges.len() as u64);
@@ -108,17 +106,11 @@ pub fn estimate(model: &SimModel, plan: &PlannedModel) -> HostEstimate {
         for (l, p) in pl.iter().enumerate() {
             let (Some(a), true) = (p.address, written[l] && p.aligned > 0) else { continue };
             let end = a.saturating_add(p.aligned);
-            // split at the shared region, as the executor's writes are
-            let (lo, hi) = (a.max(region.0), end.min(region.1));
-            if lo < hi {
-                shared.push((page(lo), page(hi - 1)));
-            }
-            if a < region.0.min(end) {
-                private.push((page(a), page(end.min(region.0) - 1)));
-            }
-            if end > region.1.max(a) {
-                private.push((page(a.max(region.1)), page(end - 1)));
-            }
+            // split at the shared ranges, as the executor's writes are
+            region.split(a, end, |lo, hi, is_shared| {
+                let v = if is_shared { &mut shared } else { &mut private };
+                v.push((page(lo), page(hi - 1)));
+            });
         }
         pages = pages.saturating_add(union_pages(&mut private));
         buffers = buffers.saturating_add(buffer_bytes(read, write));

@@ -3,7 +3,7 @@
 //!
 //! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
 //! [`fingerprint`]s; [`host_memory`] estimates the host memory an execution needs before it
-//! runs; [`faults`] corrupts a correct plan on purpose (the run must then fail), and
+//! runs ([`shared_ranges`]: which addresses all cores share); [`faults`] corrupts a correct plan on purpose (the run must then fail), and
 //! [`campaign`] injects every kind of fault many times and counts what was caught.
 
 pub mod arena;
@@ -12,3 +12,4 @@ pub mod executor;
 pub mod faults;
 pub mod fingerprint;
 pub mod host_memory;
+pub mod shared_ranges;

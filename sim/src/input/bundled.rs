@@ -31,10 +31,11 @@ pub const MODELS: &[BundledProgram] = &[
     ("ppocrv6_rec_small", include_str!("../../data/models/ppocrv6_rec_small.json")),
 ];
 
-/// `models/index.csv` of the traces: `model,ops,intermediate_tensors,intermediate_bytes,
+/// `models/index.csv` of the traces (bundled as `sim/data/models_index.csv`, outside
+/// `models/` so that `models/*.csv` globs only the models): `model,ops,intermediate_tensors,intermediate_bytes,
 /// max_load_bytes,tensors,source`, one line per model of [`MODELS`] (written by the tool that
 /// made the traces, so tests can check the readers against it).
-pub const MODELS_INDEX_CSV: &str = include_str!("../../data/models/index.csv");
+pub const MODELS_INDEX_CSV: &str = include_str!("../../data/models_index.csv");
 
 /// Parses every program of [`MODELS`] (each at most `max_tensors` tensors), in name order.
 ///

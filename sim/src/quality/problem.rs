@@ -230,6 +230,24 @@ pub fn solve_within(
     strategy: Strategy,
     time_limit: Duration,
 ) -> Result<Solved, SolveError> {
+    solve_bounded(problem, align, capacity, strategy, time_limit, u64::MAX)
+}
+
+/// As [`solve_within`], with `exact`'s branch and bound also stopped after `max_nodes`
+/// search nodes (never before `auto`'s own node budget): with a clock that does not bind,
+/// the plan is deterministic, and `exact` is never worse than `auto` (its search continues
+/// `auto`'s).
+///
+/// # Errors
+/// As [`solve`].
+pub fn solve_bounded(
+    problem: &Problem,
+    align: u64,
+    capacity: Option<u64>,
+    strategy: Strategy,
+    time_limit: Duration,
+    max_nodes: u64,
+) -> Result<Solved, SolveError> {
     for (index, b) in problem.rows().iter().enumerate() {
         if b.upper > u32::MAX as u64 {
             return Err(SolveError::TimeRange {
@@ -266,7 +284,7 @@ pub fn solve_within(
             align: problem.alignment(k),
         });
         let mut keep_going = || start.elapsed() < time_limit;
-        let mut budget = Budget { max_nodes: u64::MAX, work, keep_going: &mut keep_going };
+        let mut budget = Budget { max_nodes, work, keep_going: &mut keep_going };
         plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget)
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does

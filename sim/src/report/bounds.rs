@@ -9,8 +9,9 @@
 //! - **shared**: the shared set below the CC region, one region for all cores. `used` = its
 //!   highest end above the shared base; `lower_bound` = the peak of the shared bytes live at
 //!   one instruction (each tensor over the hull of its accesses on all cores, as it is placed).
-//! - **CC**: whatever lies in the core's CC region `[window − cc_limit, window)` (above its
-//!   base): `used` = its highest end above the region's start (the seed's real CC buffer size),
+//! - **CC**: whatever lies in the core's CC region `[cc_base, cc_base + cc_limit)` (the top of
+//!   its window; with slabs the device's region after the shared slab): the collective staging
+//!   buffers and any private retry. `used` = its highest end above the region's start (the seed's real CC buffer size),
 //!   `lower_bound` = the peak of those tensors' bytes live at one instruction.
 //!
 //! The **total** bound covers everything placed: `private + shared + CC` lower bounds. The
@@ -88,8 +89,7 @@ pub fn core_bounds(model: &SimModel, plan: &PlannedModel, opts: &PlanOptions) ->
     };
     let cc_range = |k: usize| {
         let m = &plan.metrics[k];
-        let base = cap * k as u64;
-        (m.cc_limit > 0).then(|| (base + m.window - m.cc_limit, base + m.window))
+        (m.cc_limit > 0).then(|| (m.cc_base, m.cc_base + m.cc_limit))
     };
     let in_range = |r: Option<(u64, u64)>, a: u64| r.is_some_and(|(s, e)| a >= s && a < e);
     // the shared set, split by core 0's CC region

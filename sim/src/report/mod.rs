@@ -95,9 +95,9 @@ pub fn layout_svg(model: &SimModel, plan: &PlannedModel, summary: &Summary, core
         .collect();
     let m = &plan.metrics[core];
     let cc = (m.cc_limit > 0 && m.real_cc_bytes > 0)
-        .then(|| ((m.window - m.cc_limit).saturating_sub(floor), m.window.saturating_sub(floor)));
+        .then(|| (m.cc_base.saturating_sub(floor), (m.cc_base + m.cc_limit).saturating_sub(floor)));
     // the HWM line: the highest end below the CC region (CC tensors are drawn in their region)
-    let cc_start = if m.cc_limit > 0 { m.window - m.cc_limit } else { u64::MAX };
+    let cc_start = if m.cc_limit > 0 { m.cc_base } else { u64::MAX };
     let top = plan.placements[core]
         .iter()
         .enumerate()

@@ -146,8 +146,10 @@ impl PlanBlob {
         let (slab, window) = match opts.mode {
             SharedMode::Windows => (0, opts.window),
             SharedMode::Slabs { mb_per_core } => {
+                // the slabs, the shared slab and the CC region after it
                 let cap = mb_per_core.saturating_mul(1 << 20);
-                (cap, cap.saturating_mul(n as u64 + 1))
+                let cc = plan.metrics.first().map_or(0, |m| m.cc_limit);
+                (cap, cap.saturating_mul(n as u64 + 1).saturating_add(cc))
             }
         };
         let mut index: HashMap<&str, u32> = HashMap::new();
@@ -160,7 +162,7 @@ impl PlanBlob {
         let mut records = Vec::new();
         for (k, c) in model.cores.iter().enumerate() {
             let m = &plan.metrics[k];
-            let cc_base = (slab * k as u64 + m.window).saturating_sub(m.cc_limit);
+            let cc_base = m.cc_base;
             let cc_end = cc_base.saturating_add(m.cc_limit);
             for (l, p) in plan.placements[k].iter().enumerate() {
                 let Some(address) = p.address else { continue };
