@@ -309,9 +309,10 @@ impl Machine {
                     _ => PathBuf::from(dir),
                 };
                 if path.exists() && !path.is_dir() {
-                    return Err(format!("report {dir}: exists and is not a directory"));
+                    let p = path.display();
+                    return Err(format!("writing memory report {p}: it exists and is not a directory"));
                 }
-                write_reports(&path, prefix, &dram, &l1).map_err(|x| format!("report {dir}: {x}"))?;
+                write_reports(&path, prefix, &dram, &l1).map_err(|x| x.to_string())?;
                 Ok(format!("report {dir}"))
             }
         }
