@@ -603,3 +603,17 @@ fn generate_writes_the_shape_the_library_generates() {
     let no_count = dramalloc_line("quality --shape short");
     assert_eq!(no_count.code, ExitCode::from(2));
 }
+
+#[test]
+fn faults_takes_a_count_of_one_or_more_and_lists_its_exit_codes() {
+    let out = dramalloc(&["faults", "--count", "0"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(
+        out.stderr.contains("invalid value '0' for '--count <COUNT>': expected a buffer count from 1"),
+        "{}",
+        out.stderr
+    );
+    let out = dramalloc(&["faults", "--help"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK));
+    assert!(out.stdout.contains("Exit codes: 0 every kind injected --count times"), "{}", out.stdout);
+}
