@@ -419,6 +419,99 @@ fn a_failing_run_still_writes_its_reports_marked_failed() {
 }
 
 #[test]
+fn a_run_that_fails_in_planning_or_on_a_spill_replaces_the_earlier_reports() {
+    let dir = scratch("failed-plan");
+    let d = dir.to_str().unwrap();
+    let vgg = data("models/onnx_vgg19.json");
+    let good = |out: &Out| assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let verdict = || {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        v["verdict"].as_str().unwrap().to_owned()
+    };
+    // planning fails: no plan, so the FAILED summary alone, every earlier file removed
+    good(&dramalloc(&["run", &vgg, "--report-dir", d]));
+    let out =
+        dramalloc(&["run", &vgg, "--hbm-window", "100M", "--allreduce-buffer-size", "1", "--report-dir", d]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(out.stdout, format!("reports (of the failed run): {d}\n"));
+    assert_eq!(
+        verdict(),
+        "FAILED: plan failed: DramAllocation on core 0: HBM budget: at op 1 `n1` 601014272 live DRAM bytes \
+         (601014272 private + 0 shared, counted once) do not fit the 104857600-byte budget"
+    );
+    for stale in ["plan.csv", "layout.svg", "plan.bin", "plan.h"] {
+        assert!(!dir.join(stale).exists(), "{stale}");
+    }
+    // a spill left unaddressed: the plan exists, so plan.csv and layout.svg of it, no plan.bin/plan.h
+    good(&dramalloc(&["run", &vgg, "--report-dir", d]));
+    let out = dramalloc(&["run", &vgg, "--disable-dram-allocation", "--report-dir", d]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(verdict(), "FAILED: DRAM spill `r0` on core 0 has no address");
+    assert!(std::fs::read_to_string(dir.join("layout.svg"))
+        .unwrap()
+        .contains(">FAILED RUN: onnx_vgg19: core 0 of 2,"));
+    assert!(std::fs::read_to_string(dir.join("plan.csv")).unwrap().starts_with("tensor,core,address,"));
+    assert!(!dir.join("plan.bin").exists() && !dir.join("plan.h").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Standard output that fails every write with `kind` (a full disk: ENOSPC; a reader gone: EPIPE).
+struct Failing(std::io::Error);
+
+impl std::io::Write for Failing {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(match self.0.raw_os_error() {
+            Some(n) => std::io::Error::from_raw_os_error(n),
+            None => std::io::Error::from(self.0.kind()),
+        })
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `dramalloc ARGS` printing to a standard output that fails with `e`: the exit code and stderr.
+fn dramalloc_failing_stdout(args: &[&str], e: std::io::Error) -> (ExitCode, String) {
+    let (mut o, mut err) = (Failing(e), Vec::new());
+    let mut con = Console { stdin: &mut std::io::empty(), stdout: &mut o, stderr: &mut err, progress: false };
+    let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
+    (code, String::from_utf8(err).unwrap())
+}
+
+#[test]
+fn a_primary_output_lost_on_stdout_exits_1_and_a_broken_pipe_quietly() {
+    let dir = scratch("stdout");
+    let csv = dir.join("g.csv");
+    assert_eq!(
+        dramalloc(&["generate", "-n", "50", "-o", csv.to_str().unwrap()]).code,
+        ExitCode::from(CODE_OK)
+    );
+    let (csv, onnx, json) =
+        (csv.to_str().unwrap(), data("models/onnx_squeezenet.onnx"), data("models/onnx_squeezenet.json"));
+    let commands: [&[&str]; 5] = [
+        &["plan", csv, "-o", "-"],
+        &["plan", csv, "-o", "-", "--format", "bin"],
+        &["import", &onnx, "-o", "-"],
+        &["generate", "-n", "50", "-o", "-"],
+        &["run", &json, "--cores", "1"],
+    ];
+    for args in commands {
+        let (code, err) = dramalloc_failing_stdout(args, std::io::Error::from_raw_os_error(28));
+        assert_eq!(code, ExitCode::from(CODE_FAILED), "{args:?}");
+        assert!(
+            err.ends_with("error: standard output: No space left on device (os error 28)\n"),
+            "{args:?}: {err}"
+        );
+        let (code, err) =
+            dramalloc_failing_stdout(args, std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(code, ExitCode::from(CODE_FAILED), "{args:?}");
+        assert!(!err.contains("error"), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
     let dir = scratch("model");
     let bin = dir.join("sq.bin");
@@ -606,4 +699,18 @@ fn generate_writes_the_shape_the_library_generates() {
     assert!(quality.stdout.contains("generated short"), "{}", quality.stdout);
     let no_count = dramalloc_line("quality --shape short");
     assert_eq!(no_count.code, ExitCode::from(2));
+}
+
+#[test]
+fn faults_takes_a_count_of_one_or_more_and_lists_its_exit_codes() {
+    let out = dramalloc(&["faults", "--count", "0"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(
+        out.stderr.contains("invalid value '0' for '--count <COUNT>': expected a buffer count from 1"),
+        "{}",
+        out.stderr
+    );
+    let out = dramalloc(&["faults", "--help"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK));
+    assert!(out.stdout.contains("Exit codes: 0 every kind injected --count times"), "{}", out.stdout);
 }

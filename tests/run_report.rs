@@ -60,7 +60,7 @@ fn run_with_the_gate_names_the_first_surviving_spill_and_exits_1() {
     let opts = RunOptions { cores: 2, plan: gated(), ..RunOptions::default() };
     let e = run(&resnet(), &opts).unwrap_err();
     assert_eq!(e.exit_code(), 1);
-    let RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary } = &e else {
+    let RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary, .. } = &e else {
         panic!("{e}");
     };
     assert_eq!((*core, tensor.as_str(), first_access.as_str()), (0, "r0", "first accessed by op 0 `n0`"));

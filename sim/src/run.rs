@@ -218,10 +218,23 @@ pub enum RunError {
         cores: usize,
         /// The summary (its `unaddressed` column filled).
         summary: Box<Summary>,
+        /// The model and its plan (the spills unaddressed), for the reports of the failed run.
+        failed: Box<FailedRun>,
     },
 }
 
 impl RunError {
+    /// The summary and the failed run (model and plan) of an error after planning, `None` for
+    /// one that has no plan to report.
+    pub fn failed_run(&self) -> Option<(&Summary, &FailedRun)> {
+        match self {
+            RunError::Verify { summary, failed, .. }
+            | RunError::Collision { summary, failed, .. }
+            | RunError::UnaddressedSpill { summary, failed, .. } => Some((summary, failed)),
+            _ => None,
+        }
+    }
+
     /// Process exit code: 2 for bad input or a run the host cannot hold, 1 for a plan that
     /// does not fit or fails.
     pub fn exit_code(&self) -> i32 {
@@ -284,10 +297,7 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     if let Some(pb) = planning {
         pb.finish_and_clear();
     }
-    let mut plan = plan?;
-    if let Some(e) = surviving_spill(&model, &plan, opts) {
-        return Err(e);
-    }
+    let (model, mut plan) = surviving_spill(model, plan?, opts)?;
     let injected = match opts.fault {
         Some(f) => Some(inject(&model, &mut plan, f).map_err(RunError::Fault)?),
         None => None,
@@ -341,28 +351,36 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     Ok(RunOutcome { model, plan, exec, summary, injected })
 }
 
-/// The [`RunError::UnaddressedSpill`] for the first DRAM spill without an address, if any.
-fn surviving_spill(model: &SimModel, plan: &PlannedModel, opts: &RunOptions) -> Option<RunError> {
+/// The model and plan back, or the [`RunError::UnaddressedSpill`] for the first DRAM spill
+/// without an address (carrying both, for the failed run's reports).
+fn surviving_spill(
+    model: SimModel,
+    plan: PlannedModel,
+    opts: &RunOptions,
+) -> Result<(SimModel, PlannedModel), RunError> {
+    let (m, p) = (&model, &plan);
     let unaddressed = |k: usize| {
-        let c = &model.cores[k];
+        let c = &m.cores[k];
         (0..c.locations.len())
-            .filter(move |&l| c.locations[l].is_candidate() && plan.placements[k][l].address.is_none())
+            .filter(move |&l| c.locations[l].is_candidate() && p.placements[k][l].address.is_none())
     };
-    let (core, l) = (0..model.cores.len()).find_map(|k| {
+    let first = (0..model.cores.len()).find_map(|k| {
         unaddressed(k).min_by_key(|&l| (plan.placements[k][l].first_access, l)).map(|l| (k, l))
-    })?;
+    });
+    let Some((core, l)) = first else { return Ok((model, plan)) };
     let c = &model.cores[core];
     let first = plan.placements[core][l].first_access;
     let first_access = match c.op_names.get(first as usize) {
         Some(op) => format!("first accessed by op {first} `{op}`"),
         None => "never accessed".to_string(),
     };
-    let mut summary = summarize(model, plan, &ExecReport::default(), opts, None);
+    let mut summary = summarize(&model, &plan, &ExecReport::default(), opts, None);
     let count: u64 = summary.per_core.iter().map(|c| c.unaddressed).sum();
     let cores = summary.per_core.iter().filter(|c| c.unaddressed > 0).count();
     let tensor = c.names[l].clone();
     summary.verdict = format!("FAILED: DRAM spill `{tensor}` on core {core} has no address");
-    Some(RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary: Box::new(summary) })
+    let (summary, failed) = (Box::new(summary), Box::new(FailedRun { model, plan }));
+    Err(RunError::UnaddressedSpill { core, tensor, first_access, count, cores, summary, failed })
 }
 
 fn secs(d: Duration) -> f64 {

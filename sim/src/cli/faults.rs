@@ -9,13 +9,19 @@ use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::campaign::{plan_all, run_campaign};
 use crate::input::{self, bundled};
 
+/// `faults --help`'s closing lines.
+const AFTER: &str = "\
+Exit codes: 0 every kind injected --count times and every fault detected; 1 a fault missed or a
+kind with no place in any model; 2 bad input or a bad flag.";
+
 /// Options of `dramalloc faults`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(after_help = AFTER)]
 pub struct FaultsArgs {
     /// Program JSONs (default: the 15 bundled models).
     pub programs: Vec<PathBuf>,
-    /// Faults of each kind to inject.
-    #[arg(long, default_value_t = 100)]
+    /// Faults of each kind to inject (1 or more).
+    #[arg(long, default_value_t = 100, value_parser = super::args::count)]
     pub count: usize,
     /// Cores (2..=64): every model is split tensor-parallel over them.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(2..=64))]

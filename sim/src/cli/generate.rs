@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::args::{self, is_dash};
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_FAILED, EXIT_OK};
 use crate::input::Problem;
 use crate::quality::generate::{Shape, DEFAULT_SEED};
@@ -62,13 +62,15 @@ fn write_csv(problem: &Problem, out: &mut dyn Write) -> io::Result<()> {
 /// not at all to `--output`; one summary line (to standard error with `-o -`).
 pub(super) fn cmd_generate(a: &GenerateArgs, con: &mut Console<'_>) -> ExitCode {
     let problem = a.shape.generate(a.count, a.seed);
-    let written = if is_dash(&a.output) {
-        let mut out = io::BufWriter::new(&mut *con.stdout);
-        write_csv(&problem, &mut out).and_then(|()| out.flush())
-    } else {
-        crate::atomic_write::write_atomic_with(&a.output, |w| write_csv(&problem, w))
-    };
-    if let Err(e) = written {
+    if is_dash(&a.output) {
+        let written = con.write_out(|o| {
+            let mut out = io::BufWriter::new(o);
+            write_csv(&problem, &mut out).and_then(|()| out.flush())
+        });
+        if let Err(e) = written {
+            return stdout_failed(con, &e);
+        }
+    } else if let Err(e) = crate::atomic_write::write_atomic_with(&a.output, |w| write_csv(&problem, w)) {
         return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED);
     }
     let sink: &mut dyn Write = if is_dash(&a.output) { con.stderr } else { con.stdout };

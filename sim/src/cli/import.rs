@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::args::{import, is_dash, parse_input_shape};
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::input::import::ModelFormat;
 use crate::input::TensorKind;
@@ -40,12 +40,11 @@ pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
     };
-    let written = if is_dash(&a.output) {
-        con.stdout.write_all(imported.json.as_bytes()).and_then(|()| con.stdout.flush())
-    } else {
-        crate::atomic_write::write_atomic(&a.output, imported.json.as_bytes())
-    };
-    if let Err(e) = written {
+    if is_dash(&a.output) {
+        if let Err(e) = con.write_out(|o| o.write_all(imported.json.as_bytes())) {
+            return stdout_failed(con, &e);
+        }
+    } else if let Err(e) = crate::atomic_write::write_atomic(&a.output, imported.json.as_bytes()) {
         return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED);
     }
     let p = &imported.program;

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use dramalloc_core::{PlanError, Strategy};
 
 use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
-use super::console::{Console, Progress};
+use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::problem::{member_lines, solve_within, SolveError, Solved};
 use crate::report::plan_bin::PlanBlob;
@@ -125,18 +125,20 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         }
     };
     let written = match (&bin, is_dash(&a.output)) {
-        (Some(bytes), true) => con.stdout.write_all(bytes).and_then(|()| con.stdout.flush()),
+        (Some(bytes), true) => con.write_out(|o| o.write_all(bytes)),
         (Some(bytes), false) => crate::atomic_write::write_atomic(&a.output, bytes),
-        (None, true) => {
-            let mut out = BufWriter::with_capacity(1 << 20, &mut *con.stdout);
+        (None, true) => con.write_out(|o| {
+            let mut out = BufWriter::with_capacity(1 << 20, o);
             write_solution(&problem, &sol.offsets, a.align, &mut out).and_then(|()| out.flush())
-        }
+        }),
         (None, false) => crate::atomic_write::write_atomic_with(&a.output, |w| {
             write_solution(&problem, &sol.offsets, a.align, w)
         }),
     };
-    if let Err(e) = written {
-        return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED);
+    match written {
+        Err(e) if is_dash(&a.output) => return stdout_failed(con, &e),
+        Err(e) => return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED),
+        Ok(()) => {}
     }
     let write = t1.elapsed();
     let c3 = cpu_time();

@@ -9,19 +9,22 @@ use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::{CcSize, Strategy};
 
 use super::args::{self, parse_fault, parse_input_shape, read_text, strategy_parser, SIZES};
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::faults::Fault;
 use crate::input::import::ModelFormat;
 use crate::input::{self, InputError, Program};
 use crate::planning::PlanOptions;
+use crate::report::FailedSummary;
 use crate::run::{run, CoreSummary, RunError, RunOptions, Split, Summary};
 
 /// `run --help`'s closing lines.
 const AFTER: &str = "\
-Exit codes: 0 the run passed; 1 the plan does not fit, a collision or the injected fault was
-caught (the reports are still written, marked FAILED), an injected fault went undetected, or a
-report cannot be written; 2 bad input or a bad flag (the report directory is checked first).";
+Exit codes: 0 the run passed; 1 the plan does not fit, a DRAM spill is left unaddressed, a
+collision or the injected fault was caught, an injected fault went undetected, or a report
+cannot be written; 2 bad input or a bad flag (the report directory is checked first).
+A run that fails once the program is read (exit 1, or 2 for a failed plan, a fault with no
+place or too little host memory) still writes --report-dir, marked FAILED: see --report-dir.";
 
 /// Options of `dramalloc run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -58,7 +61,10 @@ pub struct RunArgs {
     #[arg(long, value_parser = args::mib)]
     pub mb_per_core: Option<u64>,
     /// Write plan.csv, summary.json, layout.svg, plan.bin and plan.h here (checked before
-    /// planning; a failed run writes the first three, marked FAILED).
+    /// planning). A failed run with a plan (a collision, a verifier finding, an unaddressed
+    /// spill) writes the first three, verdict FAILED, and removes an earlier plan.bin and
+    /// plan.h; one without (planning failed, ...) writes summary.json alone (model, cores,
+    /// split, strategy, verdict `FAILED: <error>`) and removes the other four.
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
     /// The core whose view layout.svg draws.
@@ -208,7 +214,9 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
     let svg_core = a.svg_core as usize;
     match run(&program, &opts) {
         Ok(out) => {
-            show(con.stdout, &out.summary, a.json);
+            // the summary goes out whole at the end, checked: a lost summary is a failed run
+            let mut text = Vec::new();
+            show(&mut text, &out.summary, a.json);
             if let Some(dir) = &a.report_dir {
                 if let Err(e) = crate::report::write_reports(
                     dir,
@@ -221,8 +229,11 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
                     return fail(con, format!("writing reports to {}: {e}", dir.display()), EXIT_FAILED);
                 }
                 if !a.json {
-                    let _ = writeln!(con.stdout, "reports: {}", dir.display());
+                    let _ = writeln!(text, "reports: {}", dir.display());
                 }
+            }
+            if let Err(e) = con.write_out(|o| o.write_all(&text)) {
+                return stdout_failed(con, &e);
             }
             if let Some(f) = &out.injected {
                 return fail(con, format!("the injected fault {f} was not detected"), EXIT_FAILED);
@@ -231,34 +242,47 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
         }
         Err(e) => {
             let code = e.exit_code() as u8;
-            match &e {
-                RunError::UnaddressedSpill { summary, .. } => show(con.stdout, summary, a.json),
-                RunError::Verify { summary, failed, .. } | RunError::Collision { summary, failed, .. } => {
-                    show(con.stdout, summary, a.json);
-                    if let Some(dir) = &a.report_dir {
-                        match crate::report::write_failed_reports(
-                            dir,
-                            &failed.model,
-                            &failed.plan,
-                            summary,
-                            svg_core,
-                        ) {
-                            Ok(()) if a.json => {}
-                            Ok(()) => {
-                                let _ =
-                                    writeln!(con.stdout, "reports (of the failed run): {}", dir.display());
-                            }
-                            Err(w) => {
-                                let _ =
-                                    writeln!(con.stderr, "error: writing reports to {}: {w}", dir.display());
-                            }
-                        }
+            let mut text = Vec::new();
+            if let Some((summary, _)) = e.failed_run() {
+                show(&mut text, summary, a.json);
+            }
+            if let Some(dir) = &a.report_dir {
+                let written = match e.failed_run() {
+                    Some((summary, failed)) => crate::report::write_failed_reports(
+                        dir,
+                        &failed.model,
+                        &failed.plan,
+                        summary,
+                        svg_core,
+                    ),
+                    None => crate::report::write_unplanned_failure(
+                        dir,
+                        &FailedSummary {
+                            model: program.name.clone(),
+                            cores: opts.cores,
+                            split: opts.split,
+                            strategy: opts.plan.strategy.name().to_string(),
+                            verdict: format!("FAILED: {e}"),
+                        },
+                    ),
+                };
+                match written {
+                    Ok(()) if a.json => {}
+                    Ok(()) => {
+                        let _ = writeln!(text, "reports (of the failed run): {}", dir.display());
+                    }
+                    Err(w) => {
+                        let _ = writeln!(con.stderr, "error: writing reports to {}: {w}", dir.display());
                     }
                 }
-                RunError::Input(_) | RunError::Plan(_) => return fail(con, format!("{source}: {e}"), code),
-                _ => {}
             }
-            fail(con, e, code)
+            if let Err(w) = con.write_out(|o| o.write_all(&text)) {
+                let _ = stdout_failed(con, &w); // the run's own exit code stands
+            }
+            match &e {
+                RunError::Input(_) | RunError::Plan(_) => fail(con, format!("{source}: {e}"), code),
+                _ => fail(con, e, code),
+            }
         }
     }
 }

@@ -43,6 +43,7 @@ use std::path::Path;
 use csv::{ByteRecord, ReaderBuilder};
 
 use super::error::{InputError, Location};
+use super::line_count::LineCounted;
 use super::problem::{first_duplicate, Problem, Row};
 use super::{align_up, PAGE};
 
@@ -269,21 +270,17 @@ fn read_csv_sized(
     max_rows: usize,
     kind: Kind,
 ) -> Result<Problem, InputError> {
-    let io = |source| InputError::Io { file: file.to_owned(), source };
-    let malformed = |e: csv::Error| {
-        let line = e.position().map_or(0, csv::Position::line);
-        let message = e.to_string();
-        match e.into_kind() {
-            csv::ErrorKind::Io(source) => io(source),
-            _ => InputError::MalformedCsv { file: file.to_owned(), line, message },
-        }
-    };
     // Cells are trimmed here, as slices: the `csv` crate's own trimming builds a new record
-    // for every row.
-    let mut reader = ReaderBuilder::new().has_headers(false).buffer_capacity(1 << 16).from_reader(reader);
+    // for every row. Lines are counted from the bytes (LF, CRLF, CR), see line_count.
+    let mut reader = ReaderBuilder::new()
+        .has_headers(false)
+        .buffer_capacity(1 << 16)
+        .from_reader(LineCounted::new(reader));
     let mut record = ByteRecord::new();
-    if !reader.read_byte_record(&mut record).map_err(malformed)? {
-        record.clear();
+    match reader.read_byte_record(&mut record) {
+        Ok(true) => {}
+        Ok(false) => record.clear(),
+        Err(e) => return Err(malformed(e, &mut reader, file)),
     }
     let header = Header::parse(&record, file, kind)?;
     let max_rows = max_rows.min(u32::MAX as usize - 1);
@@ -303,6 +300,16 @@ fn read_csv_sized(
     }
     rows?;
     Ok(problem)
+}
+
+/// The error of a record the `csv` crate cannot read, naming the line its byte offset is on.
+fn malformed<R: Read>(e: csv::Error, reader: &mut csv::Reader<LineCounted<R>>, file: &str) -> InputError {
+    let line = e.position().map_or(0, |p| reader.get_mut().line_at(p.byte()));
+    let message = e.to_string();
+    match e.into_kind() {
+        csv::ErrorKind::Io(source) => InputError::Io { file: file.to_owned(), source },
+        _ => InputError::MalformedCsv { file: file.to_owned(), line, message },
+    }
 }
 
 /// The line a row error names.
@@ -335,7 +342,7 @@ fn dup_line(e: &InputError) -> u64 {
 /// Reads the data rows into `problem`, stopping at the first bad one.
 #[allow(clippy::too_many_arguments)]
 fn read_rows<R: Read>(
-    reader: &mut csv::Reader<R>,
+    reader: &mut csv::Reader<LineCounted<R>>,
     record: &mut ByteRecord,
     header: &Header,
     bytes: Option<u64>,
@@ -344,17 +351,15 @@ fn read_rows<R: Read>(
     kind: Kind,
     problem: &mut Problem,
 ) -> Result<(), InputError> {
-    let malformed = |e: csv::Error| {
-        let line = e.position().map_or(0, csv::Position::line);
-        let message = e.to_string();
-        match e.into_kind() {
-            csv::ErrorKind::Io(source) => InputError::Io { file: file.to_owned(), source },
-            _ => InputError::MalformedCsv { file: file.to_owned(), line, message },
-        }
-    };
     let mut declared: Option<(u64, u64)> = None; // (align, first line)
-    while reader.read_byte_record(record).map_err(malformed)? {
-        let line = record.position().map_or(0, csv::Position::line);
+    loop {
+        match reader.read_byte_record(record) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => return Err(malformed(e, reader, file)),
+        }
+        let offset = record.position().map_or(0, csv::Position::byte);
+        let line = reader.get_mut().line_at(offset);
         let at = |slot: usize| Location::Csv { line, column: header.column(slot) };
         if problem.len() == max_rows {
             return Err(InputError::TooMany {
@@ -516,6 +521,28 @@ fn number(file: &str, at: impl FnOnce() -> Location, cell: &[u8]) -> Result<u64,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errors_name_the_line_for_lf_crlf_and_cr_line_ends() {
+        for end in ["\n", "\r\n", "\r"] {
+            let csv = |rows: &[&str]| rows.join(end) + end;
+            let e = parse_buffers(&csv(&["id,lower,upper,size", "a,0,4,5", "b,0,4,-5"]), "p", 9).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "p: line 3, column `size`: negative value `-5` (sizes, bounds and addresses are unsigned)",
+                "{end:?}"
+            );
+            let e = parse_buffers(&csv(&["id,lower,upper,size", "a,0,4,5", "b,0,4,5", "a,1,2,3"]), "p", 9)
+                .unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "p: line 4, column `id`: duplicate name `a` (first at line 2, column `id`)",
+                "{end:?}"
+            );
+            let e = parse_buffers(&csv(&["id,lower,upper,size", "a,0,4,5", "b,0,4"]), "p", 9).unwrap_err();
+            assert!(matches!(e, InputError::MalformedCsv { line: 3, .. }), "{end:?}: {e}");
+        }
+    }
 
     #[test]
     fn header_only_is_an_empty_problem() {

@@ -14,6 +14,7 @@
 pub mod bundled;
 pub mod error;
 pub mod import;
+mod line_count;
 pub mod minimalloc_csv;
 pub mod onnx;
 pub mod problem;

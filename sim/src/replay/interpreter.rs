@@ -35,6 +35,14 @@ fn stats_text(s: &Statistics) -> String {
     format!("total={} allocated={} free={} largest={}", s.total, s.allocated, s.free, s.largest_free)
 }
 
+/// The core grid of a device with `banks` L1 banks (one per core), `(columns, rows)`: the
+/// squarest grid that holds them, `ceil(sqrt(banks))` columns (Wormhole's 64: 8x8); a core
+/// is on the device when it is inside it and its row-major index is below `banks`.
+fn core_grid(banks: u32) -> (u32, u32) {
+    let w = (1..=banks.max(1)).find(|&w| u64::from(w) * u64::from(w) >= u64::from(banks)).unwrap_or(1);
+    (w, banks.div_ceil(w).max(1))
+}
+
 fn type_name(t: BufferType) -> &'static str {
     match t {
         BufferType::Dram => "dram",
@@ -207,20 +215,43 @@ impl Machine {
                 Ok(format!("{name} {} per_bank={}", b.address, b.size_per_bank))
             }
             Op::Cb { name, cores, size, page } => {
-                let (base, align) = {
+                let (base, align, banks) = {
                     let d = self.dev()?.descriptor();
-                    (d.l1_unreserved_base, d.dram_alignment)
+                    (d.l1_unreserved_base, d.dram_alignment, d.l1_banks)
                 };
                 if self.names.contains_key(name) {
                     return Err(format!("name `{name}` already used"));
                 }
-                let id = self.cbs.add(*cores, *size, *page).map_err(e)?;
-                self.cb_names.push(name.clone());
-                self.names.insert(name.clone(), Named::Cb(id));
-                self.cbs.allocate(base, align).map_err(e)?;
-                match self.cbs.address(id).map_err(e)? {
-                    Some(a) => Ok(format!("{name} {a}")),
-                    None => Err("circular buffer not placed".into()),
+                if *size == 0 {
+                    return Err(format!("cb `{name}`: size 0: a circular buffer holds at least one byte"));
+                }
+                let (w, h) = core_grid(banks);
+                if cores.end.x >= w || cores.end.y >= h || cores.end.y * w + cores.end.x >= banks {
+                    let (x, y) = (cores.end.x, cores.end.y);
+                    return Err(format!(
+                        "cb `{name}`: core ({x},{y}) is outside the device's {w}x{h} grid of {banks} L1 banks"
+                    ));
+                }
+                // a failed add or placement leaves the circular buffers and names as they were
+                let before = self.cbs.clone();
+                let placed = self.cbs.add(*cores, *size, *page).and_then(|id| {
+                    self.cbs.allocate(base, align)?;
+                    Ok((id, self.cbs.address(id)?))
+                });
+                match placed {
+                    Ok((id, Some(a))) => {
+                        self.cb_names.push(name.clone());
+                        self.names.insert(name.clone(), Named::Cb(id));
+                        Ok(format!("{name} {a}"))
+                    }
+                    Ok((_, None)) => {
+                        self.cbs = before;
+                        Err("circular buffer not placed".into())
+                    }
+                    Err(x) => {
+                        self.cbs = before;
+                        Err(e(x))
+                    }
                 }
             }
             Op::CbSize { name, size } => {
@@ -231,8 +262,18 @@ impl Machine {
                 let Some(Named::Cb(id)) = self.names.get(name).copied() else {
                     return Err(format!("`{name}` is not a circular buffer"));
                 };
-                self.cbs.set_total_size(id, *size).map_err(e)?;
-                self.cbs.allocate(base, align).map_err(e)?;
+                if *size == 0 {
+                    return Err(format!(
+                        "cbsize `{name}`: size 0: a circular buffer holds at least one byte"
+                    ));
+                }
+                let before = self.cbs.clone();
+                if let Err(x) =
+                    self.cbs.set_total_size(id, *size).and_then(|()| self.cbs.allocate(base, align))
+                {
+                    self.cbs = before;
+                    return Err(e(x));
+                }
                 let mut s = String::from("cbs");
                 for (n, cb) in self.cb_names.iter().zip(self.cbs.iter()) {
                     match cb.address {
@@ -250,7 +291,11 @@ impl Machine {
                 if !self.cbs.is_empty() && self.cbs.iter().any(|c| c.address.is_none()) {
                     let d = self.dev()?.descriptor();
                     let (base, align) = (d.l1_unreserved_base, d.dram_alignment);
-                    self.cbs.allocate(base, align).map_err(e)?;
+                    let before = self.cbs.clone();
+                    if let Err(x) = self.cbs.allocate(base, align) {
+                        self.cbs = before;
+                        return Err(e(x));
+                    }
                 }
                 self.cbs.validate(l1_size, lowest).map_err(e)?;
                 Ok("ok".into())
@@ -263,6 +308,10 @@ impl Machine {
                     Some(b) if Path::new(dir).is_relative() => b.join(dir),
                     _ => PathBuf::from(dir),
                 };
+                if path.exists() && !path.is_dir() {
+                    let p = path.display();
+                    return Err(format!("writing memory report {p}: it exists and is not a directory"));
+                }
                 write_reports(&path, prefix, &dram, &l1).map_err(|x| x.to_string())?;
                 Ok(format!("report {dir}"))
             }

@@ -187,11 +187,11 @@ pub fn write_reports(
     Ok(())
 }
 
-/// The reports of a run that failed after planning (a collision, a verifier finding):
-/// `plan.csv`, `summary.json` (its verdict says FAILED) and `layout.svg` of core `svg_core`,
-/// as [`write_reports`] writes them. A failed plan is not one to embed: no `plan.bin` or
-/// `plan.h` is written, and those of an earlier run in `dir` are removed, so the directory
-/// never pairs a failed run's picture with another run's plan file.
+/// The reports of a run that failed after planning (a collision, a verifier finding, a DRAM
+/// spill left unaddressed): `plan.csv`, `summary.json` (its verdict says FAILED) and
+/// `layout.svg` of core `svg_core`, as [`write_reports`] writes them. A failed plan is not one
+/// to embed: no `plan.bin` or `plan.h` is written, and those of an earlier run in `dir` are
+/// removed, so the directory never pairs a failed run's picture with another run's plan file.
 ///
 /// # Errors
 /// Any I/O error; a file either holds its complete new content or its previous one.
@@ -206,7 +206,42 @@ pub fn write_failed_reports(
     svg_core: usize,
 ) -> io::Result<()> {
     write_views(dir, (model, plan, summary), svg_core)?;
-    for stale in ["plan.bin", "plan.h"] {
+    remove_stale(dir, &["plan.bin", "plan.h"])
+}
+
+/// The summary of a run that failed with no plan to show (planning failed, a fault with no
+/// place, too little host memory): `summary` is [`FailedSummary`] written as `summary.json`,
+/// and the `plan.csv`, `layout.svg`, `plan.bin` and `plan.h` of an earlier run in `dir` are
+/// removed, so nothing in the directory describes another run.
+///
+/// # Errors
+/// Any I/O error; `summary.json` either holds its complete new content or its previous one.
+pub fn write_unplanned_failure(dir: &Path, summary: &FailedSummary) -> io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
+    write_atomic(&dir.join("summary.json"), &json)?;
+    remove_stale(dir, &["plan.csv", "layout.svg", "plan.bin", "plan.h"])
+}
+
+/// `summary.json` of a run that failed before it had a plan to report: what was run and the
+/// verdict `FAILED: <the error>`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct FailedSummary {
+    /// The program's name.
+    pub model: String,
+    /// Logical cores asked for.
+    pub cores: usize,
+    /// The split.
+    pub split: crate::run::Split,
+    /// The placement strategy's name.
+    pub strategy: String,
+    /// `FAILED: ` and the error.
+    pub verdict: String,
+}
+
+/// Removes the files `names` of `dir`; one that is not there is fine.
+fn remove_stale(dir: &Path, names: &[&str]) -> io::Result<()> {
+    for stale in names {
         match std::fs::remove_file(dir.join(stale)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
             _ => {}
