@@ -155,7 +155,9 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
     let f = PlanFile::parse(&bytes).unwrap();
     let h = *f.header();
     let (base, bytes_shared, window) = (h.shared_base.get(), h.shared_bytes.get(), h.window.get());
-    assert_eq!((base, bytes_shared, h.align.get()), (601_014_272, 12_845_056, 4096));
+    // the tensor-parallel slices are collectives: they live in the CC region, and the shared
+    // region is empty
+    assert_eq!((base, bytes_shared, h.align.get()), (601_014_272, 0, 4096));
     let c0 = f.cores()[0];
     assert_eq!(
         (c0.floor.get(), c0.cc_base.get(), c0.cc_bytes.get()),
@@ -168,9 +170,8 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
     let name = |i: usize| f.name(f.records()[i].tensor.get()).unwrap().to_owned();
     let named = |i: usize| format!("record {i} (`{}` on core {})", name(i), f.records()[i].core.get());
     let all = f.records();
-    // the first shared record (core 0), a shared record of core 1, a pre-placed record that is
+    // a shared record of core 1, a pre-placed record that is
     // not the floor's top and is accessed after instruction 0, a record of 4096 aligned bytes
-    let shared = all.iter().position(|r| r.has(FLAG_SHARED)).unwrap();
     let shared1 = all.iter().position(|r| r.has(FLAG_SHARED) && r.core.get() == 1).unwrap();
     let pre = all
         .iter()
@@ -179,15 +180,7 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
         })
         .unwrap();
     let page = all.iter().position(|r| r.aligned.get() == 4096 && r.bytes.get() < 4096).unwrap();
-    let (sr, pr, pg) = (&all[shared], &all[pre], &all[page]);
-    let outside = |b: u64, n: u64| PlanFileError::SharedOutsideRegion {
-        record: shared as u32,
-        tensor: sr.tensor.get(),
-        address: sr.address.get(),
-        end: sr.end().unwrap(),
-        base: b,
-        bytes: n,
-    };
+    let (pr, pg) = (&all[pre], &all[page]);
     let aligned = |to: u64| PlanFileError::AlignedMismatch {
         record: page as u32,
         tensor: pg.tensor.get(),
@@ -208,20 +201,6 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
     let (flag_off, def_off, last_off) =
         (offset_of!(Record, flags), offset_of!(Record, def), offset_of!(Record, last_use));
     let cases: Vec<(&str, usize, u64, usize, Expect)> = vec![
-        (
-            "shared_base 0",
-            header(offset_of!(PlanHeader, shared_base)),
-            0,
-            8,
-            Expect::Core(outside(0, bytes_shared)),
-        ),
-        (
-            "shared_bytes 0",
-            header(offset_of!(PlanHeader, shared_bytes)),
-            0,
-            8,
-            Expect::Core(outside(base, 0)),
-        ),
         (
             "shared_bytes + 1",
             header(offset_of!(PlanHeader, shared_bytes)),
