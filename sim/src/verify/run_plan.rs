@@ -309,9 +309,8 @@ fn index_rows(
     Ok(at)
 }
 
-/// `r`'s [`RunPlanError::OutsideSlab`] unless it lies in slab `index` (of `slab` bytes).
-fn in_slab(r: &PlanRow, slab: u64, index: u64) -> Result<(), RunPlanError> {
-    let (start, end) = (slab.saturating_mul(index), slab.saturating_mul(index + 1));
+/// `r`'s [`RunPlanError::OutsideSlab`] unless it lies in `[start, end)` (bytes).
+fn in_slab(r: &PlanRow, start: u64, end: u64) -> Result<(), RunPlanError> {
     let top = r.address.saturating_add(r.bytes);
     if r.address < start || top > end {
         return Err(RunPlanError::OutsideSlab {
@@ -358,7 +357,16 @@ fn check(
             let row = at[k][l].map(|i| &rows[i]);
             if let Some(r) = row {
                 if slab > 0 {
-                    in_slab(r, slab, if r.shared { model.cores.len() as u64 } else { k as u64 })?;
+                    // a private row in its core's slab; a shared one in the shared slab after
+                    // the last core's or above it, in the CC region's collectives (which
+                    // starts where the shared slab ends)
+                    let n = model.cores.len() as u64;
+                    let (start, end) = if r.shared {
+                        (slab.saturating_mul(n), u64::MAX)
+                    } else {
+                        (slab.saturating_mul(k as u64), slab.saturating_mul(k as u64 + 1))
+                    };
+                    in_slab(r, start, end)?;
                 }
                 if r.bytes != loc.bytes {
                     return Err(RunPlanError::WrongSize {
