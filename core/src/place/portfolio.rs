@@ -25,6 +25,11 @@
 //! stopped by the caller's clock like every member), and the peak repair of
 //! [`crate::place::repair`] with the budget left.
 //!
+//! This file holds the table, its cost model and the driver loop together with the skyline
+//! runs' completion (first fit or settle after a cap, the CC-region retry), about 600 lines
+//! of code: the completion steps read the budget left and the table's estimates, so they
+//! stay beside the loop that charges them.
+//!
 //! [`Strategy::Exact`] runs the same, continues the branch and bound with the caller's
 //! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and gives the skyline preorders
 //! the budgeted run could not finish the caller's clock. On the same inputs, budget and a
@@ -42,7 +47,7 @@ use crate::place::scan::{interval_of, scan};
 use crate::place::sections::section_totals;
 use crate::place::sections::UNPLACED;
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{place_one, select, Regions, SelectBuffers};
+use crate::place::seed::select::{place_among_neighbours, select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
 use crate::place::skyline::{skyline, Stop};
 use crate::place::sweep::sweep;
@@ -506,18 +511,8 @@ fn place_each(
         if done % 256 == 255 && !keep_going() {
             return Ok(false);
         }
-        let m = graph.collect_neighbours(v, infos, st.scratch, st.neighbours)?;
-        let mut j = 0usize;
-        for &u in &st.neighbours[..m] {
-            let nb = &infos[u as usize];
-            if nb.is_allocated() {
-                st.occupied[j] = Span { lo: nb.address, hi: nb.end() };
-                j += 1;
-            }
-        }
-        let a = place_one(&mut st.occupied[..j], &infos[v as usize], regions, Fit::First)?;
-        infos[v as usize].address = a;
-        infos[v as usize].allocated = 1;
+        let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
+        place_among_neighbours(graph, infos, v, &mut buf, regions, Fit::First)?;
     }
     Ok(true)
 }

@@ -108,6 +108,35 @@ pub fn first_fit_sorted(spans: impl Iterator<Item = (u64, u64)>, size: u64, regi
     }
 }
 
+/// Places candidate `v` by [`place_one`] among its allocated interfering neighbours (one
+/// tree or adjacency query) and marks it allocated.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from [`place_one`]; the errors of the neighbour query.
+pub fn place_among_neighbours(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    v: u32,
+    buf: &mut SelectBuffers<'_>,
+    regions: Regions,
+    fit: Fit,
+) -> Result<(), PlanError> {
+    let k = graph.collect_neighbours(v, infos, buf.scratch, buf.neighbours)?;
+    let mut m = 0usize;
+    for &u in &buf.neighbours[..k] {
+        let nb = &infos[u as usize];
+        if nb.is_allocated() {
+            buf.occupied[m] = Span { lo: nb.address, hi: nb.end() };
+            m += 1;
+        }
+    }
+    let address = place_one(&mut buf.occupied[..m], &infos[v as usize], regions, fit)?;
+    let info = &mut infos[v as usize];
+    info.address = address;
+    info.allocated = 1;
+    Ok(())
+}
+
 /// Places every candidate of `order` (first element placed first).
 ///
 /// # Errors
@@ -126,19 +155,7 @@ pub fn select(
         info.allocated = 0;
     }
     for &v in order {
-        let k = graph.collect_neighbours(v, infos, buf.scratch, buf.neighbours)?;
-        let mut m = 0usize;
-        for &u in &buf.neighbours[..k] {
-            let nb = &infos[u as usize];
-            if nb.is_allocated() {
-                buf.occupied[m] = Span { lo: nb.address, hi: nb.end() };
-                m += 1;
-            }
-        }
-        let address = place_one(&mut buf.occupied[..m], &infos[v as usize], regions, fit)?;
-        let info = &mut infos[v as usize];
-        info.address = address;
-        info.allocated = 1;
+        place_among_neighbours(graph, infos, v, buf, regions, fit)?;
     }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
         return Err(PlanError::Unallocated { location: i.location });
