@@ -22,6 +22,7 @@
 use arrayvec::ArrayVec;
 use bytemuck::{Pod, Zeroable};
 
+use super::sorted_search::{lo_at, StartSamples};
 use crate::error::PlanError;
 
 /// Capacity of a query's explicit stack. A perfectly balanced tree over a slice is at most
@@ -148,6 +149,8 @@ pub struct IntervalTree<'a> {
     /// Longest interval, `max(hi - lo)` (instructions): a node that starts before
     /// `q.lo - max_len` cannot reach `q.lo`.
     max_len: u32,
+    /// Sampled starts that find a query's first node (sorted trees; see [`StartSamples`]).
+    samples: StartSamples,
 }
 
 impl<'a> IntervalTree<'a> {
@@ -157,7 +160,7 @@ impl<'a> IntervalTree<'a> {
         nodes.sort_unstable_by_key(|n| (n.lo, n.hi, n.payload));
         let root = make_tree(nodes, 0, nodes.len());
         make_max(nodes, root);
-        IntervalTree { nodes, root, sorted: true, max_len: max_len(nodes) }
+        IntervalTree { nodes, root, sorted: true, max_len: max_len(nodes), samples: StartSamples::new(nodes) }
     }
 
     /// The seed's exact shape: builds over `nodes` in their given order (no sort), so a query
@@ -165,7 +168,7 @@ impl<'a> IntervalTree<'a> {
     pub fn from_unsorted(nodes: &'a mut [Node]) -> IntervalTree<'a> {
         let root = make_tree(nodes, 0, nodes.len());
         make_max(nodes, root);
-        IntervalTree { nodes, root, sorted: false, max_len: max_len(nodes) }
+        IntervalTree { nodes, root, sorted: false, max_len: max_len(nodes), samples: StartSamples::new(&[]) }
     }
 
     /// Re-wraps a node array that [`IntervalTree::build`] already built (sorted by `lo`, links
@@ -175,7 +178,13 @@ impl<'a> IntervalTree<'a> {
     /// answers — never a panic.
     pub fn from_built(nodes: &'a [Node]) -> IntervalTree<'a> {
         let root = if nodes.is_empty() { NIL } else { (nodes.len() / 2) as i32 };
-        let t = IntervalTree { nodes, root, sorted: true, max_len: max_len(nodes) };
+        let t = IntervalTree {
+            nodes,
+            root,
+            sorted: true,
+            max_len: max_len(nodes),
+            samples: StartSamples::new(nodes),
+        };
         debug_assert!(t.check_invariants());
         t
     }
@@ -205,7 +214,8 @@ impl<'a> IntervalTree<'a> {
     /// [`IntervalTree::build`]: ascending `(lo, hi, payload)`). No heap: one fixed
     /// [`QUERY_STACK`] array.
     ///
-    /// On a sorted tree both sides are pruned by `lo`: a branch-free binary search finds the
+    /// On a sorted tree both sides are pruned by `lo`: [`StartSamples::lower_bound`] (sampled
+    /// starts, guarded interpolation, then a count or a branch-free binary search) finds the
     /// first node with `lo >= q.lo - max_len` (nothing before it can reach `q.lo`); the nodes
     /// from there that start before `q.lo` are scanned in order, their overlaps (`hi >= q.lo`)
     /// collected without a branch and visited [`PICK_BUFFER`] at a time; from the first node
@@ -228,7 +238,7 @@ impl<'a> IntervalTree<'a> {
             return self.walk_from(0, lo, hi, &mut visit);
         }
         // Nodes before `k` start before `lo - max_len`, so they end before `lo`.
-        let mut k = lower_bound(nodes, lo.saturating_sub(self.max_len));
+        let mut k = self.samples.lower_bound(nodes, lo.saturating_sub(self.max_len));
         // Nodes that start before `lo` (and so before `hi`) overlap iff they end at or after
         // `lo`: their positions are collected branch-free and visited a buffer at a time.
         let end = nodes.len().min(k.saturating_add(LINEAR_NODES));
@@ -380,35 +390,6 @@ impl<'a> IntervalTree<'a> {
 
 fn overflow() -> PlanError {
     PlanError::Capacity { store: crate::error::Store::Order, needed: QUERY_STACK + 1, capacity: QUERY_STACK }
-}
-
-/// `nodes[i].lo`, or 0 past the end: a load whose value only feeds a `black_box`, so the
-/// line is fetched ahead of the step that needs it.
-#[inline(always)]
-fn lo_at(nodes: &[Node], i: usize) -> u32 {
-    nodes.get(i).map_or(0, |n| n.lo)
-}
-
-/// The first index whose node starts at or after `key` (`nodes.len()` when none), on nodes
-/// sorted by `lo`. Branch-free: the halving step is a conditional move, so the only cost per
-/// level is the load.
-#[inline(always)]
-fn lower_bound(nodes: &[Node], key: u32) -> usize {
-    let mut base = 0usize;
-    let mut size = nodes.len();
-    let mut touched = 0u32;
-    while size > 1 {
-        let half = size / 2;
-        let mid = base + half;
-        // both candidates of the next step, loaded while this step's compare resolves
-        let next = (size - half) / 2;
-        touched ^= lo_at(nodes, base + next) ^ lo_at(nodes, mid + next);
-        let below = nodes.get(mid).is_some_and(|n| n.lo < key);
-        base = if below { mid } else { base };
-        size -= half;
-    }
-    core::hint::black_box(touched);
-    base + usize::from(nodes.get(base).is_some_and(|n| n.lo < key))
 }
 
 /// Visits the nodes at the first `count` positions of `picked`, in order.

@@ -14,7 +14,13 @@ fn five() -> [Node; 5] {
 }
 
 fn tree(nodes: &[Node], root: i32, sorted: bool) -> IntervalTree<'_> {
-    IntervalTree { nodes, root, sorted, max_len: nodes.iter().map(|n| n.hi - n.lo).max().unwrap_or(0) }
+    IntervalTree {
+        nodes,
+        root,
+        sorted,
+        max_len: nodes.iter().map(|n| n.hi - n.lo).max().unwrap_or(0),
+        samples: crate::liveness::sorted_search::StartSamples::new(nodes),
+    }
 }
 
 fn payloads(t: &IntervalTree<'_>, lo: u32, hi: u32) -> ([u32; 8], usize) {

@@ -13,5 +13,6 @@ pub mod interference;
 pub mod interval_tree;
 pub mod intervals;
 pub mod program;
+pub mod sorted_search;
 
 pub use intervals::{build_from_function, build_from_function_excluding, Built};
