@@ -9,8 +9,8 @@
 //! (on the 2-core VM a random load costs 63 ns in a 12 MB array and 121 ns in a 24 MB one).
 //!
 //! Three steps, each cheaper per node than the last:
-//! 1. [`StartSamples`] keeps the starts of [`SAMPLES`] evenly spaced nodes (1 KiB, stays in
-//!    L1/L2): a binary search over it narrows the range to about `n / SAMPLES` nodes without
+//! 1. [`StartSamples`] keeps the starts of [`SAMPLES`] evenly spaced nodes (256 bytes, stays
+//!    in L1): a binary search over it narrows the range to about `n / SAMPLES` nodes without
 //!    touching the node array.
 //! 2. Up to [`INTERPOLATION_ROUNDS`] rounds of guarded interpolation: each probes the position
 //!    the keys at the range's ends predict for `key` and a guard `g = max(GUARD_NODES,
@@ -32,8 +32,10 @@
 
 use super::interval_tree::Node;
 
-/// Sampled starts kept by [`StartSamples`]: 256 `u32`, 1 KiB.
-pub const SAMPLES: usize = 256;
+/// Sampled starts kept by [`StartSamples`]: 64 `u32`, 256 bytes (the tree is built and
+/// queried in a 32 KiB stack, `tests/stack_bound.rs`; 64 samples narrow a query of a million
+/// nodes to 15,625 before the interpolation, which then needs two rounds, not one).
+pub const SAMPLES: usize = 64;
 
 /// Interpolation rounds before the binary search takes over (each costs two probes).
 pub const INTERPOLATION_ROUNDS: usize = 3;
@@ -56,7 +58,7 @@ pub(super) fn lo_at(nodes: &[Node], i: usize) -> u32 {
 
 /// The starts of [`SAMPLES`] evenly spaced nodes of a sorted node array: sample `i` is
 /// `nodes[i * n / SAMPLES].lo` (for `n < SAMPLES`, every node's start and then `u32::MAX`).
-/// Part of [`IntervalTree`](super::interval_tree::IntervalTree); 1 KiB plus a length.
+/// Part of [`IntervalTree`](super::interval_tree::IntervalTree); 256 bytes plus a length.
 #[derive(Clone, Debug)]
 pub struct StartSamples {
     /// Sampled starts (instruction indices), non-decreasing.
@@ -248,7 +250,7 @@ mod tests {
     fn evenly_spread_keys() {
         let s: [u32; 4000] = core::array::from_fn(|i| 7 * i as u32 + 3);
         agrees(&s);
-        // long enough that a sample gap (64 nodes) is interpolated, with a gap in the middle
+        // long enough that a sample gap (256 nodes) is interpolated, with a gap in the middle
         let s: [u32; 16384] = core::array::from_fn(|i| 7 * i as u32 + if i > 9000 { 1 << 20 } else { 0 });
         agrees(&s);
     }
