@@ -255,7 +255,10 @@ fn every_dropped_remote_target_is_caught_by_sync() {
 #[test]
 fn the_faults_command_passes_on_the_bundled_models_and_fails_where_faults_have_no_place() {
     assert_eq!(cli(&["faults", "--count", "3"]), ExitCode::SUCCESS);
-    assert_eq!(cli(&["faults", "--cores", "1"]), ExitCode::from(2));
+    assert_eq!(cli(&["faults", "--cores", "0"]), ExitCode::from(2));
+    assert_eq!(cli(&["faults", "--cores", "65"]), ExitCode::from(2));
+    // on one core nothing is shared: twin, reverse and drop-target have no place -> exit 1
+    assert_eq!(cli(&["faults", "--cores", "1", "--count", "2"]), ExitCode::from(1));
     // one op, nothing shared: twin, reverse and drop-target have no place -> exit 1
     let dir = std::env::temp_dir().join(format!("dramalloc-faults-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
