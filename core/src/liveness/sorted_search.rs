@@ -58,7 +58,7 @@ pub(super) fn lo_at(nodes: &[Node], i: usize) -> u32 {
 }
 
 /// The starts of [`SAMPLES`] evenly spaced nodes of a sorted node array: sample `i` is
-/// `nodes[i * n / SAMPLES].lo` (for `n < SAMPLES`, every node's start and then `u32::MAX`).
+/// `nodes[i * n / SAMPLES].lo` (`u32::MAX` for an empty array).
 /// Part of [`IntervalTree`](super::interval_tree::IntervalTree); 256 bytes plus a length.
 #[derive(Clone, Debug)]
 pub struct StartSamples {
@@ -76,15 +76,12 @@ impl StartSamples {
         StartSamples { lo, n }
     }
 
-    /// The node index sample `i` was taken at, for `n` nodes.
+    /// The node index sample `i` was taken at, for `n` nodes: `i * n / SAMPLES` (for
+    /// `n < SAMPLES` some nodes are sampled twice, which narrows the range as well).
     #[inline(always)]
     fn position(i: usize, n: usize) -> usize {
-        if n < SAMPLES {
-            i
-        } else {
-            // i < SAMPLES and n < 2^32 (u32 payloads), so the product fits in u64
-            ((i as u64 * n as u64) / SAMPLES as u64) as usize
-        }
+        // i < SAMPLES and n < 2^32 (u32 payloads), so the product fits in u64
+        ((i as u64 * n as u64) / SAMPLES as u64) as usize
     }
 
     /// The first index in `nodes` (the array these samples were taken from, sorted by `lo`)
@@ -116,7 +113,7 @@ impl StartSamples {
         let (l, below) = (Self::position(left, n) + 1, self.lo.get(left).copied().unwrap_or(0));
         let right = Self::position(j, n);
         match self.lo.get(j) {
-            Some(&above) if j < SAMPLES && right < n => narrow(nodes, l, right, below, above, key),
+            Some(&above) if right < n => narrow(nodes, l, right, below, above, key),
             _ => match nodes.last() {
                 Some(last) if probed(1) && last.lo >= key => narrow(nodes, l, n - 1, below, last.lo, key),
                 _ => n,
@@ -307,6 +304,24 @@ mod tests {
         agrees(&[0u32, u32::MAX]);
         agrees(&[]);
         agrees(&[9]);
+    }
+
+    /// On nodes not sorted by `lo` the answer is some index in range, never a panic (the
+    /// interpolation stops when the keys at the range's ends are out of order).
+    #[test]
+    fn unsorted_nodes_give_an_index_in_range() {
+        let mut x = 7u64;
+        let starts: [u32; 5000] = core::array::from_fn(|_| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 40) as u32
+        });
+        let all = nodes_from(&starts);
+        let nodes = &all[..starts.len()];
+        let samples = StartSamples::new(nodes);
+        for key in (0..1u32 << 24).step_by(4099) {
+            assert!(lower_bound(nodes, key) <= nodes.len());
+            assert!(samples.lower_bound(nodes, key) <= nodes.len());
+        }
     }
 
     #[test]
