@@ -113,7 +113,8 @@ impl StartSamples {
         let (l, below) = (Self::position(left, n) + 1, self.lo.get(left).copied().unwrap_or(0));
         let right = Self::position(j, n);
         match self.lo.get(j) {
-            Some(&above) if right < n => narrow(nodes, l, right, below, above, key),
+            // a sample's position is below n (j < SAMPLES)
+            Some(&above) => narrow(nodes, l, right, below, above, key),
             _ => match nodes.last() {
                 Some(last) if probed(1) && last.lo >= key => narrow(nodes, l, n - 1, below, last.lo, key),
                 _ => n,
@@ -157,13 +158,15 @@ pub fn lower_bound(nodes: &[Node], key: u32) -> usize {
 #[inline(always)]
 fn narrow(nodes: &[Node], mut l: usize, mut r: usize, mut below: u32, mut above: u32, key: u32) -> usize {
     for _ in 0..INTERPOLATION_ROUNDS {
-        if r.saturating_sub(l) <= 2 * GUARD_NODES || above <= below || key <= below {
+        if r.saturating_sub(l) <= 2 * GUARD_NODES {
             break;
         }
-        // interpolate between (l - 1, below) and (r, above), then keep the probe in [l, r - 1]
-        let steps = (r + 1 - l) as u64;
-        let Some(scaled) = u64::from(key - below).checked_mul(steps) else { break };
-        let p = (l - 1 + (scaled / u64::from(above - below)) as usize).clamp(l, r - 1);
+        // interpolate between (l - 1, below) and (r, above), then keep the probe in [l, r - 1];
+        // below < key <= above on sorted nodes, and on unsorted ones the rounds stop here
+        let (Some(dist), Some(span)) = (key.checked_sub(below), above.checked_sub(below)) else { break };
+        // dist < 2^32 and r + 1 - l <= n < 2^32: the product fits in u64
+        let Some(offset) = (u64::from(dist) * (r + 1 - l) as u64).checked_div(u64::from(span)) else { break };
+        let p = (l - 1 + offset as usize).clamp(l, r - 1);
         let guard = GUARD_NODES.max((r - l).isqrt());
         // both guards are loaded with the probe; only one is used
         let (up, down) = ((p + guard).min(r - 1), p.saturating_sub(guard).max(l));
