@@ -403,5 +403,9 @@ mod tests {
             got,
             [((105_700, 73), (115_882, 71)), ((285_120, 35), (213_447, 69)), ((1_534, 1), (50_593, 31))]
         );
+        // every start as a key: a key equal to the start at a range's end puts the estimate
+        // on that end, which the probe must not pass (it stays in [l, r - 1])
+        let at_starts = reads(&random[..16384], random[..16384].iter().map(|n| n.lo));
+        assert_eq!(at_starts, ((286_361, 35), (213_404, 69)));
     }
 }
