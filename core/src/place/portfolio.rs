@@ -98,6 +98,9 @@ pub const PORTFOLIO: [(Member, Cost); 10] = [
     (Member::Seed,        Cost::Seed),
 ];
 
+// Every row, `exact`'s timed skyline, the branch and bound and the repair fit in the report.
+const _: () = assert!(crate::place::report::MAX_MEMBERS >= PORTFOLIO.len() + 3);
+
 /// Work units of a greedy pass per entry of the interference graph (one neighbour looked up,
 /// its range sorted and scanned).
 pub const GREEDY_UNITS_PER_ENTRY: u64 = 15;
