@@ -225,6 +225,8 @@ fn probed(_k: usize) -> bool {
     true
 }
 
+// Test builds only (the library stays no_std): the count is per thread because the test
+// harness runs the unit tests in parallel threads, which a shared atomic would mix.
 #[cfg(test)]
 mod probe_count {
     extern crate std;
