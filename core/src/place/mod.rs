@@ -6,6 +6,7 @@
 //! (their address-ordered placer), [`sweep`], [`skyline`] and [`exact`]. Shared pieces:
 //! [`sections`] (time sections), [`min_heap`] and [`lower_bound`] (the max-load bound).
 
+pub mod class_index;
 pub mod exact;
 pub mod greedy;
 pub mod live_set;

@@ -1,14 +1,15 @@
 //! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
 //! within one work budget, then the branch and bound and the peak repair of the best plan.
-//! Uses: every strategy of place, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
+//! Uses: every strategy of place, class_index, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
 //! the sweep `20 n log2 n`, a skyline preorder `150 n log2 n` (more at scale, where it leaves
 //! the cache) plus its re-keys, a greedy member `15 (2E + n)` for E interfering pairs
 //! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
-//! else the cheaper of tree queries and the address-ordered scan, the seed's order twice a
-//! greedy member. A row runs when its estimate fits in what is left of the budget (the
+//! else (one interval per buffer) the cheaper of the lifetime-class index
+//! ([`crate::place::class_index`], about `42 E (1 + n / 2^20)`) and the address-ordered scan
+//! (`n²`), the seed's order twice a greedy member. A row runs when its estimate fits in what is left of the budget (the
 //! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
 //! estimate; the skyline gets a re-key cap from the budget left, the peak repair all that
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
@@ -39,6 +40,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
+use crate::place::class_index::{class_of, place_by_class, CLASSES};
 use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
@@ -124,6 +126,19 @@ pub enum Cost {
     Seed,
 }
 
+/// Which placer a greedy pass uses to find each buffer's placed neighbours (the same plan
+/// either way; only the cost differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placer {
+    /// Interval-tree queries ([`crate::place::seed::select::select`]): any candidates.
+    Tree,
+    /// The address-ordered scan ([`crate::place::scan`]), O(n²): one-interval candidates.
+    Scan,
+    /// The lifetime-class index ([`crate::place::class_index`]), O(n · c + E log d):
+    /// one-interval candidates.
+    Classes,
+}
+
 /// The input as the cost estimates see it.
 #[derive(Clone, Copy, Debug)]
 pub struct Estimate {
@@ -131,40 +146,58 @@ pub struct Estimate {
     pub n: u64,
     /// `ceil(log2(n + 1))`.
     pub log_n: u64,
-    /// Work of one greedy pass: [`GREEDY_UNITS_PER_ENTRY`] `· (2E + n)` with the interference
-    /// graph (E pairs, [`overlapping_pairs`]), else the cheaper of tree queries,
-    /// `10 · (2E + n log2 n)`, and the address-ordered scan, `n²`.
+    /// Work of one greedy pass with the cheapest [`Placer`]: [`GREEDY_UNITS_PER_ENTRY`]
+    /// `· (2E + n)` with the interference graph (E pairs, [`overlapping_pairs`]); for
+    /// one-interval candidates without it the cheaper of the lifetime-class index,
+    /// `(`[`CLASS_UNITS_PER_PAIR`] `· 2E +` [`CLASS_UNITS_PER_CLASS`] `· n · c) · (1 + n / 2^20)`
+    /// for c non-empty lifetime classes, and the address-ordered scan, `n²`; else tree queries,
+    /// `10 · (2E + n log2 n)` (unknown E: unbounded).
     pub greedy: u64,
-    /// Whether the address-ordered scan is the cheaper greedy placer.
-    pub use_scan: bool,
+    /// The placer that estimate is for.
+    pub placer: Placer,
 }
+
+/// Work units of a class-index greedy pass per interfering pair, counted twice (a record
+/// read in a class run, a near miss, and its share of the neighbours' sort), in the cache;
+/// the estimate scales it by `1 + n / 2^20` for the misses at scale.
+pub const CLASS_UNITS_PER_PAIR: u64 = 21;
+
+/// Work units of a class-index greedy pass per buffer and non-empty lifetime class (one
+/// chunk-table read and the first records of the stretch).
+pub const CLASS_UNITS_PER_CLASS: u64 = 8;
 
 impl Estimate {
     /// The estimate of `graph` and `infos`.
     pub fn of(graph: &Graph<'_>, infos: &[Info]) -> Estimate {
         let n = infos.len() as u64;
         let log_n = 64 - n.leading_zeros() as u64;
-        let (greedy, use_scan) = match graph.pairs() {
-            Some(pairs) => {
-                (pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY), false)
-            }
+        let (greedy, placer) = match graph.pairs() {
+            Some(pairs) => (
+                pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY),
+                Placer::Tree,
+            ),
             None => match overlapping_pairs(graph, infos) {
-                // tree queries: each pair found twice, a visit about 10 units; the scan
-                // tests n² / 2 pairs at about 2 units each
+                // the scan tests n² / 2 pairs at about 2 units each
                 Some(pairs) => {
-                    let tree =
-                        pairs.saturating_mul(2).saturating_add(n.saturating_mul(log_n)).saturating_mul(10);
+                    let classes = lifetime_classes(graph);
+                    // its records and the buffers' own leave the cache at scale (measured:
+                    // 47 ns a pair at 10^5 buffers, 84 at 10^6)
+                    let index = pairs
+                        .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
+                        .saturating_add(n.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
+                        .saturating_mul(n + (1 << 20))
+                        >> 20;
                     let scan = n.saturating_mul(n);
-                    if scan < tree {
-                        (scan, true)
+                    if scan < index {
+                        (scan, Placer::Scan)
                     } else {
-                        (tree, false)
+                        (index, Placer::Classes)
                     }
                 }
-                None => (u64::MAX, false),
+                None => (u64::MAX, Placer::Tree),
             },
         };
-        Estimate { n, log_n, greedy, use_scan }
+        Estimate { n, log_n, greedy, placer }
     }
 
     /// Work units of a row.
@@ -208,6 +241,15 @@ pub fn overlapping_pairs(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
             .map(|(i, nd)| nodes.partition_point(|x| x.lo <= nd.hi).saturating_sub(i + 1) as u64)
             .sum(),
     )
+}
+
+/// Non-empty lifetime classes of the tree's intervals ([`crate::place::class_index::class_of`]).
+fn lifetime_classes(graph: &Graph<'_>) -> u64 {
+    let mut seen = 0u64;
+    for nd in graph.tree().nodes() {
+        seen |= 1 << class_of(nd.lo, nd.hi);
+    }
+    seen.count_ones() as u64
 }
 
 fn peak(infos: &[Info]) -> u64 {
@@ -256,19 +298,18 @@ fn run_greedy(
     infos: &mut [Info],
     st: &mut Storage<'_, '_>,
     regions: Regions,
-    use_scan: bool,
+    placer: Placer,
 ) -> Result<u64, PlanError> {
-    let n = infos.len();
     // the load order needs the section totals; without them it is the size order
     let o =
         if o == Order::LoadLife && !prepare_loads(graph, infos, st, regions) { Order::SizeLife } else { o };
     let k = sort_order(o, graph, infos, st.slots, st.scratch, st.order);
-    place_in_order(graph, infos, st, k, regions, fit, use_scan && st.placed.len() >= n)?;
+    place_in_order(graph, infos, st, k, regions, fit, placer)?;
     Ok(peak(infos))
 }
 
-/// Places `st.order[..k]` (first element first) by `fit`: the address-ordered scan when
-/// `use_scan`, else `select`.
+/// Places `st.order[..k]` (first element first) by `fit` with `placer` where it applies and
+/// the storage allows it, else by `select`'s tree queries (the same plan).
 fn place_in_order(
     graph: &mut Graph<'_>,
     infos: &mut [Info],
@@ -276,14 +317,33 @@ fn place_in_order(
     k: usize,
     regions: Regions,
     fit: Fit,
-    use_scan: bool,
+    placer: Placer,
 ) -> Result<(), PlanError> {
-    if use_scan && st.placed.len() >= infos.len() {
-        scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit)
-    } else {
-        let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
-        select(graph, infos, &st.order[..k], &mut buf, regions, fit)
+    let n = infos.len();
+    match placer {
+        Placer::Scan if st.placed.len() >= n => {
+            return scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit);
+        }
+        Placer::Classes if st.sections.len() * 8 >= n + CLASSES => {
+            let table: &mut [u32] = bytemuck::cast_slice_mut(st.sections);
+            if place_by_class(
+                graph,
+                infos,
+                &st.order[..k],
+                st.placed,
+                table,
+                st.heap,
+                st.occupied,
+                regions,
+                fit,
+            )? {
+                return Ok(());
+            }
+        }
+        _ => {}
     }
+    let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
+    select(graph, infos, &st.order[..k], &mut buf, regions, fit)
 }
 
 /// Sets every slot's section total ([`prepare`], which keeps `best`); false where it does
@@ -315,13 +375,13 @@ fn run_single(
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<u64>, PlanError> {
     if let Some((o, fit)) = greedy_of(s) {
-        return run_greedy(o, fit, graph, infos, st, regions, est.use_scan).map(Some);
+        return run_greedy(o, fit, graph, infos, st, regions, est.placer).map(Some);
     }
     match s {
         Strategy::Seed => {
             let k = simplify(graph, infos, st.scratch, st.heap, st.order)?;
             st.order[..k].reverse();
-            place_in_order(graph, infos, st, k, regions, Fit::First, est.use_scan)?;
+            place_in_order(graph, infos, st, k, regions, Fit::First, est.placer)?;
             Ok(Some(peak(infos)))
         }
         Strategy::Sweep => {
@@ -338,7 +398,7 @@ fn run_single(
             )? {
                 return Ok(Some(peak(infos)));
             }
-            run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.use_scan).map(Some)
+            run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer).map(Some)
         }
         Strategy::Skyline => {
             let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
@@ -347,7 +407,7 @@ fn run_single(
                 Some(p) => Ok(Some(p)),
                 // where the skyline does not apply, `greedy-size` (the strategy's documented fallback)
                 None => {
-                    run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.use_scan).map(Some)
+                    run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer).map(Some)
                 }
             }
         }

@@ -89,7 +89,9 @@ pub const fn place_in_gap(lo: u64, hi: u64, size: u64, align: u64) -> Option<u64
 /// assert_eq!(f.address, Some(4096));
 /// ```
 pub fn search(occupied: &mut [Span], size: u64, start: u64, ceiling: u64, align: u64, fit: Fit) -> Found {
-    occupied.sort_unstable();
+    // by start only: the walk keeps the running maximum end, so the order of equal starts
+    // does not change the gaps (and a key compare is cheaper than a pair compare)
+    occupied.sort_unstable_by_key(|s| s.lo);
     let mut best: Option<(u64, u64)> = None; // (gap length, address)
     let mut largest = 0u64;
     let mut prev_end = start;
