@@ -76,19 +76,21 @@ pub struct ClassIndex<'a> {
 }
 
 impl<'a> ClassIndex<'a> {
-    /// Bins the candidates of `graph` (one interval each: `None` otherwise), none placed,
-    /// into `records` (one per candidate), `table` (one per candidate plus [`CLASSES`]) and
-    /// `at` (one per candidate). `None` also when a slice is too short. O(n).
+    /// Bins the candidates of `graph` (one interval each: `None` otherwise) whose lifetime
+    /// class is at least `min_class` (0: all), none placed, into `records` (one per
+    /// candidate), `table` (one per candidate plus one per non-empty class) and `at` (one per candidate;
+    /// `u32::MAX` for the candidates left out). `None` also when a slice is too short. O(n).
     pub fn new(
         graph: &Graph<'_>,
         infos: &[Info],
+        min_class: usize,
         records: &'a mut [Placed],
         table: &'a mut [u32],
         at: &'a mut [u32],
     ) -> Option<Self> {
         let n = infos.len();
         let nodes = graph.tree().nodes();
-        if records.len() < n || at.len() < n || table.len() < n + CLASSES || nodes.len() != n {
+        if records.len() < n || at.len() < n || nodes.len() != n {
             return None;
         }
         if infos.iter().any(|i| i.interval_count != 1) {
@@ -98,6 +100,7 @@ impl<'a> ClassIndex<'a> {
         for nd in nodes {
             count[class_of(nd.lo, nd.hi)] += 1;
         }
+        count[..min_class.min(CLASSES)].fill(0);
         let mut runs = [Run::default(); CLASSES];
         let (mut classes, mut used, mut next) = ([0u8; CLASSES], 0usize, 0u32);
         for (k, &c) in count.iter().enumerate() {
@@ -108,9 +111,18 @@ impl<'a> ClassIndex<'a> {
                 used += 1;
             }
         }
+        // one table entry per record and one more per class at most
+        if table.len() < n + used {
+            return None;
+        }
         // the nodes come sorted by `lo`, so each run fills in `lo` order
         for nd in nodes {
-            let run = &mut runs[class_of(nd.lo, nd.hi)];
+            let k = class_of(nd.lo, nd.hi);
+            if k < min_class {
+                at[nd.payload as usize] = u32::MAX;
+                continue;
+            }
+            let run = &mut runs[k];
             records[run.end as usize] = Placed { lo: nd.lo, hi: nd.hi, addr: UNPLACED, end: 0 };
             at[nd.payload as usize] = run.end;
             run.end += 1;
@@ -139,7 +151,7 @@ impl<'a> ClassIndex<'a> {
         Some(ClassIndex { records, table, at, runs, classes, used })
     }
 
-    /// Marks candidate `v` placed at `[addr, end)`.
+    /// Marks candidate `v` (one of the binned) placed at `[addr, end)`.
     #[inline]
     pub fn place(&mut self, v: usize, addr: u64, end: u64) {
         let r = &mut self.records[self.at[v] as usize];
@@ -183,7 +195,7 @@ impl<'a> ClassIndex<'a> {
 /// [`crate::place::seed::select::select`] would, for candidates with one interval each,
 /// finding the placed neighbours through a [`ClassIndex`]. Pinned candidates are obstacles.
 /// `records`, `at` and `occupied` need one entry per candidate, `table` one per candidate
-/// plus [`CLASSES`]. Returns `Ok(false)` (nothing changed) when a candidate has several
+/// plus one per non-empty class (at most [`CLASSES`]). Returns `Ok(false)` (nothing changed) when a candidate has several
 /// intervals or a slice is too short.
 ///
 /// ```
@@ -229,7 +241,7 @@ pub fn place_by_class(
     fit: Fit,
 ) -> Result<bool, PlanError> {
     let n = infos.len();
-    let Some(mut index) = ClassIndex::new(graph, infos, records, table, at) else {
+    let Some(mut index) = ClassIndex::new(graph, infos, 0, records, table, at) else {
         return Ok(false);
     };
     if occupied.len() < n {
@@ -242,6 +254,28 @@ pub fn place_by_class(
             info.allocated = 0;
         }
     }
+    place_listed(&mut index, graph, infos, order, occupied, regions, fit)?;
+    if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
+        return Err(PlanError::Unallocated { location: i.location });
+    }
+    Ok(true)
+}
+
+/// Places `order` (first element first, binned candidates of `index`, one interval each)
+/// by `fit` among the placed records of `index`, marking each placed. `occupied` needs one
+/// entry per record.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from [`place_one`].
+pub fn place_listed(
+    index: &mut ClassIndex<'_>,
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    order: &[u32],
+    occupied: &mut [Span],
+    regions: Regions,
+    fit: Fit,
+) -> Result<(), PlanError> {
     let nodes = graph.tree().nodes();
     for &v in order {
         let info = &infos[v as usize];
@@ -253,10 +287,7 @@ pub fn place_by_class(
         info.allocated = 1;
         index.place(v as usize, address, info.end());
     }
-    if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
-        return Err(PlanError::Unallocated { location: i.location });
-    }
-    Ok(true)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -363,16 +394,15 @@ mod tests {
         let graph = Graph::new(tree, &ids);
         let (mut records, mut table, mut at) = ([Placed::default(); 2], [0u32; 2 + CLASSES], [0u32; 2]);
         // two intervals for one candidate: not this placer's problem
-        assert!(ClassIndex::new(&graph, &infos, &mut records, &mut table, &mut at).is_none());
+        assert!(ClassIndex::new(&graph, &infos, 0, &mut records, &mut table, &mut at).is_none());
         let mut one = [Node { lo: 0, hi: 3, ..Node::default() }];
         let mut infos = [Info { aligned: 8, interval_count: 1, ..Info::default() }];
         let tree = IntervalTree::build(&mut one);
         let mut ids = [0u32; 1];
         build_csr(tree.nodes(), &mut ids, &mut infos);
         let graph = Graph::new(tree, &ids);
-        // a table one entry short of n + CLASSES
-        let mut short = [0u32; CLASSES];
-        assert!(ClassIndex::new(&graph, &infos, &mut records, &mut short, &mut at).is_none());
-        assert!(ClassIndex::new(&graph, &infos, &mut records, &mut table, &mut at).is_some());
+        // one record in one class needs a table of two entries
+        assert!(ClassIndex::new(&graph, &infos, 0, &mut records, &mut table[..1], &mut at).is_none());
+        assert!(ClassIndex::new(&graph, &infos, 0, &mut records, &mut table[..2], &mut at).is_some());
     }
 }

@@ -20,3 +20,4 @@ pub mod sections;
 pub mod seed;
 pub mod skyline;
 pub mod sweep;
+pub mod sweep_long;

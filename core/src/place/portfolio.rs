@@ -1,10 +1,11 @@
 //! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
 //! within one work budget, then the branch and bound and the peak repair of the best plan.
-//! Uses: every strategy of place, class_index, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
+//! Uses: every strategy of place, class_index, sweep_long, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
-//! the sweep `20 n log2 n`, a skyline preorder `150 n log2 n` (more at scale, where it leaves
+//! the sweep `20 n log2 n`, the sweep around the long-lived `20 n log2 n + 2E` plus its
+//! long set's greedy pass ([`Estimate::sweep_long`]), a skyline preorder `150 n log2 n` (more at scale, where it leaves
 //! the cache) plus its re-keys, a greedy member `15 (2E + n)` for E interfering pairs
 //! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
 //! else (one interval per buffer) the cheaper of the lifetime-class index
@@ -14,7 +15,9 @@
 //! estimate; the skyline gets a re-key cap from the budget left, the peak repair all that
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
-//! sweep always runs: it is the cheapest plan there is, so `auto` always has one.
+//! sweep runs whatever the budget and the clock say when the row before it (the sweep around
+//! the 1/128 longest-lived, about as cheap where few buffers are live at once) made no plan:
+//! it is the cheapest plan there is, so `auto` always has one.
 //!
 //! The lowest peak is kept (ties: the earlier row), so `auto` is never worse than any member
 //! it runs, by construction. With no clock (or one that never says stop) every decision is a
@@ -40,7 +43,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
-use crate::place::class_index::{class_of, place_by_class, CLASSES};
+use crate::place::class_index::{class_of, place_by_class};
 use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
@@ -53,6 +56,7 @@ use crate::place::seed::select::{place_among_neighbours, select, Regions, Select
 use crate::place::seed::simplify::simplify;
 use crate::place::skyline::{skyline, Stop};
 use crate::place::sweep::sweep;
+use crate::place::sweep_long::{sweep_long, Lifetimes};
 use crate::strategy::Strategy;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
 
@@ -82,17 +86,22 @@ pub const AUTO_EXACT_MAX: usize = 2_000;
 pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 
 /// The members of `auto` (and of `exact` before its branch and bound), tried top to bottom
-/// while the budget lasts: (member, cost estimate). The sweep first (always: the cheapest
-/// plan there is); then, alternating, a skyline preorder and greedy orders, so a small budget
-/// still gets both kinds; best-fit and the seed's order last, as they are rarely the best
-/// at scale and cost the most.
+/// while the budget lasts: (member, cost estimate). The sweep around the 1/128 longest-lived
+/// first (at 10^6 short-lived buffers about a sweep's cost, and often far lower peaks), then
+/// the sweep (always, when the first made no plan: the cheapest plan there is); then,
+/// alternating, a skyline preorder, sweeps around larger long sets (1/8, 1/2: dearer, as their
+/// greedy part grows) and greedy orders, so a small budget still gets every kind; best-fit and
+/// the seed's order last, as they are rarely the best at scale and cost the most.
 #[rustfmt::skip]
-pub const PORTFOLIO: [(Member, Cost); 10] = [
+pub const PORTFOLIO: [(Member, Cost); 13] = [
+    (Member::SweepLong(7), Cost::SweepLong(7)),
     (Member::Sweep,       Cost::Sweep),
     (Member::Skyline(1),  Cost::Skyline),
+    (Member::SweepLong(3), Cost::SweepLong(3)),
     (Member::GreedyLoad,  Cost::Greedy),
     (Member::GreedyClass, Cost::Greedy),
     (Member::GreedySize,  Cost::Greedy),
+    (Member::SweepLong(1), Cost::SweepLong(1)),
     (Member::Skyline(2),  Cost::Skyline),
     (Member::GreedyStart, Cost::Greedy),
     (Member::Skyline(0),  Cost::Skyline),
@@ -124,6 +133,8 @@ pub enum Cost {
     Greedy,
     /// Twice a greedy pass: the seed's simplify costs O(E log n) on top of its placement.
     Seed,
+    /// The sweep around at most `n >> s` long-lived buffers ([`Estimate::sweep_long`]).
+    SweepLong(u8),
 }
 
 /// Which placer a greedy pass uses to find each buffer's placed neighbours (the same plan
@@ -155,7 +166,17 @@ pub struct Estimate {
     pub greedy: u64,
     /// The placer that estimate is for.
     pub placer: Placer,
+    /// Interfering pairs E of one-interval candidates ([`overlapping_pairs`]; `None`
+    /// otherwise).
+    pub pairs: Option<u64>,
+    /// The intervals' lifetime classes (for [`Cost::SweepLong`]).
+    pub lifetimes: Lifetimes,
 }
+
+/// Work units of the sweep around the long-lived per interfering pair: its sorted live list
+/// is walked and shifted in contiguous memory (measured: about 1.3 ns a pair on 10^5 nested
+/// layered buffers, E = 1.1 · 10^9).
+pub const LIST_UNITS_PER_PAIR: u64 = 2;
 
 /// Work units of a class-index greedy pass per interfering pair, counted twice (a record
 /// read in a class run, a near miss, and its share of the neighbours' sort), in the cache;
@@ -171,12 +192,13 @@ impl Estimate {
     pub fn of(graph: &Graph<'_>, infos: &[Info]) -> Estimate {
         let n = infos.len() as u64;
         let log_n = 64 - n.leading_zeros() as u64;
+        let pairs = overlapping_pairs(graph, infos);
         let (greedy, placer) = match graph.pairs() {
             Some(pairs) => (
                 pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY),
                 Placer::Tree,
             ),
-            None => match overlapping_pairs(graph, infos) {
+            None => match pairs {
                 // the scan tests n² / 2 pairs at about 2 units each
                 Some(pairs) => {
                     let classes = lifetime_classes(graph);
@@ -197,7 +219,25 @@ impl Estimate {
                 None => (u64::MAX, Placer::Tree),
             },
         };
-        Estimate { n, log_n, greedy, placer }
+        Estimate { n, log_n, greedy, placer, pairs, lifetimes: Lifetimes::of(graph) }
+    }
+
+    /// Work units of the sweep around at most `n >> share` long-lived buffers: a sweep
+    /// (`20 n log2 n`), its live list ([`LIST_UNITS_PER_PAIR`] `· E`) and the long set's greedy
+    /// pass as a class-index pass over its estimated pairs, `n_long · L_long / span` (as if
+    /// the long intervals were spread evenly over the time span; at most E). Unbounded
+    /// without one interval per candidate.
+    pub fn sweep_long(&self, share: u32) -> u64 {
+        let Some(e) = self.pairs else { return u64::MAX };
+        let (nl, len, classes) = self.lifetimes.long_set(self.lifetimes.cut(share));
+        let e_long = (nl as u128 * len as u128 / self.lifetimes.span.max(1) as u128).min(e as u128) as u64;
+        // the index holds the long set only, so its cache factor is the long set's
+        let long = e_long
+            .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
+            .saturating_add(nl.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
+            .saturating_mul(nl + (1 << 20))
+            >> 20;
+        self.cost(Cost::Sweep).saturating_add(e.saturating_mul(LIST_UNITS_PER_PAIR)).saturating_add(long)
     }
 
     /// Work units of a row.
@@ -209,6 +249,7 @@ impl Estimate {
             Cost::Skyline => nlog.saturating_mul(150).saturating_mul(self.n + (1 << 19)) >> 19,
             Cost::Greedy => self.greedy,
             Cost::Seed => self.greedy.saturating_mul(2),
+            Cost::SweepLong(share) => self.sweep_long(share as u32),
         }
     }
 }
@@ -278,7 +319,7 @@ fn greedy_of(s: Strategy) -> Option<(Order, Fit)> {
 /// The strategy a member stands for (the `strategy` metric of the plan it made).
 fn strategy_of(m: Member) -> Strategy {
     match m {
-        Member::Sweep => Strategy::Sweep,
+        Member::Sweep | Member::SweepLong(_) => Strategy::Sweep,
         Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
         Member::GreedyLoad => Strategy::GreedyLoad,
         Member::GreedySize => Strategy::GreedySize,
@@ -324,7 +365,7 @@ fn place_in_order(
         Placer::Scan if st.placed.len() >= n => {
             return scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit);
         }
-        Placer::Classes if st.sections.len() * 8 >= n + CLASSES => {
+        Placer::Classes => {
             let table: &mut [u32] = bytemuck::cast_slice_mut(st.sections);
             if place_by_class(
                 graph,
@@ -414,6 +455,24 @@ fn run_single(
         // the portfolios are not single strategies
         _ => Ok(None),
     }
+}
+
+/// Places by the sweep around the `n >> share` longest-lived ([`crate::place::sweep_long`]);
+/// `None` where it does not apply (several intervals, pinned candidates, short storage).
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from its placement.
+fn run_sweep_long(
+    share: u8,
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    est: &Estimate,
+) -> Result<Option<u64>, PlanError> {
+    let k = est.lifetimes.cut(share as u32);
+    Ok(sweep_long(graph, infos, k, st.order, st.heap, st.placed, st.occupied, st.sections, regions)?
+        .then(|| peak(infos)))
 }
 
 /// Places by the skyline rule ([`crate::place::skyline`]), keeping the best of the preorders `hs`
@@ -637,13 +696,30 @@ pub(crate) fn run_strategy(
     let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;
     let mut skyline_stopped = false;
+    let mut last_cut = None;
     for &(member, cost) in &PORTFOLIO {
         let c = est.cost(cost);
+        // the sweep runs whatever the budget and the clock say when no row before it made
+        // a plan, so `auto` always has one
+        let forced = member == Member::Sweep && best.is_none();
+        // a sweep around the long-lived with no long set is the sweep; one with an earlier
+        // row's long set is that row
+        let repeat = match member {
+            Member::SweepLong(s) => {
+                let k = est.lifetimes.cut(s as u32);
+                let same = est.lifetimes.long_set(k).0 == 0 || last_cut == Some(k);
+                last_cut = Some(k);
+                same
+            }
+            _ => false,
+        };
         let outcome = if best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
-        } else if member != Member::Sweep && !(budget.keep_going)() {
+        } else if repeat {
+            Outcome::NotApplicable
+        } else if !forced && !(budget.keep_going)() {
             Outcome::OutOfTime
-        } else if member != Member::Sweep && c > left {
+        } else if !forced && c > left {
             Outcome::OverBudget { cost: c, left }
         } else {
             // a skyline may spend half of what is left on re-keys
@@ -674,6 +750,7 @@ pub(crate) fn run_strategy(
                     left = left.saturating_sub(charged);
                     r
                 }
+                Member::SweepLong(share) => run_sweep_long(share, graph, infos, st, regions, &est),
                 m => run_single(strategy_of(m), graph, infos, st, regions, &est, u64::MAX, budget.keep_going),
             };
             match run {
@@ -708,6 +785,8 @@ pub(crate) fn run_strategy(
     let mut chosen = strategy_of(winner);
     if keep {
         restore_best(st.slots, infos);
+    } else if let Member::SweepLong(share) = winner {
+        run_sweep_long(share, graph, infos, st, regions, &est)?;
     } else {
         run_single(chosen, graph, infos, st, regions, &est, u64::MAX, &mut || true)?;
     }

@@ -12,6 +12,9 @@
 pub enum Member {
     /// The time sweep ([`crate::place::sweep`]).
     Sweep,
+    /// The sweep around the long-lived ([`crate::place::sweep_long`]): at most `n >> s`
+    /// longest-lived buffers placed first by size-ordered first fit (`s` = 7, 3, 1).
+    SweepLong(u8),
     /// The skyline with one static preorder (0 "WAT", 1 "TAW", 2 "TWA",
     /// [`crate::place::exact::preorder`]), within a re-key budget ([`crate::place::skyline`]).
     Skyline(u8),
@@ -40,6 +43,9 @@ impl Member {
     pub const fn name(self) -> &'static str {
         match self {
             Member::Sweep => "sweep",
+            Member::SweepLong(7) => "sweep-long/128",
+            Member::SweepLong(3) => "sweep-long/8",
+            Member::SweepLong(_) => "sweep-long/2",
             Member::Skyline(0) => "skyline-wat",
             Member::Skyline(1) => "skyline-taw",
             Member::Skyline(_) => "skyline-twa",
@@ -73,7 +79,8 @@ pub enum Outcome {
     /// It failed (e.g. a buffer fits nowhere below the window); other members may still fit.
     Failed,
     /// It does not apply to this input (several intervals per candidate, pinned candidates,
-    /// an unaligned floor, too little storage, more buffers than it handles).
+    /// an unaligned floor, too little storage, more buffers than it handles; for a sweep
+    /// around the long-lived: no long set, or the same long set as an earlier row's).
     NotApplicable,
     /// Skipped: an earlier member already reached the lower bound.
     AtLowerBound,
@@ -88,10 +95,10 @@ pub enum Outcome {
     OutOfTime,
 }
 
-/// Most members one portfolio reports: the 10 rows of `auto`'s table, `exact`'s timed
+/// Most members one portfolio reports: the 13 rows of `auto`'s table, `exact`'s timed
 /// skyline, the branch and bound and the repair (checked against the table at compile time in
 /// `place::portfolio`).
-pub const MAX_MEMBERS: usize = 13;
+pub const MAX_MEMBERS: usize = 16;
 
 /// The members of one portfolio run, in the order they were considered, and the one whose
 /// plan was kept. Empty for a single strategy.

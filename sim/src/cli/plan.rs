@@ -180,6 +180,9 @@ struct Stages {
 fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, sol: &Solved, t: Stages) {
     let m = sol.metrics;
     let member = Strategy::ALL[m.strategy as usize];
+    // the portfolio's row whose plan was kept names it more exactly than its strategy
+    // (the sweep around the long-lived is a `sweep` plan)
+    let member_name = sol.members.best.filter(|_| member != a.strategy).map_or(member.name(), |b| b.name());
     let ratio = crate::quality::peak_ratio(m.hwm, m.lower_bound);
     let members = member_lines(&sol.members, m.lower_bound);
     if a.json {
@@ -188,7 +191,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "input": args::display(&a.input),
             "buffers": buffers,
             "strategy": a.strategy.name(),
-            "member": member.name(),
+            "member": member_name,
             "hwm": m.hwm,
             "lower_bound": m.lower_bound,
             "ratio": ratio,
@@ -202,11 +205,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         let _ = writeln!(o, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
-    let chosen = if member == a.strategy {
-        String::new()
-    } else {
-        format!(" (plan from its {} member)", member.name())
-    };
+    let chosen =
+        if member == a.strategy { String::new() } else { format!(" (plan from its {member_name} member)") };
     let _ = writeln!(
         o,
         "{}: {}, strategy {}{chosen}, HWM {} bytes, lower bound {} bytes, ratio {:.4}; read {}, plan {}, write {}",
