@@ -58,17 +58,7 @@ pub fn sweep(
         return Ok(false);
     }
     let nodes = graph.tree().nodes();
-    // Node indices in (def, size descending, index) order; nodes are sorted by lo already.
-    for (i, o) in order[..n].iter_mut().enumerate() {
-        *o = i as u32;
-    }
-    order[..n].sort_unstable_by(|&a, &b| {
-        let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
-        na.lo
-            .cmp(&nb.lo)
-            .then(infos[nb.payload as usize].aligned.cmp(&infos[na.payload as usize].aligned))
-            .then(a.cmp(&b))
-    });
+    def_order(nodes, infos, &mut order[..n]);
     for info in infos.iter_mut() {
         info.allocated = 0;
     }
@@ -87,14 +77,7 @@ pub fn sweep(
     let (mut live, mut hlen) = (0usize, 0usize);
     for &ni in order[..n].iter() {
         let node = nodes[ni as usize];
-        while hlen > 0 && nodes[heap[0] as usize].hi < node.lo {
-            let gone = nodes[heap[0] as usize];
-            min_heap::pop(heap, &mut hlen, by_hi);
-            let g = &infos[gone.payload as usize];
-            let at = placed[..live].partition_point(|q| (q.addr, q.end) < (g.address, g.end()));
-            placed.copy_within(at + 1..live, at);
-            live -= 1;
-        }
+        expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
         let fast = match fit {
             Fit::First => {
@@ -122,6 +105,43 @@ pub fn sweep(
         min_heap::push(heap, &mut hlen, ni, by_hi);
     }
     Ok(true)
+}
+
+/// Writes the node indices `0..order.len()` into `order` in (def, size descending, index)
+/// order: the sweep's placement order (the nodes are sorted by `lo` already). O(n log n).
+pub(crate) fn def_order(nodes: &[Node], infos: &[Info], order: &mut [u32]) {
+    for (i, o) in order.iter_mut().enumerate() {
+        *o = i as u32;
+    }
+    order.sort_unstable_by(|&a, &b| {
+        let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
+        na.lo
+            .cmp(&nb.lo)
+            .then(infos[nb.payload as usize].aligned.cmp(&infos[na.payload as usize].aligned))
+            .then(a.cmp(&b))
+    });
+}
+
+/// Removes from the address-sorted live list `placed[..*live]` every buffer whose last use
+/// is before instruction `now`, popping their nodes from the end heap `heap[..*hlen]`.
+pub(crate) fn expire(
+    nodes: &[Node],
+    infos: &[Info],
+    heap: &mut [u32],
+    hlen: &mut usize,
+    placed: &mut [Placed],
+    live: &mut usize,
+    now: u32,
+) {
+    let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
+    while *hlen > 0 && nodes[heap[0] as usize].hi < now {
+        let gone = nodes[heap[0] as usize];
+        min_heap::pop(heap, hlen, by_hi);
+        let g = &infos[gone.payload as usize];
+        let at = placed[..*live].partition_point(|q| (q.addr, q.end) < (g.address, g.end()));
+        placed.copy_within(at + 1..*live, at);
+        *live -= 1;
+    }
 }
 
 /// Up to this many buffers live at once the sorted live list is faster than the treap (its

@@ -1,6 +1,6 @@
 //! The sweep around the long-lived: the longest-lived buffers placed first by size-ordered
 //! first fit, then every other buffer by the time sweep around them.
-//! Uses: class_index, error, liveness, min_heap, scan, seed, workspace; used by: portfolio.
+//! Uses: class_index, error, liveness, min_heap, scan, seed, sweep, workspace; used by: portfolio.
 //!
 //! The time sweep ([`crate::place::sweep`]) is the one placer cheap enough for millions of
 //! buffers, but it is online: a buffer that will live for thousands of instructions goes
@@ -37,6 +37,7 @@ use crate::place::min_heap;
 use crate::place::scan::insert_sorted;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
+use crate::place::sweep::{def_order, expire};
 use crate::workspace::{Placed, Section};
 
 /// The lifetime classes of a problem's intervals: how many and their total length per
@@ -163,16 +164,7 @@ pub fn sweep_long(
         place_listed(&mut index, graph, infos, &order[..nl], occupied, regions, Fit::First)?;
     }
     // step 2: the sweep in (def, size descending, index) order; nodes are sorted by lo
-    for (i, o) in order[..n].iter_mut().enumerate() {
-        *o = i as u32;
-    }
-    order[..n].sort_unstable_by(|&a, &b| {
-        let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
-        na.lo
-            .cmp(&nb.lo)
-            .then(infos[nb.payload as usize].aligned.cmp(&infos[na.payload as usize].aligned))
-            .then(a.cmp(&b))
-    });
+    def_order(nodes, infos, &mut order[..n]);
     // the long ones' nodes in sweep order
     let longs = &mut words[..n];
     let mut nl = 0usize;
@@ -187,14 +179,7 @@ pub fn sweep_long(
     let (mut live, mut hlen, mut entered) = (0usize, 0usize, 0usize);
     for &ni in order[..n].iter() {
         let node = nodes[ni as usize];
-        while hlen > 0 && nodes[heap[0] as usize].hi < node.lo {
-            let gone = nodes[heap[0] as usize];
-            min_heap::pop(heap, &mut hlen, by_hi);
-            let g = &infos[gone.payload as usize];
-            let at = placed[..live].partition_point(|q| (q.addr, q.end) < (g.address, g.end()));
-            placed.copy_within(at + 1..live, at);
-            live -= 1;
-        }
+        expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
         if class_of(node.lo, node.hi) >= k {
             // placed in step 1: it enters the live list at its def
