@@ -703,11 +703,11 @@ pub(crate) fn run_strategy(
         // a plan, so `auto` always has one
         let forced = member == Member::Sweep && best.is_none();
         // a sweep around the long-lived with no long set is the sweep; one with an earlier
-        // row's long set is that row
+        // row's long set is that row; it needs one interval per candidate (E known)
         let repeat = match member {
             Member::SweepLong(s) => {
                 let k = est.lifetimes.cut(s as u32);
-                let same = est.lifetimes.long_set(k).0 == 0 || last_cut == Some(k);
+                let same = est.pairs.is_none() || est.lifetimes.long_set(k).0 == 0 || last_cut == Some(k);
                 last_cut = Some(k);
                 same
             }
