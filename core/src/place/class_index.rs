@@ -159,22 +159,30 @@ impl<'a> ClassIndex<'a> {
         r.end = end;
     }
 
+    /// Where the scan of class `k`'s run for a query `[lo, hi]` starts: the first record of
+    /// the chunk holding `lo - (2^k - 1)` (no class-`k` interval starting earlier reaches
+    /// `lo`), `None` when no record of the run can overlap (all start after `hi` or too early
+    /// to reach `lo`).
+    fn first_record(&self, k: usize, lo: u32, hi: u32) -> Option<usize> {
+        let run = self.runs[k];
+        // lengths of class k are at most 2^k - 1
+        let reach = if k == 0 { 0 } else { (1u64 << k) - 1 };
+        let from = (lo as u64).saturating_sub(reach).max(run.min_lo as u64) as u32;
+        if from > run.max_lo || hi < run.min_lo || from > hi {
+            return None;
+        }
+        let chunk = ((from - run.min_lo) >> run.shift) as usize;
+        Some((run.first + self.table[run.table as usize + chunk]) as usize)
+    }
+
     /// Writes the byte ranges of the placed candidates whose interval overlaps `[lo, hi]`
     /// into `out` (in class order, unsorted); returns how many. `out` needs room for every
     /// candidate (a caller's occupied list of n entries always has it).
     pub fn overlapping(&self, lo: u32, hi: u32, out: &mut [Span]) -> usize {
         let mut m = 0usize;
         for &k in &self.classes[..self.used] {
-            let run = self.runs[k as usize];
-            // lengths of class k are at most 2^k - 1
-            let reach = if k == 0 { 0 } else { (1u64 << k) - 1 };
-            let from = (lo as u64).saturating_sub(reach).max(run.min_lo as u64) as u32;
-            if from > run.max_lo || hi < run.min_lo || from > hi {
-                continue;
-            }
-            let chunk = ((from - run.min_lo) >> run.shift) as usize;
-            let mut i = (run.first + self.table[run.table as usize + chunk]) as usize;
-            let end = run.end as usize;
+            let Some(mut i) = self.first_record(k as usize, lo, hi) else { continue };
+            let end = self.runs[k as usize].end as usize;
             while i < end {
                 let r = &self.records[i];
                 if r.lo > hi {
@@ -382,6 +390,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_query_scans_from_the_first_record_that_can_reach_it() {
+        // class 2 (lengths 2, 3): starts 0, 10, 20, 30; class 5 (lengths 16..31): starts 5, 40
+        let mut nodes = [(0, 2), (10, 13), (20, 22), (30, 33), (5, 25), (40, 60)].map(|(lo, hi)| Node {
+            lo,
+            hi,
+            ..Node::default()
+        });
+        (0..6).for_each(|v| nodes[v].payload = v as u32);
+        let mut infos = [Info { aligned: 1, interval_count: 1, ..Info::default() }; 6];
+        let tree = IntervalTree::build(&mut nodes);
+        let mut ids = [0u32; 6];
+        build_csr(tree.nodes(), &mut ids, &mut infos);
+        let graph = Graph::new(tree, &ids);
+        let (mut records, mut table, mut at) = ([Placed::default(); 6], [0u32; 6 + CLASSES], [0u32; 6]);
+        let index = ClassIndex::new(&graph, &infos, 0, &mut records, &mut table, &mut at).unwrap();
+        // class 2's run is records 0..4 (4 starts over a span of 30: chunks of 8), class 5's
+        // records 4..6 (span 35: chunks of 32)
+        assert_eq!((index.runs[2].first, index.runs[2].end, index.runs[2].shift), (0, 4, 3));
+        assert_eq!((index.runs[5].first, index.runs[5].end, index.runs[5].shift), (4, 6, 5));
+        // [13, 13]: a class-2 interval reaching 13 starts at 10 or later (chunk 1, record 1)
+        assert_eq!(index.first_record(2, 13, 13), Some(1));
+        // [12, 12]: from 9, still chunk 1 (starts 8..15): record 1
+        assert_eq!(index.first_record(2, 12, 12), Some(1));
+        // [11, 11]: from 8, the first start of chunk 1
+        assert_eq!(index.first_record(2, 11, 11), Some(1));
+        // [10, 10]: from 7, chunk 0: record 0
+        assert_eq!(index.first_record(2, 10, 10), Some(0));
+        // [34, 50]: from 31 > the last start 30: nothing in class 2 reaches 34
+        assert_eq!(index.first_record(2, 34, 50), None);
+        // [0, 0] in class 5: from 0 < min 5, but 0 < 5 = the first start: nothing yet
+        assert_eq!(index.first_record(5, 0, 0), None);
+        // [36, 36] in class 5: from 5 (36 - 31): the run's first record
+        assert_eq!(index.first_record(5, 36, 36), Some(4));
+        // [70, 70]: from 39, chunk 1 (starts 37..68): record 5
+        assert_eq!(index.first_record(5, 70, 70), Some(5));
+        // [3, 3] in class 2: from 0 (3 - 3), chunk 0
+        assert_eq!(index.first_record(2, 3, 3), Some(0));
     }
 
     #[test]

@@ -382,5 +382,26 @@ mod tests {
         // 1/256 of 128 is 0: nothing is long
         assert_eq!(l.cut(8), 11);
         assert_eq!(l.long_set(11), (0, 0, 0));
+        // the classes above a cut add up: 8 + 8 + 8 of classes 10, 9, 8 and 104 of class 2;
+        // a sixteenth (8) takes class 10 alone, a quarter (32) the three long classes (cut 3:
+        // classes 3 to 7 are empty)
+        let mut l = Lifetimes { count: [0; CLASSES], length: [0; CLASSES], span: 100 };
+        (l.count[10], l.count[9], l.count[8], l.count[2]) = (8, 8, 8, 104);
+        assert_eq!((l.cut(4), l.cut(2)), (10, 3));
+    }
+
+    #[test]
+    fn lifetimes_count_and_measure_each_class() {
+        // lengths 0 (class 0), 1 (class 1), 2 and 3 (class 2), 9 (class 4); span 3 ..= 20
+        let mut p = problem(&[(3, 3, 1), (4, 5, 1), (6, 8, 1), (10, 13, 1), (11, 20, 1)]);
+        let tree = IntervalTree::build(&mut p.nodes[..5]);
+        let mut ids = [0u32; 5];
+        build_csr(tree.nodes(), &mut ids, &mut p.infos[..5]);
+        let graph = Graph::new(tree, &ids);
+        let l = Lifetimes::of(&graph);
+        assert_eq!(&l.count[..6], &[1, 1, 2, 0, 1, 0]);
+        assert_eq!(&l.length[..6], &[0, 1, 5, 0, 9, 0]);
+        assert_eq!(l.span, 18);
+        assert_eq!(long_class(&graph, 2), 3); // at most 1 of 5 long: the class-4 one
     }
 }
