@@ -369,6 +369,50 @@ mod tests {
     }
 
     #[test]
+    fn short_storage_is_declined_slice_by_slice() {
+        let mut p = problem(&[(0, 9, 4), (2, 3, 4), (5, 30, 8)]);
+        let tree = IntervalTree::build(&mut p.nodes[..3]);
+        let mut ids = [0u32; 3];
+        build_csr(tree.nodes(), &mut ids, &mut p.infos[..3]);
+        let graph = Graph::new(tree, &ids);
+        let (mut order, mut heap) = ([0u32; 3], [0u32; 3]);
+        let (mut placed, mut occ) = ([Placed::default(); 3], [Span::default(); 3]);
+        let mut sections = [Section::default(); 6];
+        let infos = &mut p.infos[..3];
+        // each slice one entry short in turn: declined, nothing placed
+        for short in 0..5 {
+            let cut = |k: usize, len: usize| if k == short { len - 1 } else { len };
+            let out = sweep_long(
+                &graph,
+                infos,
+                1,
+                &mut order[..cut(0, 3)],
+                &mut heap[..cut(1, 3)],
+                &mut placed[..cut(2, 3)],
+                &mut occ[..cut(3, 3)],
+                // three candidates need three u32 of the sections' bytes for the long list
+                // and 3 + 2 for the class table: one section (8 u32) holds both
+                &mut sections[..if short == 4 { 0 } else { 1 }],
+                WIDE,
+            );
+            assert_eq!(out, Ok(false), "slice {short}");
+            assert!(infos.iter().all(|i| i.allocated == 0), "slice {short}");
+        }
+        let out = sweep_long(
+            &graph,
+            infos,
+            1,
+            &mut order,
+            &mut heap,
+            &mut placed,
+            &mut occ,
+            &mut sections[..1],
+            WIDE,
+        );
+        assert_eq!(out, Ok(true));
+    }
+
+    #[test]
     fn the_cut_takes_the_longest_classes_up_to_the_share() {
         let mut l = Lifetimes { count: [0; CLASSES], length: [0; CLASSES], span: 100 };
         // 96 intervals of class 2, 24 of class 6, 8 of class 10: n = 128
