@@ -168,7 +168,9 @@ impl<'a> ClassIndex<'a> {
         // lengths of class k are at most 2^k - 1
         let reach = if k == 0 { 0 } else { (1u64 << k) - 1 };
         let from = (lo as u64).saturating_sub(reach).max(run.min_lo as u64) as u32;
-        if from > run.max_lo || hi < run.min_lo || from > hi {
+        // (`from` is at least the run's first start, so a query ending before that has
+        // `from > hi` too)
+        if from > run.max_lo || from > hi {
             return None;
         }
         let chunk = ((from - run.min_lo) >> run.shift) as usize;

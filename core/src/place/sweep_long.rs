@@ -124,13 +124,9 @@ pub fn sweep_long(
 ) -> Result<bool, PlanError> {
     let n = infos.len();
     let words: &mut [u32] = bytemuck::cast_slice_mut(sections);
-    if infos.iter().any(|i| i.interval_count != 1 || i.is_pinned())
-        || placed.len() < n
-        || occupied.len() < n
-        || heap.len() < n
-        || order.len() < n
-        || words.len() < n
-    {
+    // `placed`, `heap` and `words` are checked by the class index of step 1 (it needs at
+    // least as much of each), before anything is written
+    if infos.iter().any(|i| i.interval_count != 1 || i.is_pinned()) || occupied.len() < n || order.len() < n {
         return Ok(false);
     }
     let nodes = graph.tree().nodes();
