@@ -120,7 +120,10 @@ fn dash_is_stdin_and_stdout() {
     );
     // the portfolio's members follow the summary, on stderr too: one buffer has no
     // long-lived set to sweep around, so the sweep itself makes the plan
-    assert_eq!(out.stderr.lines().nth(1), Some("  sweep-long/128    not applicable to this input"));
+    assert_eq!(
+        out.stderr.lines().nth(1),
+        Some("  sweep-long/128    skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)")
+    );
     assert_eq!(
         out.stderr.lines().nth(2).map(|l| l.split(", ").next().unwrap()),
         Some("  sweep             ran: peak 5 bytes (1.0000 x LB)")
@@ -527,7 +530,10 @@ fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
         (&65.into(), &6316032.into(), &6316032.into(), &"sweep".into(), &"bin".into())
     );
     // 65 buffers: no 1/128 long-lived set, so the sweep is the first member that runs
-    assert_eq!(v["members"][0].as_str(), Some("sweep-long/128    not applicable to this input"));
+    assert_eq!(
+        v["members"][0].as_str(),
+        Some("sweep-long/128    skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)")
+    );
     let first = v["members"][1].as_str().unwrap();
     assert!(first.starts_with("sweep             ran: peak 6316032 bytes (1.0000 x LB), "), "{first}");
     let out = dramalloc(&["check-plan", bin.to_str().unwrap()]);

@@ -236,7 +236,7 @@ fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
     let plan = plan_buffers(&bufs, 4096, &cfg, &mut host.workspace()).unwrap();
     let runs = plan.members.runs();
     // three buffers have no 1/128 long-lived set to sweep around: the sweep runs
-    assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NotApplicable));
+    assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1], (Member::Sweep, Outcome::Ran { peak: 12288, work: 120 })); // 20 n log2(n+1)
     assert_eq!(runs.len(), 13);
     assert!(runs[2..].iter().all(|&(_, o)| o == Outcome::AtLowerBound), "{runs:?}");
@@ -264,7 +264,7 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     let mut budget = Budget { max_nodes: 0, work: sweep_cost + 3_000_000, keep_going: &mut always };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let runs = plan.members.runs();
-    assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NotApplicable));
+    assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1].0, Member::Sweep);
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
     // the sweep around the 1/8 longest-lived is estimated at 3,362,062 units, more than the
@@ -273,7 +273,7 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     assert!(
         runs[2..runs.len() - 1]
             .iter()
-            .all(|&(_, o)| matches!(o, Outcome::OverBudget { .. } | Outcome::NotApplicable)),
+            .all(|&(_, o)| matches!(o, Outcome::OverBudget { .. } | Outcome::NoLongSet)),
         "{runs:?}"
     );
     let (last, repaired) = runs[runs.len() - 1];
@@ -314,7 +314,7 @@ fn a_skyline_stopped_by_the_clock_settles_into_a_plan() {
     let mut budget = Budget { max_nodes: 0, work: u64::MAX / 4, keep_going: &mut clock };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let runs = plan.members.runs();
-    assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NotApplicable));
+    assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[2].0, Member::Skyline(1));
     let Outcome::Ran { peak: settled, .. } = runs[2].1 else { panic!("{runs:?}") };
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };

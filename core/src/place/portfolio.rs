@@ -702,21 +702,23 @@ pub(crate) fn run_strategy(
         // the sweep runs whatever the budget and the clock say when no row before it made
         // a plan, so `auto` always has one
         let forced = member == Member::Sweep && best.is_none();
-        // a sweep around the long-lived with no long set is the sweep; one with an earlier
-        // row's long set is that row; it needs one interval per candidate (E known)
-        let repeat = match member {
+        // a sweep around the long-lived needs one interval per candidate (E known); with no
+        // long set it is the sweep, with an earlier row's long set it is that row
+        let (one_interval, repeat) = match member {
             Member::SweepLong(s) => {
                 let k = est.lifetimes.cut(s as u32);
-                let same = est.pairs.is_none() || est.lifetimes.long_set(k).0 == 0 || last_cut == Some(k);
+                let same = est.lifetimes.long_set(k).0 == 0 || last_cut == Some(k);
                 last_cut = Some(k);
-                same
+                (est.pairs.is_some(), same)
             }
-            _ => false,
+            _ => (true, false),
         };
         let outcome = if best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
-        } else if repeat {
+        } else if !one_interval {
             Outcome::NotApplicable
+        } else if repeat {
+            Outcome::NoLongSet
         } else if !forced && !(budget.keep_going)() {
             Outcome::OutOfTime
         } else if !forced && c > left {

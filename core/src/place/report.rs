@@ -79,9 +79,12 @@ pub enum Outcome {
     /// It failed (e.g. a buffer fits nowhere below the window); other members may still fit.
     Failed,
     /// It does not apply to this input (several intervals per candidate, pinned candidates,
-    /// an unaligned floor, too little storage, more buffers than it handles; for a sweep
-    /// around the long-lived: no long set, or the same long set as an earlier row's).
+    /// an unaligned floor, too little storage, more buffers than it handles).
     NotApplicable,
+    /// Skipped: a sweep around the long-lived with no long set of its own, so its plan would
+    /// be another row's (with no long set, the plain sweep's; with an earlier row's long
+    /// set, that row's).
+    NoLongSet,
     /// Skipped: an earlier member already reached the lower bound.
     AtLowerBound,
     /// Skipped: its estimated cost is more than the budget left, in work units.

@@ -329,6 +329,10 @@ pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_boun
                 Outcome::Stopped => "stopped by its budget before a plan".to_string(),
                 Outcome::Failed => "failed (no plan within the window)".to_string(),
                 Outcome::NotApplicable => "not applicable to this input".to_string(),
+                Outcome::NoLongSet => {
+                    "skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)"
+                        .to_string()
+                }
                 Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
