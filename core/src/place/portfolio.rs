@@ -43,7 +43,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
-use crate::place::class_index::{class_of, place_by_class};
+use crate::place::class_index::place_by_class;
 use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
@@ -192,7 +192,13 @@ impl Estimate {
     pub fn of(graph: &Graph<'_>, infos: &[Info]) -> Estimate {
         let n = infos.len() as u64;
         let log_n = 64 - n.leading_zeros() as u64;
-        let pairs = overlapping_pairs(graph, infos);
+        let lifetimes = Lifetimes::of(graph);
+        // E of one-interval candidates: the CSR's count where the planner holds one (the
+        // same pairs), else one sweep of the tree
+        let pairs = match graph.pairs() {
+            Some(csr) => infos.iter().all(|i| i.interval_count == 1).then_some(csr),
+            None => overlapping_pairs(graph, infos),
+        };
         let (greedy, placer) = match graph.pairs() {
             Some(pairs) => (
                 pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY),
@@ -201,7 +207,7 @@ impl Estimate {
             None => match pairs {
                 // the scan tests n² / 2 pairs at about 2 units each
                 Some(pairs) => {
-                    let classes = lifetime_classes(graph);
+                    let (_, _, classes) = lifetimes.long_set(0);
                     // its records and the buffers' own leave the cache at scale (measured:
                     // 47 ns a pair at 10^5 buffers, 84 at 10^6)
                     let index = pairs
@@ -219,7 +225,7 @@ impl Estimate {
                 None => (u64::MAX, Placer::Tree),
             },
         };
-        Estimate { n, log_n, greedy, placer, pairs, lifetimes: Lifetimes::of(graph) }
+        Estimate { n, log_n, greedy, placer, pairs, lifetimes }
     }
 
     /// Work units of the sweep around at most `n >> share` long-lived buffers: a sweep
@@ -282,15 +288,6 @@ pub fn overlapping_pairs(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
             .map(|(i, nd)| nodes.partition_point(|x| x.lo <= nd.hi).saturating_sub(i + 1) as u64)
             .sum(),
     )
-}
-
-/// Non-empty lifetime classes of the tree's intervals ([`crate::place::class_index::class_of`]).
-fn lifetime_classes(graph: &Graph<'_>) -> u64 {
-    let mut seen = 0u64;
-    for nd in graph.tree().nodes() {
-        seen |= 1 << class_of(nd.lo, nd.hi);
-    }
-    seen.count_ones() as u64
 }
 
 fn peak(infos: &[Info]) -> u64 {
