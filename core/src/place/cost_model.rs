@@ -1,0 +1,178 @@
+//! The cost model of the `auto` portfolio: what each row of [`crate::place::portfolio::PORTFOLIO`]
+//! is estimated to cost, in work units of about a nanosecond on one core of the development
+//! machine, from the input's size, its interfering pairs E and its lifetime classes.
+//! Uses: liveness, sweep_long; used by: portfolio.
+//!
+//! The estimates are calibrated by measurement (each constant says where its figure comes
+//! from); `auto` charges a row its estimate against its work budget, so an estimate that is
+//! too low lets a row overrun the time limit and one that is too high skips a row that would
+//! have fitted.
+
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
+use crate::place::sweep_long::Lifetimes;
+
+/// Work units of a greedy pass per entry of the interference graph (one neighbour looked up,
+/// its range sorted and scanned).
+pub const GREEDY_UNITS_PER_ENTRY: u64 = 15;
+
+/// Work units of one re-key of the skyline per level of its heap and tree (a re-key costs
+/// about `8 log2 n` units).
+pub(crate) const REKEY_UNITS_PER_LEVEL: u64 = 8;
+
+/// What a row's cost estimate counts (work units, about nanoseconds; see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cost {
+    /// `20 · n · log2 n`: the time sweep.
+    Sweep,
+    /// `150 · n · log2 n · (1 + n / 2^19)`: one skyline pass with no re-key (sections, sort,
+    /// heap and tree steps; the last factor: its tree and heap leave the cache at scale);
+    /// its re-keys are capped by the budget left.
+    Skyline,
+    /// One greedy first- or best-fit pass ([`Estimate::greedy`]).
+    Greedy,
+    /// Twice a greedy pass: the seed's simplify costs O(E log n) on top of its placement.
+    Seed,
+    /// The sweep around at most `n >> s` long-lived buffers ([`Estimate::sweep_long`]).
+    SweepLong(u8),
+}
+
+/// Which placer a greedy pass uses to find each buffer's placed neighbours (the same plan
+/// either way; only the cost differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Placer {
+    /// Interval-tree queries ([`crate::place::seed::select::select`]): any candidates.
+    Tree,
+    /// The address-ordered scan ([`crate::place::scan`]), O(n²): one-interval candidates.
+    Scan,
+    /// The lifetime-class index ([`crate::place::class_index`]), O(n · c + E log d):
+    /// one-interval candidates.
+    Classes,
+}
+
+/// The input as the cost estimates see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Estimate {
+    /// Candidates.
+    pub n: u64,
+    /// `ceil(log2(n + 1))`.
+    pub log_n: u64,
+    /// Work of one greedy pass with the cheapest [`Placer`]: [`GREEDY_UNITS_PER_ENTRY`]
+    /// `· (2E + n)` with the interference graph (E pairs, [`overlapping_pairs`]); for
+    /// one-interval candidates without it the cheaper of the lifetime-class index,
+    /// `(`[`CLASS_UNITS_PER_PAIR`] `· 2E +` [`CLASS_UNITS_PER_CLASS`] `· n · c) · (1 + n / 2^20)`
+    /// for c non-empty lifetime classes, and the address-ordered scan, `n²`; else tree queries,
+    /// `10 · (2E + n log2 n)` (unknown E: unbounded).
+    pub greedy: u64,
+    /// The placer that estimate is for.
+    pub placer: Placer,
+    /// Interfering pairs E of one-interval candidates ([`overlapping_pairs`]; `None`
+    /// otherwise).
+    pub pairs: Option<u64>,
+    /// The intervals' lifetime classes (for [`Cost::SweepLong`]).
+    pub lifetimes: Lifetimes,
+}
+
+/// Work units of the sweep around the long-lived per interfering pair: its sorted live list
+/// is walked and shifted in contiguous memory (measured: about 1.3 ns a pair on 10^5 nested
+/// layered buffers, E = 1.1 · 10^9).
+pub const LIST_UNITS_PER_PAIR: u64 = 2;
+
+/// Work units of a class-index greedy pass per interfering pair, counted twice (a record
+/// read in a class run, a near miss, and its share of the neighbours' sort), in the cache;
+/// the estimate scales it by `1 + n / 2^20` for the misses at scale.
+pub const CLASS_UNITS_PER_PAIR: u64 = 21;
+
+/// Work units of a class-index greedy pass per buffer and non-empty lifetime class (one
+/// chunk-table read and the first records of the stretch).
+pub const CLASS_UNITS_PER_CLASS: u64 = 8;
+
+impl Estimate {
+    /// The estimate of `graph` and `infos`.
+    pub fn of(graph: &Graph<'_>, infos: &[Info]) -> Estimate {
+        let n = infos.len() as u64;
+        let log_n = 64 - n.leading_zeros() as u64;
+        let lifetimes = Lifetimes::of(graph);
+        // E of one-interval candidates: the CSR's count where the planner holds one (the
+        // same pairs), else one sweep of the tree
+        let pairs = match graph.pairs() {
+            Some(csr) => infos.iter().all(|i| i.interval_count == 1).then_some(csr),
+            None => overlapping_pairs(graph, infos),
+        };
+        let (greedy, placer) = match graph.pairs() {
+            Some(pairs) => (
+                pairs.saturating_mul(2).saturating_add(n).saturating_mul(GREEDY_UNITS_PER_ENTRY),
+                Placer::Tree,
+            ),
+            None => match pairs {
+                // the scan tests n² / 2 pairs at about 2 units each
+                Some(pairs) => {
+                    let (_, _, classes) = lifetimes.long_set(0);
+                    // its records and the buffers' own leave the cache at scale (measured:
+                    // 47 ns a pair at 10^5 buffers, 84 at 10^6)
+                    let index = pairs
+                        .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
+                        .saturating_add(n.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
+                        .saturating_mul(n + (1 << 20))
+                        >> 20;
+                    let scan = n.saturating_mul(n);
+                    if scan < index {
+                        (scan, Placer::Scan)
+                    } else {
+                        (index, Placer::Classes)
+                    }
+                }
+                None => (u64::MAX, Placer::Tree),
+            },
+        };
+        Estimate { n, log_n, greedy, placer, pairs, lifetimes }
+    }
+
+    /// Work units of the sweep around at most `n >> share` long-lived buffers: a sweep
+    /// (`20 n log2 n`), its live list ([`LIST_UNITS_PER_PAIR`] `· E`) and the long set's greedy
+    /// pass as a class-index pass over its estimated pairs, `n_long · L_long / span` (as if
+    /// the long intervals were spread evenly over the time span; at most E). Unbounded
+    /// without one interval per candidate.
+    pub fn sweep_long(&self, share: u32) -> u64 {
+        let Some(e) = self.pairs else { return u64::MAX };
+        let (nl, len, classes) = self.lifetimes.long_set(self.lifetimes.cut(share));
+        let e_long = (nl as u128 * len as u128 / self.lifetimes.span.max(1) as u128).min(e as u128) as u64;
+        // the index holds the long set only, so its cache factor is the long set's
+        let long = e_long
+            .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
+            .saturating_add(nl.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
+            .saturating_mul(nl + (1 << 20))
+            >> 20;
+        self.cost(Cost::Sweep).saturating_add(e.saturating_mul(LIST_UNITS_PER_PAIR)).saturating_add(long)
+    }
+
+    /// Work units of a row.
+    pub fn cost(&self, c: Cost) -> u64 {
+        let nlog = self.n.saturating_mul(self.log_n);
+        match c {
+            Cost::Sweep => nlog.saturating_mul(20),
+            // memory-bound once its tree and heap leave the cache (measured: ~3x at 10^6)
+            Cost::Skyline => nlog.saturating_mul(150).saturating_mul(self.n + (1 << 19)) >> 19,
+            Cost::Greedy => self.greedy,
+            Cost::Seed => self.greedy.saturating_mul(2),
+            Cost::SweepLong(share) => self.sweep_long(share as u32),
+        }
+    }
+}
+
+/// Interfering pairs of one-interval candidates, each counted once (`None` when some
+/// candidate has several intervals): for each node of the `lo`-sorted tree, the later nodes
+/// starting at or before its end. O(n log n), no storage.
+pub fn overlapping_pairs(graph: &Graph<'_>, infos: &[Info]) -> Option<u64> {
+    if infos.iter().any(|i| i.interval_count != 1) {
+        return None;
+    }
+    let nodes = graph.tree().nodes();
+    Some(
+        nodes
+            .iter()
+            .enumerate()
+            .map(|(i, nd)| nodes.partition_point(|x| x.lo <= nd.hi).saturating_sub(i + 1) as u64)
+            .sum(),
+    )
+}
