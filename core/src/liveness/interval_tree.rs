@@ -23,6 +23,7 @@ use arrayvec::ArrayVec;
 use bytemuck::{Pod, Zeroable};
 
 use super::sorted_search::{lo_at, StartSamples};
+use super::window_scan::scan_before;
 use crate::error::PlanError;
 
 /// Capacity of a query's explicit stack. A perfectly balanced tree over a slice is at most
@@ -41,7 +42,8 @@ pub const SCAN_NODES: usize = 64;
 /// a few long intervals stretch the window.
 pub const LINEAR_NODES: usize = 1024;
 
-/// Overlap positions a query collects before visiting them (256 bytes of stack).
+/// Overlap positions a query collects before visiting them: the window scan holds two such
+/// buffers of `u32` positions (512 bytes of stack).
 pub const PICK_BUFFER: usize = 64;
 
 /// "No child" in [`Node::left`] / [`Node::right`].
@@ -217,8 +219,9 @@ impl<'a> IntervalTree<'a> {
     /// On a sorted tree both sides are pruned by `lo`: [`StartSamples::lower_bound`] (sampled
     /// starts, guarded interpolation, then a count or a branch-free binary search) finds the
     /// first node with `lo >= q.lo - max_len` (nothing before it can reach `q.lo`); the nodes
-    /// from there that start before `q.lo` are scanned in order, their overlaps (`hi >= q.lo`)
-    /// collected without a branch and visited [`PICK_BUFFER`] at a time; from the first node
+    /// from there that start before `q.lo` are scanned in order, eight at a time, their
+    /// overlaps (`hi >= q.lo`) collected without a branch and visited a buffer at a time
+    /// ([`scan_before`](super::window_scan)); from the first node
     /// with `lo >= q.lo` every node overlaps until the first with `lo > q.hi`, where the query
     /// stops. When more than [`LINEAR_NODES`] nodes start in the window before `q.lo` (a few
     /// long intervals make `max_len` large), the rest goes to the tree walk: in order by the
@@ -240,26 +243,9 @@ impl<'a> IntervalTree<'a> {
         // Nodes before `k` start before `lo - max_len`, so they end before `lo`.
         let mut k = self.samples.lower_bound(nodes, lo.saturating_sub(self.max_len));
         // Nodes that start before `lo` (and so before `hi`) overlap iff they end at or after
-        // `lo`: their positions are collected branch-free and visited a buffer at a time.
+        // `lo`: scanned eight at a time (`window_scan.rs`).
         let end = nodes.len().min(k.saturating_add(LINEAR_NODES));
-        let mut picked = [0u32; PICK_BUFFER];
-        let mut count = 0usize;
-        let window = nodes.get(k..end).unwrap_or(&[]);
-        let mut stop = window.len();
-        for (j, n) in window.iter().enumerate() {
-            if n.lo >= lo {
-                stop = j;
-                break;
-            }
-            picked[count % PICK_BUFFER] = (k + j) as u32;
-            count += usize::from(n.hi >= lo);
-            if count == PICK_BUFFER {
-                visit_picked(nodes, &picked, count, &mut visit);
-                count = 0;
-            }
-        }
-        k += stop;
-        visit_picked(nodes, &picked, count, &mut visit);
+        k += scan_before(nodes, nodes.get(k..end).unwrap_or(&[]), k, lo, &mut visit);
         if nodes.get(k).is_some_and(|n| n.lo < lo) {
             // a long interval stretched the window: the tree walk prunes the rest by `max`
             return self.walk_from(k, lo, hi, &mut visit);
@@ -390,16 +376,6 @@ impl<'a> IntervalTree<'a> {
 
 fn overflow() -> PlanError {
     PlanError::Capacity { store: crate::error::Store::Order, needed: QUERY_STACK + 1, capacity: QUERY_STACK }
-}
-
-/// Visits the nodes at the first `count` positions of `picked`, in order.
-#[inline(always)]
-fn visit_picked(nodes: &[Node], picked: &[u32; PICK_BUFFER], count: usize, visit: &mut impl FnMut(&Node)) {
-    for &i in picked.get(..count).unwrap_or(picked) {
-        if let Some(n) = nodes.get(i as usize) {
-            visit(n);
-        }
-    }
 }
 
 /// Visits `nodes[from..]` in order up to the first node that starts after `hi`: on a sorted

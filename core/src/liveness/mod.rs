@@ -14,5 +14,6 @@ pub mod interval_tree;
 pub mod intervals;
 pub mod program;
 pub mod sorted_search;
+pub mod window_scan;
 
 pub use intervals::{build_from_function, build_from_function_excluding, Built};
