@@ -12,9 +12,10 @@
 //! end the loop (every position is written, the cursor advances past the overlapping ones,
 //! so the unpredictable `hi >= q.lo` costs no misprediction), and only the chunk that holds
 //! the end of the window is finished node by node. The positions are visited in order, a
-//! buffer at a time. Measured on the liveness law (10^6 × 10^6, ratio pass of
-//! `benches/interval_tree.rs`): 1.62 s with one exit test per node, 1.18–1.39 s with chunks
-//! of eight; chunks of 16 were no faster and slowed the short windows of the uniform law.
+//! buffer at a time. Measured on the liveness law (10^6 × 10^6, ratio passes of
+//! `benches/interval_tree.rs`, 2026-12-01): 1.38–1.66 s with one exit test per node,
+//! 1.18–1.61 s with chunks of eight (0.98–1.19 × rust-lapper before, 0.74–0.96 after, in the
+//! same passes); chunks of 16 were no faster and slowed the short windows of the uniform law.
 //!
 //! Tried and not kept: a key column of 8-byte `[lo, hi]` pairs beside the 24-byte nodes,
 //! scanned instead of them (a third of the bytes): 0.85–1.0 × the chunked node scan, within
