@@ -297,3 +297,46 @@ fn best_fit_picks_the_smallest_gap_with_exact_ties() {
     assert_eq!(g.find(2 * K, true), Some(O));
     assert_eq!(g.find(2 * K, false), Some(O + 14 * K));
 }
+
+/// A bad free inside an allocation that lies above a free block is unknown, not double (the
+/// free block below does not reach it); one at the range's end, with the tail free, is unknown
+/// too (the tail ends there); one past the end or below a shrink is unknown.
+#[test]
+fn a_bad_free_above_a_free_block_is_unknown() {
+    let mut f = fl(8 * K, Policy::First);
+    for k in 0..3 {
+        assert_eq!(f.allocate(K, true), Ok(O + k * K));
+    }
+    assert_eq!(f.free(O + K), Ok(K)); // [A alloc][free][C alloc][tail free]
+    assert_eq!(f.free(O + 2 * K + 512), Err(BankedError::UnknownFree { address: O + 2 * K + 512 }));
+    assert_eq!(f.free(O + 2 * K - 1), Err(BankedError::DoubleFree { address: O + 2 * K - 1 }));
+    assert_eq!(f.free(O + 8 * K), Err(BankedError::UnknownFree { address: O + 8 * K }));
+    assert_eq!(f.free(O + 8 * K - 1), Err(BankedError::DoubleFree { address: O + 8 * K - 1 }));
+    assert_eq!(f.free(u64::MAX), Err(BankedError::UnknownFree { address: u64::MAX }));
+    assert_eq!(f.free(O), Ok(K));
+    f.shrink(2 * K).unwrap();
+    assert_eq!(f.free(O + K), Err(BankedError::UnknownFree { address: O + K }));
+}
+
+/// An out-of-memory error after a shrink counts the shrunk range only: `bank_size` and `free`
+/// are the size less the shrink.
+#[test]
+fn out_of_memory_after_a_shrink_reports_the_shrunk_range() {
+    let mut f = fl(8 * K, Policy::First);
+    f.shrink(2 * K).unwrap();
+    assert_eq!(f.allocate(K, true), Ok(O + 2 * K));
+    assert_eq!(
+        f.allocate(6 * K, true),
+        Err(BankedError::OutOfMemory(OutOfMemory {
+            buffer_type: None,
+            request: 6 * K,
+            num_banks: 1,
+            per_bank: 6 * K,
+            bank_size: 6 * K,
+            allocated: K,
+            free: 5 * K,
+            largest_free: 5 * K,
+            kind: OomKind::Full,
+        }))
+    );
+}

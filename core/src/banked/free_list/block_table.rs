@@ -191,3 +191,25 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::priority;
+
+    /// The treap priority is murmur3's 32-bit finaliser (`fmix32`): its values on fixed
+    /// slots, and no two of the first 4,096 slots tie (it is a bijection).
+    #[test]
+    fn priority_is_murmur3_fmix32() {
+        let want = [(0, 0), (1, 0x514e_28b7), (2, 0x30f4_c306), (3, 0x85f0_b427), (255, 0x6c63_d583)];
+        for (slot, p) in want {
+            assert_eq!(priority(slot), p, "slot {slot}");
+        }
+        assert_eq!((priority(65_535), priority(u32::MAX - 1)), (0xa23b_ae67, 0x7995_c304));
+        let mut all = [0u32; 4096];
+        for (slot, v) in all.iter_mut().enumerate() {
+            *v = priority(slot as u32);
+        }
+        all.sort_unstable();
+        assert_eq!(all.windows(2).filter(|w| w[0] == w[1]).count(), 0);
+    }
+}

@@ -26,14 +26,13 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     }
 
     /// Why freeing `address` failed: [`BankedError::DoubleFree`] inside free memory of the
-    /// range, else [`BankedError::UnknownFree`].
+    /// range, else [`BankedError::UnknownFree`]. No range test is needed: the blocks tile
+    /// `[base, size)`, so an address below a shrink has no free block at or below it, and one
+    /// at or past the end lies past the end of the last free block.
     pub(super) fn classify_bad_free(&self, address: u64) -> BankedError {
         let Some(rel) = address.checked_sub(self.config.offset) else {
             return BankedError::UnknownFree { address };
         };
-        if rel < self.base || rel >= self.config.size {
-            return BankedError::UnknownFree { address };
-        }
         match self.free_at_or_below(rel) {
             Some(f) if self.b(f).addr + self.b(f).size > rel => BankedError::DoubleFree { address },
             _ => BankedError::UnknownFree { address },
