@@ -7,7 +7,7 @@ mod bundled_data;
 
 use std::process::ExitCode;
 
-use dramalloc_sim::exec::campaign::{plan_all, run_kind, Kind, Planned, Row};
+use dramalloc_sim::exec::campaign::{plan_all, run_kind, Kind, PassedOver, Planned, Row};
 use dramalloc_sim::exec::faults::{inject, Fault, Injected};
 use dramalloc_sim::input::{bundled, Program};
 use dramalloc_sim::run::{run, RunOptions, Split};
@@ -204,14 +204,22 @@ fn campaign_models(cores: usize, smallest: bool) -> Vec<Planned> {
 }
 
 fn row(kind: Kind, n: usize, (verifier, simulator, sync): (usize, usize, usize)) -> Row {
-    Row { kind, injected: n, detected: n, by_verifier: verifier, by_simulator: simulator, by_sync: sync }
+    Row {
+        kind,
+        injected: n,
+        detected: n,
+        by_verifier: verifier,
+        by_simulator: simulator,
+        by_sync: sync,
+        passed_over: Vec::new(),
+    }
 }
 
 #[test]
 fn every_moved_tensor_is_caught_by_the_verifier_naming_it() {
     let n = fault_count();
     let planned = campaign_models(2, false);
-    assert_eq!(run_kind(Kind::Move, &planned, n), row(Kind::Move, n, (n, 0, 0)));
+    assert_eq!(run_kind(Kind::Move, &planned, n, None), row(Kind::Move, n, (n, 0, 0)));
     for i in 0..50u64 {
         let p = &planned[i as usize % planned.len()];
         let mut bad = p.plan.clone();
@@ -225,7 +233,7 @@ fn every_moved_tensor_is_caught_by_the_verifier_naming_it() {
 #[test]
 fn every_twin_moved_on_one_core_is_caught() {
     let n = fault_count();
-    let r = run_kind(Kind::Twin, &campaign_models(2, true), n);
+    let r = run_kind(Kind::Twin, &campaign_models(2, true), n, None);
     assert_eq!((r.injected, r.detected, r.by_sync), (n, n, 0));
     assert_eq!(r.by_verifier + r.by_simulator, n);
 }
@@ -234,21 +242,49 @@ fn every_twin_moved_on_one_core_is_caught() {
 fn every_reversed_cross_core_edge_is_caught() {
     let n = fault_count();
     // reordering is invisible to the geometry: only the simulator can see it
-    assert_eq!(run_kind(Kind::Reverse, &campaign_models(2, true), n), row(Kind::Reverse, n, (0, n, 0)));
+    assert_eq!(run_kind(Kind::Reverse, &campaign_models(2, true), n, None), row(Kind::Reverse, n, (0, n, 0)));
 }
 
 #[test]
 fn every_corrupted_byte_of_a_live_tensor_is_caught() {
     let n = fault_count();
     // the plan is fine: only the simulator can see it
-    assert_eq!(run_kind(Kind::Corrupt, &campaign_models(2, true), n), row(Kind::Corrupt, n, (0, n, 0)));
+    assert_eq!(run_kind(Kind::Corrupt, &campaign_models(2, true), n, None), row(Kind::Corrupt, n, (0, n, 0)));
+}
+
+/// With less host memory than some executions need, exactly the models whose execution needs
+/// more are passed over (named, with the estimate of their correct plan: a corrupted byte does
+/// not change the plan), and the others carry every injection.
+#[test]
+fn executions_above_the_host_memory_are_passed_over_by_name() {
+    use dramalloc_sim::exec::host_memory::estimate;
+    let n = 20;
+    let planned = campaign_models(2, true);
+    let needs: Vec<u64> = planned.iter().map(|p| estimate(&p.model, &p.plan).total()).collect();
+    let mut sorted = needs.clone();
+    sorted.sort_unstable();
+    let limit = sorted[1]; // the two smallest fit, the three largest do not
+    assert!(sorted[1] < sorted[2], "needs {needs:?} must differ");
+    let r = run_kind(Kind::Corrupt, &planned, n, Some(limit));
+    let want: Vec<PassedOver> = planned
+        .iter()
+        .zip(&needs)
+        .filter(|&(_, &need)| need > limit)
+        .map(|(p, &needed)| PassedOver { model: p.name.clone(), needed })
+        .collect();
+    assert_eq!(want.len(), 3);
+    assert_eq!(r, Row { passed_over: want, ..row(Kind::Corrupt, n, (0, n, 0)) });
+    // nothing fits: nothing is injected, every model is named
+    let r = run_kind(Kind::Corrupt, &planned, n, Some(sorted[0] - 1));
+    assert_eq!((r.injected, r.detected, r.passed_over.len()), (0, 0, 5));
+    assert_eq!(cli(&["faults", "--host-memory", "4K", "--count", "2"]), ExitCode::from(1));
 }
 
 #[test]
 fn every_dropped_remote_target_is_caught_by_sync() {
     let n = fault_count();
     // exactly `MissingTwin` naming the core and location whose target was dropped
-    let r = run_kind(Kind::DropTarget, &campaign_models(4, true), n);
+    let r = run_kind(Kind::DropTarget, &campaign_models(4, true), n, None);
     assert_eq!(r, row(Kind::DropTarget, n, (0, 0, n)));
 }
 

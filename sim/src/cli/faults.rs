@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use super::console::Console;
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::campaign::{plan_all, run_campaign};
+use crate::exec::host_memory::available;
 use crate::input::{self, bundled};
 
 /// `faults --help`'s closing lines.
@@ -27,6 +28,11 @@ pub struct FaultsArgs {
     /// that need two, a moved twin and a dropped remote target, have no place).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub cores: u32,
+    /// Host memory an execution may use (a size; default: what the host has available). A
+    /// fault whose execution would need more is not run: its model is passed over for the
+    /// kind, and named.
+    #[arg(long, value_parser = super::args::size)]
+    pub host_memory: Option<u64>,
 }
 
 /// `dramalloc faults`: prints `KIND INJECTED DETECTED BY`, one row per kind; exit 0 only when
@@ -46,7 +52,8 @@ pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
         Ok(p) => p,
         Err((name, e)) => return fail(con, format!("{name}: {e}"), EXIT_BAD_INPUT),
     };
-    let rows = run_campaign(&planned, a.count);
+    let host = a.host_memory.or_else(available);
+    let rows = run_campaign(&planned, a.count, host);
     let _ = writeln!(
         con.stdout,
         "dramalloc faults: {} model(s), {} cores, tensor-parallel, {} of each kind",
@@ -65,16 +72,33 @@ pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
             r.caught_by()
         );
     }
+    for r in &rows {
+        for p in &r.passed_over {
+            let _ = writeln!(
+                con.stderr,
+                "note: {}: {} passed over: executing it needs about {} bytes of host memory, more than the {} available",
+                r.kind.name(),
+                p.model,
+                p.needed,
+                host.unwrap_or(0)
+            );
+        }
+    }
     if rows.iter().all(|r| r.injected == a.count && r.detected == r.injected) {
         ExitCode::from(EXIT_OK)
     } else {
         for r in rows.iter().filter(|r| r.injected < a.count) {
             let _ = writeln!(
                 con.stderr,
-                "error: {}: only {} of {} faults had a place in the models",
+                "error: {}: only {} of {} faults had a place in the models{}",
                 r.kind.name(),
                 r.injected,
-                a.count
+                a.count,
+                if r.passed_over.is_empty() {
+                    String::new()
+                } else {
+                    format!(" the host can execute ({} passed over for host memory)", r.passed_over.len())
+                }
             );
         }
         for r in rows.iter().filter(|r| r.detected < r.injected) {

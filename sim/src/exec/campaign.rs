@@ -13,12 +13,19 @@
 //!
 //! A model on which a kind has no place (no shared tensor, no cross-core edge, ...) is passed
 //! over for that kind; a kind no model can take is reported with 0 injected.
+//!
+//! A fault the verifier does not catch must be executed. Before that execution the campaign
+//! estimates the host memory it needs ([`crate::exec::host_memory::estimate`]); when that is
+//! more than the host has (the `host_memory` given to [`run_campaign`]), the model is passed
+//! over for the kind and named in the row's [`Row::passed_over`], instead of the process
+//! being killed by the kernel half-way (a 64-core VGG-19 needs about 38 GB).
 
 use dramalloc_core::multicore::{MultiConfig, Pass, Pipeline};
 use dramalloc_core::PlanError;
 
 use crate::exec::executor::{execute, ExecOptions};
 use crate::exec::faults::{inject, Fault, SplitMix64};
+use crate::exec::host_memory::estimate;
 use crate::host_storage::HostMulti;
 use crate::input::Program;
 use crate::model::SimModel;
@@ -67,8 +74,17 @@ impl Kind {
     }
 }
 
+/// A model passed over for a kind because executing it needs more host memory than there is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    /// The model's name.
+    pub model: String,
+    /// Host bytes its execution would need ([`crate::exec::host_memory::HostEstimate::total`]).
+    pub needed: u64,
+}
+
 /// One row of the campaign.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     /// The kind.
     pub kind: Kind,
@@ -82,6 +98,9 @@ pub struct Row {
     pub by_simulator: usize,
     /// Detected by `sync_shared_allocations`.
     pub by_sync: usize,
+    /// Models passed over for this kind because a fault on them would have to be executed
+    /// and the execution needs more host memory than there is (in the order met).
+    pub passed_over: Vec<PassedOver>,
 }
 
 impl Row {
@@ -112,6 +131,9 @@ enum Outcome {
     Simulator,
     /// Injected; `sync_shared_allocations` caught it.
     Sync,
+    /// Injected, not caught by the verifier, and too large to execute: the host would need
+    /// this many bytes, more than it has.
+    NoHost(u64),
     /// Injected and not caught.
     Missed,
 }
@@ -144,9 +166,19 @@ pub fn plan_all(programs: &[Program], cores: usize) -> Result<Vec<Planned>, (Str
         .collect()
 }
 
-/// Injects `count` faults of `kind` over `models` (see the module docs).
-pub fn run_kind(kind: Kind, models: &[Planned], count: usize) -> Row {
-    let mut row = Row { kind, injected: 0, detected: 0, by_verifier: 0, by_simulator: 0, by_sync: 0 };
+/// Injects `count` faults of `kind` over `models` (see the module docs). An execution that
+/// would need more than `host_memory` bytes (`None`: no limit) is not run: its model is passed
+/// over for the kind ([`Row::passed_over`]) and the injection is not counted.
+pub fn run_kind(kind: Kind, models: &[Planned], count: usize, host_memory: Option<u64>) -> Row {
+    let mut row = Row {
+        kind,
+        injected: 0,
+        detected: 0,
+        by_verifier: 0,
+        by_simulator: 0,
+        by_sync: 0,
+        passed_over: Vec::new(),
+    };
     if models.is_empty() {
         return row;
     }
@@ -159,17 +191,21 @@ pub fn run_kind(kind: Kind, models: &[Planned], count: usize) -> Row {
             continue;
         }
         let outcome = match kind.fault(i as u64 - 1) {
-            Some(f) => inject_plan_fault(&models[m], f),
+            Some(f) => inject_plan_fault(&models[m], f, host_memory),
             None => drop_remote_target(&models[m].model, i as u64 - 1),
         };
         match outcome {
             Outcome::NoPlace => place[m] = false,
+            Outcome::NoHost(needed) => {
+                place[m] = false;
+                row.passed_over.push(PassedOver { model: models[m].name.clone(), needed });
+            }
             Outcome::Verifier => row.by_verifier += 1,
             Outcome::Simulator => row.by_simulator += 1,
             Outcome::Sync => row.by_sync += 1,
             Outcome::Missed => {}
         }
-        if outcome != Outcome::NoPlace {
+        if !matches!(outcome, Outcome::NoPlace | Outcome::NoHost(_)) {
             row.injected += 1;
         }
     }
@@ -177,16 +213,21 @@ pub fn run_kind(kind: Kind, models: &[Planned], count: usize) -> Row {
     row
 }
 
-/// Every kind of [`Kind::ALL`], `count` times each.
-pub fn run_campaign(models: &[Planned], count: usize) -> Vec<Row> {
-    Kind::ALL.iter().map(|&k| run_kind(k, models, count)).collect()
+/// Every kind of [`Kind::ALL`], `count` times each, no execution above `host_memory` bytes
+/// (see [`run_kind`]).
+pub fn run_campaign(models: &[Planned], count: usize, host_memory: Option<u64>) -> Vec<Row> {
+    Kind::ALL.iter().map(|&k| run_kind(k, models, count, host_memory)).collect()
 }
 
-fn inject_plan_fault(p: &Planned, fault: Fault) -> Outcome {
+fn inject_plan_fault(p: &Planned, fault: Fault, host_memory: Option<u64>) -> Outcome {
     let mut bad = p.plan.clone();
     let Ok(what) = inject(&p.model, &mut bad, fault) else { return Outcome::NoPlace };
     if check_plans(&p.model, &bad).is_err() {
         return Outcome::Verifier;
+    }
+    let needed = estimate(&p.model, &bad).total();
+    if host_memory.is_some_and(|available| needed > available) {
+        return Outcome::NoHost(needed);
     }
     let opts = ExecOptions { corrupt: what.corruption(), ..ExecOptions::default() };
     match execute(&p.model, &bad, &opts) {
