@@ -7,8 +7,8 @@
 //! Once shared tensors have addresses, accesses on different cores may touch the same
 //! physical bytes. For every pair of accesses (core a, instruction i) and (core b,
 //! instruction j), `a != b`, whose shared tensors' byte ranges overlap and at least one of
-//! which writes, an edge orders them: the earlier one by `(instruction, core, def before
-//! use)` must complete before the later one starts. RAW = write then read, WAR = read then
+//! which writes, an edge orders them: the earlier one by `(instruction, core)` must complete
+//! before the later one starts. RAW = write then read, WAR = read then
 //! write, WAW = write then write. Accesses on one core are already ordered by program order.
 //! Edges go from a smaller to a larger flat index (or, at equal index, a smaller core), so
 //! together with program order they never form a cycle.
@@ -66,9 +66,11 @@ impl Edge {
     }
 }
 
+/// The order of two accesses on different cores: flat index, then core (accesses on one core
+/// never get an edge, so their def-before-use order never has to decide).
 #[inline]
-fn order_key(a: &SharedAccess) -> (u32, u32, u32) {
-    (a.instruction, a.core, 1 - a.is_def)
+fn order_key(a: &SharedAccess) -> (u32, u32) {
+    (a.instruction, a.core)
 }
 
 /// Builds the cross-core edges over the placed shared region into `edges`; returns the
@@ -149,4 +151,86 @@ pub fn build_edges(
 
 fn cap(capacity: usize) -> PlanError {
     PlanError::Capacity { store: Store::Edges, needed: capacity + 1, capacity }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(address: u64) -> SharedEntry {
+        SharedEntry { address, bytes: 4096, aligned: 4096, ..SharedEntry::default() }
+    }
+
+    fn access(entry: u32, core: u32, instruction: u32, is_def: u32) -> SharedAccess {
+        SharedAccess { entry, core, instruction, is_def }
+    }
+
+    fn edge(from: (u32, u32, u32), to: (u32, u32, u32), kind_code: u32) -> Edge {
+        Edge {
+            from_core: from.0,
+            from_instruction: from.1,
+            from_entry: from.2,
+            to_core: to.0,
+            to_instruction: to.1,
+            to_entry: to.2,
+            kind_code,
+            reserved: 0,
+        }
+    }
+
+    /// E0 `[0, 4096)`, E1 `[4096, 8192)` (touching E0, not overlapping), E2 `[6144, 10240)`
+    /// (overlapping E1). Every cross-core pair with a write gets exactly one edge, from the
+    /// earlier `(instruction, core)` to the later, of the right kind; same-core pairs, read
+    /// pairs and the touching entries get none; the records are grouped per entry.
+    #[test]
+    fn edges_of_overlapping_entries_exactly() {
+        let mut entries = [entry(0), entry(4096), entry(6144)];
+        let mut accesses = [
+            access(0, 1, 5, 1), // E0: core 1 writes at 5
+            access(0, 0, 1, 1), // E0: core 0 writes at 1
+            access(0, 1, 3, 0), // E0: core 1 reads at 3
+            access(0, 0, 2, 0), // E0: core 0 reads at 2
+            access(1, 1, 4, 1), // E1: core 1 writes at 4
+            access(1, 0, 4, 0), // E1: core 0 reads at 4 (same instruction, lower core)
+            access(2, 0, 0, 1), // E2: core 0 writes at 0, over E1's bytes
+            access(2, 1, 9, 0), // E2: core 1 reads at 9
+        ];
+        let mut edges = [Edge::default(); 16];
+        let n = build_edges(&mut entries, &mut accesses, &mut edges).unwrap();
+        let got = &mut edges[..n];
+        got.sort_unstable();
+        let mut want = [
+            edge((0, 1, 0), (1, 3, 0), 0), // RAW on E0
+            edge((0, 1, 0), (1, 5, 0), 2), // WAW on E0
+            edge((0, 2, 0), (1, 5, 0), 1), // WAR on E0
+            edge((0, 4, 1), (1, 4, 1), 1), // WAR on E1: core 0 first at an equal index
+            edge((0, 0, 2), (1, 4, 1), 2), // WAW across E2 (the earlier access) and E1
+            edge((0, 0, 2), (1, 9, 2), 0), // RAW on E2
+        ];
+        want.sort_unstable();
+        assert_eq!(got, &want[..]);
+        let kinds = want.map(|e| e.kind());
+        let k = [DepKind::Waw, DepKind::Raw, DepKind::Raw, DepKind::Waw, DepKind::War, DepKind::War];
+        assert_eq!(kinds, k);
+        // records grouped per entry, sorted by (entry, instruction, core, def)
+        let groups = [0, 1, 2].map(|k: usize| (entries[k].first_record, entries[k].record_count));
+        assert_eq!(groups, [(0, 4), (4, 2), (6, 2)]);
+        assert_eq!((accesses[0], accesses[4]), (access(0, 0, 1, 1), access(1, 0, 4, 0)));
+    }
+
+    /// An edge list one short is a capacity error naming what was needed; an exact one is not.
+    #[test]
+    fn too_few_edge_slots_is_a_capacity_error() {
+        let mut entries = [entry(0)];
+        let mut accesses = [access(0, 0, 1, 1), access(0, 1, 2, 0), access(0, 2, 3, 0)];
+        let mut edges = [Edge::default(); 1];
+        assert_eq!(
+            build_edges(&mut entries, &mut accesses, &mut edges),
+            Err(PlanError::Capacity { store: Store::Edges, needed: 2, capacity: 1 })
+        );
+        let mut edges = [Edge::default(); 2];
+        assert_eq!(build_edges(&mut entries, &mut accesses, &mut edges), Ok(2));
+        assert_eq!(edges[1], edge((0, 1, 0), (2, 3, 0), 0));
+        assert_eq!(Edge { kind_code: 7, ..edges[1] }.kind(), DepKind::Waw);
+    }
 }

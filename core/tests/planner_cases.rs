@@ -1,5 +1,5 @@
 //! The public planner field cases of `notes/cases-planner.md` (B01, B03, B13, B14, B16) with
-//! their exact addresses, peaks and errors. B12 (multi-core) lives in `tests/multicore.rs`.
+//! their exact addresses, peaks and errors. B12 (multi-core) lives in `multicore_passes.rs`.
 
 use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand};
 use dramalloc_core::{

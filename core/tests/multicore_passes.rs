@@ -1,14 +1,24 @@
 //! Multi-core passes: shared placement, remote-local targets, `sync_shared_allocations`,
 //! memory pressure counted once, the disable gate, and hand-written anti-dependency edges.
 //! Includes the public case B12 of `notes/cases-planner.md`.
+//!
+//! A test of the core alone (it ran in the workspace suite before, on the simulator's host
+//! storage): the storage is the core's fixed-capacity [`StaticMulti`], boxed, sized for the
+//! largest program here (8 cores, 64 locations, 10,000 edges), so these tests also count for
+//! the core's mutation score (`.ci/mutants`).
 
 use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
 use dramalloc_core::multicore::pressure::Peak;
 use dramalloc_core::multicore::{DepKind, Edge, Module, MultiConfig, Pass, Pipeline, SharedMode};
+use dramalloc_core::static_storage::StaticMulti;
 use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
-use dramalloc_sim::host_storage::HostMulti;
 
 const K: u64 = 1024;
+
+/// The pipeline's storage for every program here: 8 cores; 64 candidates, 256 intervals and
+/// 64 locations a core; 1,024 shared-access records; 10,000 edges; 1,024 words of pressure
+/// scratch.
+type Storage = StaticMulti<8, 64, 256, 64, 1024, 10_000, 1024>;
 
 /// A tiny program builder: instructions are appended in flat-index order.
 #[derive(Default, Clone)]
@@ -66,10 +76,11 @@ fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multico
             names: n,
         })
         .collect();
-    let mut host = HostMulti::new(&modules, 10_000);
-    let (mut storage, mut states) = host.split();
+    let mut host = Box::new(Storage::new());
+    let (mut storage, mut all_states) = host.split();
+    let states = &mut all_states[..modules.len()];
     let pipeline = Pipeline::build(cfg);
-    let report = pipeline.run(cfg, &modules, &mut states, &mut storage)?;
+    let report = pipeline.run(cfg, &modules, states, &mut storage)?;
     Ok(Run {
         names: progs.iter().map(|p| p.names.clone()).collect(),
         addr: states
