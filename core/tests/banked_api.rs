@@ -1,0 +1,171 @@
+//! The banked allocator's smaller public operations with exact values (issue 18: their mutants
+//! were killed only by doctests or by the workspace suite, which the core's mutation run does
+//! not see): the supported bank counts, shard limits, the L1 interleaved address limit,
+//! `can_allocate`, `clear`, page locations, core ranges and the circular-buffer checks.
+
+use dramalloc_core::banked::{
+    is_supported_bank_count, BankConfig, BankManager, BankedError, BufferType, CircularBuffers, CoreRange,
+    Layout, PageLocation, Policy,
+};
+
+const K: u64 = 1024;
+
+fn config(buffer_type: BufferType, bottom_up: bool, address_limit: u64) -> BankConfig {
+    BankConfig {
+        buffer_type,
+        num_banks: 4,
+        bank_size: 64 * K,
+        reserved: 0,
+        page_alignment: 32,
+        alignment: 32,
+        policy: Policy::First,
+        bottom_up,
+        address_limit,
+        offset_period: 2,
+        offset_step: 1 << 20,
+    }
+}
+
+#[test]
+fn supported_bank_counts_are_the_powers_of_two_and_the_listed_grids() {
+    let accepted: Vec<u32> = (0..=150).filter(|&n| is_supported_bank_count(n)).collect();
+    let want = [
+        1, 2, 4, 7, 8, 12, 16, 20, 32, 48, 56, 63, 64, 70, 72, 80, 94, 108, 110, 117, 120, 124, 126, 128,
+        130, 140,
+    ];
+    assert_eq!(accepted, want);
+    assert!(is_supported_bank_count(1 << 31));
+    assert!(!is_supported_bank_count(u32::MAX));
+}
+
+#[test]
+fn shards_go_up_to_the_bank_count() {
+    let m = BankManager::<16>::new(config(BufferType::Dram, true, 0)).unwrap();
+    assert_eq!(m.size_per_bank(8 * K, 2 * K, Layout::Sharded { cores: 4 }), Ok((2 * K, 4)));
+    assert_eq!(
+        m.size_per_bank(8 * K, 2 * K, Layout::Sharded { cores: 5 }),
+        Err(BankedError::TooManyShards { shards: 5, banks: 4 })
+    );
+    assert_eq!(
+        m.size_per_bank(8 * K, 2 * K, Layout::Sharded { cores: 0 }),
+        Err(BankedError::TooManyShards { shards: 0, banks: 4 })
+    );
+    assert_eq!(m.size_per_bank(8 * K, 2 * K, Layout::Interleaved), Ok((2 * K, 4)));
+}
+
+/// The address limit binds L1 interleaved buffers only: a top-down L1 buffer below it fails,
+/// the same buffer sharded (or in DRAM) does not.
+#[test]
+fn the_l1_address_limit_binds_interleaved_buffers_only() {
+    let mut l1 = BankManager::<16>::new(config(BufferType::L1, false, 63 * K)).unwrap();
+    assert_eq!(
+        l1.allocate(8 * K, 2 * K, Layout::Interleaved),
+        Err(BankedError::BelowAddressLimit { address: 62 * K, limit: 63 * K })
+    );
+    assert_eq!(l1.allocate(8 * K, 2 * K, Layout::Sharded { cores: 4 }).map(|b| b.address), Ok(62 * K));
+    let mut dram = BankManager::<16>::new(config(BufferType::Dram, false, 63 * K)).unwrap();
+    assert_eq!(dram.allocate(8 * K, 2 * K, Layout::Interleaved).map(|b| b.address), Ok(62 * K));
+}
+
+#[test]
+fn can_allocate_and_clear() {
+    let mut m = BankManager::<16>::new(config(BufferType::Dram, true, 0)).unwrap();
+    assert!(m.can_allocate(64 * K));
+    assert!(!m.can_allocate(64 * K + 1));
+    assert_eq!(m.allocate(4 * 48 * K, 48 * K, Layout::Interleaved).map(|b| b.address), Ok(0));
+    assert!(m.can_allocate(16 * K));
+    assert!(!m.can_allocate(16 * K + 1));
+    m.clear();
+    assert!(m.can_allocate(64 * K));
+    assert_eq!(m.allocate(4 * K, K, Layout::Interleaved).map(|b| b.address), Ok(0));
+}
+
+/// Page `p` of an interleaved buffer lives in bank `p % 4` at `address + (p / 4) * page`;
+/// its physical address adds the bank offset `(bank % 2) * 1 MiB`.
+#[test]
+fn page_locations_of_an_interleaved_buffer() {
+    let m = BankManager::<16>::new(config(BufferType::Dram, true, 0)).unwrap();
+    let got: Vec<PageLocation> = (0..9).map(|p| m.page_location(4096, p, 2 * K).unwrap()).collect();
+    let want: Vec<PageLocation> = (0..9u64)
+        .map(|p| {
+            let (bank, address) = ((p % 4) as u32, 4096 + (p / 4) * 2 * K);
+            PageLocation { bank, address, physical: address + u64::from(bank % 2) * (1 << 20) }
+        })
+        .collect();
+    assert_eq!(got, want);
+    assert_eq!(got[5], PageLocation { bank: 1, address: 4096 + 2 * K, physical: (1 << 20) + 4096 + 2 * K });
+}
+
+#[test]
+fn core_range_counts_its_cores() {
+    assert_eq!(CoreRange::core(3, 5).num_cores(), 1);
+    assert_eq!(CoreRange::new(1, 2, 4, 3).num_cores(), 8); // 4 columns x 2 rows
+    assert_eq!(CoreRange::new(0, 0, 7, 7).num_cores(), 64);
+}
+
+#[test]
+fn circular_buffers_count_reject_empty_sizes_and_may_end_at_the_l1_size() {
+    let mut cbs = CircularBuffers::<4>::new();
+    assert_eq!((cbs.len(), cbs.is_empty()), (0, true));
+    let a = cbs.add(CoreRange::core(0, 0), 4 * K, K).unwrap();
+    assert_eq!((cbs.len(), cbs.is_empty()), (1, false));
+    cbs.add(CoreRange::core(0, 0), 0, K).unwrap();
+    assert_eq!(cbs.allocate(K, 32), Err(BankedError::CbPageSize { index: 1, total_size: 0, page_size: K }));
+    assert_eq!(cbs.len(), 2);
+    cbs.set_total_size(1, 4 * K).unwrap();
+    cbs.allocate(K, 32).unwrap();
+    assert_eq!((cbs.address(a), cbs.address(1)), (Ok(Some(K)), Ok(Some(5 * K))));
+    // the region ends at 9 KiB: exactly the L1 size is allowed, one byte less is not
+    assert_eq!(cbs.validate(9 * K, None), Ok(()));
+    assert_eq!(
+        cbs.validate(9 * K - 1, None),
+        Err(BankedError::CbBeyondL1 {
+            core_range: CoreRange::core(0, 0),
+            region_end: 9 * K,
+            l1_size: 9 * K - 1
+        })
+    );
+}
+
+#[test]
+fn device_descriptors_align_the_l1_base_and_reject_full_reservations() {
+    use dramalloc_core::banked::DeviceDescriptor;
+    assert_eq!(DeviceDescriptor::blackhole(100).l1_unreserved_base, 128);
+    assert_eq!(DeviceDescriptor::blackhole(128).l1_unreserved_base, 128);
+    let custom = |alignment, base| DeviceDescriptor::custom(2, 64 * K, alignment, 32, 4, 16 * K, base, 16);
+    assert_eq!(custom(32, 100).l1_unreserved_base, 128);
+    assert_eq!(custom(0, 100).l1_unreserved_base, 100);
+    // a reservation that fills the bank, or an unreserved base at the L1 size, is an error;
+    // one byte less leaves a bank of one byte
+    let full_dram = DeviceDescriptor { dram_reserved: 64 * K, ..custom(32, 0) };
+    assert_eq!(
+        full_dram.dram_config(),
+        Err(BankedError::InvalidConfig { what: "dram_reserved", value: 64 * K })
+    );
+    let one = DeviceDescriptor { dram_reserved: 64 * K - 1, ..custom(32, 0) };
+    assert_eq!(one.dram_config().map(|c| c.bank_size), Ok(1));
+    let full_l1 = custom(32, 16 * K);
+    assert_eq!(
+        full_l1.l1_config(),
+        Err(BankedError::InvalidConfig { what: "l1_unreserved_base", value: 16 * K })
+    );
+    let one = DeviceDescriptor { l1_unreserved_base: 16 * K - 1, ..custom(32, 0) };
+    assert_eq!(one.l1_config().map(|c| c.bank_size), Ok(1));
+}
+
+/// A device's deallocate returns the freed per-bank size and frees it; clear frees both types.
+#[test]
+fn device_deallocate_returns_the_per_bank_size_and_clear_frees_both_types() {
+    use dramalloc_core::banked::{Device, DeviceDescriptor};
+    let mut dev = Device::<16>::new(DeviceDescriptor::custom(2, 64 * K, 32, 32, 4, 16 * K, 0, 16)).unwrap();
+    let d = dev.allocate(BufferType::Dram, 8 * K, 2 * K, Layout::Interleaved).unwrap();
+    let l = dev.allocate(BufferType::L1, 8 * K, 2 * K, Layout::Interleaved).unwrap();
+    assert_eq!((d.address, d.size_per_bank, l.address, l.size_per_bank), (32, 4 * K, 14 * K, 2 * K));
+    assert_eq!(dev.deallocate(BufferType::Dram, d.address), Ok(4 * K));
+    assert_eq!(dev.deallocate(BufferType::Dram, d.address), Err(BankedError::DoubleFree { address: 32 }));
+    assert_eq!(dev.lowest_l1_address(), Some(14 * K));
+    dev.allocate(BufferType::Dram, 8 * K, 2 * K, Layout::Interleaved).unwrap();
+    dev.clear();
+    assert_eq!(dev.lowest_l1_address(), None);
+    assert_eq!(dev.bank(BufferType::Dram).allocator().statistics().allocated, 0);
+}
