@@ -105,11 +105,7 @@ pub fn build_edges(
             (0, 1) => 1,
             _ => 2,
         };
-        let slot = edges.get_mut(*n).ok_or(PlanError::Capacity {
-            store: Store::Edges,
-            needed: *n + 1,
-            capacity: 0,
-        })?;
+        let slot = edges.get_mut(*n).ok_or(cap(edge_cap))?;
         *slot = Edge {
             from_core: a.core,
             from_instruction: a.instruction,
@@ -134,13 +130,13 @@ pub fn build_edges(
             if x == y {
                 for (i, a) in rx.iter().enumerate() {
                     for b in &rx[i + 1..] {
-                        push(a, b, &mut n).map_err(|_| cap(edge_cap))?;
+                        push(a, b, &mut n)?;
                     }
                 }
             } else {
                 for a in rx {
                     for b in ry {
-                        push(a, b, &mut n).map_err(|_| cap(edge_cap))?;
+                        push(a, b, &mut n)?;
                     }
                 }
             }
