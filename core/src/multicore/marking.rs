@@ -44,3 +44,44 @@ pub fn mark_shared(module: &Module<'_>, state: &mut ModuleState<'_>) -> u32 {
     }
     marked
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liveness::program::{Function, Instruction, Location, Operand};
+    use crate::multicore::module::LocState;
+
+    /// Marked: a shared DRAM spill (0), a private spill a collective defines (3), a shared
+    /// spill a collective also defines (5, counted once). Not marked: a shared SBUF location
+    /// (1), a shared DRAM input (2), a spill the collective only reads (4), a spill a plain
+    /// instruction defines (6).
+    #[test]
+    fn the_shared_set_exactly() {
+        let spill = Location::spill(4096);
+        let locations = [
+            Location { shared: true, ..spill },
+            Location { shared: true, memory: MemoryType::Sbuf, ..spill },
+            Location { shared: true, usage: UsageClass::Input, address: Some(0), ..spill },
+            spill,
+            spill,
+            Location { shared: true, ..spill },
+            spill,
+        ];
+        let operands = [Operand::use_(4), Operand::def(3), Operand::def(5), Operand::def(6), Operand::def(1)];
+        let instructions = [
+            Instruction { first: 0, count: 3, collective: true },
+            Instruction { first: 3, count: 1, collective: false },
+            Instruction { first: 4, count: 1, collective: true }, // defines the SBUF location
+        ];
+        let names = ["a", "b", "c", "d", "e", "f", "g"];
+        let module = Module {
+            function: Function { locations: &locations, instructions: &instructions, operands: &operands },
+            names: &names,
+        };
+        let (mut locs, mut by_name) = ([LocState::EMPTY; 7], [0u32; 7]);
+        let mut state = ModuleState::new(&mut locs, &mut by_name);
+        assert_eq!(mark_shared(&module, &mut state), 3);
+        let marked = [0, 1, 2, 3, 4, 5, 6].map(|l: usize| state.locations[l].is_shared_post_dram_alloc());
+        assert_eq!(marked, [true, false, false, true, false, true, false]);
+    }
+}
