@@ -371,3 +371,88 @@ fn anti_dependency_edges_of_a_two_core_handoff_written_by_hand() {
         ]
     );
 }
+
+/// The pipeline's report on the two-core handoff, field by field, in each layout: windows
+/// (the shared region above the larger private HWM, 16 KiB), slabs of 1 MiB (core k's private
+/// tensors in slab k, the shared region at 2 MiB, the CC base above it at 3 MiB), and windows
+/// with a 1 MiB CC region (the collective's 12 KiB staging buffer at its base, the handoff
+/// alone in the shared region). Both handoffs are RAW edges core 0 -> core 1; X and Y share
+/// address 0 on each core (one reuse pair, one private WAR edge a core).
+#[test]
+fn the_pipeline_reports_exactly_in_each_layout() {
+    let slabs = MultiConfig { mode: SharedMode::Slabs { mb_per_core: 1 }, ..cfg() };
+    let with_cc = MultiConfig { plan: PlanConfig { cc: CcSize::Mib(1), ..cfg().plan }, ..cfg() };
+    let w = run(&n_cores(2), &cfg()).unwrap();
+    let s = run(&n_cores(2), &slabs).unwrap();
+    let c = run(&n_cores(2), &with_cc).unwrap();
+    let fields = |r: &Run| {
+        let p = &r.report;
+        (p.shared_tensors, p.shared_base, p.shared_region_bytes, p.cc_base, p.cc_bytes, p.cc_tensors)
+    };
+    assert_eq!(fields(&w), (2, 16 * K, 16 * K, 1 << 30, 0, 0));
+    assert_eq!(fields(&s), (2, 2 << 20, 16 * K, 3 << 20, 0, 0));
+    assert_eq!(fields(&c), (2, 16 * K, 4 * K, (1 << 30) - (1 << 20), 1 << 20, 1));
+    assert_eq!(
+        (c.report.collective_base, c.report.collective_bytes, c.report.cc_used),
+        ((1 << 30) - (1 << 20), 12 * K, 12 * K)
+    );
+    for r in [&w, &s, &c] {
+        let p = &r.report;
+        assert_eq!(
+            (p.synced, p.edges, p.reuse_pairs, p.private_war_edges, p.operand_pairs_checked),
+            (2, 2, 2, 2, 0)
+        );
+    }
+    assert_eq!((w.addr(1, "X"), s.addr(1, "X"), s.addr(1, "Y")), (Some(0), Some(1 << 20), Some(1 << 20)));
+    assert_eq!(
+        (w.addr(0, "handoff"), s.addr(0, "handoff"), c.addr(0, "stage")),
+        (Some(28 * K), Some((2 << 20) + 12 * K), Some((1 << 30) - (1 << 20)))
+    );
+    assert_eq!((w.hwm, s.hwm), (vec![8 * K, 16 * K], vec![8 * K, (1 << 20) + 16 * K]));
+}
+
+/// The DMA clean-up pass counts the pairs of distinct addressed DRAM operands of one
+/// instruction: a core whose instruction 1 reads A and writes B has one.
+#[test]
+fn the_dma_cleanup_counts_operand_pairs() {
+    let progs: Vec<Prog> = (0..2)
+        .map(|_| {
+            let mut p = Prog::default();
+            let a = p.loc("A", 4 * K, false);
+            let b = p.loc("B", 4 * K, false);
+            p.at(0, &[Operand::def(a)], false);
+            p.at(1, &[Operand::use_(a), Operand::def(b)], false);
+            p.at(2, &[Operand::use_(b)], false);
+            p
+        })
+        .collect();
+    let r = run(&progs, &cfg()).unwrap();
+    assert_eq!((r.report.operand_pairs_checked, r.addr(0, "A"), r.addr(0, "B")), (2, Some(0), Some(4 * K)));
+}
+
+/// No modules, or fewer states than modules, is a bad core count (before any pass runs).
+#[test]
+fn a_bad_core_count_is_an_error() {
+    let progs = b12();
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules: Vec<Module> = progs
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect();
+    let mut host = Box::new(Storage::new());
+    let (mut storage, mut states) = host.split();
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    let bad = |cores| dramalloc_core::multicore::pipeline::MultiError {
+        pass: Pass::DramAllocation,
+        core: 0,
+        error: PlanError::BadCoreCount { cores },
+    };
+    assert_eq!(pipeline.run(&c, &[], &mut states, &mut storage).unwrap_err(), bad(0));
+    assert_eq!(pipeline.run(&c, &modules, &mut states[..1], &mut storage).unwrap_err(), bad(2));
+    assert!(pipeline.run(&c, &modules, &mut states[..2], &mut storage).is_ok());
+}
