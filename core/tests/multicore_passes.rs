@@ -150,11 +150,12 @@ fn b12_missing_twin_is_a_planning_error() {
     // core 1 calls its copy "S2": core 0 has no such twin
     progs[1].names[1] = "S2".into();
     let e = run(&progs, &cfg()).unwrap_err();
-    assert_eq!(e.pass, Pass::SharedDramAllocation);
+    assert_eq!((e.pass, e.core), (Pass::SharedDramAllocation, 1));
     assert_eq!(
         e.error,
         PlanError::MissingTwin { core: 1, location: 1, target_core: 0, target_location: u32::MAX }
     );
+    assert_eq!(e.to_string(), format!("SharedDramAllocation on core 1: {}", e.error));
     // a twin of another size
     let mut progs = b12();
     progs[1].locs[1].bytes = 20 * K;

@@ -162,3 +162,53 @@ pub fn find_by_name(module: &Module<'_>, state: &ModuleState<'_>, name: &str) ->
     let idx = &state.by_name[..n];
     idx.binary_search_by(|&i| module.names[i as usize].cmp(name)).ok().map(|p| idx[p])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Store;
+    use crate::liveness::program::Location;
+
+    #[test]
+    fn a_remote_target_is_set_and_cleared() {
+        let mut l = LocState::EMPTY;
+        assert_eq!(l.remote_local_target("S"), None);
+        l.set_remote_target(3);
+        l.set_allocated(4096);
+        let t = l.remote_local_target("S").unwrap();
+        assert_eq!((t.remote_name, t.core_idx, l.is_allocated()), ("S", 3, true));
+        l.clear_remote_target();
+        assert_eq!((l.remote_local_target("S").is_none(), l.is_allocated()), (true, true));
+    }
+
+    /// The name index sorts by name; two equal names, or any of the three slices shorter than
+    /// the location list, are errors naming what was short or which two collide.
+    #[test]
+    fn name_index_sorts_and_rejects_short_storage_and_duplicates() {
+        let locations = [Location::spill(1), Location::spill(1), Location::spill(1)];
+        let function = Function { locations: &locations, instructions: &[], operands: &[] };
+        let names = ["b", "c", "a"];
+        let module = Module { function, names: &names };
+        let (mut locs, mut by_name) = ([LocState::EMPTY; 3], [0u32; 3]);
+        let mut state = ModuleState::new(&mut locs, &mut by_name);
+        assert_eq!(build_name_index(0, &module, &mut state), Ok(()));
+        assert_eq!(state.by_name, &[2, 0, 1]);
+        assert_eq!(find_by_name(&module, &state, "c"), Some(1));
+        let short = |locs: usize, idx: usize, nm: usize| {
+            let (mut l, mut b) = ([LocState::EMPTY; 3], [0u32; 3]);
+            let mut st = ModuleState::new(&mut l[..locs], &mut b[..idx]);
+            let m = Module { function, names: &names[..nm] };
+            build_name_index(0, &m, &mut st)
+        };
+        let cap = |capacity| Err(PlanError::Capacity { store: Store::Shared, needed: 3, capacity });
+        assert_eq!(short(2, 3, 3), cap(2));
+        assert_eq!(short(3, 1, 3), cap(1));
+        assert_eq!(short(3, 3, 2), cap(2));
+        let dup = ["x", "y", "x"];
+        let m = Module { function, names: &dup };
+        assert_eq!(
+            build_name_index(4, &m, &mut state),
+            Err(PlanError::DuplicateName { core: 4, a: 0, b: 2 })
+        );
+    }
+}
