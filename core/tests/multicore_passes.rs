@@ -156,6 +156,12 @@ fn b12_missing_twin_is_a_planning_error() {
         PlanError::MissingTwin { core: 1, location: 1, target_core: 0, target_location: u32::MAX }
     );
     assert_eq!(e.to_string(), format!("SharedDramAllocation on core 1: {}", e.error));
+    // on three cores with core 2's twin renamed, the error is core 2's
+    let mut progs = n_cores(3);
+    progs[2].names[2] = "handoff2".into();
+    let e = run(&progs, &cfg()).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::SharedDramAllocation, 2));
+    assert!(matches!(e.error, PlanError::MissingTwin { core: 2, location: 2, .. }), "{e}");
     // a twin of another size
     let mut progs = b12();
     progs[1].locs[1].bytes = 20 * K;
