@@ -463,3 +463,70 @@ fn a_bad_core_count_is_an_error() {
     assert_eq!(pipeline.run(&c, &modules, &mut states[..1], &mut storage).unwrap_err(), bad(2));
     assert!(pipeline.run(&c, &modules, &mut states[..2], &mut storage).is_ok());
 }
+
+/// Reuse pairs and private WAR edges, counted exactly: on each of two cores A, B and C (4 KiB,
+/// one after the other) share one address while D (8 KiB) lives throughout beside them: three
+/// pairs a core, each with disjoint hulls, so three WAR edges a core.
+#[test]
+fn reuse_pairs_and_private_war_edges_exactly() {
+    let progs: Vec<Prog> = (0..2)
+        .map(|_| {
+            let mut p = Prog::default();
+            let d = p.loc("D", 8 * K, false);
+            let [a, b, c] = ["A", "B", "C"].map(|n| p.loc(n, 4 * K, false));
+            p.at(0, &[Operand::def(d), Operand::def(a)], false);
+            p.at(1, &[Operand::use_(a)], false);
+            p.at(2, &[Operand::def(b)], false);
+            p.at(3, &[Operand::use_(b)], false);
+            p.at(4, &[Operand::def(c)], false);
+            p.at(5, &[Operand::use_(c), Operand::use_(d)], false);
+            p
+        })
+        .collect();
+    let r = run(&progs, &cfg()).unwrap();
+    let at = |n| r.addr(0, n);
+    assert_eq!((at("D"), at("A"), at("B"), at("C")), (Some(0), Some(8 * K), Some(8 * K), Some(8 * K)));
+    assert_eq!((r.report.reuse_pairs, r.report.private_war_edges), (6, 6));
+    // operand pairs: (D, A) at 0 and (C, D) at 5 on each core
+    assert_eq!(r.report.operand_pairs_checked, 4);
+}
+
+/// Two operands of one instruction that overlap are the DMA clean-up's error, naming the
+/// instruction and both locations. The planner never makes such a plan (the two interfere),
+/// so the test moves B onto A after the DRAM pass, through the pipeline's observer.
+#[test]
+fn overlapping_operands_of_one_instruction_are_an_error() {
+    let progs: Vec<Prog> = (0..2)
+        .map(|_| {
+            let mut p = Prog::default();
+            let a = p.loc("A", 8 * K, false);
+            let b = p.loc("B", 4 * K, false);
+            p.at(0, &[Operand::def(a)], false);
+            p.at(1, &[Operand::use_(a), Operand::def(b)], false);
+            p.at(2, &[Operand::use_(b)], false);
+            p
+        })
+        .collect();
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules: Vec<Module> = progs
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect();
+    let mut host = Box::new(Storage::new());
+    let (mut storage, mut states) = host.split();
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    let e = pipeline
+        .run_observed(&c, &modules, &mut states[..2], &mut storage, |pass, st| {
+            if pass == Pass::DramAllocation {
+                st[1].locations[1].address = st[1].locations[0].address + 4 * K;
+            }
+        })
+        .unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DmaCleanup, 1));
+    assert_eq!(e.error, PlanError::OperandOverlap { instruction: 1, a: 0, b: 1 });
+}
