@@ -57,6 +57,8 @@ struct Run {
     report: dramalloc_core::multicore::MultiReport,
     edges: Vec<Edge>,
     hwm: Vec<u64>,
+    /// Each core's pre-placed floor (`metrics.reserved_space`).
+    reserved: Vec<u64>,
 }
 
 impl Run {
@@ -99,6 +101,7 @@ fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multico
             .collect(),
         edges: storage.edges[..report.edges].to_vec(),
         hwm: states.iter().map(|s| s.metrics.hwm).collect(),
+        reserved: states.iter().map(|s| s.metrics.reserved_space).collect(),
         report,
     })
 }
@@ -529,4 +532,78 @@ fn overlapping_operands_of_one_instruction_are_an_error() {
         .unwrap_err();
     assert_eq!((e.pass, e.core), (Pass::DmaCleanup, 1));
     assert_eq!(e.error, PlanError::OperandOverlap { instruction: 1, a: 0, b: 1 });
+}
+
+/// The memory-pressure scratch must hold `scratch_len` words (3 × (instructions + 1)):
+/// exactly that many run, one fewer is a capacity error before anything is placed.
+#[test]
+fn the_pressure_scratch_is_checked_exactly() {
+    let progs = b12();
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules: Vec<Module> = progs
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect();
+    let need = dramalloc_core::multicore::pressure::scratch_len(&modules);
+    assert_eq!(need, 3 * (6 + 1));
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    for (len, ok) in [(need, true), (need - 1, false)] {
+        let mut host = Box::new(Storage::new());
+        let (mut storage, mut states) = host.split();
+        let scratch = std::mem::take(&mut storage.pressure);
+        storage.pressure = &mut scratch[..len];
+        let r = pipeline.run(&c, &modules, &mut states[..2], &mut storage);
+        if ok {
+            assert_eq!(r.map(|rep| rep.shared_base), Ok(24 * K));
+        } else {
+            let e = r.unwrap_err();
+            assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
+            assert_eq!(
+                e.error,
+                PlanError::Capacity {
+                    store: dramalloc_core::error::Store::Pressure,
+                    needed: need,
+                    capacity: need - 1
+                }
+            );
+        }
+    }
+}
+
+/// An operand naming a location past the function's list is an error, even where the state
+/// has room for more locations.
+#[test]
+fn an_operand_past_the_location_list_is_an_error() {
+    let mut progs = b12();
+    progs[1].ops[0].location = 2; // core 1 has locations 0 and 1
+    let e = run(&progs, &cfg()).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DramAllocation, 1));
+    assert_eq!(e.error, PlanError::UnknownLocation { instruction: 0, location: 2 });
+}
+
+/// In slabs, core k's private addresses are its plan's plus k slabs, and its HWM and
+/// pre-placed floor are lifted by the slab start.
+#[test]
+fn slab_addresses_are_the_plan_plus_the_slab_start() {
+    let progs: Vec<Prog> = (0..2)
+        .map(|_| {
+            let mut p = Prog::default();
+            let d = p.loc("D", 8 * K, false);
+            let a = p.loc("A", 4 * K, false);
+            p.at(0, &[Operand::def(d), Operand::def(a)], false);
+            p.at(1, &[Operand::use_(a), Operand::use_(d)], false);
+            p
+        })
+        .collect();
+    let c = MultiConfig { mode: SharedMode::Slabs { mb_per_core: 1 }, ..cfg() };
+    let r = run(&progs, &c).unwrap();
+    assert_eq!((r.addr(0, "D"), r.addr(0, "A")), (Some(0), Some(8 * K)));
+    assert_eq!((r.addr(1, "D"), r.addr(1, "A")), (Some(1 << 20), Some((1 << 20) + 8 * K)));
+    assert_eq!(r.hwm, vec![12 * K, (1 << 20) + 12 * K]);
+    assert_eq!(r.reserved, vec![0, 1 << 20]);
 }
