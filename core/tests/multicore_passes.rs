@@ -607,3 +607,42 @@ fn slab_addresses_are_the_plan_plus_the_slab_start() {
     assert_eq!(r.hwm, vec![12 * K, (1 << 20) + 12 * K]);
     assert_eq!(r.reserved, vec![0, 1 << 20]);
 }
+
+/// The shared-entry table and the access records are checked to the entry: b12 has one
+/// shared tensor with three accesses (core 0 writes it at 1 and reads it at 4, core 1 reads
+/// it at 4).
+#[test]
+fn the_shared_tables_are_checked_exactly() {
+    let progs = b12();
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules: Vec<Module> = progs
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect();
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    use dramalloc_core::error::Store;
+    // (entries, accesses) kept, and the error (core, store, needed, capacity) if any
+    let cases = [(1, 3, None), (0, 3, Some((0, Store::Shared, 1, 0))), (1, 2, Some((1, Store::Edges, 3, 2)))];
+    for (entries, accesses, want) in cases {
+        let mut host = Box::new(Storage::new());
+        let (mut storage, mut states) = host.split();
+        let e = std::mem::take(&mut storage.shared);
+        storage.shared = &mut e[..entries];
+        let a = std::mem::take(&mut storage.accesses);
+        storage.accesses = &mut a[..accesses];
+        let r = pipeline.run(&c, &modules, &mut states[..2], &mut storage);
+        match want {
+            None => assert_eq!(r.map(|rep| (rep.shared_tensors, rep.edges)), Ok((1, 1))),
+            Some((core, store, needed, capacity)) => {
+                let e = r.unwrap_err();
+                assert_eq!((e.pass, e.core), (Pass::SharedDramAllocation, core));
+                assert_eq!(e.error, PlanError::Capacity { store, needed, capacity });
+            }
+        }
+    }
+}
