@@ -646,3 +646,63 @@ fn the_shared_tables_are_checked_exactly() {
         }
     }
 }
+
+/// The modules of `progs`, borrowing their names from `names`.
+fn modules_of<'a>(progs: &'a [Prog], names: &'a [Vec<&'a str>]) -> Vec<Module<'a>> {
+    progs
+        .iter()
+        .zip(names)
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect()
+}
+
+/// A remote-local target dropped on core 2 of 3 after the shared allocation: the sync pass
+/// fails with `MissingTwin` and the error is core 2's.
+#[test]
+fn a_dropped_remote_target_is_the_sync_error_of_its_core() {
+    let progs = n_cores(3);
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules = modules_of(&progs, &names);
+    let mut host = Box::new(Storage::new());
+    let (mut storage, mut states) = host.split();
+    let c = cfg();
+    let e = Pipeline::build(&c)
+        .run_observed(&c, &modules, &mut states[..3], &mut storage, |pass, st| {
+            if pass == Pass::SharedDramAllocation {
+                st[2].locations[2].clear_remote_target(); // core 2's "handoff"
+            }
+        })
+        .unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::SyncSharedAllocations, 2));
+    assert!(matches!(e.error, PlanError::MissingTwin { core: 2, location: 2, .. }), "{e}");
+}
+
+/// 64 cores (MAX_CORES) run; 65 are a bad core count.
+#[test]
+fn sixty_four_cores_run_and_sixty_five_do_not() {
+    let progs = n_cores(65);
+    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let modules = modules_of(&progs, &names);
+    let mut host = Box::new(StaticMulti::<65, 8, 16, 8, 1024, 1024, 64>::new());
+    let (mut storage, mut states) = host.split();
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    let r = pipeline.run(&c, &modules[..64], &mut states[..64], &mut storage).unwrap();
+    assert_eq!((r.shared_tensors, r.synced), (2, 2 * 63));
+    let e = pipeline.run(&c, &modules, &mut states, &mut storage).unwrap_err();
+    assert_eq!(e.error, PlanError::BadCoreCount { cores: 65 });
+}
+
+/// Slabs whose `cores + 1` copies overflow the address space are refused before anything is
+/// placed: 2^63 - 2^20 bytes a slab fits twice in 64 bits, not three times (2 cores + the
+/// shared slab).
+#[test]
+fn slabs_that_overflow_the_address_space_are_refused() {
+    let c = MultiConfig { mode: SharedMode::Slabs { mb_per_core: (1 << 43) - 1 }, ..cfg() };
+    let e = run(&n_cores(2), &c).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
+    assert_eq!(e.error, PlanError::CcRegionTooLarge { cc_bytes: u64::MAX, window: 1 << 30 });
+}
