@@ -49,6 +49,18 @@ impl Prog {
     }
 }
 
+/// The modules of `progs`, borrowing their names from `names`.
+fn modules_of<'a>(progs: &'a [Prog], names: &'a [Vec<&'a str>]) -> Vec<Module<'a>> {
+    progs
+        .iter()
+        .zip(names)
+        .map(|(p, n)| Module {
+            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
+            names: n,
+        })
+        .collect()
+}
+
 #[derive(Debug)]
 struct Run {
     names: Vec<Vec<String>>,
@@ -70,14 +82,7 @@ impl Run {
 
 fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multicore::pipeline::MultiError> {
     let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules: Vec<Module> = progs
-        .iter()
-        .zip(names.iter())
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect();
+    let modules = modules_of(progs, &names);
     let mut host = Box::new(Storage::new());
     let (mut storage, mut all_states) = host.split();
     let states = &mut all_states[..modules.len()];
@@ -445,14 +450,7 @@ fn the_dma_cleanup_counts_operand_pairs() {
 fn a_bad_core_count_is_an_error() {
     let progs = b12();
     let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules: Vec<Module> = progs
-        .iter()
-        .zip(&names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect();
+    let modules = modules_of(&progs, &names);
     let mut host = Box::new(Storage::new());
     let (mut storage, mut states) = host.split();
     let c = cfg();
@@ -511,14 +509,7 @@ fn overlapping_operands_of_one_instruction_are_an_error() {
         })
         .collect();
     let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules: Vec<Module> = progs
-        .iter()
-        .zip(&names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect();
+    let modules = modules_of(&progs, &names);
     let mut host = Box::new(Storage::new());
     let (mut storage, mut states) = host.split();
     let c = cfg();
@@ -540,14 +531,7 @@ fn overlapping_operands_of_one_instruction_are_an_error() {
 fn the_pressure_scratch_is_checked_exactly() {
     let progs = b12();
     let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules: Vec<Module> = progs
-        .iter()
-        .zip(&names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect();
+    let modules = modules_of(&progs, &names);
     let need = dramalloc_core::multicore::pressure::scratch_len(&modules);
     assert_eq!(need, 3 * (6 + 1));
     let c = cfg();
@@ -615,14 +599,7 @@ fn slab_addresses_are_the_plan_plus_the_slab_start() {
 fn the_shared_tables_are_checked_exactly() {
     let progs = b12();
     let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules: Vec<Module> = progs
-        .iter()
-        .zip(&names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect();
+    let modules = modules_of(&progs, &names);
     let c = cfg();
     let pipeline = Pipeline::build(&c);
     use dramalloc_core::error::Store;
@@ -645,18 +622,6 @@ fn the_shared_tables_are_checked_exactly() {
             }
         }
     }
-}
-
-/// The modules of `progs`, borrowing their names from `names`.
-fn modules_of<'a>(progs: &'a [Prog], names: &'a [Vec<&'a str>]) -> Vec<Module<'a>> {
-    progs
-        .iter()
-        .zip(names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect()
 }
 
 /// A remote-local target dropped on core 2 of 3 after the shared allocation: the sync pass
