@@ -426,21 +426,27 @@ fn the_pipeline_reports_exactly_in_each_layout() {
     assert_eq!((w.hwm, s.hwm), (vec![8 * K, 16 * K], vec![8 * K, (1 << 20) + 16 * K]));
 }
 
-/// The DMA clean-up pass counts the pairs of distinct addressed DRAM operands of one
-/// instruction: a core whose instruction 1 reads A and writes B has one.
-#[test]
-fn the_dma_cleanup_counts_operand_pairs() {
-    let progs: Vec<Prog> = (0..2)
+/// Two cores, each: A (`a_bytes`) defined at 0, read at 1 by the instruction that writes B
+/// (4 KiB), B read at 2.
+fn read_then_write(a_bytes: u64) -> Vec<Prog> {
+    (0..2)
         .map(|_| {
             let mut p = Prog::default();
-            let a = p.loc("A", 4 * K, false);
+            let a = p.loc("A", a_bytes, false);
             let b = p.loc("B", 4 * K, false);
             p.at(0, &[Operand::def(a)], false);
             p.at(1, &[Operand::use_(a), Operand::def(b)], false);
             p.at(2, &[Operand::use_(b)], false);
             p
         })
-        .collect();
+        .collect()
+}
+
+/// The DMA clean-up pass counts the pairs of distinct addressed DRAM operands of one
+/// instruction: a core whose instruction 1 reads A and writes B has one.
+#[test]
+fn the_dma_cleanup_counts_operand_pairs() {
+    let progs = read_then_write(4 * K);
     let r = run(&progs, &cfg()).unwrap();
     assert_eq!((r.report.operand_pairs_checked, r.addr(0, "A"), r.addr(0, "B")), (2, Some(0), Some(4 * K)));
 }
@@ -497,17 +503,7 @@ fn reuse_pairs_and_private_war_edges_exactly() {
 /// so the test moves B onto A after the DRAM pass, through the pipeline's observer.
 #[test]
 fn overlapping_operands_of_one_instruction_are_an_error() {
-    let progs: Vec<Prog> = (0..2)
-        .map(|_| {
-            let mut p = Prog::default();
-            let a = p.loc("A", 8 * K, false);
-            let b = p.loc("B", 4 * K, false);
-            p.at(0, &[Operand::def(a)], false);
-            p.at(1, &[Operand::use_(a), Operand::def(b)], false);
-            p.at(2, &[Operand::use_(b)], false);
-            p
-        })
-        .collect();
+    let progs = read_then_write(8 * K);
     let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
     let modules = modules_of(&progs, &names);
     let mut host = Box::new(Storage::new());
