@@ -245,7 +245,7 @@ impl<'a> IntervalTree<'a> {
         // Nodes that start before `lo` (and so before `hi`) overlap iff they end at or after
         // `lo`: scanned eight at a time (`window_scan.rs`).
         let end = nodes.len().min(k.saturating_add(LINEAR_NODES));
-        k += scan_before(nodes, nodes.get(k..end).unwrap_or(&[]), k, lo, &mut visit);
+        k += scan_before(nodes, k, end, lo, &mut visit);
         if nodes.get(k).is_some_and(|n| n.lo < lo) {
             // a long interval stretched the window: the tree walk prunes the rest by `max`
             return self.walk_from(k, lo, hi, &mut visit);

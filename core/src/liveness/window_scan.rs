@@ -31,17 +31,18 @@ pub const CHUNK: usize = 8;
 /// chunk always fits after the flush test.
 const PICKED: usize = 2 * PICK_BUFFER;
 
-/// Scans `window`, the nodes at tree indices `base..` (sorted by `lo`), up to the first that
-/// starts at or after `lo`; visits, in ascending index, those before it that end at or after
-/// `lo`. Returns the number of nodes that start before `lo` (`window.len()` when all do).
+/// Scans the window `nodes[base..end]` (sorted by `lo`) up to the first node that starts at
+/// or after `lo`; visits, in ascending index, those before it that end at or after `lo`.
+/// Returns the number of nodes that start before `lo` (the window's length when all do).
 #[inline(always)]
 pub(super) fn scan_before(
     nodes: &[Node],
-    window: &[Node],
     base: usize,
+    end: usize,
     lo: u32,
     visit: &mut impl FnMut(&Node),
 ) -> usize {
+    let window = nodes.get(base..end).unwrap_or(&[]);
     let mut picked = [0u32; PICKED];
     let mut count = 0usize;
     let mut done = 0usize;
@@ -110,7 +111,7 @@ mod tests {
                 let starts_before = nodes[base..].iter().take_while(|n| n.lo < lo).count();
                 let mut got = [0u32; N];
                 let mut g = 0;
-                let stop = scan_before(&nodes, &nodes[base..], base, lo, &mut |n: &Node| {
+                let stop = scan_before(&nodes, base, N, lo, &mut |n: &Node| {
                     got[g] = n.payload;
                     g += 1;
                 });
@@ -129,14 +130,14 @@ mod tests {
             *n = Node::new(i as u32, 1000, i as u32); // all reach 1000
         }
         let mut seen = 0u32;
-        let stop = scan_before(&nodes, &nodes, 0, 500, &mut |n: &Node| {
+        let stop = scan_before(&nodes, 0, N, 500, &mut |n: &Node| {
             assert_eq!(n.payload, seen);
             seen += 1;
         });
         assert_eq!((stop, seen), (N, N as u32));
         // a window that ends at 250: exactly the 250 nodes before it
         let mut seen = 0u32;
-        let stop = scan_before(&nodes, &nodes, 0, 250, &mut |_| seen += 1);
+        let stop = scan_before(&nodes, 0, N, 250, &mut |_| seen += 1);
         assert_eq!((stop, seen), (250, 250));
     }
 }
