@@ -11,7 +11,7 @@ use serde::Serialize;
 
 use crate::exec::executor::{execute, Collision, ExecOptions, ExecReport};
 use crate::exec::faults::{inject, Fault, Injected};
-use crate::exec::host_memory::{available, estimate, HostEstimate};
+use crate::exec::host_memory::{available, over_limit, HostEstimate};
 use crate::input::{InputError, Program};
 use crate::model::SimModel;
 use crate::planning::{plan_model, PlanFailure, PlanOptions, PlannedModel};
@@ -312,9 +312,8 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
             failed: Box::new(FailedRun { model, plan }),
         });
     }
-    let needed = estimate(&model, &plan);
     if let Some(available) = opts.host_memory.or_else(available) {
-        if needed.total() > available {
+        if let Some(needed) = over_limit(&model, &plan, available) {
             return Err(RunError::HostMemory { needed, available });
         }
     }

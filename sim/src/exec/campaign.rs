@@ -25,7 +25,7 @@ use dramalloc_core::PlanError;
 
 use crate::exec::executor::{execute, ExecOptions};
 use crate::exec::faults::{inject, Fault, SplitMix64};
-use crate::exec::host_memory::estimate;
+use crate::exec::host_memory::over_limit;
 use crate::host_storage::HostMulti;
 use crate::input::Program;
 use crate::model::SimModel;
@@ -131,8 +131,8 @@ enum Outcome {
     Simulator,
     /// Injected; `sync_shared_allocations` caught it.
     Sync,
-    /// Injected, not caught by the verifier, and too large to execute: the host would need
-    /// this many bytes, more than it has.
+    /// Placed and not caught by the verifier, but too large to execute: the host would need
+    /// this many bytes, more than it has (not counted as injected).
     NoHost(u64),
     /// Injected and not caught.
     Missed,
@@ -225,9 +225,8 @@ fn inject_plan_fault(p: &Planned, fault: Fault, host_memory: Option<u64>) -> Out
     if check_plans(&p.model, &bad).is_err() {
         return Outcome::Verifier;
     }
-    let needed = estimate(&p.model, &bad).total();
-    if host_memory.is_some_and(|available| needed > available) {
-        return Outcome::NoHost(needed);
+    if let Some(needed) = host_memory.and_then(|limit| over_limit(&p.model, &bad, limit)) {
+        return Outcome::NoHost(needed.total());
     }
     let opts = ExecOptions { corrupt: what.corruption(), ..ExecOptions::default() };
     match execute(&p.model, &bad, &opts) {

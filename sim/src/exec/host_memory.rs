@@ -78,6 +78,13 @@ fn union_pages(ranges: &mut [(u64, u64)]) -> u64 {
     pages
 }
 
+/// The check made before an execution (`dramalloc run`, the fault campaign): the estimate of
+/// executing `plan` when it needs more than `limit` bytes, else `None`.
+pub fn over_limit(model: &SimModel, plan: &PlannedModel, limit: u64) -> Option<HostEstimate> {
+    let needed = estimate(model, plan);
+    (needed.total() > limit).then_some(needed)
+}
+
 /// Estimates the host memory [`crate::exec::executor::execute`] needs for `plan` (see the
 /// module docs). Unaddressed tensors are left out (the executor stops at the first one).
 /// O(operands + tensors log tensors).
