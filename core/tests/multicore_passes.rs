@@ -8,8 +8,11 @@
 //! the core's mutation score (`.ci/mutants`).
 
 use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
+use dramalloc_core::multicore::pipeline::MultiError;
 use dramalloc_core::multicore::pressure::Peak;
-use dramalloc_core::multicore::{DepKind, Edge, Module, MultiConfig, Pass, Pipeline, SharedMode};
+use dramalloc_core::multicore::{
+    DepKind, Edge, Module, ModuleState, MultiConfig, MultiStorage, Pass, Pipeline, SharedMode,
+};
 use dramalloc_core::static_storage::StaticMulti;
 use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
 
@@ -49,6 +52,11 @@ impl Prog {
     }
 }
 
+/// Every program's location names, as the modules borrow them.
+fn names_of(progs: &[Prog]) -> Vec<Vec<&str>> {
+    progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect()
+}
+
 /// The modules of `progs`, borrowing their names from `names`.
 fn modules_of<'a>(progs: &'a [Prog], names: &'a [Vec<&'a str>]) -> Vec<Module<'a>> {
     progs
@@ -80,14 +88,26 @@ impl Run {
     }
 }
 
-fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, dramalloc_core::multicore::pipeline::MultiError> {
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, MultiError> {
+    run_with(progs, cfg, |_| {}, |_, _| {})
+}
+
+/// As [`run`], with the storage cut down by `shrink` first and `observe` called after every
+/// pass (it may corrupt the states, as a fault would).
+fn run_with(
+    progs: &[Prog],
+    cfg: &MultiConfig,
+    shrink: impl FnOnce(&mut MultiStorage<'_>),
+    observe: impl FnMut(Pass, &mut [ModuleState<'_>]),
+) -> Result<Run, MultiError> {
+    let names = names_of(progs);
     let modules = modules_of(progs, &names);
     let mut host = Box::new(Storage::new());
     let (mut storage, mut all_states) = host.split();
+    shrink(&mut storage);
     let states = &mut all_states[..modules.len()];
     let pipeline = Pipeline::build(cfg);
-    let report = pipeline.run(cfg, &modules, states, &mut storage)?;
+    let report = pipeline.run_observed(cfg, &modules, states, &mut storage, observe)?;
     Ok(Run {
         names: progs.iter().map(|p| p.names.clone()).collect(),
         addr: states
@@ -455,17 +475,14 @@ fn the_dma_cleanup_counts_operand_pairs() {
 #[test]
 fn a_bad_core_count_is_an_error() {
     let progs = b12();
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let names = names_of(&progs);
     let modules = modules_of(&progs, &names);
     let mut host = Box::new(Storage::new());
     let (mut storage, mut states) = host.split();
     let c = cfg();
     let pipeline = Pipeline::build(&c);
-    let bad = |cores| dramalloc_core::multicore::pipeline::MultiError {
-        pass: Pass::DramAllocation,
-        core: 0,
-        error: PlanError::BadCoreCount { cores },
-    };
+    let bad =
+        |cores| MultiError { pass: Pass::DramAllocation, core: 0, error: PlanError::BadCoreCount { cores } };
     assert_eq!(pipeline.run(&c, &[], &mut states, &mut storage).unwrap_err(), bad(0));
     assert_eq!(pipeline.run(&c, &modules, &mut states[..1], &mut storage).unwrap_err(), bad(2));
     assert!(pipeline.run(&c, &modules, &mut states[..2], &mut storage).is_ok());
@@ -503,20 +520,17 @@ fn reuse_pairs_and_private_war_edges_exactly() {
 /// so the test moves B onto A after the DRAM pass, through the pipeline's observer.
 #[test]
 fn overlapping_operands_of_one_instruction_are_an_error() {
-    let progs = read_then_write(8 * K);
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules = modules_of(&progs, &names);
-    let mut host = Box::new(Storage::new());
-    let (mut storage, mut states) = host.split();
-    let c = cfg();
-    let pipeline = Pipeline::build(&c);
-    let e = pipeline
-        .run_observed(&c, &modules, &mut states[..2], &mut storage, |pass, st| {
+    let e = run_with(
+        &read_then_write(8 * K),
+        &cfg(),
+        |_| {},
+        |pass, st| {
             if pass == Pass::DramAllocation {
                 st[1].locations[1].address = st[1].locations[0].address + 4 * K;
             }
-        })
-        .unwrap_err();
+        },
+    )
+    .unwrap_err();
     assert_eq!((e.pass, e.core), (Pass::DmaCleanup, 1));
     assert_eq!(e.error, PlanError::OperandOverlap { instruction: 1, a: 0, b: 1 });
 }
@@ -526,20 +540,14 @@ fn overlapping_operands_of_one_instruction_are_an_error() {
 #[test]
 fn the_pressure_scratch_is_checked_exactly() {
     let progs = b12();
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules = modules_of(&progs, &names);
-    let need = dramalloc_core::multicore::pressure::scratch_len(&modules);
+    let names = names_of(&progs);
+    let need = dramalloc_core::multicore::pressure::scratch_len(&modules_of(&progs, &names));
     assert_eq!(need, 3 * (6 + 1));
-    let c = cfg();
-    let pipeline = Pipeline::build(&c);
     for (len, ok) in [(need, true), (need - 1, false)] {
-        let mut host = Box::new(Storage::new());
-        let (mut storage, mut states) = host.split();
-        let scratch = std::mem::take(&mut storage.pressure);
-        storage.pressure = &mut scratch[..len];
-        let r = pipeline.run(&c, &modules, &mut states[..2], &mut storage);
+        let r =
+            run_with(&progs, &cfg(), |s| s.pressure = &mut std::mem::take(&mut s.pressure)[..len], |_, _| {});
         if ok {
-            assert_eq!(r.map(|rep| rep.shared_base), Ok(24 * K));
+            assert_eq!(r.map(|r| r.report.shared_base), Ok(24 * K));
         } else {
             let e = r.unwrap_err();
             assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
@@ -593,24 +601,17 @@ fn slab_addresses_are_the_plan_plus_the_slab_start() {
 /// it at 4).
 #[test]
 fn the_shared_tables_are_checked_exactly() {
-    let progs = b12();
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules = modules_of(&progs, &names);
-    let c = cfg();
-    let pipeline = Pipeline::build(&c);
     use dramalloc_core::error::Store;
     // (entries, accesses) kept, and the error (core, store, needed, capacity) if any
     let cases = [(1, 3, None), (0, 3, Some((0, Store::Shared, 1, 0))), (1, 2, Some((1, Store::Edges, 3, 2)))];
     for (entries, accesses, want) in cases {
-        let mut host = Box::new(Storage::new());
-        let (mut storage, mut states) = host.split();
-        let e = std::mem::take(&mut storage.shared);
-        storage.shared = &mut e[..entries];
-        let a = std::mem::take(&mut storage.accesses);
-        storage.accesses = &mut a[..accesses];
-        let r = pipeline.run(&c, &modules, &mut states[..2], &mut storage);
+        let shrink = |s: &mut MultiStorage<'_>| {
+            s.shared = &mut std::mem::take(&mut s.shared)[..entries];
+            s.accesses = &mut std::mem::take(&mut s.accesses)[..accesses];
+        };
+        let r = run_with(&b12(), &cfg(), shrink, |_, _| {});
         match want {
-            None => assert_eq!(r.map(|rep| (rep.shared_tensors, rep.edges)), Ok((1, 1))),
+            None => assert_eq!(r.map(|r| (r.report.shared_tensors, r.report.edges)), Ok((1, 1))),
             Some((core, store, needed, capacity)) => {
                 let e = r.unwrap_err();
                 assert_eq!((e.pass, e.core), (Pass::SharedDramAllocation, core));
@@ -624,19 +625,17 @@ fn the_shared_tables_are_checked_exactly() {
 /// fails with `MissingTwin` and the error is core 2's.
 #[test]
 fn a_dropped_remote_target_is_the_sync_error_of_its_core() {
-    let progs = n_cores(3);
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules = modules_of(&progs, &names);
-    let mut host = Box::new(Storage::new());
-    let (mut storage, mut states) = host.split();
-    let c = cfg();
-    let e = Pipeline::build(&c)
-        .run_observed(&c, &modules, &mut states[..3], &mut storage, |pass, st| {
+    let e = run_with(
+        &n_cores(3),
+        &cfg(),
+        |_| {},
+        |pass, st| {
             if pass == Pass::SharedDramAllocation {
                 st[2].locations[2].clear_remote_target(); // core 2's "handoff"
             }
-        })
-        .unwrap_err();
+        },
+    )
+    .unwrap_err();
     assert_eq!((e.pass, e.core), (Pass::SyncSharedAllocations, 2));
     assert!(matches!(e.error, PlanError::MissingTwin { core: 2, location: 2, .. }), "{e}");
 }
@@ -645,7 +644,7 @@ fn a_dropped_remote_target_is_the_sync_error_of_its_core() {
 #[test]
 fn sixty_four_cores_run_and_sixty_five_do_not() {
     let progs = n_cores(65);
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
+    let names = names_of(&progs);
     let modules = modules_of(&progs, &names);
     let mut host = Box::new(StaticMulti::<65, 8, 16, 8, 1024, 1024, 64>::new());
     let (mut storage, mut states) = host.split();
