@@ -16,6 +16,11 @@
 //!    whole program. When no window lowers `v`, the repair ends: nothing near `v` can go
 //!    lower by first fit.
 //!
+//! 5. when a window was kept, the buffers at or above the lowest address a window buffer
+//!    left slide down onto a neighbour's end (`settle`): the kept windows leave holes under
+//!    buffers outside them, and the seed's rule puts every buffer at the floor, at a
+//!    neighbour's end or on a page boundary.
+//!
 //! Every re-placement is checked against all of a buffer's interfering neighbours, inside
 //! and outside the window, so each kept plan is valid; the peak never rises. A window that
 //! does not help is restored exactly.
@@ -37,7 +42,7 @@ use crate::liveness::interference::Graph;
 use crate::place::portfolio::Storage;
 use crate::place::scan::interval_of;
 use crate::place::sections::{prepare, section_totals};
-use crate::place::seed::search::{Fit, Span};
+use crate::place::seed::search::{place_in_gap, Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
 use crate::workspace::Section;
 
@@ -151,7 +156,68 @@ pub(crate) fn repair(
         peaks(graph, infos, st, &mut tops, orders, regions, lower_bound, work)
     };
     *st.sections = sections;
-    out.map(Some)
+    let (mut out, lowest_moved) = out?;
+    if let Some(from) = lowest_moved {
+        settle(graph, infos, st, regions, from, work)?;
+        out.peak = infos.iter().map(Info::end).max().unwrap_or(0);
+    }
+    Ok(Some(out))
+}
+
+/// Slides every unpinned buffer at or above address `from` down until it touches the floor
+/// of its region or an interfering neighbour's end (a one-page buffer: the page boundary at
+/// or above that), in ascending address order, while `work` lasts.
+///
+/// A kept window moves buffers away from below others outside the window, which then hang
+/// above a hole: still a valid plan, but not the seed's (every address the floor, a
+/// neighbour's end or a page boundary). One pass suffices: a buffer's neighbours below it
+/// come earlier in the pass and are final when it is settled, and those above it end above
+/// its address. Each move is down, into space no neighbour holds, so the plan stays valid and
+/// the peak never rises. A buffer in the CC region (at or above the general ceiling) stays
+/// in it. Cost: one neighbour query per buffer at or above `from`
+/// ([`TREE_VISIT_UNITS`] a neighbour), plus the sort of those buffers by address.
+///
+/// # Errors
+/// Only a tree-query error ([`PlanError::Capacity`]), impossible with full storage.
+fn settle(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    from: u64,
+    work: &mut Work<'_>,
+) -> Result<(), PlanError> {
+    let mut k = 0usize;
+    for (c, info) in infos.iter().enumerate() {
+        if info.address >= from && !info.is_pinned() {
+            st.order[k] = c as u32;
+            k += 1;
+        }
+    }
+    let sorted = &mut st.order[..k];
+    sorted.sort_unstable_by_key(|&c| (infos[c as usize].address, c));
+    for &c in sorted.iter() {
+        if work.left == 0 {
+            break; // the buffers not reached stay where they are: the plan is valid
+        }
+        let info = infos[c as usize];
+        let floor =
+            if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
+        let mut top = floor;
+        let mut seen = 0u64;
+        graph.for_each_neighbour(c, infos, st.scratch, |u, _| {
+            let end = infos[u as usize].end();
+            if end <= info.address {
+                top = top.max(end);
+            }
+            seen += 1;
+        })?;
+        work.left = work.left.saturating_sub(TREE_VISIT_UNITS * (seen + 1));
+        if let Some(a) = place_in_gap(top, info.end(), info.aligned, regions.align) {
+            infos[c as usize].address = a.min(info.address);
+        }
+    }
+    Ok(())
 }
 
 /// The repair loop of [`repair`] over the ends in `tops`.
@@ -165,8 +231,9 @@ fn peaks(
     regions: Regions,
     lower_bound: u64,
     work: &mut Work<'_>,
-) -> Result<Repaired, PlanError> {
+) -> Result<(Repaired, Option<u64>), PlanError> {
     let nodes = graph.tree().nodes(); // sorted by lo; one per candidate here
+    let mut lowest_moved: Option<u64> = None;
     let last = nodes.iter().map(|x| x.hi).max().unwrap_or(0);
     let mut out = Repaired { peak: tops.peak(infos), ..Repaired::default() };
     'peaks: while out.peak > lower_bound {
@@ -200,7 +267,11 @@ fn peaks(
             if try_window(graph, infos, st, orders, k, regions, out.peak, work)?.is_some() {
                 out.kept += 1;
                 for &c in &st.order[..k] {
-                    tops.set(c as usize, infos[c as usize].end());
+                    let (info, was) = (&infos[c as usize], st.slots[c as usize].sol);
+                    if info.address != was {
+                        lowest_moved = Some(lowest_moved.map_or(was, |m| m.min(was)));
+                    }
+                    tops.set(c as usize, info.end());
                 }
                 out.peak = tops.peak(infos);
                 continue 'peaks;
@@ -211,7 +282,7 @@ fn peaks(
             margin = margin.saturating_mul(2);
         }
     }
-    Ok(out)
+    Ok((out, lowest_moved))
 }
 
 /// The candidates' ends in a max tree (`t[1]` the root, leaf `v` at `p + v`), over storage

@@ -1,0 +1,96 @@
+//! The peak repair's settle pass (`place/repair.rs`): after a kept window, no buffer hangs
+//! over a hole. The program is the one `tests/planner_props.rs` shrank to (its regression
+//! seed): 13 spills over 400 instructions, a pre-placed input at 22,299 (so the floor,
+//! 34,587, is not page-aligned) and a collective every 16th instruction. Before the settle
+//! pass the `exact` plan left spill 12 at 780,059: the old end of a buffer a window moved
+//! away, not the floor, a neighbour's end or a page boundary.
+
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
+use dramalloc_core::{plan_function, CcSize, PlanConfig, StaticWorkspace, Strategy};
+
+const PAGE: u64 = 4096;
+
+/// (bytes, def, uses as offsets after def + 1)
+const SPILLS: [(u64, u32, &[u32]); 13] = [
+    (1, 284, &[37]),
+    (741_377, 280, &[24]),
+    (811_009, 257, &[17]),
+    (371_648, 288, &[11]),
+    (743_640, 341, &[]),
+    (36_390, 327, &[33, 24, 22]),
+    (414_710, 305, &[7, 18]),
+    (316_433, 251, &[36, 35, 7]),
+    (55_167, 315, &[19, 17]),
+    (567_348, 272, &[]),
+    (385_984, 322, &[1, 26, 11]),
+    (41_686, 331, &[10, 27]),
+    (209_765, 273, &[33, 18]),
+];
+
+/// The program, and each spill's closed live hull `[def, last use]`.
+struct Program {
+    locs: Vec<Location>,
+    ins: Vec<Instruction>,
+    ops: Vec<Operand>,
+    hulls: Vec<(u32, u32)>,
+}
+
+fn program() -> Program {
+    let mut at: Vec<(Vec<u32>, Vec<u32>)> = vec![(Vec::new(), Vec::new()); 441];
+    let mut locs = vec![Location::preplaced(10_000, UsageClass::Input, 22_299)];
+    let mut hulls = Vec::new();
+    at[0].0.push(0);
+    for (k, &(bytes, def, uses)) in SPILLS.iter().enumerate() {
+        let l = k as u32 + 1;
+        locs.push(Location::spill(bytes));
+        at[def as usize].1.push(l);
+        let mut last = def;
+        for &u in uses {
+            at[(def + 1 + u) as usize].0.push(l);
+            last = last.max(def + 1 + u);
+        }
+        hulls.push((def, last));
+    }
+    let (mut ins, mut ops) = (Vec::new(), Vec::new());
+    for (i, (uses, defs)) in at.iter().enumerate() {
+        let first = ops.len() as u32;
+        ops.extend(uses.iter().map(|&l| Operand::use_(l)));
+        ops.extend(defs.iter().map(|&l| Operand::def(l)));
+        ins.push(Instruction { first, count: ops.len() as u32 - first, collective: i % 16 == 0 });
+    }
+    Program { locs, ins, ops, hulls }
+}
+
+#[test]
+fn exact_plan_after_repair_has_every_spill_on_the_floor_a_neighbour_or_a_page() {
+    let Program { locs, ins, ops, hulls } = program();
+    let f = Function { locations: &locs, instructions: &ins, operands: &ops };
+    let mut st: Box<StaticWorkspace<16, 32, 16>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
+    let plan = plan_function(&f, &cfg, &mut ws).unwrap();
+    let floor = plan.metrics.reserved_space;
+    assert_eq!((floor, plan.metrics.hwm, plan.metrics.lower_bound), (34_587, 1_738_523, 1_738_523));
+    let infos = &ws.infos[..13];
+    let mut by_loc = [(0u64, 0u64); 13]; // (address, aligned end) per spill
+    for i in infos {
+        by_loc[i.location as usize - 1] = (i.address, i.end());
+    }
+    let overlaps = |a: (u32, u32), b: (u32, u32)| a.0 <= b.1 && b.0 <= a.1;
+    for (k, &(address, end)) in by_loc.iter().enumerate() {
+        let mut on_neighbour = false;
+        for (j, &(other, other_end)) in by_loc.iter().enumerate() {
+            if j != k && overlaps(hulls[k], hulls[j]) {
+                assert!(end <= other || other_end <= address, "spills {k} and {j} overlap");
+                on_neighbour |= other_end == address;
+            }
+        }
+        assert!(
+            address == floor || on_neighbour || address % PAGE == 0,
+            "spill {} at {address}: not the floor, a neighbour's end or a page boundary",
+            k + 1
+        );
+    }
+    // spill 12 settled from 780,059 onto the end of spill 9, [423,707, 481,051)
+    assert_eq!((by_loc[8].1, by_loc[11]), (481_051, (481_051, 526_107)));
+}
