@@ -13,6 +13,7 @@ pub mod greedy;
 pub mod live_set;
 pub mod lower_bound;
 pub mod min_heap;
+pub mod placed_list;
 pub mod portfolio;
 pub mod repair;
 pub mod report;

@@ -5,23 +5,26 @@
 //! whose candidates have exactly one liveness interval each (the [`crate::plan_buffers`]
 //! form), without the per-candidate tree query and sort.
 //!
-//! The placed buffers are kept in one array sorted by address ([`Placed`]: interval and byte
-//! range, 24 bytes, contiguous). For each candidate the array is walked once; the entries
-//! whose interval overlaps the candidate's are copied, already in address order, into the
-//! occupied list handed to [`crate::place::seed::select::place_one`] (whose sort then only checks the
-//! order). The new buffer is inserted by binary search and a block move. This is the walk of
+//! The placed buffers are kept sorted by address ([`Placed`]: interval and byte range, 24
+//! bytes, contiguous) in a [`PlacedList`] (a long sorted run and a short insert buffer, so
+//! an insert moves O(sqrt n) entries, not O(n)). For each candidate the list is walked once;
+//! first fit stops at the first gap that holds it, otherwise the entries whose interval
+//! overlaps the candidate's are copied, already in address order, into the occupied list
+//! handed to [`crate::place::seed::select::place_one`] (whose sort then only checks the
+//! order). This is the walk of
 //! TensorFlow Lite Micro's greedy planner ("walk the already placed buffers in offset order,
 //! skip those not alive at the same time"), cache-friendly and branch-light.
 //!
 //! Complexity O(n · p) for p placed buffers (worst case n²/2 interval tests of 8 bytes each,
-//! plus the block moves of the inserts), against O(E log d) for `select` with E interfering pairs: the scan wins when many buffers
+//! plus O(sqrt n) entries moved per insert), against O(E log d) for `select` with E interfering pairs: the scan wins when many buffers
 //! are long-lived (E large), `select` when lifetimes are short. Results are identical.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::place::placed_list::PlacedList;
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
+use crate::place::seed::select::{place_one, FirstFit, Regions};
 use crate::workspace::Placed;
 
 /// The closed interval `(lo, hi)` of single-interval candidate `v`.
@@ -38,6 +41,23 @@ pub fn insert_sorted(list: &mut [Placed], len: &mut usize, p: Placed) {
     list.copy_within(at..*len, at + 1);
     list[at] = p;
     *len += 1;
+}
+
+/// The first-fit address of `size` bytes among the entries of `list` live in `[lo, hi]`
+/// ([`crate::place::seed::select::first_fit_sorted`] over them), walked a segment at a time.
+#[inline]
+fn first_fit(list: &PlacedList<'_>, lo: u32, hi: u32, size: u64, regions: Regions) -> Option<u64> {
+    let mut walk = FirstFit::new(size, regions);
+    for seg in list.segments() {
+        for p in seg {
+            if p.lo <= hi && lo <= p.hi {
+                if let Some(a) = walk.span(p.addr, p.end) {
+                    return Some(a);
+                }
+            }
+        }
+    }
+    walk.finish()
 }
 
 /// Places every candidate of `order` (first element first) exactly as
@@ -77,24 +97,22 @@ pub fn scan(
             capacity: placed.len().min(occupied.len()),
         });
     }
-    let mut len = 0usize;
+    let mut list = PlacedList::new(&mut placed[..n]);
     for info in infos.iter_mut() {
         if info.is_pinned() {
             let (lo, hi) = interval_of(graph, info);
-            insert_sorted(placed, &mut len, Placed { lo, hi, addr: info.address, end: info.end() });
+            list.insert(Placed { lo, hi, addr: info.address, end: info.end() });
         } else {
             info.allocated = 0;
         }
     }
     for &v in order {
         let (lo, hi) = interval_of(graph, &infos[v as usize]);
-        let live = || placed[..len].iter().filter(|p| p.lo <= hi && lo <= p.hi);
+        let live = || list.iter().filter(|p| p.lo <= hi && lo <= p.hi);
         // first fit stops at the first gap; the full list only for best fit, the CC retry
         // and the error
         let fast = match fit {
-            Fit::First => {
-                first_fit_sorted(live().map(|p| (p.addr, p.end)), infos[v as usize].aligned, regions)
-            }
+            Fit::First => first_fit(&list, lo, hi, infos[v as usize].aligned, regions),
             Fit::Best => None,
         };
         let address = match fast {
@@ -111,7 +129,7 @@ pub fn scan(
         let info = &mut infos[v as usize];
         info.address = address;
         info.allocated = 1;
-        insert_sorted(placed, &mut len, Placed { lo, hi, addr: address, end: info.end() });
+        list.insert(Placed { lo, hi, addr: address, end: info.end() });
     }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
         return Err(PlanError::Unallocated { location: i.location });

@@ -88,23 +88,64 @@ pub fn place_one(occ: &mut [Span], info: &Info, regions: Regions, fit: Fit) -> R
 /// assert_eq!(first_fit_sorted([(0, 95)].into_iter(), 10, r), None);
 /// ```
 pub fn first_fit_sorted(spans: impl Iterator<Item = (u64, u64)>, size: u64, regions: Regions) -> Option<u64> {
-    let ceiling = regions.general_ceiling;
-    let mut prev_end = regions.start;
+    let mut walk = FirstFit::new(size, regions);
     for (lo, hi) in spans {
-        if prev_end >= ceiling {
-            return None;
+        if let Some(a) = walk.span(lo, hi) {
+            return Some(a);
         }
-        if lo > prev_end {
-            if let Some(a) = place_in_gap(prev_end, lo.min(ceiling), size, regions.align) {
+    }
+    walk.finish()
+}
+
+/// The walk of [`first_fit_sorted`] one span at a time, for callers whose spans come in
+/// pieces (the scan's [`crate::place::placed_list::PlacedList::segments`]): feed the spans
+/// in ascending start order to [`FirstFit::span`] until it returns an address, then ask
+/// [`FirstFit::finish`]. Once the spans reach the general ceiling no gap can hold the
+/// buffer; the walk does not stop early for that (one test less a span), it answers `None`.
+///
+/// ```
+/// use dramalloc_core::place::seed::select::{FirstFit, Regions};
+/// let r = Regions { start: 0, general_ceiling: 100, window: 100, align: 1 };
+/// let mut walk = FirstFit::new(10, r);
+/// assert_eq!((walk.span(0, 10), walk.span(15, 30)), (None, None));
+/// assert_eq!(walk.finish(), Some(30));
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FirstFit {
+    prev_end: u64,
+    size: u64,
+    regions: Regions,
+}
+
+impl FirstFit {
+    /// A walk for `size` bytes from `regions.start`.
+    #[inline]
+    pub const fn new(size: u64, regions: Regions) -> FirstFit {
+        FirstFit { prev_end: regions.start, size, regions }
+    }
+
+    /// The next span `[lo, hi)` (bytes); the address when the gap below it holds the buffer.
+    #[inline]
+    pub fn span(&mut self, lo: u64, hi: u64) -> Option<u64> {
+        if lo > self.prev_end && self.prev_end < self.regions.general_ceiling {
+            let top = lo.min(self.regions.general_ceiling);
+            if let Some(a) = place_in_gap(self.prev_end, top, self.size, self.regions.align) {
                 return Some(a);
             }
         }
-        prev_end = prev_end.max(hi);
-    }
-    if prev_end < ceiling {
-        place_in_gap(prev_end, ceiling, size, regions.align)
-    } else {
+        self.prev_end = self.prev_end.max(hi);
         None
+    }
+
+    /// The answer after the last span: the gap above every span, below the general ceiling.
+    #[inline]
+    pub fn finish(self) -> Option<u64> {
+        let ceiling = self.regions.general_ceiling;
+        if self.prev_end < ceiling {
+            place_in_gap(self.prev_end, ceiling, self.size, self.regions.align)
+        } else {
+            None
+        }
     }
 }
 
