@@ -10,7 +10,7 @@
 //! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
 //! else (one interval per buffer) the cheaper of the lifetime-class index
 //! ([`crate::place::class_index`], about `42 E (1 + n / 2^20)`) and the address-ordered scan
-//! (`n²`), the seed's order twice a greedy member. A row runs when its estimate fits in what is left of the budget (the
+//! (`n² / 2`), the seed's order twice a greedy member. A row runs when its estimate fits in what is left of the budget (the
 //! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
 //! estimate; the skyline gets a re-key cap from the budget left, the peak repair all that
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
