@@ -6,7 +6,8 @@
 //! away, not the floor, a neighbour's end or a page boundary.
 
 use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
-use dramalloc_core::{plan_function, CcSize, PlanConfig, StaticWorkspace, Strategy};
+use dramalloc_core::place::report::{Member, Outcome};
+use dramalloc_core::{plan_buffers, plan_function, Buffer, CcSize, PlanConfig, StaticWorkspace, Strategy};
 
 const PAGE: u64 = 4096;
 
@@ -91,6 +92,42 @@ fn exact_plan_after_repair_has_every_spill_on_the_floor_a_neighbour_or_a_page() 
             k + 1
         );
     }
+    // the repair's work includes the settle's neighbour visits (10 units each, and 10 a buffer)
+    let repair = plan.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
+    assert_eq!(repair, Some(Outcome::Ran { peak: 1_738_523, work: 2_293 }));
     // spill 12 settled from 780,059 onto the end of spill 9, [423,707, 481,051)
     assert_eq!((by_loc[8].1, by_loc[11]), (481_051, (481_051, 526_107)));
+}
+
+/// A pinned buffer low in the window, under buffers a kept repair window moves: the settle
+/// pass slides the unpinned ones, never the pinned one (which would fit lower here).
+#[test]
+fn settle_leaves_a_pinned_buffer_where_it_is() {
+    const K4: u64 = 4096;
+    let b = Buffer::new;
+    let bufs = [
+        b(6, 8, K4),
+        b(13, 20, 3 * K4),
+        b(5, 11, 3 * K4),
+        b(3, 5, 3 * K4),
+        b(1, 1, 6 * K4),
+        b(13, 13, K4),
+        b(7, 8, 6 * K4),
+        b(17, 24, 4 * K4),
+        b(7, 11, 3 * K4),
+        b(8, 15, 3 * K4),
+        b(2, 7, 6 * K4),
+        b(8, 10, 5 * K4),
+        Buffer::pinned(11, 11, 3 * K4, 6 * K4),
+    ];
+    let mut st: Box<StaticWorkspace<16, 16, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let plan = plan_buffers(&bufs, K4, &cfg, &mut ws).unwrap();
+    let addresses: Vec<u64> = ws.infos[..bufs.len()].iter().map(|i| i.address / K4).collect();
+    // in pages; the pinned buffer (last) stays at page 6, the peak is the lower bound
+    assert_eq!(
+        (addresses, plan.metrics.hwm / K4, plan.metrics.lower_bound / K4),
+        (vec![8, 4, 9, 6, 0, 3, 15, 0, 12, 0, 0, 3, 6], 21, 21)
+    );
 }

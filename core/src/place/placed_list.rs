@@ -178,9 +178,6 @@ fn isqrt(x: u64) -> u64 {
     let mut r = 0u64;
     let mut bit = 1u64 << 62;
     let mut x = x;
-    while bit > x {
-        bit >>= 2;
-    }
     while bit != 0 {
         if x >= r + bit {
             x -= r + bit;
@@ -199,6 +196,22 @@ mod tests {
 
     fn at(addr: u64, end: u64) -> Placed {
         Placed { lo: 0, hi: 0, addr, end }
+    }
+
+    /// The galloping search counts exactly the entries before the key (it is not only a
+    /// cut the segments would tolerate: a shorter prefix still walks in order).
+    #[test]
+    fn gallop_counts_the_prefix() {
+        let mut run = [Placed::default(); 40];
+        for (k, p) in run.iter_mut().enumerate() {
+            *p = at(k as u64 / 2, k as u64 / 2 + 1); // two entries per address
+        }
+        for len in [0usize, 1, 2, 3, 7, 8, 9, 40] {
+            for t in 0..=21u64 {
+                let want = run[..len].partition_point(|q| q.addr < t);
+                assert_eq!(gallop(&run[..len], |q| q.addr < t), want, "len {len} key {t}");
+            }
+        }
     }
 
     #[test]
@@ -240,8 +253,15 @@ mod tests {
     #[test]
     fn buffer_is_used_and_flushed() {
         let mut slots = [Placed::default(); 200];
+        {
+            let mut list = PlacedList::new(&mut slots);
+            assert_eq!((list.cap, list.base, list.is_empty()), (20, 180, true));
+            list.insert(at(101, 102));
+            assert_eq!((list.long, list.short, list.is_empty()), (0, 1, false));
+            list.flush();
+            assert_eq!((list.long, list.short, list.is_empty()), (1, 0, false));
+        }
         let mut list = PlacedList::new(&mut slots);
-        assert_eq!((list.cap, list.base), (20, 180));
         for a in 0..25u64 {
             list.insert(at(100 - a, 101 - a));
         }

@@ -12,8 +12,10 @@ use crate::input::{self, bundled};
 
 /// `faults --help`'s closing lines.
 const AFTER: &str = "\
-Exit codes: 0 every kind injected --count times and every fault detected; 1 a fault missed or a
-kind with no place in any model; 2 bad input or a bad flag.";
+Exit codes: 0 every kind injected --count times and every fault detected; 1 a fault missed, or
+a kind with fewer than --count places in the models the host can execute (a model whose
+execution needs more than --host-memory is passed over and named on standard error); 2 bad
+input or a bad flag.";
 
 /// Options of `dramalloc faults`.
 #[derive(Debug, Clone, clap::Args)]
@@ -37,7 +39,8 @@ pub struct FaultsArgs {
 
 /// `dramalloc faults`: prints `KIND INJECTED DETECTED BY`, one row per kind; exit 0 only when
 /// every kind was injected `--count` times and every injected fault was detected, 1 when one
-/// was missed or a kind had no place in any model, 2 for bad input.
+/// was missed or a kind had fewer than `--count` places in the models the host can execute
+/// (those over `--host-memory` are passed over, each named), 2 for bad input.
 pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
     let programs = if a.programs.is_empty() {
         bundled::models(MAX_TENSORS)
