@@ -634,13 +634,13 @@ fn every_help_lists_exit_codes_and_strategies() {
     }
     let out = dramalloc(&["quality", "-h"]);
     assert!(
-        out.stdout.contains("[possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class]"),
+        out.stdout.contains("[possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class, best-fit-start]"),
         "{}",
         out.stdout
     );
     let out = dramalloc(&["plan", "x.csv", "-o", "y", "--strategy", "fast"]);
     assert_eq!(out.code, ExitCode::from(CODE_BAD));
-    assert!(out.stderr.starts_with("error: invalid value 'fast' for '--strategy <STRATEGY>'\n  [possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class]"), "{}", out.stderr);
+    assert!(out.stderr.starts_with("error: invalid value 'fast' for '--strategy <STRATEGY>'\n  [possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class, best-fit-start]"), "{}", out.stderr);
 }
 
 // ------------------------------------------------------------------ presentation

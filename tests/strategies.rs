@@ -238,7 +238,7 @@ fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
     // three buffers have no 1/128 long-lived set to sweep around: the sweep runs
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1], (Member::Sweep, Outcome::Ran { peak: 12288, work: 120 })); // 20 n log2(n+1)
-    assert_eq!(runs.len(), 13);
+    assert_eq!(runs.len(), 14);
     assert!(runs[2..].iter().all(|&(_, o)| o == Outcome::AtLowerBound), "{runs:?}");
     assert_eq!(plan.members.best, Some(Member::Sweep));
 }

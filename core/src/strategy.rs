@@ -15,6 +15,9 @@ pub enum Strategy {
     /// Size-descending first-fit, equal sizes in start order
     /// ([`crate::place::greedy::Order::SizeStart`]).
     GreedyStart,
+    /// Size-descending best-fit, equal sizes in start order
+    /// ([`crate::place::greedy::Order::SizeStart`]; XLA's rule with start-time ties).
+    BestFitStart,
     /// First fit, buffers living through the highest load first
     /// ([`crate::place::greedy::Order::LoadLife`]; falls back to `GreedySize` without the
     /// section totals, e.g. with pinned candidates).
@@ -49,7 +52,7 @@ pub enum Strategy {
 
 impl Strategy {
     /// Every strategy (the position is the `strategy` metric's value).
-    pub const ALL: [Strategy; 10] = [
+    pub const ALL: [Strategy; 11] = [
         Strategy::Seed,
         Strategy::GreedySize,
         Strategy::BestFit,
@@ -60,10 +63,11 @@ impl Strategy {
         Strategy::GreedyStart,
         Strategy::GreedyLoad,
         Strategy::GreedyClass,
+        Strategy::BestFitStart,
     ];
 
     /// The command-line name (`seed`, `greedy-size`, `best-fit`, `skyline`, `sweep`, `exact`,
-    /// `auto`, `greedy-start`, `greedy-load`, `greedy-class`).
+    /// `auto`, `greedy-start`, `greedy-load`, `greedy-class`, `best-fit-start`).
     pub const fn name(self) -> &'static str {
         match self {
             Strategy::Seed => "seed",
@@ -76,6 +80,7 @@ impl Strategy {
             Strategy::GreedyStart => "greedy-start",
             Strategy::GreedyLoad => "greedy-load",
             Strategy::GreedyClass => "greedy-class",
+            Strategy::BestFitStart => "best-fit-start",
         }
     }
 

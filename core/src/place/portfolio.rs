@@ -96,10 +96,11 @@ pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 /// first (at 10^6 short-lived buffers about a sweep's cost, and often far lower peaks), then
 /// the sweep (always, when the first made no plan: the cheapest plan there is); then,
 /// alternating, a skyline preorder, sweeps around larger long sets (1/8, 1/2: dearer, as their
-/// greedy part grows) and greedy orders, so a small budget still gets every kind; best-fit and
-/// the seed's order last, as they are rarely the best at scale and cost the most.
+/// greedy part grows) and greedy orders, so a small budget still gets every kind; the two
+/// best-fit orders (ties by lifetime, by start) and the seed's order last, as they are rarely
+/// the best at scale and cost the most (best fit walks every gap).
 #[rustfmt::skip]
-pub const PORTFOLIO: [(Member, Cost); 13] = [
+pub const PORTFOLIO: [(Member, Cost); 14] = [
     (Member::SweepLong(7), Cost::SweepLong(7)),
     (Member::Sweep,       Cost::Sweep),
     (Member::Skyline(1),  Cost::Skyline),
@@ -112,6 +113,7 @@ pub const PORTFOLIO: [(Member, Cost); 13] = [
     (Member::GreedyStart, Cost::Greedy),
     (Member::Skyline(0),  Cost::Skyline),
     (Member::BestFit,     Cost::Greedy),
+    (Member::BestFitStart, Cost::Greedy),
     (Member::Seed,        Cost::Seed),
 ];
 
@@ -147,6 +149,7 @@ fn greedy_of(s: Strategy) -> Option<(Order, Fit)> {
     Some(match s {
         Strategy::GreedySize => (Order::SizeLife, Fit::First),
         Strategy::BestFit => (Order::SizeLife, Fit::Best),
+        Strategy::BestFitStart => (Order::SizeStart, Fit::Best),
         Strategy::GreedyStart => (Order::SizeStart, Fit::First),
         Strategy::GreedyLoad => (Order::LoadLife, Fit::First),
         Strategy::GreedyClass => (Order::ClassStart, Fit::First),
@@ -164,6 +167,7 @@ fn strategy_of(m: Member) -> Strategy {
         Member::GreedyStart => Strategy::GreedyStart,
         Member::GreedyClass => Strategy::GreedyClass,
         Member::BestFit => Strategy::BestFit,
+        Member::BestFitStart => Strategy::BestFitStart,
         Member::Seed => Strategy::Seed,
         Member::BranchAndBound | Member::Repair => Strategy::Exact,
     }

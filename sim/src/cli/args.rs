@@ -31,6 +31,7 @@ fn strategy_help(s: Strategy) -> &'static str {
         Strategy::GreedySize => "size-descending first fit (TensorFlow Lite Micro)",
         Strategy::BestFit => "size-descending best fit (XLA heap simulator)",
         Strategy::GreedyStart => "size-descending first fit, equal sizes in start order",
+        Strategy::BestFitStart => "size-descending best fit, equal sizes in start order",
         Strategy::GreedyLoad => {
             "first fit, buffers living through the highest load first (MiniMalloc's order)"
         }
