@@ -5,51 +5,17 @@
 //! the exact error naming the record; the reader works at any alignment.
 
 use dramalloc_core::plan_file::{
-    file_checksum, CoreEntry, ErrorKind, PlanFile, PlanFileError, Record, U16Le, U32Le, U64Le,
-    CHECKSUM_OFFSET, FLAG_CC, FLAG_PREPLACED, FLAG_SHARED, NO_ACCESS,
+    CoreEntry, ErrorKind, PlanFile, PlanFileError, U16Le, U32Le, U64Le, FLAG_CC, FLAG_PREPLACED, FLAG_SHARED,
+    NO_ACCESS,
 };
 
-/// The blob: 2 cores, 16 records (x, w, a, b, y, a/cc_slice0, a/cc_slice1, a/reduced on
-/// each), a 1 GiB window with a 4 MiB CC region at its top, 4096-byte alignment.
-const BLOB: &[u8] = include_bytes!("data/tiny_tp.plan.bin");
-const HEADER: usize = 88;
-const CORE: usize = 56;
-const RECORD: usize = 40;
+mod support;
 
-fn read(bytes: &[u8]) -> Result<PlanFile<'_>, PlanFileError> {
-    let mut scratch = vec![0u32; 4096];
-    PlanFile::read(bytes, &mut scratch)
-}
+use support::blob::{edited, index, original as record, read, t, BLOB, CORE, HEADER, RECORD};
 
-/// Tensor index of `name`.
-fn t(name: &str) -> u32 {
-    let f = PlanFile::parse(BLOB).unwrap();
-    (0..f.names().len() as u32).find(|&t| f.name(t) == Some(name)).unwrap()
-}
-
-/// Record index of `core`'s `name`.
-fn index(core: u32, name: &str) -> u32 {
-    PlanFile::parse(BLOB).unwrap().find(core, t(name)).unwrap().0
-}
-
-/// The blob's record of `core`'s `name`.
-fn record(core: u32, name: &str) -> Record {
-    *PlanFile::parse(BLOB).unwrap().find(core, t(name)).unwrap().1
-}
-
-/// Writes the checksum of `bytes` into its header.
-fn reseal(bytes: &mut [u8]) {
-    let crc = file_checksum(bytes);
-    bytes[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
-}
-
-/// The blob with `core`'s record of `name` changed by `edit`, checksum renewed.
-fn edited(core: u32, name: &str, edit: impl Fn(&mut Record)) -> Vec<u8> {
-    let mut bytes = BLOB.to_vec();
-    let at = HEADER + 2 * CORE + RECORD * index(core, name) as usize;
-    edit(bytemuck::from_bytes_mut::<Record>(&mut bytes[at..at + RECORD]));
-    reseal(&mut bytes);
-    bytes
+/// The blob with core 1's table entry changed by `edit`, checksum renewed.
+fn core_1_edited(edit: impl Fn(&mut CoreEntry)) -> Vec<u8> {
+    support::blob::sealed(|b| edit(support::blob::core_entry(b, 1)))
 }
 
 #[test]
@@ -210,12 +176,8 @@ fn bad_lifetimes_are_named() {
 
 #[test]
 fn a_stored_hwm_the_records_do_not_give_is_named() {
-    let mut bytes = BLOB.to_vec();
-    let at = HEADER + CORE; // core 1's entry
-    let entry = bytemuck::from_bytes_mut::<CoreEntry>(&mut bytes[at..at + CORE]);
-    let hwm = entry.hwm.get();
-    entry.hwm = U64Le::new(hwm + 1);
-    reseal(&mut bytes);
+    let hwm = PlanFile::parse(BLOB).unwrap().cores()[1].hwm.get();
+    let bytes = core_1_edited(|c| c.hwm = U64Le::new(hwm + 1));
     assert_eq!(
         read(&bytes).unwrap_err(),
         PlanFileError::HwmMismatch { core: 1, stored: hwm + 1, computed: hwm }

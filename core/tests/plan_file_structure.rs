@@ -4,42 +4,13 @@
 //! its exact error and message; every flag this version defines is accepted.
 
 use dramalloc_core::plan_file::{
-    file_checksum, CoreEntry, ErrorKind, NameRef, Part, PlanFile, PlanFileError, PlanHeader, Record, U16Le,
-    U32Le, CHECKSUM_OFFSET, FLAG_CC, FLAG_PINNED, FLAG_PREPLACED, FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS,
-    FLAG_TENSOR_PARALLEL,
+    ErrorKind, Part, PlanFile, PlanFileError, PlanHeader, U16Le, U32Le, FLAG_CC, FLAG_PINNED, FLAG_PREPLACED,
+    FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS, FLAG_TENSOR_PARALLEL,
 };
 
-const BLOB: &[u8] = include_bytes!("data/tiny_tp.plan.bin");
-const HEADER: usize = 88;
-const CORE: usize = 56;
-const RECORD: usize = 40;
-const RECORDS: usize = HEADER + 2 * CORE;
-const NAMES: usize = RECORDS + 16 * RECORD;
+mod support;
 
-/// The blob with `edit` applied to its bytes and the checksum renewed.
-fn sealed(edit: impl Fn(&mut [u8])) -> Vec<u8> {
-    let mut bytes = BLOB.to_vec();
-    edit(&mut bytes);
-    let crc = file_checksum(&bytes);
-    bytes[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
-    bytes
-}
-
-fn header(b: &mut [u8]) -> &mut PlanHeader {
-    bytemuck::from_bytes_mut(&mut b[..HEADER])
-}
-
-fn core_entry(b: &mut [u8], k: usize) -> &mut CoreEntry {
-    bytemuck::from_bytes_mut(&mut b[HEADER + k * CORE..HEADER + (k + 1) * CORE])
-}
-
-fn record(b: &mut [u8], i: usize) -> &mut Record {
-    bytemuck::from_bytes_mut(&mut b[RECORDS + i * RECORD..RECORDS + (i + 1) * RECORD])
-}
-
-fn name(b: &mut [u8], n: usize) -> &mut NameRef {
-    bytemuck::from_bytes_mut(&mut b[NAMES + n * 8..NAMES + (n + 1) * 8])
-}
+use support::blob::{core_entry, header, name, record, sealed, BLOB, NAMES};
 
 /// `parse`'s error on `bytes`, checked to be of kind corrupt, with its message.
 fn corrupt(bytes: &[u8]) -> (PlanFileError, String) {
@@ -107,7 +78,7 @@ fn header_flags_reserved_bits_and_core_counts() {
     // 65,535 cores is a count this version reads: the file is then too short for their table
     let bytes = sealed(|b| header(b).core_count = U32Le::new(65_535));
     let declared = BLOB.len() as u64;
-    let actual = declared + 65_533 * CORE as u64;
+    let actual = declared + 65_533 * 56;
     assert_eq!(corrupt(&bytes).0, PlanFileError::LengthMismatch { declared, actual });
 }
 

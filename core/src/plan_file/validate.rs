@@ -28,7 +28,8 @@ fn lifetime(r: &Record, instructions: u32) -> Option<(u32, u32)> {
 /// True when `r` starts inside core `c`'s CC region.
 fn in_cc(r: &Record, c: &CoreEntry) -> bool {
     let (base, size, a) = (c.cc_base.get(), c.cc_bytes.get(), r.address.get());
-    size > 0 && a >= base && a - base < size
+    // an empty region holds nothing: `a - base < 0` is false
+    a >= base && a - base < size
 }
 
 fn collision(file: &PlanFile<'_>, core: u32, a: usize, b: usize) -> PlanFileError {
@@ -140,13 +141,16 @@ impl PlanFile<'_> {
             if end > window || r.end().is_none() {
                 return Err(PlanFileError::OutsideWindow { record, tensor, end, window });
             }
-            if align > 1 && address % align != 0 {
+            // `align` is a power of two here (1: every address)
+            if address % align != 0 {
                 return Err(PlanFileError::Misaligned { record, tensor, address, align });
             }
             let limit = if r.has(FLAG_SHARED) { max_instr } else { c.instructions.get() };
             let (def, last_use) = (r.def.get(), r.last_use.get());
+            // a half-missing lifetime fails the tests below too: NO_ACCESS (u32::MAX) as `def`
+            // is above any `last_use`, as `last_use` at or above any limit
             let never = def == NO_ACCESS && last_use == NO_ACCESS;
-            if !never && (def == NO_ACCESS || last_use == NO_ACCESS || def > last_use || last_use >= limit) {
+            if !never && (def > last_use || last_use >= limit) {
                 return Err(PlanFileError::BadLifetime {
                     record,
                     tensor,
