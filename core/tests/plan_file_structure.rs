@@ -94,6 +94,9 @@ fn core_table_faults_are_named() {
             "core 1: record range does not follow the previous core's".to_owned()
         )
     );
+    // one record early, the range still inside the table
+    let early = sealed(|b| core_entry(b, 1).first_record = U32Le::new(7));
+    assert_eq!(corrupt(&early).0, PlanFileError::CoreTable { core: 1 });
     let past = sealed(|b| core_entry(b, 1).record_count = U32Le::new(9));
     assert_eq!(corrupt(&past).0, PlanFileError::CoreTable { core: 1 });
     let reserved = sealed(|b| core_entry(b, 0).reserved = U32Le::new(1));
