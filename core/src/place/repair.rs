@@ -166,7 +166,8 @@ pub(crate) fn repair(
 
 /// Slides every unpinned buffer at or above address `from` down until it touches the floor
 /// of its region or an interfering neighbour's end (a one-page buffer: the page boundary at
-/// or above that), in ascending address order, while `work` lasts.
+/// or above that), in ascending address order, while `work` lasts and (asked every 256
+/// buffers) the caller's clock says go on.
 ///
 /// A kept window moves buffers away from below others outside the window, which then hang
 /// above a hole: still a valid plan, but not the seed's (every address the floor, a
@@ -196,8 +197,8 @@ fn settle(
     }
     let sorted = &mut st.order[..k];
     sorted.sort_unstable_by_key(|&c| (infos[c as usize].address, c));
-    for &c in sorted.iter() {
-        if work.left == 0 {
+    for (done, &c) in sorted.iter().enumerate() {
+        if out_of_work(work, done) {
             break; // the buffers not reached stay where they are: the plan is valid
         }
         let info = infos[c as usize];
