@@ -140,22 +140,7 @@ fn settle_leaves_a_pinned_buffer_where_it_is() {
 fn the_repair_loop_on_generated_buffers() {
     use dramalloc_core::place::exact::Budget;
     use dramalloc_core::plan_buffers_with;
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
-    let bufs: Vec<Buffer> = (0..2500)
-        .map(|_| {
-            let lo = next(4000) as u32;
-            let life = 1u64 << next(9);
-            let last = lo + next(life) as u32;
-            let scale = 1u64 << next(12);
-            Buffer::new(lo, last, 64 * (1 + next(scale)))
-        })
-        .collect();
+    let bufs = generated();
     let mut st: Box<StaticWorkspace<2500, 2500, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
@@ -178,4 +163,25 @@ fn the_repair_loop_on_generated_buffers() {
         ),
         "{runs:?}"
     );
+}
+
+/// 2,500 buffers over 4,000 instructions, lifetimes of every scale (up to 256), sizes of
+/// every scale (64 B to 256 KiB): a xorshift with a fixed seed.
+fn generated() -> Vec<Buffer> {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    (0..2500)
+        .map(|_| {
+            let lo = next(4000) as u32;
+            let life = 1u64 << next(9);
+            let last = lo + next(life) as u32;
+            let scale = 1u64 << next(12);
+            Buffer::new(lo, last, 64 * (1 + next(scale)))
+        })
+        .collect()
 }

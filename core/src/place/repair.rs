@@ -83,10 +83,6 @@ pub struct Work<'a> {
 pub struct Repaired {
     /// The peak after the repair, bytes.
     pub peak: u64,
-    /// Windows whose new placement was kept.
-    pub kept: u64,
-    /// Windows tried.
-    pub tried: u64,
 }
 
 /// Sort key of candidate `v` under order `o` (larger first).
@@ -236,7 +232,7 @@ fn peaks(
     let nodes = graph.tree().nodes(); // sorted by lo; one per candidate here
     let mut lowest_moved: Option<u64> = None;
     let last = nodes.iter().map(|x| x.hi).max().unwrap_or(0);
-    let mut out = Repaired { peak: tops.peak(infos), ..Repaired::default() };
+    let mut out = Repaired { peak: tops.peak(infos) };
     'peaks: while out.peak > lower_bound {
         let v = tops.argmax(infos);
         if infos[v].is_pinned() {
@@ -245,7 +241,8 @@ fn peaks(
         let (vlo, vhi) = interval_of(graph, &infos[v]);
         let mut margin = FIRST_MARGIN;
         loop {
-            if work.left == 0 || !(work.keep_going)() {
+            // (no work left: the window's first step says so, and the test below ends it)
+            if !(work.keep_going)() {
                 break 'peaks;
             }
             let (wlo, whi) = (vlo.saturating_sub(margin), vhi.saturating_add(margin));
@@ -263,10 +260,8 @@ fn peaks(
                 }
             }
             let whole = wlo == 0 && whi >= last;
-            out.tried += 1;
 
             if try_window(graph, infos, st, orders, k, regions, out.peak, work)?.is_some() {
-                out.kept += 1;
                 for &c in &st.order[..k] {
                     let (info, was) = (&infos[c as usize], st.slots[c as usize].sol);
                     if info.address != was {
