@@ -136,3 +136,44 @@ pub fn scan(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::Store;
+    use crate::liveness::interference::build_csr;
+    use crate::liveness::interval_tree::{IntervalTree, Node};
+
+    /// Two interfering buffers: the scan places them one above the other, and a `placed` or
+    /// an `occupied` slice shorter than the candidates is a capacity error, not a panic.
+    #[test]
+    fn short_storage_is_a_capacity_error() {
+        let mut nodes = [
+            Node { lo: 0, hi: 4, payload: 0, ..Node::default() },
+            Node { lo: 2, hi: 6, payload: 1, ..Node::default() },
+        ];
+        let mut infos = [
+            Info { aligned: 16, location: 0, interval_count: 1, ..Info::default() },
+            Info { aligned: 8, location: 1, interval_count: 1, ..Info::default() },
+        ];
+        let tree = IntervalTree::build(&mut nodes);
+        let mut ids = [0u32; 2];
+        build_csr(tree.nodes(), &mut ids, &mut infos);
+        let graph = Graph::new(tree, &ids);
+        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+        let (mut placed, mut occupied) = ([Placed::default(); 2], [Span::default(); 2]);
+        let order = [0u32, 1];
+        let short = |capacity| Err(PlanError::Capacity { store: Store::Order, needed: 2, capacity });
+        let mut v = infos;
+        assert_eq!(
+            scan(&graph, &mut v, &order, &mut placed[..1], &mut occupied, regions, Fit::First),
+            short(1)
+        );
+        assert_eq!(
+            scan(&graph, &mut v, &order, &mut placed, &mut occupied[..1], regions, Fit::First),
+            short(1)
+        );
+        scan(&graph, &mut v, &order, &mut placed, &mut occupied, regions, Fit::First).unwrap();
+        assert_eq!((v[0].address, v[1].address), (0, 16));
+    }
+}
