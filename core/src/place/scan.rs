@@ -43,6 +43,12 @@ pub fn insert_sorted(list: &mut [Placed], len: &mut usize, p: Placed) {
     *len += 1;
 }
 
+/// True when placed entry `p` is live at some instruction of `[lo, hi]` (closed intervals).
+#[inline]
+fn live_in(p: &Placed, lo: u32, hi: u32) -> bool {
+    p.lo <= hi && lo <= p.hi
+}
+
 /// The first-fit address of `size` bytes among the entries of `list` live in `[lo, hi]`
 /// ([`crate::place::seed::select::first_fit_sorted`] over them), walked a segment at a time.
 #[inline]
@@ -50,7 +56,7 @@ fn first_fit(list: &PlacedList<'_>, lo: u32, hi: u32, size: u64, regions: Region
     let mut walk = FirstFit::new(size, regions);
     for seg in list.segments() {
         for p in seg {
-            if p.lo <= hi && lo <= p.hi {
+            if live_in(p, lo, hi) {
                 if let Some(a) = walk.span(p.addr, p.end) {
                     return Some(a);
                 }
@@ -108,7 +114,7 @@ pub fn scan(
     }
     for &v in order {
         let (lo, hi) = interval_of(graph, &infos[v as usize]);
-        let live = || list.iter().filter(|p| p.lo <= hi && lo <= p.hi);
+        let live = || list.iter().filter(|p| live_in(p, lo, hi));
         // first fit stops at the first gap; the full list only for best fit, the CC retry
         // and the error
         let fast = match fit {
