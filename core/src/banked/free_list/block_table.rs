@@ -121,11 +121,22 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     }
 
     pub(super) fn is_free(&self, slot: u32) -> bool {
-        slot != NONE && self.b(slot).state == State::Free
+        // `NONE` reads as `Block::VOID`, a spare slot.
+        self.b(slot).state == State::Free
     }
 
     pub(super) fn slots_available(&self) -> usize {
-        self.spare_len as usize + (BLOCKS - self.blocks.len())
+        self.spare_len as usize + (BLOCKS - self.used as usize)
+    }
+
+    /// The slots handed out since the last clear.
+    pub(super) fn table(&self) -> &[Block] {
+        self.blocks.get(..self.used as usize).unwrap_or(&[])
+    }
+
+    /// The size links of the slots handed out since the last clear.
+    pub(super) fn links_table(&self) -> &[SizeLinks] {
+        self.size_links.get(..self.used as usize).unwrap_or(&[])
     }
 
     pub(super) fn new_slot(&mut self, block: Block) -> Result<u32, BankedError> {
@@ -134,13 +145,19 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             self.spare = self.b(slot).next;
             self.spare_len -= 1;
             *self.m(slot) = block;
-            *self.sm(slot) = SizeLinks::VOID;
+            if self.best() {
+                // Size links are only read under BEST.
+                *self.sm(slot) = SizeLinks::VOID;
+            }
             return Ok(slot);
         }
-        let slot = self.blocks.len() as u32;
-        self.blocks.push(block).map_err(|_| table_full(BLOCKS))?;
-        // Same length as `blocks`, so there is room.
-        let _ = self.size_links.push(SizeLinks::VOID);
+        let slot = self.used;
+        if slot as usize >= BLOCKS {
+            return Err(table_full(BLOCKS));
+        }
+        self.used += 1;
+        *self.m(slot) = block;
+        *self.sm(slot) = SizeLinks::VOID;
         Ok(slot)
     }
 

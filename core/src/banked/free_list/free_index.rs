@@ -34,6 +34,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
 
     /// Moves the indexed free block `slot` to `[addr, addr + size)`; its neighbours in address
     /// order among the free blocks must stay the same.
+    #[inline(always)]
     pub(super) fn resize_free(&mut self, slot: u32, addr: u64, size: u64) {
         let best = self.best();
         if best {

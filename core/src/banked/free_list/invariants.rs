@@ -27,7 +27,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             if steps > BLOCKS {
                 return Err("block list has a cycle");
             }
-            let Some(b) = self.blocks.get(slot as usize) else {
+            let Some(b) = self.table().get(slot as usize) else {
                 return Err("link to a slot beyond the table");
             };
             if b.state == State::Spare {
@@ -85,7 +85,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             }
             s = self.b(s).next;
         }
-        if spare_n != self.spare_len || self.blocks.len() != (free_n + alloc_n + spare_n) as usize {
+        if spare_n != self.spare_len || self.used != (free_n + alloc_n + spare_n) {
             return Err("slot accounting drifted");
         }
         self.check_size_tree(free_n)
@@ -107,7 +107,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if self.root != NONE && (!self.is_free(self.root) || self.b(self.root).parent != NONE) {
             return Err("bad address-tree root");
         }
-        for (i, b) in self.blocks.iter().enumerate() {
+        for (i, b) in self.table().iter().enumerate() {
             let i = i as u32;
             if b.state != State::Free {
                 continue;
@@ -184,7 +184,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             return Err("bad size-tree root");
         }
         let mut count = 0u32;
-        for (i, l) in self.size_links.iter().enumerate() {
+        for (i, l) in self.links_table().iter().enumerate() {
             let i = i as u32;
             if !self.is_free(i) {
                 continue;

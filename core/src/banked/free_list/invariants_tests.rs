@@ -23,12 +23,12 @@ fn layout(policy: Policy) -> Fl {
 
 /// The slot of the live block starting at relative address `addr`.
 fn slot(fl: &Fl, addr: u64) -> u32 {
-    let i = fl.blocks.iter().position(|b| b.addr == addr && b.state != State::Spare).unwrap();
+    let i = fl.table().iter().position(|b| b.addr == addr && b.state != State::Spare).unwrap();
     i as u32
 }
 
 fn spare_slot(fl: &Fl) -> u32 {
-    fl.blocks.iter().position(|b| b.state == State::Spare).unwrap() as u32
+    fl.table().iter().position(|b| b.state == State::Spare).unwrap() as u32
 }
 
 /// `(parent, child)` of the two free blocks in the address tree.
@@ -67,7 +67,7 @@ fn both_policies_pass_on_a_fresh_and_a_full_table() {
             assert_eq!(fl.allocate(64, true), Ok(64 * k));
             assert_eq!(fl.check_invariants(), Ok(()));
         }
-        assert_eq!(fl.blocks.len(), 16);
+        assert_eq!(fl.used, 16);
     }
 }
 

@@ -20,13 +20,14 @@
 //! `n` = number of blocks (at most `BLOCKS`); every structure lives in fixed arrays indexed by
 //! block-table slot, linked by `u32` slot numbers, so nothing is ever moved in bulk.
 //!
-//! * **Block table** (`block_table.rs`): `BLOCKS` slots, doubly linked in address order;
-//!   slots freed by merging go on a LIFO stack (linked through the table) and are reused
-//!   first.
+//! * **Block table** (`block_table.rs`): a fixed array of `BLOCKS` slots (so a slot lookup
+//!   tests against a constant, not a vector's length), doubly linked in address order; slots
+//!   freed by merging go on a LIFO stack (linked through the table) and are reused first.
 //! * **Address tree** (`address_tree.rs`): the free blocks in a treap ordered by address,
 //!   each node augmented with the largest free size in its left and in its right subtree, so
-//!   a descent decides at a node from that node alone (one dependent load per level, the
-//!   direction a select rather than a branch). FIRST is one descent: the lowest-address
+//!   a descent decides at a node from that node alone (one dependent load per level); an
+//!   update carries the changed maximum up, one parent read a level, and writes both sides
+//!   with selects (no branch on the side). FIRST is one descent: the lowest-address
 //!   fitting block (left first) bottom-up, the highest (right first) top-down. The largest
 //!   free block of [`FreeList::statistics`] is the root's augmentation plus one descent.
 //! * **Size tree** (`size_tree.rs`, BEST only): the free blocks in a second treap ordered by
@@ -68,8 +69,6 @@ mod invariants;
 mod records;
 mod size_tree;
 
-use heapless::Vec;
-
 use super::error::BankedError;
 use block_table::{table_full, Block, SizeLinks, State, NONE};
 pub use records::{BlockInfo, Blocks, FreeListConfig, Policy, Statistics, MAX_ADDRESS};
@@ -93,9 +92,13 @@ pub use records::{BlockInfo, Blocks, FreeListConfig, Policy, Statistics, MAX_ADD
 #[derive(Clone, Debug)]
 pub struct FreeList<const BLOCKS: usize> {
     config: FreeListConfig,
-    blocks: Vec<Block, BLOCKS>,
+    /// The block table; slots `used..` have never been handed out since the last clear.
+    /// A fixed array (not a vector), so a slot lookup tests against a constant.
+    blocks: [Block; BLOCKS],
     /// Parallel to `blocks`; only linked under [`Policy::Best`].
-    size_links: Vec<SizeLinks, BLOCKS>,
+    size_links: [SizeLinks; BLOCKS],
+    /// Slots handed out since the last clear (the table's high-water mark).
+    used: u32,
     /// Allocated map: first slot of each hash bucket.
     buckets: [u32; BLOCKS],
     /// Top of the spare-slot stack.
@@ -152,8 +155,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         }
         let mut fl = Self {
             config,
-            blocks: Vec::new(),
-            size_links: Vec::new(),
+            blocks: [Block::VOID; BLOCKS],
+            size_links: [SizeLinks::VOID; BLOCKS],
+            used: 0,
             buckets: [NONE; BLOCKS],
             spare: NONE,
             spare_len: 0,
@@ -202,7 +206,13 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     pub fn alloc_size(&self, size: u64) -> Result<u64, BankedError> {
         let a = self.config.alignment;
         let s = size.max(self.config.min_allocation).max(1);
-        s.div_ceil(a).checked_mul(a).ok_or(BankedError::Overflow { value: size })
+        let overflow = BankedError::Overflow { value: size };
+        if a.is_power_of_two() {
+            // The common case, without a division.
+            let m = a - 1;
+            return s.checked_add(m).map(|t| t & !m).ok_or(overflow);
+        }
+        s.div_ceil(a).checked_mul(a).ok_or(overflow)
     }
 
     /// Carves `[start, start + s)` (relative) out of the free block `slot`, which must
@@ -423,8 +433,6 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// Frees everything and undoes all shrinks: one free block over the whole range. Also
     /// resets the lowest occupied address (the reference does not). O(BLOCKS).
     pub fn clear(&mut self) {
-        self.blocks.clear();
-        self.size_links.clear();
         self.buckets = [NONE; BLOCKS];
         self.spare = NONE;
         self.spare_len = 0;
@@ -435,8 +443,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         self.base = 0;
         self.allocated_bytes = 0;
         // BLOCKS >= 1 (compile-time check), so an empty table takes one block.
-        let _ = self.blocks.push(Block::new(0, self.config.size, NONE, NONE, State::Free));
-        let _ = self.size_links.push(SizeLinks::VOID);
+        self.used = 1;
+        *self.m(0) = Block::new(0, self.config.size, NONE, NONE, State::Free);
+        *self.sm(0) = SizeLinks::VOID;
         self.head = 0;
         self.index_free(0);
     }

@@ -91,7 +91,7 @@ impl<const BLOCKS: usize> Iterator for Blocks<'_, BLOCKS> {
     type Item = BlockInfo;
 
     fn next(&mut self) -> Option<BlockInfo> {
-        let b = self.list.blocks.get(self.next as usize)?;
+        let b = self.list.table().get(self.next as usize)?;
         self.next = b.next;
         Some(BlockInfo {
             address: b.addr + self.list.config.offset,
