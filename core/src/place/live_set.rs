@@ -346,8 +346,125 @@ mod tests {
                         live[v] = Some((f, f + size));
                     }
                 }
+                assert_eq!(check(&set), live.iter().flatten().count());
             }
         }
+    }
+
+    /// Subtree aggregates recomputed from scratch: (lowest address, highest end, largest
+    /// inner gap, buffers); panics on a broken address order or heap order.
+    fn recount(set: &LiveSet<'_>, t: u32, parent_prio: u64) -> (u64, u64, u64, usize) {
+        let me = set.node[t as usize];
+        assert!(prio(t) <= parent_prio, "heap order broken at {t}");
+        let (mut lo, mut hi, mut gap, mut n) = (me.addr, me.end, 0, 1);
+        if set.left(t) != NIL {
+            let (l_lo, l_hi, l_gap, l_n) = recount(set, set.left(t), prio(t));
+            assert!(l_hi <= me.addr, "left subtree of {t} overlaps it");
+            (lo, gap, n) = (l_lo, l_gap.max(me.addr - l_hi), n + l_n);
+        }
+        if set.right(t) != NIL {
+            let (r_lo, r_hi, r_gap, r_n) = recount(set, set.right(t), prio(t));
+            assert!(r_lo >= me.end, "right subtree of {t} overlaps it");
+            (hi, gap, n) = (r_hi, gap.max(r_gap).max(r_lo - me.end), n + r_n);
+        }
+        assert_eq!((set.min_addr(t), set.max_end(t), set.max_gap(t)), (lo, hi, gap), "aggregates of {t}");
+        (lo, hi, gap, n)
+    }
+
+    /// The number of buffers in the set, after checking every node's order and aggregates.
+    fn check(set: &LiveSet<'_>) -> usize {
+        if set.root == NIL {
+            0
+        } else {
+            recount(set, set.root, u64::MAX).3
+        }
+    }
+
+    /// The priority is SplitMix64's output function (the first outputs of seed 0 and 1 for
+    /// candidates 0 and 1).
+    #[test]
+    fn priority_is_splitmix64() {
+        let want = [
+            (0, 0xe220_a839_7b1d_cdaf),
+            (1, 0x910a_2dec_8902_5cc1),
+            (2, 0x9758_35de_1c97_56ce),
+            (1000, 0x3c1e_ba8b_4dcc_c148),
+            (u32::MAX, 0x73b1_3ba2_aff1_81c0),
+        ];
+        for (v, p) in want {
+            assert_eq!(prio(v), p, "candidate {v}");
+        }
+    }
+
+    /// A gap of exactly the size asked for is taken wherever the tree puts its neighbours
+    /// (every insertion order of four buffers), and the gaps between them are the largest
+    /// gap when nothing fits.
+    #[test]
+    fn an_exact_gap_is_found_in_every_tree_shape() {
+        // [0, 10) [20, 30) [45, 50) [62, 70): gaps of 10, 15 and 12 bytes
+        let bufs = [(0u64, 10u64), (20, 30), (45, 50), (62, 70)];
+        let orders = [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1], [3, 0, 2, 1], [1, 2, 3, 0]];
+        for order in orders {
+            let mut node = [Placed::default(); 4];
+            let mut agg = [0u64; 16];
+            let mut set = LiveSet::new(&mut node, &mut agg, 4).unwrap();
+            for v in order {
+                assert!(set.insert(v as u32, bufs[v].0, bufs[v].1));
+            }
+            assert_eq!(check(&set), 4);
+            assert_eq!(set.first_fit(10, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
+            assert_eq!(set.first_fit(15, 0, 1000, 1), Ok((Some(30), 0)), "order {order:?}");
+            assert_eq!(set.first_fit(12, 0, 1000, 1), Ok((Some(30), 0)), "order {order:?}");
+            assert_eq!(set.first_fit(13, 31, 1000, 1), Ok((Some(31), 0)), "order {order:?}");
+            assert_eq!(set.first_fit(12, 40, 1000, 1), Ok((Some(50), 0)), "order {order:?}");
+            assert_eq!(set.first_fit(16, 0, 70, 1), Ok((None, 15)), "order {order:?}");
+            assert_eq!(set.first_fit(16, 0, 1000, 1), Ok((Some(70), 0)), "order {order:?}");
+            // remove the middle buffers one by one: the gaps join
+            assert!(set.remove(1));
+            assert_eq!(set.first_fit(35, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
+            assert!(set.remove(2));
+            assert_eq!(check(&set), 2);
+            assert_eq!(set.first_fit(52, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
+            assert_eq!(set.first_fit(53, 0, 62, 1), Ok((None, 52)), "order {order:?}");
+            assert!(!set.remove(2), "a removed buffer is not found again");
+        }
+    }
+
+    /// Buffers inserted in address order stay within the path bound: the hash spreads the
+    /// priorities, so 4,096 ascending inserts never make a path deeper than [`MAX_DEPTH`].
+    #[test]
+    fn ascending_inserts_keep_the_tree_shallow() {
+        let n = if cfg!(miri) { 128 } else { 4096 };
+        let mut node = [Placed::default(); 4096];
+        let mut agg = [0u64; 4 * 4096];
+        let mut set = LiveSet::new(&mut node, &mut agg, n).unwrap();
+        for v in 0..n as u32 {
+            assert!(set.insert(v, 2 * u64::from(v), 2 * u64::from(v) + 1), "insert {v}");
+        }
+        assert_eq!(check(&set), n);
+        assert_eq!(set.first_fit(1, 0, u64::MAX, 1), Ok((Some(1), 0)));
+        for v in (0..n as u32).step_by(2) {
+            assert!(set.remove(v), "remove {v}");
+        }
+        assert_eq!(check(&set), n / 2);
+        // left: [2, 3), [6, 7), ...: gaps of 2 bytes at 0, then of 3 bytes from 3 on
+        assert_eq!(set.first_fit(2, 0, u64::MAX, 1), Ok((Some(0), 0)));
+        assert_eq!(set.first_fit(3, 0, u64::MAX, 1), Ok((Some(3), 0)));
+        assert_eq!(set.first_fit(4, 0, 2 * n as u64 - 2, 1), Ok((None, 3)));
+    }
+
+    /// Removing the only buffer empties the set: the whole range is one gap again.
+    #[test]
+    fn the_last_buffer_removed_leaves_an_empty_set() {
+        let mut node = [Placed::default(); 2];
+        let mut agg = [0u64; 8];
+        let mut set = LiveSet::new(&mut node, &mut agg, 2).unwrap();
+        assert!(set.insert(1, 100, 200));
+        assert_eq!(set.first_fit(150, 0, 1000, 1), Ok((Some(200), 0)));
+        assert!(set.remove(1));
+        assert_eq!((check(&set), set.root), (0, NIL));
+        assert_eq!(set.first_fit(150, 0, 1000, 1), Ok((Some(0), 0)));
+        assert_eq!(set.first_fit(1001, 0, 1000, 1), Ok((None, 1000)));
     }
 
     #[test]
