@@ -317,6 +317,23 @@ fn run_sweep_long(
         .then(|| peak(infos)))
 }
 
+/// Whether the skyline rule can place these candidates: at least one, all with one
+/// interval and unpinned, an aligned start, storage of at least n (what [`prepare`] needs as
+/// well), and sizes whose sum does not overflow `u64`.
+fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Regions) -> bool {
+    let n = infos.len();
+    n > 0
+        && st.slots.len() >= n
+        && st.sections.len() >= n
+        && st.scratch.len() >= n
+        && st.placed.len() >= n
+        && regions.start.is_multiple_of(regions.align.max(1))
+        && st.order.len() >= n
+        && st.heap.len() >= n
+        && infos.iter().all(|i| i.interval_count == 1 && !i.is_pinned())
+        && stack_top(infos, regions.start).is_some()
+}
+
 /// Places by the skyline rule ([`crate::place::skyline`]), keeping the best of the preorders `hs`
 /// (ties: the first), all of them together stopped after `*max_rekeys` re-keys (counted
 /// down, in steps of [`crate::place::skyline::CHECK_EVERY`]; a preorder
@@ -342,15 +359,7 @@ fn run_skyline(
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
-    if n == 0
-        || st.slots.len() < n
-        || st.sections.len() < n
-        || st.scratch.len() < n
-        || st.placed.len() < n
-        || !regions.start.is_multiple_of(regions.align.max(1))
-        || infos.iter().any(|i| i.interval_count != 1)
-        || stack_top(infos, regions.start).is_none()
-    {
+    if !skyline_applies(infos, st, regions) {
         return Ok(None);
     }
     let mut best: Option<u64> = None;
@@ -553,6 +562,8 @@ pub(crate) fn run_strategy(
                 last_cut = Some(k);
                 (est.pairs.is_some(), same)
             }
+            // where the skyline cannot place these candidates it is not applicable, not stopped
+            Member::Skyline(_) => (skyline_applies(infos, st, regions), false),
             _ => (true, false),
         };
         let outcome = if best.is_some_and(|(b, _)| b <= lb) {

@@ -1,0 +1,341 @@
+//! What `auto` and `exact` report, member by member, on fixed generated problems: which
+//! members ran, the peak each one reached and the work it was charged, and why the others
+//! were skipped (`Plan::members`), plus the single strategies' peaks. Exact values: any
+//! change to a member's placement, the portfolio's order or its budget accounting shows up
+//! here. Every reported peak is also checked against the lower bound and the winner.
+
+use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::report::{Member as M, Outcome as O};
+use dramalloc_core::{plan_buffers_with, Buffer, CcSize, Plan, PlanConfig, StaticWorkspace, Strategy};
+
+/// `n` buffers from a fixed xorshift stream: defs uniform over `span` instructions, a
+/// lifetime of up to `short` instructions (one buffer in `long_every` up to `span / 2`),
+/// sizes of 1 to 64 units of 256 bytes, about one in eight a multiple of 4 KiB.
+fn problem(seed: u64, n: usize, span: u32, short: u32, long_every: u64) -> Vec<Buffer> {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|_| {
+            let def = (next() % u64::from(span)) as u32;
+            let long = long_every > 0 && next() % long_every == 0;
+            let life = (next() % u64::from(if long { span / 2 } else { short })) as u32;
+            let size = if next() % 8 == 0 { 4096 * (1 + next() % 8) } else { 256 * (1 + next() % 64) };
+            Buffer::new(def, def + life, size)
+        })
+        .collect()
+}
+
+/// Plans `bufs` with `strategy` at 256-byte alignment in a 1 GiB window, with `work` units
+/// and a clock that says stop after `ticks` calls; returns the plan.
+fn plan(bufs: &[Buffer], strategy: Strategy, work: u64, ticks: u64) -> Plan {
+    let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy };
+    let mut calls = 0u64;
+    let mut keep_going = || {
+        calls += 1;
+        calls <= ticks
+    };
+    let mut budget = Budget { max_nodes: 20_000, work, keep_going: &mut keep_going };
+    match plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget) {
+        Ok(p) => p,
+        Err(e) => panic!("{strategy:?}: {e}"),
+    }
+}
+
+/// The report's runs, after checking that every peak is at or above the lower bound and that
+/// the plan's peak is the best one that ran.
+fn runs(p: &Plan) -> Vec<(M, O)> {
+    let lb = p.metrics.lower_bound;
+    let mut best = u64::MAX;
+    for (m, o) in p.members.runs() {
+        if let O::Ran { peak, .. } = o {
+            assert!(*peak >= lb, "{m:?} reports {peak} below the lower bound {lb}");
+            best = best.min(*peak);
+        }
+    }
+    if best != u64::MAX {
+        assert!(p.metrics.hwm <= best, "plan {} above its best member {best}", p.metrics.hwm);
+    }
+    p.members.runs().to_vec()
+}
+
+/// One expected plan: (peak, lower bound, member kept) and the member report.
+type Want = ((u64, u64, Option<M>), &'static [(M, O)]);
+
+const A_AUTO: Want = (
+    (265_472, 265_472, Some(M::Skyline(2))),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 316_416, work: 7_200 }),
+        (M::Skyline(1), O::Ran { peak: 284_672, work: 54_006 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::SweepLong(1), O::Ran { peak: 314_112, work: 14_438 }),
+        (M::Skyline(2), O::Ran { peak: 276_224, work: 54_006 }),
+        (M::GreedyStart, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::Skyline(0), O::Ran { peak: 290_048, work: 54_006 }),
+        (M::BestFit, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::BestFitStart, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+    ],
+);
+
+const A_TINY: Want = (
+    (265_472, 265_472, Some(M::GreedyLoad)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 316_416, work: 7_200 }),
+        (M::Skyline(1), O::OverBudget { cost: 54_006, left: 52_800 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::SweepLong(1), O::Ran { peak: 314_112, work: 14_438 }),
+        (M::Skyline(2), O::OverBudget { cost: 54_006, left: 32_962 }),
+        (M::GreedyStart, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::Skyline(0), O::OverBudget { cost: 54_006, left: 31_162 }),
+        (M::BestFit, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::BestFitStart, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+    ],
+);
+
+const A_CLOCK: Want = (
+    (284_672, 265_472, Some(M::Skyline(1))),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 316_416, work: 7_200 }),
+        (M::Skyline(1), O::Ran { peak: 284_672, work: 54_006 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::SweepLong(1), O::Ran { peak: 314_112, work: 14_438 }),
+        (M::Skyline(2), O::OutOfTime),
+        (M::GreedyStart, O::OutOfTime),
+        (M::Skyline(0), O::OutOfTime),
+        (M::BestFit, O::OutOfTime),
+        (M::BestFitStart, O::OutOfTime),
+        (M::Seed, O::OutOfTime),
+        (M::BranchAndBound, O::OutOfTime),
+        (M::Repair, O::OutOfTime),
+    ],
+);
+
+const A_SINGLES: [u64; 11] =
+    [306_176, 295_424, 295_936, 276_224, 316_416, 265_472, 265_472, 295_424, 294_400, 295_424, 295_936];
+
+const B_AUTO: Want = (
+    (240_128, 240_128, Some(M::GreedySize)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 279_296, work: 12_600 }),
+        (M::Skyline(1), O::Ran { peak: 263_424, work: 94_516 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 276_736, work: 4_050 }),
+        (M::GreedyClass, O::Ran { peak: 275_712, work: 4_050 }),
+        (M::GreedySize, O::Ran { peak: 262_144, work: 4_050 }),
+        (M::SweepLong(1), O::Ran { peak: 273_152, work: 35_334 }),
+        (M::Skyline(2), O::Ran { peak: 264_448, work: 94_516 }),
+        (M::GreedyStart, O::Ran { peak: 280_832, work: 4_050 }),
+        (M::Skyline(0), O::Ran { peak: 272_640, work: 94_516 }),
+        (M::BestFit, O::Ran { peak: 273_152, work: 4_050 }),
+        (M::BestFitStart, O::Ran { peak: 279_552, work: 4_050 }),
+        (M::Seed, O::Ran { peak: 265_984, work: 8_100 }),
+        (M::BranchAndBound, O::Ran { peak: 240_128, work: 20_000 }),
+    ],
+);
+
+const B_TINY: Want = (
+    (240_128, 240_128, Some(M::GreedySize)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 279_296, work: 12_600 }),
+        (M::Skyline(1), O::OverBudget { cost: 94_516, left: 47_400 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 276_736, work: 4_050 }),
+        (M::GreedyClass, O::Ran { peak: 275_712, work: 4_050 }),
+        (M::GreedySize, O::Ran { peak: 262_144, work: 4_050 }),
+        (M::SweepLong(1), O::OverBudget { cost: 35_334, left: 35_250 }),
+        (M::Skyline(2), O::OverBudget { cost: 94_516, left: 35_250 }),
+        (M::GreedyStart, O::Ran { peak: 280_832, work: 4_050 }),
+        (M::Skyline(0), O::OverBudget { cost: 94_516, left: 31_200 }),
+        (M::BestFit, O::Ran { peak: 273_152, work: 4_050 }),
+        (M::BestFitStart, O::Ran { peak: 279_552, work: 4_050 }),
+        (M::Seed, O::Ran { peak: 265_984, work: 8_100 }),
+        (M::BranchAndBound, O::Ran { peak: 240_128, work: 20_000 }),
+    ],
+);
+
+const B_CLOCK: Want = (
+    (262_144, 240_128, Some(M::GreedySize)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 279_296, work: 12_600 }),
+        (M::Skyline(1), O::Ran { peak: 263_424, work: 94_516 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 276_736, work: 4_050 }),
+        (M::GreedyClass, O::Ran { peak: 275_712, work: 4_050 }),
+        (M::GreedySize, O::Ran { peak: 262_144, work: 4_050 }),
+        (M::SweepLong(1), O::Ran { peak: 273_152, work: 35_334 }),
+        (M::Skyline(2), O::OutOfTime),
+        (M::GreedyStart, O::OutOfTime),
+        (M::Skyline(0), O::OutOfTime),
+        (M::BestFit, O::OutOfTime),
+        (M::BestFitStart, O::OutOfTime),
+        (M::Seed, O::OutOfTime),
+        (M::BranchAndBound, O::OutOfTime),
+        (M::Repair, O::OutOfTime),
+    ],
+);
+
+const B_SINGLES: [u64; 11] =
+    [265_984, 262_144, 273_152, 263_424, 279_296, 240_128, 240_128, 280_832, 276_736, 275_712, 279_552];
+
+const C_AUTO: Want = (
+    (285_952, 253_952, Some(M::Sweep)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 292_096, work: 7_200 }),
+        (M::Skyline(1), O::NotApplicable),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::SweepLong(1), O::NotApplicable),
+        (M::Skyline(2), O::NotApplicable),
+        (M::GreedyStart, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::Skyline(0), O::NotApplicable),
+        (M::BestFit, O::Ran { peak: 292_608, work: 1_800 }),
+        (M::BestFitStart, O::Ran { peak: 292_608, work: 1_800 }),
+        (M::Seed, O::Ran { peak: 294_912, work: 3_600 }),
+        (M::Repair, O::Ran { peak: 285_952, work: 92_976 }),
+    ],
+);
+
+const C_TINY: Want = (
+    (285_952, 253_952, Some(M::Sweep)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 292_096, work: 7_200 }),
+        (M::Skyline(1), O::NotApplicable),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::SweepLong(1), O::NotApplicable),
+        (M::Skyline(2), O::NotApplicable),
+        (M::GreedyStart, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::Skyline(0), O::NotApplicable),
+        (M::BestFit, O::Ran { peak: 292_608, work: 1_800 }),
+        (M::BestFitStart, O::Ran { peak: 292_608, work: 1_800 }),
+        (M::Seed, O::Ran { peak: 294_912, work: 3_600 }),
+        (M::Repair, O::Ran { peak: 285_952, work: 23_962 }),
+    ],
+);
+
+const C_CLOCK: Want = (
+    (292_096, 253_952, Some(M::Sweep)),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 292_096, work: 7_200 }),
+        (M::Skyline(1), O::NotApplicable),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::SweepLong(1), O::NotApplicable),
+        (M::Skyline(2), O::NotApplicable),
+        (M::GreedyStart, O::Ran { peak: 292_096, work: 1_800 }),
+        (M::Skyline(0), O::NotApplicable),
+        (M::BestFit, O::OutOfTime),
+        (M::BestFitStart, O::OutOfTime),
+        (M::Seed, O::OutOfTime),
+        (M::BranchAndBound, O::OutOfTime),
+        (M::Repair, O::OutOfTime),
+    ],
+);
+
+const C_SINGLES: [u64; 11] =
+    [294_912, 292_096, 292_608, 292_096, 292_096, 285_952, 285_952, 292_096, 292_096, 292_096, 292_608];
+
+/// The three problems: `a` (60 buffers), `b` (90) and `c` (`a` with one buffer pinned at
+/// 8 KiB, so no member that needs unpinned candidates applies).
+fn problems() -> [Vec<Buffer>; 3] {
+    let a = problem(6u64.wrapping_mul(0x9E37_79B9_7F4A_7C15), 60, 20, 12, 4);
+    let b = problem(0x9E37_79B9_7F4A_7C15, 90, 30, 15, 5);
+    let mut c = a.clone();
+    c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
+    [a, b, c]
+}
+
+/// Checks one plan's peak, lower bound, kept member and member report.
+fn expect(name: &str, p: &Plan, want: Want) {
+    let got = runs(p);
+    assert_eq!((p.metrics.hwm, p.metrics.lower_bound, p.members.best), want.0, "{name}");
+    assert_eq!(got, want.1, "{name}: the member report");
+}
+
+/// `auto` with its whole work budget: every member runs until one reaches the lower bound
+/// (the branch and bound on `a` and `b`); on `c` the skyline and the sweep around the
+/// long-lived do not apply (a pinned candidate) and the repair lowers the greedy members'
+/// peak. `exact` makes the same report on all three.
+#[test]
+fn auto_runs_every_member_it_can_afford() {
+    let [a, b, c] = problems();
+    for (name, bufs, want) in [("a", &a, A_AUTO), ("b", &b, B_AUTO), ("c", &c, C_AUTO)] {
+        let p = plan(bufs, Strategy::Auto, 700_000_000, u64::MAX);
+        expect(name, &p, want);
+        let e = plan(bufs, Strategy::Exact, 100_000_000, u64::MAX);
+        expect(&format!("{name} exact"), &e, want);
+    }
+}
+
+/// `auto` with 60,000 work units: the members that cost more than what is left are skipped
+/// as over budget, with their cost and what was left.
+#[test]
+fn auto_skips_what_its_work_budget_cannot_pay() {
+    let [a, b, c] = problems();
+    for (name, bufs, want) in [("a", &a, A_TINY), ("b", &b, B_TINY), ("c", &c, C_TINY)] {
+        expect(name, &plan(bufs, Strategy::Auto, 60_000, u64::MAX), want);
+    }
+}
+
+/// `auto` whose clock says stop from its sixth call on: the members after that are out of
+/// time and the plan is the best of those that ran.
+#[test]
+fn auto_stops_on_the_callers_clock() {
+    let [a, b, c] = problems();
+    for (name, bufs, want) in [("a", &a, A_CLOCK), ("b", &b, B_CLOCK), ("c", &c, C_CLOCK)] {
+        expect(name, &plan(bufs, Strategy::Auto, 700_000_000, 5), want);
+    }
+}
+
+/// Each single strategy's peak (in [`Strategy::ALL`] order), with an empty member report;
+/// `exact` and `auto` reach the best of them.
+#[test]
+fn single_strategies_reach_their_own_peaks() {
+    let [a, b, c] = problems();
+    for (name, bufs, want) in [("a", &a, A_SINGLES), ("b", &b, B_SINGLES), ("c", &c, C_SINGLES)] {
+        let mut got = [0u64; 11];
+        for (g, s) in got.iter_mut().zip(Strategy::ALL) {
+            let p = plan(bufs, s, 700_000_000, u64::MAX);
+            if !matches!(s, Strategy::Auto | Strategy::Exact) {
+                assert_eq!(p.members.runs(), &[], "{name} {s:?}: a single strategy reports no member");
+            }
+            *g = p.metrics.hwm;
+        }
+        assert_eq!(got, want, "{name}");
+        assert_eq!(got.iter().min(), Some(&got[5]), "{name}: exact is the best");
+    }
+}
