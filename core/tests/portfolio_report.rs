@@ -6,7 +6,9 @@
 
 use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member as M, Outcome as O};
-use dramalloc_core::{plan_buffers_with, Buffer, CcSize, Plan, PlanConfig, StaticWorkspace, Strategy};
+use dramalloc_core::{
+    plan_buffers_with, Buffer, CcSize, Plan, PlanConfig, PlanError, StaticWorkspace, Strategy,
+};
 
 /// `n` buffers from a fixed xorshift stream: defs uniform over `span` instructions, a
 /// lifetime of up to `short` instructions (one buffer in `long_every` up to `span / 2`),
@@ -33,19 +35,30 @@ fn problem(seed: u64, n: usize, span: u32, short: u32, long_every: u64) -> Vec<B
 /// Plans `bufs` with `strategy` at 256-byte alignment in a 1 GiB window, with `work` units
 /// and a clock that says stop after `ticks` calls; returns the plan.
 fn plan(bufs: &[Buffer], strategy: Strategy, work: u64, ticks: u64) -> Plan {
+    match plan_in(1 << 30, bufs, strategy, work, ticks) {
+        Ok(p) => p,
+        Err(e) => panic!("{strategy:?}: {e}"),
+    }
+}
+
+/// As [`plan`], in a window of `window` bytes, the error returned.
+fn plan_in(
+    window: u64,
+    bufs: &[Buffer],
+    strategy: Strategy,
+    work: u64,
+    ticks: u64,
+) -> Result<Plan, PlanError> {
     let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
-    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy };
+    let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
     let mut calls = 0u64;
     let mut keep_going = || {
         calls += 1;
         calls <= ticks
     };
     let mut budget = Budget { max_nodes: 20_000, work, keep_going: &mut keep_going };
-    match plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget) {
-        Ok(p) => p,
-        Err(e) => panic!("{strategy:?}: {e}"),
-    }
+    plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget)
 }
 
 /// The report's runs, after checking that every peak is at or above the lower bound and that
@@ -269,6 +282,90 @@ const C_CLOCK: Want = (
 const C_SINGLES: [u64; 11] =
     [294_912, 292_096, 292_608, 292_096, 292_096, 285_952, 285_952, 292_096, 292_096, 292_096, 292_608];
 
+const A_W80: Want = (
+    (265_472, 265_472, Some(M::Skyline(1))),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 316_416, work: 7_200 }),
+        (M::Skyline(1), O::Ran { peak: 292_608, work: 55_356 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::SweepLong(1), O::OverBudget { cost: 14_438, left: 12_044 }),
+        (M::Skyline(2), O::OverBudget { cost: 54_006, left: 12_044 }),
+        (M::GreedyStart, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::Skyline(0), O::OverBudget { cost: 54_006, left: 10_244 }),
+        (M::BestFit, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::BestFitStart, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+    ],
+);
+
+const A_W150: Want = (
+    (265_472, 265_472, Some(M::Skyline(1))),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 316_416, work: 7_200 }),
+        (M::Skyline(1), O::Ran { peak: 284_672, work: 54_006 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::SweepLong(1), O::Ran { peak: 314_112, work: 14_438 }),
+        (M::Skyline(2), O::Ran { peak: 290_560, work: 55_596 }),
+        (M::GreedyStart, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::Skyline(0), O::OverBudget { cost: 54_006, left: 11_560 }),
+        (M::BestFit, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::BestFitStart, O::Ran { peak: 295_936, work: 1_800 }),
+        (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+    ],
+);
+
+const A_N280: Want = (
+    (265_472, 265_472, Some(M::Skyline(2))),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Failed),
+        (M::Skyline(1), O::Failed),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Failed),
+        (M::GreedyClass, O::Failed),
+        (M::GreedySize, O::Failed),
+        (M::SweepLong(1), O::Failed),
+        (M::Skyline(2), O::Ran { peak: 276_224, work: 54_006 }),
+        (M::GreedyStart, O::Failed),
+        (M::Skyline(0), O::Failed),
+        (M::BestFit, O::Failed),
+        (M::BestFitStart, O::Failed),
+        (M::Seed, O::Failed),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+    ],
+);
+
+const A_N300: Want = (
+    (265_472, 265_472, Some(M::Skyline(2))),
+    &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Failed),
+        (M::Skyline(1), O::Ran { peak: 284_672, work: 54_006 }),
+        (M::SweepLong(3), O::NoLongSet),
+        (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_800 }),
+        (M::GreedyClass, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::GreedySize, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::SweepLong(1), O::Failed),
+        (M::Skyline(2), O::Ran { peak: 276_224, work: 54_006 }),
+        (M::GreedyStart, O::Ran { peak: 295_424, work: 1_800 }),
+        (M::Skyline(0), O::Ran { peak: 290_048, work: 54_006 }),
+        (M::BestFit, O::Failed),
+        (M::BestFitStart, O::Failed),
+        (M::Seed, O::Failed),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+    ],
+);
+
 /// The three problems: `a` (60 buffers), `b` (90) and `c` (`a` with one buffer pinned at
 /// 8 KiB, so no member that needs unpinned candidates applies).
 fn problems() -> [Vec<Buffer>; 3] {
@@ -338,4 +435,34 @@ fn single_strategies_reach_their_own_peaks() {
         assert_eq!(got, want, "{name}");
         assert_eq!(got.iter().min(), Some(&got[5]), "{name}: exact is the best");
     }
+}
+
+/// `auto` on `a` with 80,000 and 150,000 work units: the first skyline member reaches its
+/// re-key cap and finishes by first fit (more work than its estimate, a higher peak than
+/// uncapped), the other preorders are over budget or capped in turn.
+#[test]
+fn a_capped_skyline_finishes_by_first_fit() {
+    let [a, _, _] = problems();
+    expect("80,000 units", &plan(&a, Strategy::Auto, 80_000, u64::MAX), A_W80);
+    expect("150,000 units", &plan(&a, Strategy::Auto, 150_000, u64::MAX), A_W150);
+}
+
+/// `auto` on `a` in windows of 280,000 and 300,000 bytes: the members whose plans do not fit
+/// fail (the others and the branch and bound still plan, at the lower bound); in 270,000 bytes
+/// nothing fits, and the error names the buffer that does not.
+#[test]
+fn members_that_do_not_fit_the_window_fail() {
+    let [a, _, _] = problems();
+    let planned = |w| plan_in(w, &a, Strategy::Auto, 700_000_000, u64::MAX).unwrap_or_else(|e| panic!("{e}"));
+    expect("280,000 bytes", &planned(280_000), A_N280);
+    expect("300,000 bytes", &planned(300_000), A_N300);
+    let err = plan_in(270_000, &a, Strategy::Auto, 700_000_000, u64::MAX).err();
+    let want = PlanError::DoesNotFit {
+        location: 59,
+        size: 15_872,
+        needed: 271_104,
+        available: 270_000,
+        largest_gap: 14_768,
+    };
+    assert_eq!(err, Some(want));
 }
