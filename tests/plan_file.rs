@@ -4,6 +4,7 @@
 //! every corruption and every wrong plan rejected with the exact error); structural faults
 //! only the encoder can make (a duplicate, an unknown tensor) are named.
 
+use dramalloc_core::multicore::SharedMode;
 use dramalloc_core::plan_file::{ErrorKind, PlanFile, PlanFileError, U32Le, FLAG_SHARED};
 use dramalloc_core::{CcSize, Strategy};
 use dramalloc_sim::input::{parse_program, SolutionRow};
@@ -71,6 +72,31 @@ fn a_run_reads_back_with_the_addresses_of_plan_csv() {
             assert_eq!(file.cores()[k].hwm.get(), top.unwrap_or(0).max(plan.metrics[k].reserved_space));
         }
         assert_eq!(file.header().core_count.get() as usize, cores);
+    }
+}
+
+/// A run in per-core slabs (`run --mb-per-core`): the CC region lies above the slabs and the
+/// shared slab, at the window's top; the blob validates, core k's floor is its slab's start.
+#[test]
+fn a_slab_run_reads_back_with_the_cc_region_above_the_slabs() {
+    for (json, cores, split, mb, cc) in [
+        (dramalloc_sim::input::bundled::RESNET50_JSON, 4, Split::TensorParallel, 256u64, 500u64),
+        (VGG19, 2, Split::None, 1024, 4),
+    ] {
+        let o = PlanOptions { cc: CcSize::Mib(cc), mode: SharedMode::Slabs { mb_per_core: mb }, ..opts() };
+        let (_, plan, blob) = blob_of(json, cores, split, &o);
+        let bytes = blob.encode().unwrap();
+        let file = read(&bytes).unwrap_or_else(|e| panic!("{cores} cores, {mb} MiB slabs: {e}"));
+        let slab = mb << 20;
+        assert_eq!(file.header().window.get(), slab * (cores as u64 + 1) + (cc << 20));
+        for (k, c) in file.cores().iter().enumerate() {
+            assert_eq!(
+                (c.cc_base.get(), c.cc_bytes.get()),
+                (slab * (cores as u64 + 1), cc << 20),
+                "core {k}"
+            );
+            assert_eq!(c.floor.get(), plan.metrics[k].reserved_space.max(slab * k as u64), "core {k}");
+        }
     }
 }
 

@@ -1,5 +1,5 @@
 //! `PlanFile::validate` at the edges of its checks, on the fixture blob with fields edited and
-//! the checksum renewed (`support/blob.rs`): the slab layout, the CC region's place, a record
+//! the checksum renewed (`support/blob.rs`): the slab layout (slabs below one CC region), the CC region's place, a record
 //! ending at the window, touching buffers, the shared region, the floor, collisions named on
 //! core 1 and in address order.
 
@@ -20,43 +20,37 @@ fn the_fixture_is_valid_with_and_without_scratch() {
 }
 
 #[test]
-fn with_slabs_each_core_owns_a_third_of_the_window() {
-    // 2 cores and the shared slab: slabs of WINDOW / 3; core 0's CC region must end at the
-    // first slab's top
-    let slab = WINDOW / 3;
+fn with_slabs_each_core_owns_a_third_of_the_window_below_the_cc_region() {
+    // 2 cores and the shared slab: slabs of (WINDOW - CC) / 3 below the CC region, which
+    // stays at the window's top; core 1's floor must be at least its slab's start
+    let slab = (WINDOW - CC) / 3;
     let bytes = sealed(|b| {
         let h = header(b);
         h.flags = U32Le::new(h.flags.get() | FLAG_SLABS);
     });
-    let cc_base = WINDOW - CC;
     assert_eq!(
         read(&bytes).unwrap_err(),
-        PlanFileError::CcRegionNotAtTop { core: 0, cc_base, cc_bytes: CC, top: slab }
+        PlanFileError::FloorMismatch { core: 1, stored: 16_384, computed: slab }
     );
-    // a window of 1.5 GiB makes slabs of 512 MiB; core 0's CC region and its two collective
-    // slices moved to the top of slab 0: core 1's region already ends at the top of slab 1
-    // (2 slabs = 1 GiB), so the first fault is the twins now apart
-    let slab = 1u64 << 29;
-    let (s0, s1) = (index(0, "a/cc_slice0") as usize, index(0, "a/cc_slice1") as usize);
-    let bytes = sealed(|b| {
-        let h = header(b);
-        h.flags = U32Le::new(h.flags.get() | FLAG_SLABS);
-        h.window = U64Le::new(3 * slab);
-        let c = core_entry(b, 0);
-        c.cc_base = U64Le::new(slab - CC);
-        c.hwm = U64Le::new(slab - CC + 8192);
-        record(b, s0).address = U64Le::new(slab - CC);
-        record(b, s1).address = U64Le::new(slab - CC + 4096);
-    });
+    // core 1's floor at its slab's start (its records below it, but its collective slices in
+    // the CC region above, so its HWM stays): valid, with the
+    // CC region where it was, at the window's top (what `run --mb-per-core` writes)
+    let with = |cc_shift: u64| {
+        sealed(move |b| {
+            let h = header(b);
+            h.flags = U32Le::new(h.flags.get() | FLAG_SLABS);
+            let c = core_entry(b, 1);
+            c.floor = U64Le::new(slab);
+            c.hwm = U64Le::new(c.hwm.get().max(slab));
+            let c = core_entry(b, 0);
+            c.cc_base = U64Le::new(c.cc_base.get() - cc_shift);
+        })
+    };
+    assert!(read(&with(0)).is_ok());
+    // a CC region at the top of slab 0, or anywhere below the window's top, is refused
     assert_eq!(
-        read(&bytes).unwrap_err(),
-        PlanFileError::TwinMismatch {
-            record: index(1, "a/cc_slice0"),
-            twin: s0 as u32,
-            tensor: t("a/cc_slice0"),
-            address: cc_base,
-            twin_address: slab - CC
-        }
+        read(&with(4096)).unwrap_err(),
+        PlanFileError::CcRegionNotAtTop { core: 0, cc_base: WINDOW - CC - 4096, cc_bytes: CC, top: WINDOW }
     );
 }
 

@@ -224,8 +224,8 @@ pub enum PlanFileError {
         /// The highest end of its non-empty pre-placed records, at least its slab's start.
         computed: u64,
     },
-    /// A core's CC region does not end at the top of the core's space (the window, or its
-    /// slab's end with per-core slabs).
+    /// A core's CC region does not end at the window's top (with per-core slabs too: the CC
+    /// region lies above every slab).
     CcRegionNotAtTop {
         /// The core.
         core: u32,
@@ -233,7 +233,7 @@ pub enum PlanFileError {
         cc_base: u64,
         /// The region size.
         cc_bytes: u64,
-        /// Where the core's space ends.
+        /// The window's top, where it must end.
         top: u64,
     },
     /// A lifetime with `last_use < def`, past the core's instructions, or with only one of
@@ -441,7 +441,7 @@ impl fmt::Display for PlanFileError {
             }
             CcRegionNotAtTop { core, cc_base, cc_bytes, top } => write!(
                 f,
-                "core {core}: CC region [{cc_base}, {cc_base} + {cc_bytes}) does not end at the top of the core's space, {top}"
+                "core {core}: CC region [{cc_base}, {cc_base} + {cc_bytes}) does not end at the window's top, {top}"
             ),
             CcUsedMismatch { core, stored, computed } => {
                 write!(f, "core {core}: stored CC usage {stored} bytes, records give {computed}")

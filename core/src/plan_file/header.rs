@@ -19,8 +19,10 @@ pub const VERSION: u32 = 1;
 pub const FLAG_TENSOR_PARALLEL: u32 = 1;
 
 /// Header flag: one device address space in per-core slabs (`dramalloc run --mb-per-core`):
-/// the window is `(cores + 1)` slabs, core k's private and pre-placed tensors live in slab k
-/// (at `k · window / (cores + 1)`), the shared region in slab `cores`.
+/// the window is `(cores + 1)` slabs and one CC region above them (core 0's `cc_bytes`, at
+/// the window's top, the same range for every core); core k's private and pre-placed
+/// tensors live in slab k (at `k · slab`, `slab = (window - cc_bytes) / (cores + 1)`), the
+/// shared region in slab `cores`.
 pub const FLAG_SLABS: u32 = 2;
 
 /// Header flag: one core holding the solution of a minimalloc problem (`dramalloc plan -o

@@ -97,14 +97,16 @@ impl PlanFile<'_> {
     }
 
     /// Core `k`'s slab `[start, end)`: with [`FLAG_SLABS`] slab `k` of `cores + 1` equal
-    /// slabs of the window, else the whole window.
+    /// slabs of the window below its CC region (core 0's size: the one range of the device
+    /// every core's collectives use, `dramalloc run --mb-per-core`), else the whole window.
     fn space(&self, k: u32) -> (u64, u64) {
         let h = self.header();
         let window = h.window.get();
         if h.flags.get() & FLAG_SLABS == 0 {
             return (0, window);
         }
-        let slab = window / (u64::from(h.core_count.get()) + 1);
+        let cc = self.cores().first().map_or(0, |c| c.cc_bytes.get());
+        let slab = window.saturating_sub(cc) / (u64::from(h.core_count.get()) + 1);
         (slab * u64::from(k), slab * (u64::from(k) + 1))
     }
 
@@ -121,7 +123,8 @@ impl PlanFile<'_> {
         if cc > 0 && cc_end.is_none() {
             return Err(PlanFileError::CcRegionOutsideWindow { core: k, cc_base, cc_bytes: cc, window });
         }
-        let top = self.space(k).1;
+        // with slabs too: the CC region lies above every slab, at the window's top
+        let top = window;
         if cc_base.checked_add(cc) != Some(top) {
             return Err(PlanFileError::CcRegionNotAtTop { core: k, cc_base, cc_bytes: cc, top });
         }
