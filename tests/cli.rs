@@ -109,6 +109,30 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
     assert!(!out.stderr.contains("-- -"), "{}", out.stderr);
 }
 
+/// A buffer padded for its own alignment (100 bytes at alignment 3): the members place 102
+/// bytes and are judged against the bound of those, which a note gives; the plan and its
+/// bound are of the real 100 bytes.
+#[test]
+fn members_padded_for_their_alignment_are_judged_against_their_own_bound() {
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-", "--align", "1"],
+        "id,lower,upper,size,alignment\n0,0,10,100,3\n",
+    );
+    assert_eq!(out.code, ExitCode::from(CODE_OK));
+    assert_eq!(
+        summary(out.stderr.trim_end()),
+        "<stdin>: 1 buffer, strategy auto (plan from its sweep member), HWM 100 bytes, lower bound 100 bytes, ratio 1.0000"
+    );
+    assert_eq!(
+        out.stderr.lines().nth(2).map(|l| l.split(", ").next().unwrap()),
+        Some("  sweep             ran: peak 102 bytes (1.0000 x LB)")
+    );
+    assert_eq!(
+        out.stderr.lines().last(),
+        Some("  (members' peaks are of the buffers padded to their alignments, x LB of those: 102 bytes; the plan and its lower bound are of the real sizes)")
+    );
+}
+
 #[test]
 fn dash_is_stdin_and_stdout() {
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], "id,lower,upper,size\nx,0,1,5\n");

@@ -543,6 +543,7 @@ pub(crate) fn run_strategy(
     let exact = strategy == Strategy::Exact;
     let keep = st.slots.len() >= n;
     let lb = metrics.lower_bound;
+    report.lower_bound = lb;
     let mut left = budget.work;
     let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;

@@ -116,11 +116,21 @@ pub struct Members {
     /// The member whose plan was kept (before the branch and bound and the repair improved
     /// it, when they did), `None` for a single strategy.
     pub best: Option<Member>,
+    /// The lower bound (bytes) the members' peaks were judged against: the max load of the
+    /// sizes as the members placed them, each padded to its own alignment. Above the plan's
+    /// final [`crate::Metrics::lower_bound`] when a buffer's alignment pads it (the final
+    /// plan and bound use the real footprints); 0 for a single strategy.
+    pub lower_bound: u64,
 }
 
 impl Default for Members {
     fn default() -> Self {
-        Members { runs: [(Member::Sweep, Outcome::NotApplicable); MAX_MEMBERS], len: 0, best: None }
+        Members {
+            runs: [(Member::Sweep, Outcome::NotApplicable); MAX_MEMBERS],
+            len: 0,
+            best: None,
+            lower_bound: 0,
+        }
     }
 }
 

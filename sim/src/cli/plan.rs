@@ -184,7 +184,16 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     // (the sweep around the long-lived is a `sweep` plan)
     let member_name = sol.members.best.filter(|_| member != a.strategy).map_or(member.name(), |b| b.name());
     let ratio = crate::quality::peak_ratio(m.hwm, m.lower_bound);
-    let members = member_lines(&sol.members, m.lower_bound);
+    // members are judged on the sizes they placed (padded to each buffer's alignment), so
+    // their ratios are to that bound; a note says so where it is not the plan's
+    let mut members = member_lines(&sol.members, sol.members.lower_bound);
+    if !members.is_empty() && sol.members.lower_bound != m.lower_bound {
+        members.push(format!(
+            "(members' peaks are of the buffers padded to their alignments, x LB of those: {} bytes; \
+             the plan and its lower bound are of the real sizes)",
+            sol.members.lower_bound
+        ));
+    }
     if a.json {
         let output = if is_dash(&a.output) { "<stdout>".to_owned() } else { a.output.display().to_string() };
         let v = serde_json::json!({
