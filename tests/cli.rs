@@ -517,14 +517,23 @@ fn a_primary_output_lost_on_stdout_exits_1_and_a_broken_pipe_quietly() {
         dramalloc(&["generate", "-n", "50", "-o", csv.to_str().unwrap()]).code,
         ExitCode::from(CODE_OK)
     );
+    let (sol, bin) = (dir.join("sol.csv"), dir.join("g.bin"));
+    let (sol, bin) = (sol.to_str().unwrap(), bin.to_str().unwrap());
     let (csv, onnx, json) =
         (csv.to_str().unwrap(), data("models/onnx_squeezenet.onnx"), data("models/onnx_squeezenet.json"));
-    let commands: [&[&str]; 5] = [
+    for out in [sol, bin] {
+        assert_eq!(dramalloc(&["plan", csv, "-o", out]).code, ExitCode::from(CODE_OK));
+    }
+    // the verdicts and reports of quality, verify and check-plan are primary outputs too
+    let commands: [&[&str]; 8] = [
         &["plan", csv, "-o", "-"],
         &["plan", csv, "-o", "-", "--format", "bin"],
         &["import", &onnx, "-o", "-"],
         &["generate", "-n", "50", "-o", "-"],
         &["run", &json, "--cores", "1"],
+        &["quality", csv, "--strategies", "greedy-size"],
+        &["verify", csv, sol],
+        &["check-plan", bin],
     ];
     for args in commands {
         let (code, err) = dramalloc_failing_stdout(args, std::io::Error::from_raw_os_error(28));

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::args::{display, is_dash, read_program, STDIN};
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
 use crate::input::InputError;
 use crate::verify::plan_file::check_plan_file;
@@ -52,21 +52,27 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
     };
     match check_plan_file(&bytes, program.as_ref()) {
         Ok(r) => {
-            let _ = writeln!(
-                con.stdout,
-                "OK: {name}: {} core(s), {} records, valid{}",
-                r.cores,
-                r.records,
-                if r.against_program { ", matches the program" } else { "" }
-            );
-            for (k, (hwm, v)) in r.per_core.iter().enumerate() {
-                let _ = writeln!(
-                    con.stdout,
-                    "  core {k}: HWM {hwm} bytes, verifier: {} buffers, peak {} bytes",
-                    v.buffers, v.peak
-                );
+            let written = con.write_out(|o| {
+                writeln!(
+                    o,
+                    "OK: {name}: {} core(s), {} records, valid{}",
+                    r.cores,
+                    r.records,
+                    if r.against_program { ", matches the program" } else { "" }
+                )?;
+                for (k, (hwm, v)) in r.per_core.iter().enumerate() {
+                    writeln!(
+                        o,
+                        "  core {k}: HWM {hwm} bytes, verifier: {} buffers, peak {} bytes",
+                        v.buffers, v.peak
+                    )?;
+                }
+                Ok(())
+            });
+            match written {
+                Ok(()) => ExitCode::from(EXIT_OK),
+                Err(e) => stdout_failed(con, &e),
             }
-            ExitCode::from(EXIT_OK)
         }
         Err(e) => fail(con, format!("{name}: {e}"), e.exit_code()),
     }

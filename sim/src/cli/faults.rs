@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::campaign::{plan_all, run_campaign};
 use crate::exec::host_memory::available;
@@ -57,23 +57,22 @@ pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
     };
     let host = a.host_memory.or_else(available);
     let rows = run_campaign(&planned, a.count, host);
-    let _ = writeln!(
-        con.stdout,
-        "dramalloc faults: {} model(s), {} cores, tensor-parallel, {} of each kind",
-        planned.len(),
-        a.cores,
-        a.count
-    );
-    let _ = writeln!(con.stdout, "{:<12} {:>9} {:>9}  BY", "KIND", "INJECTED", "DETECTED");
-    for r in &rows {
-        let _ = writeln!(
-            con.stdout,
-            "{:<12} {:>9} {:>9}  {}",
-            r.kind.name(),
-            r.injected,
-            r.detected,
-            r.caught_by()
-        );
+    let table = con.write_out(|o| {
+        writeln!(
+            o,
+            "dramalloc faults: {} model(s), {} cores, tensor-parallel, {} of each kind",
+            planned.len(),
+            a.cores,
+            a.count
+        )?;
+        writeln!(o, "{:<12} {:>9} {:>9}  BY", "KIND", "INJECTED", "DETECTED")?;
+        for r in &rows {
+            writeln!(o, "{:<12} {:>9} {:>9}  {}", r.kind.name(), r.injected, r.detected, r.caught_by())?;
+        }
+        Ok(())
+    });
+    if let Err(e) = table {
+        return stdout_failed(con, &e);
     }
     for r in &rows {
         for p in &r.passed_over {

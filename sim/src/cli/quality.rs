@@ -8,7 +8,7 @@ use std::time::Duration;
 use dramalloc_core::Strategy;
 
 use super::args::{self, parse_input_shape, read_problem, strategy_parser, STDIN};
-use super::console::{Console, Progress};
+use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_OK, MAX_TENSORS};
 use crate::input::{self, Problem};
 
@@ -99,11 +99,14 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     }
     drop(bar);
     let totals = crate::quality::totals(&rows, &strategies);
-    if a.json {
+    let text = if a.json {
         let v = serde_json::json!({ "align": a.align, "rows": rows, "totals": totals });
-        let _ = writeln!(con.stdout, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+        format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
     } else {
-        let _ = write!(con.stdout, "{}", crate::quality::render(&rows, &totals));
+        crate::quality::render(&rows, &totals)
+    };
+    match con.write_out(|o| o.write_all(text.as_bytes())) {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(e) => stdout_failed(con, &e),
     }
-    ExitCode::from(EXIT_OK)
 }

@@ -14,7 +14,7 @@ use std::process::ExitCode;
 use super::args::{
     self, count_of, is_dash, parse_input_shape, read_problem, read_program_file, read_solution, STDIN,
 };
-use super::console::Console;
+use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::input::{InputError, PAGE};
 use crate::run::Split;
@@ -101,13 +101,12 @@ pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
     };
     match crate::verify::verify(&problem, &solution, align, a.capacity) {
         Ok(r) => {
-            let _ = writeln!(
-                con.stdout,
+            let line = format!(
                 "OK: {}, peak {} bytes, offsets aligned to {align} ({from})",
                 count_of(r.buffers, "buffer"),
                 r.peak
             );
-            ExitCode::from(EXIT_OK)
+            ok_line(con, &line)
         }
         Err(e) => {
             fail(con, format!("{} against {}: {e}", a.solution.display(), a.input.display()), EXIT_FAILED)
@@ -140,8 +139,7 @@ fn verify_plan_csv(a: &VerifyArgs, text: Option<Vec<u8>>, con: &mut Console<'_>)
     let slab = a.mb_per_core.map(|mb| mb.saturating_mul(1 << 20));
     match crate::verify::run_plan::verify_plan(&program, &rows, a.split, align, a.capacity, slab) {
         Ok(r) => {
-            let _ = writeln!(
-                con.stdout,
+            let line = format!(
                 "OK: {} on {}, split {}, {} checked once, peak {} bytes",
                 count_of(r.tensors, "tensor row"),
                 count_of(r.cores, "core"),
@@ -149,9 +147,17 @@ fn verify_plan_csv(a: &VerifyArgs, text: Option<Vec<u8>>, con: &mut Console<'_>)
                 count_of(r.shared, "shared tensor"),
                 r.peak
             );
-            ExitCode::from(EXIT_OK)
+            ok_line(con, &line)
         }
         Err(crate::verify::run_plan::RunPlanError::Input(e)) => fail(con, e, EXIT_BAD_INPUT),
         Err(e) => fail(con, format!("{name} against {}: {e}", a.input.display()), EXIT_FAILED),
+    }
+}
+
+/// The verdict line to standard output: exit 0, or 1 when it cannot be written.
+fn ok_line(con: &mut Console<'_>, line: &str) -> ExitCode {
+    match con.write_out(|o| writeln!(o, "{line}")) {
+        Ok(()) => ExitCode::from(EXIT_OK),
+        Err(e) => stdout_failed(con, &e),
     }
 }
