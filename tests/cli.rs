@@ -133,6 +133,40 @@ fn members_padded_for_their_alignment_are_judged_against_their_own_bound() {
     );
 }
 
+/// `plan -o F --svg G` writes both files or neither: a picture that cannot be written leaves
+/// no solution behind, and the picture may not be the solution's file or standard output.
+#[test]
+fn plan_writes_the_solution_and_its_picture_together_or_not_at_all() {
+    let first = |o: &Out| o.stderr.lines().next().unwrap_or("").to_owned();
+    let dir = scratch("svg");
+    let (p, sol) = (dir.join("p.csv"), dir.join("sol.csv"));
+    std::fs::write(&p, "id,lower,upper,size\na,0,5,100\nb,2,8,50\n").unwrap();
+    let (p, sol_s) = (p.to_str().unwrap(), sol.to_str().unwrap());
+    let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", "/proc/no-such-dir/a.svg"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(first(&out), "error: /proc/no-such-dir/a.svg: No such file or directory (os error 2)");
+    assert!(!sol.exists(), "a solution was left without its picture");
+    let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", sol_s]);
+    assert_eq!(
+        (out.code, first(&out)),
+        (ExitCode::from(CODE_BAD), format!("error: --svg {sol_s}: the same file as -o"))
+    );
+    let dotted = format!("{}/./sol.csv", dir.display());
+    assert_eq!(dramalloc(&["plan", p, "-o", sol_s, "--svg", &dotted]).code, ExitCode::from(CODE_BAD));
+    let out = dramalloc(&["plan", p, "-o", "-", "--svg", "-"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(first(&out).starts_with("error: --svg -: the picture goes to a file"), "{}", first(&out));
+    assert!(!sol.exists() && !dir.join("-").exists());
+    let svg = dir.join("pic.svg");
+    assert_eq!(
+        dramalloc(&["plan", p, "-o", sol_s, "--svg", svg.to_str().unwrap()]).code,
+        ExitCode::from(CODE_OK)
+    );
+    assert!(std::fs::read_to_string(&svg).unwrap().starts_with("<svg"));
+    assert!(std::fs::read_to_string(&sol).unwrap().starts_with("id,lower,upper,size,offset"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn dash_is_stdin_and_stdout() {
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], "id,lower,upper,size\nx,0,1,5\n");

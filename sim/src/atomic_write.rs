@@ -8,6 +8,10 @@
 //! best-effort basis. On any failure — including a panic inside the writer closure — the
 //! temp file is removed and the target is left untouched.
 //!
+//! [`stage`] does the first half (temp file written whole and synced) and returns a
+//! [`Staged`] whose [`Staged::commit`] does the rename: a command with several outputs stages
+//! them all before putting any in place.
+//!
 //! A target that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
 //! written in place instead: a rename would replace the device node with a regular file
 //! (as root, `-o /dev/null` once turned the machine's `/dev/null` into a file every later
@@ -54,6 +58,50 @@ pub fn write_atomic_with<F>(path: &Path, fill: F) -> io::Result<()>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
+    stage(path, fill)?.commit()
+}
+
+/// A file written whole under its temp name and synced, not yet in place: [`Staged::commit`]
+/// renames it over the target, dropping it removes the temp file and leaves the target as
+/// it was. Several outputs of one command are staged first and committed together, so a
+/// failure in any of them writes none (renames within a directory do not fail for want of
+/// space).
+#[derive(Debug)]
+#[must_use = "a staged file is removed unless committed"]
+pub struct Staged {
+    /// `(temp, target, directory)`; `None` for a target written in place (a device).
+    rename: Option<(TempGuard, PathBuf, PathBuf)>,
+}
+
+impl Staged {
+    /// Moves the staged file over its target, then syncs the directory (best effort).
+    ///
+    /// # Errors
+    /// The rename's error; the temp file is then removed and the target left as it was.
+    pub fn commit(self) -> io::Result<()> {
+        let Some((guard, path, dir)) = self.rename else { return Ok(()) };
+        if let Some(temp) = guard.path() {
+            fs::rename(temp, &path)?;
+        }
+        guard.disarm();
+        // Make the rename durable; some platforms cannot open or sync a directory.
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    }
+}
+
+/// Writes the content `fill` produces to a fresh temp file next to `path` and syncs it (the
+/// first half of [`write_atomic_with`]); a target that exists and is not a regular file is
+/// written in place at once (see the module docs).
+///
+/// # Errors
+/// As [`write_atomic_with`]; the temp file is removed on error.
+pub fn stage<F>(path: &Path, fill: F) -> io::Result<Staged>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{}: no file name to write", path.display()))
     })?;
@@ -64,7 +112,8 @@ where
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut writer = BufWriter::new(OpenOptions::new().write(true).open(path)?);
         fill(&mut writer)?;
-        return writer.flush();
+        writer.flush()?;
+        return Ok(Staged { rename: None });
     }
     let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
     let guard = TempGuard(Some(temp));
@@ -73,15 +122,7 @@ where
     let file = writer.into_inner().map_err(io::IntoInnerError::into_error)?;
     file.sync_all()?;
     drop(file);
-    if let Some(temp) = guard.path() {
-        fs::rename(temp, path)?;
-    }
-    guard.disarm();
-    // Make the rename durable; some platforms cannot open or sync a directory.
-    if let Ok(d) = File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    Ok(Staged { rename: Some((guard, path.to_path_buf(), dir)) })
 }
 
 /// Creates a fresh temp file `.NAME.tmp.PID.N` in `dir`.
@@ -101,6 +142,7 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
 }
 
 /// Removes the temp file on drop unless disarmed (covers errors and panics).
+#[derive(Debug)]
 struct TempGuard(Option<PathBuf>);
 
 impl TempGuard {
@@ -156,6 +198,20 @@ mod tests {
     fn failing_fill(w: &mut dyn Write) -> io::Result<()> {
         w.write_all(&[b'x'; 100_000])?; // more than the buffer: reaches the temp file
         Err(io::Error::other("injected failure"))
+    }
+
+    #[test]
+    fn a_staged_file_is_in_place_only_once_committed() {
+        let dir = TestDir::new("stage");
+        let path = dir.0.join("out.csv");
+        fs::write(&path, b"old").unwrap();
+        let staged = stage(&path, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"old");
+        assert_eq!(dir.entries().len(), 2, "{:?}", dir.entries()); // the target and its temp
+        drop(staged);
+        assert_eq!((fs::read(&path).unwrap(), dir.entries()), (b"old".to_vec(), vec!["out.csv".to_string()]));
+        stage(&path, |w| w.write_all(b"new")).unwrap().commit().unwrap();
+        assert_eq!((fs::read(&path).unwrap(), dir.entries()), (b"new".to_vec(), vec!["out.csv".to_string()]));
     }
 
     #[test]

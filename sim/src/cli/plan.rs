@@ -95,6 +95,18 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let t0 = Instant::now();
     let c0 = cpu_time();
     let format = a.format.unwrap_or_else(|| PlanFormat::of(&a.output));
+    if let Some(svg) = &a.svg {
+        if is_dash(svg) {
+            return fail(
+                con,
+                "--svg -: the picture goes to a file (standard output carries the summary or the solution)",
+                EXIT_BAD_INPUT,
+            );
+        }
+        if !is_dash(&a.output) && same_file(svg, &a.output) {
+            return fail(con, format!("--svg {}: the same file as -o", svg.display()), EXIT_BAD_INPUT);
+        }
+    }
     let spin = Progress::spinner(con, &format!("reading {}", a.input.display()));
     let problem = match read_problem(&a.input, &a.input_shape, con) {
         Ok(p) => p,
@@ -124,16 +136,32 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
             }
         }
     };
+    // the picture is staged (written whole under a temp name) before the solution is written,
+    // and put in place after it: a failure of either leaves neither
+    let picture = match &a.svg {
+        Some(svg) => {
+            let drawing =
+                crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &args::display(&a.input));
+            match crate::atomic_write::stage(svg, |w| w.write_all(drawing.as_bytes())) {
+                Ok(staged) => Some(staged),
+                Err(e) => return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED),
+            }
+        }
+        None => None,
+    };
     let written = match (&bin, is_dash(&a.output)) {
         (Some(bytes), true) => con.write_out(|o| o.write_all(bytes)),
-        (Some(bytes), false) => crate::atomic_write::write_atomic(&a.output, bytes),
+        (Some(bytes), false) => {
+            crate::atomic_write::stage(&a.output, |w| w.write_all(bytes)).and_then(|s| s.commit())
+        }
         (None, true) => con.write_out(|o| {
             let mut out = BufWriter::with_capacity(1 << 20, o);
             write_solution(&problem, &sol.offsets, a.align, &mut out).and_then(|()| out.flush())
         }),
-        (None, false) => crate::atomic_write::write_atomic_with(&a.output, |w| {
-            write_solution(&problem, &sol.offsets, a.align, w)
-        }),
+        (None, false) => {
+            crate::atomic_write::stage(&a.output, |w| write_solution(&problem, &sol.offsets, a.align, w))
+                .and_then(|s| s.commit())
+        }
     };
     match written {
         Err(e) if is_dash(&a.output) => return stdout_failed(con, &e),
@@ -142,10 +170,8 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     }
     let write = t1.elapsed();
     let c3 = cpu_time();
-    if let Some(svg) = &a.svg {
-        let picture =
-            crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &args::display(&a.input));
-        if let Err(e) = crate::atomic_write::write_atomic(svg, picture.as_bytes()) {
+    if let (Some(staged), Some(svg)) = (picture, &a.svg) {
+        if let Err(e) = staged.commit() {
             return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED);
         }
     }
@@ -243,4 +269,16 @@ fn cpu_time() -> Option<Duration> {
 /// A duration in milliseconds, two decimals.
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Whether `a` and `b` name one file: equal once made absolute with links resolved (a path
+/// that does not exist yet: its directory's, plus its name).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let canonical = |p: &std::path::Path| {
+        p.canonicalize().ok().or_else(|| {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            Some(dir.canonicalize().ok()?.join(p.file_name()?))
+        })
+    };
+    a == b || canonical(a).zip(canonical(b)).is_some_and(|(x, y)| x == y)
 }
