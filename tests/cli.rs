@@ -133,6 +133,29 @@ fn members_padded_for_their_alignment_are_judged_against_their_own_bound() {
     );
 }
 
+/// A program's pre-placement error names its file first, in `plan` as in `run`.
+#[test]
+fn a_program_error_names_the_file_in_plan_as_in_run() {
+    let dir = scratch("k1");
+    let k1 = dir.join("k1.json");
+    std::fs::write(
+        &k1,
+        r#"{"name": "x", "tensors": [{"name": "t", "bytes": 8192, "kind": "input", "address": 0},
+            {"name": "w", "bytes": 4096, "kind": "weight", "address": 4096},
+            {"name": "u", "bytes": 4096, "kind": "output"}],
+          "ops": [{"name": "n", "op": "Conv", "inputs": ["t", "w"], "outputs": ["u"]}]}"#,
+    )
+    .unwrap();
+    let k1 = k1.to_str().unwrap();
+    let want =
+        format!("error: {k1}: x: pre-placed `t` at bytes [0, 8192) overlaps `w` at bytes [4096, 8192)\n");
+    for args in [&["plan", k1, "-o", "-"][..], &["run", k1]] {
+        let out = dramalloc(args);
+        assert_eq!((out.code, out.stderr.as_str()), (ExitCode::from(CODE_BAD), want.as_str()), "{args:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `plan -o F --svg G` writes both files or neither: a picture that cannot be written leaves
 /// no solution behind, and the picture may not be the solution's file or standard output.
 #[test]
@@ -621,6 +644,15 @@ fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
     assert!(out
         .stderr
         .ends_with(": --input-shape x: --input-shape applies to model files (.onnx, .tflite) only\n"));
+    // `run` on its bundled program (a JSON) refuses it too
+    let out = dramalloc(&["run", "--input-shape", "x=1x2"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            ExitCode::from(CODE_BAD),
+            "error: bundled:onnx_resnet50.json: --input-shape x: --input-shape applies to model files (.onnx, .tflite) only\n"
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -244,7 +244,9 @@ pub(super) fn read_problem(
     }
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
     if json || ModelFormat::from_path(path).is_some() {
-        Ok(program_problem(&read_program_file(path, input_shapes, con)?)?)
+        let program = read_program_file(path, input_shapes, con)?;
+        // as `run` says it: the file, then the program's own error (which names the program)
+        program_problem(&program).map_err(|source| ImportError::InFile { file: display(path), source })
     } else {
         no_shapes_for(path, input_shapes)?;
         Ok(input::read_buffers(path, MAX_TENSORS)?)
@@ -252,7 +254,7 @@ pub(super) fn read_problem(
 }
 
 /// `--input-shape` given for a file that is not a model.
-fn no_shapes_for(path: &Path, input_shapes: &[(String, Vec<u64>)]) -> Result<(), ImportError> {
+pub(super) fn no_shapes_for(path: &Path, input_shapes: &[(String, Vec<u64>)]) -> Result<(), ImportError> {
     match input_shapes.first() {
         None => Ok(()),
         Some((name, _)) => Err(ImportError::BadInputShape {

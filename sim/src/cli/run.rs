@@ -162,6 +162,10 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
             Ok(p) => p,
             Err(e) => return fail(con, e, EXIT_BAD_INPUT),
         },
+        None if !a.input_shape.is_empty() => {
+            let e = args::no_shapes_for(std::path::Path::new("bundled:onnx_resnet50.json"), &a.input_shape);
+            return fail(con, e.err().map_or_else(String::new, |e| e.to_string()), EXIT_BAD_INPUT);
+        }
         None => match input::parse_program(
             crate::input::bundled::RESNET50_JSON,
             "bundled:onnx_resnet50.json",

@@ -180,4 +180,14 @@ pub enum ImportError {
     /// The converted program breaks a program rule (see [`crate::input::program_json`]).
     #[error("{0}")]
     Program(#[from] InputError),
+    /// A program read from `file` breaks a rule that names the program (its pre-placement:
+    /// the error's own file is the program's `name`).
+    #[error("{file}: {source}")]
+    InFile {
+        /// The file the program was read from.
+        file: String,
+        /// The program's error.
+        #[source]
+        source: InputError,
+    },
 }
