@@ -246,7 +246,7 @@ pub(super) fn read_problem(
     if json || ModelFormat::from_path(path).is_some() {
         let program = read_program_file(path, input_shapes, con)?;
         // as `run` says it: the file, then the program's own error (which names the program)
-        program_problem(&program).map_err(|source| ImportError::InFile { file: display(path), source })
+        program_problem(&program).map_err(|e| ImportError::InFile { file: display(path), source: Box::new(e) })
     } else {
         no_shapes_for(path, input_shapes)?;
         Ok(input::read_buffers(path, MAX_TENSORS)?)

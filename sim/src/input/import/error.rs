@@ -186,8 +186,8 @@ pub enum ImportError {
     InFile {
         /// The file the program was read from.
         file: String,
-        /// The program's error.
+        /// The program's error (boxed: it is large).
         #[source]
-        source: InputError,
+        source: Box<InputError>,
     },
 }
