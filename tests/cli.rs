@@ -101,6 +101,11 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
         first(&out),
         "error: invalid value '-1' for '--time-limit <TIME_LIMIT>': expected a non-negative number of seconds, e.g. 1 or 0.25"
     );
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "1e20"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value '1e20' for '--time-limit <TIME_LIMIT>': 1e20 seconds is more than the longest time limit, 18446744073709551615 seconds"
+    );
     let out = dramalloc(&["run", "--mb-per-core", "1536K"]);
     assert_eq!(
         first(&out),

@@ -122,6 +122,12 @@ pub(super) fn mib_or_auto(s: &str) -> Result<i64, String> {
 pub(super) fn seconds(s: &str) -> Result<Duration, String> {
     let rule = "expected a non-negative number of seconds, e.g. 1 or 0.25";
     let x: f64 = s.parse().map_err(|_| rule.to_owned())?;
+    if x.is_finite() && x >= Duration::MAX.as_secs_f64() {
+        return Err(format!(
+            "{s} seconds is more than the longest time limit, {} seconds",
+            Duration::MAX.as_secs()
+        ));
+    }
     Duration::try_from_secs_f64(x).map_err(|_| rule.to_owned())
 }
 
@@ -246,7 +252,8 @@ pub(super) fn read_problem(
     if json || ModelFormat::from_path(path).is_some() {
         let program = read_program_file(path, input_shapes, con)?;
         // as `run` says it: the file, then the program's own error (which names the program)
-        program_problem(&program).map_err(|e| ImportError::InFile { file: display(path), source: Box::new(e) })
+        program_problem(&program)
+            .map_err(|e| ImportError::InFile { file: display(path), source: Box::new(e) })
     } else {
         no_shapes_for(path, input_shapes)?;
         Ok(input::read_buffers(path, MAX_TENSORS)?)
