@@ -101,6 +101,11 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
         first(&out),
         "error: invalid value '-1' for '--time-limit <TIME_LIMIT>': expected a non-negative number of seconds, e.g. 1 or 0.25"
     );
+    let out = dramalloc(&["faults", "--count", "0"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value '0' for '--count <COUNT>': expected a fault count (of each kind) from 1 to 10000000"
+    );
     let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "1e20"]);
     assert_eq!(
         first(&out),

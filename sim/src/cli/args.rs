@@ -152,6 +152,11 @@ pub(super) fn count(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A fault count of `faults` (faults of each kind), 1..=[`MAX_TENSORS`].
+pub(super) fn fault_count(s: &str) -> Result<usize, String> {
+    count(s).map_err(|_| format!("expected a fault count (of each kind) from 1 to {MAX_TENSORS}"))
+}
+
 /// A seed: a non-negative integer.
 pub(super) fn seed(s: &str) -> Result<u64, String> {
     s.parse().map_err(|_| "expected a non-negative integer".to_owned())

@@ -24,7 +24,7 @@ pub struct FaultsArgs {
     /// Program JSONs (default: the 15 bundled models).
     pub programs: Vec<PathBuf>,
     /// Faults of each kind to inject (1 or more).
-    #[arg(long, default_value_t = 100, value_parser = super::args::count)]
+    #[arg(long, default_value_t = 100, value_parser = super::args::fault_count)]
     pub count: usize,
     /// Cores (1..=64): every model is split tensor-parallel over them (on 1 core the kinds
     /// that need two, a moved twin and a dropped remote target, have no place).
