@@ -826,7 +826,9 @@ fn faults_takes_a_count_of_one_or_more_and_lists_its_exit_codes() {
     let out = dramalloc(&["faults", "--count", "0"]);
     assert_eq!(out.code, ExitCode::from(CODE_BAD));
     assert!(
-        out.stderr.contains("invalid value '0' for '--count <COUNT>': expected a fault count (of each kind) from 1"),
+        out.stderr.contains(
+            "invalid value '0' for '--count <COUNT>': expected a fault count (of each kind) from 1"
+        ),
         "{}",
         out.stderr
     );

@@ -27,7 +27,8 @@ pub struct FaultsArgs {
     #[arg(long, default_value_t = 100, value_parser = super::args::fault_count)]
     pub count: usize,
     /// Cores (1..=64): every model is split tensor-parallel over them (on 1 core the kinds
-    /// that need two, a moved twin and a dropped remote target, have no place).
+    /// that need two, a moved twin, a reversed cross-core edge and a dropped remote target,
+    /// have no place).
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub cores: u32,
     /// Host memory an execution may use (a size; default: what the host has available). A

@@ -81,7 +81,7 @@ pub enum Command {
     /// Check a solution (or `run`'s plan.csv) independently of the planner (sweep line).
     Verify(VerifyArgs),
     /// Inject every kind of fault N times over programs (default: the bundled models) and
-    /// print one row per kind: KIND INJECTED DETECTED.
+    /// print one row per kind: KIND INJECTED DETECTED BY.
     Faults(FaultsArgs),
     /// Execute a banked-allocator script (tt-metal style), one result line per operation.
     Replay(ReplayArgs),

@@ -23,8 +23,9 @@ const AFTER: &str = "\
 Exit codes: 0 the run passed; 1 the plan does not fit, a DRAM spill is left unaddressed, a
 collision or the injected fault was caught, an injected fault went undetected, or a report
 cannot be written; 2 bad input or a bad flag (the report directory is checked first).
-A run that fails once the program is read (exit 1, or 2 for a failed plan, a fault with no
-place or too little host memory) still writes --report-dir, marked FAILED: see --report-dir.";
+A run that fails once the program is read (exit 1; or 2 for a plan refused as bad input, a
+fault with no place or too little host memory) still writes --report-dir, marked FAILED: see
+--report-dir.";
 
 /// Options of `dramalloc run`.
 #[derive(Debug, Clone, clap::Args)]
