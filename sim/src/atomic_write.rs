@@ -12,6 +12,8 @@
 //! [`Staged`] whose [`Staged::commit`] does the rename: a command with several outputs stages
 //! them all before putting any in place.
 //!
+//! A symbolic link is written through (its target replaced, the link kept).
+//!
 //! A target that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
 //! written in place instead: a rename would replace the device node with a regular file
 //! (as root, `-o /dev/null` once turned the machine's `/dev/null` into a file every later
@@ -102,6 +104,12 @@ pub fn stage<F>(path: &Path, fill: F) -> io::Result<Staged>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
+    // a symbolic link is written through: its target is replaced, the link kept
+    let resolved = match fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).ok(),
+        _ => None,
+    };
+    let path = resolved.as_deref().unwrap_or(path);
     let name = path.file_name().ok_or_else(|| {
         io::Error::new(io::ErrorKind::InvalidInput, format!("{}: no file name to write", path.display()))
     })?;
@@ -212,6 +220,19 @@ mod tests {
         assert_eq!((fs::read(&path).unwrap(), dir.entries()), (b"old".to_vec(), vec!["out.csv".to_string()]));
         stage(&path, |w| w.write_all(b"new")).unwrap().commit().unwrap();
         assert_eq!((fs::read(&path).unwrap(), dir.entries()), (b"new".to_vec(), vec!["out.csv".to_string()]));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symbolic_link_is_written_through() {
+        let dir = TestDir::new("link");
+        let (target, link) = (dir.0.join("target.csv"), dir.0.join("link.csv"));
+        fs::write(&target, b"old").unwrap();
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert_eq!(dir.entries(), vec!["link.csv", "target.csv"]);
     }
 
     #[test]
