@@ -77,7 +77,8 @@ pub use records::{BlockInfo, Blocks, FreeListConfig, Policy, Statistics, MAX_ADD
 ///
 /// Capacity exhaustion is an error ([`BankedError::CapacityExhausted`]) that leaves the
 /// allocator unchanged. `BLOCKS` must be in `1..=u32::MAX - 1` (checked at compile time).
-/// Footprint: about 72 bytes per block.
+/// Footprint: 80 bytes per block (a 64-byte block-table slot, 12 bytes of size-tree links and
+/// a 4-byte hash bucket) plus about 200 bytes.
 ///
 /// ```
 /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
@@ -666,6 +667,14 @@ mod tests {
         assert_eq!(fl.allocate(3 * K, false)?, 2 * K);
         assert!(fl.check_invariants().is_ok());
         Ok(())
+    }
+
+    /// The footprint the type's docs give: 80 bytes a block.
+    #[test]
+    fn a_block_costs_80_bytes() {
+        let (small, large) = (core::mem::size_of::<FreeList<64>>(), core::mem::size_of::<FreeList<1024>>());
+        assert_eq!((large - small) / (1024 - 64), 80);
+        assert!(small - 64 * 80 <= 256, "fixed part {}", small - 64 * 80);
     }
 
     #[test]
