@@ -548,6 +548,8 @@ pub(crate) fn run_strategy(
     let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;
     let mut skyline_stopped = false;
+    // where the skyline cannot place these candidates its rows are not applicable, not stopped
+    let skyline_ok = skyline_applies(infos, st, regions);
     let mut last_cut = None;
     for &(member, cost) in &PORTFOLIO {
         let c = est.cost(cost);
@@ -563,8 +565,7 @@ pub(crate) fn run_strategy(
                 last_cut = Some(k);
                 (est.pairs.is_some(), same)
             }
-            // where the skyline cannot place these candidates it is not applicable, not stopped
-            Member::Skyline(_) => (skyline_applies(infos, st, regions), false),
+            Member::Skyline(_) => (skyline_ok, false),
             _ => (true, false),
         };
         let outcome = if best.is_some_and(|(b, _)| b <= lb) {

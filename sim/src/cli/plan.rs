@@ -143,7 +143,7 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
             let drawing =
                 crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &args::display(&a.input));
             match crate::atomic_write::stage(svg, |w| w.write_all(drawing.as_bytes())) {
-                Ok(staged) => Some(staged),
+                Ok(staged) => Some((svg, staged)),
                 Err(e) => return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED),
             }
         }
@@ -151,17 +151,14 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     };
     let written = match (&bin, is_dash(&a.output)) {
         (Some(bytes), true) => con.write_out(|o| o.write_all(bytes)),
-        (Some(bytes), false) => {
-            crate::atomic_write::stage(&a.output, |w| w.write_all(bytes)).and_then(|s| s.commit())
-        }
+        (Some(bytes), false) => crate::atomic_write::write_atomic(&a.output, bytes),
         (None, true) => con.write_out(|o| {
             let mut out = BufWriter::with_capacity(1 << 20, o);
             write_solution(&problem, &sol.offsets, a.align, &mut out).and_then(|()| out.flush())
         }),
-        (None, false) => {
-            crate::atomic_write::stage(&a.output, |w| write_solution(&problem, &sol.offsets, a.align, w))
-                .and_then(|s| s.commit())
-        }
+        (None, false) => crate::atomic_write::write_atomic_with(&a.output, |w| {
+            write_solution(&problem, &sol.offsets, a.align, w)
+        }),
     };
     match written {
         Err(e) if is_dash(&a.output) => return stdout_failed(con, &e),
@@ -170,7 +167,7 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     }
     let write = t1.elapsed();
     let c3 = cpu_time();
-    if let (Some(staged), Some(svg)) = (picture, &a.svg) {
+    if let Some((svg, staged)) = picture {
         if let Err(e) = staged.commit() {
             return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED);
         }

@@ -145,10 +145,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             self.spare = self.b(slot).next;
             self.spare_len -= 1;
             *self.m(slot) = block;
-            if self.best() {
-                // Size links are only read under BEST.
-                *self.sm(slot) = SizeLinks::VOID;
-            }
+            *self.sm(slot) = SizeLinks::VOID;
             return Ok(slot);
         }
         let slot = self.used;
