@@ -184,19 +184,22 @@ fn settle(
     from: u64,
     work: &mut Work<'_>,
 ) -> Result<(), PlanError> {
+    // (address, candidate) records, sorted in place: at 10^6 buffers a sort through the
+    // candidates' own records costs a cache miss a comparison
     let mut k = 0usize;
     for (c, info) in infos.iter().enumerate() {
         if info.address >= from && !info.is_pinned() {
-            st.order[k] = c as u32;
+            st.occupied[k] = Span { lo: info.address, hi: c as u64 };
             k += 1;
         }
     }
-    let sorted = &mut st.order[..k];
-    sorted.sort_unstable_by_key(|&c| (infos[c as usize].address, c));
-    for (done, &c) in sorted.iter().enumerate() {
+    let sorted = &mut st.occupied[..k];
+    sorted.sort_unstable();
+    for (done, rec) in sorted.iter().enumerate() {
         if out_of_work(work, done) {
             break; // the buffers not reached stay where they are: the plan is valid
         }
+        let c = rec.hi as u32;
         let info = infos[c as usize];
         let floor =
             if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
