@@ -19,7 +19,7 @@ use dramalloc_core::{PlanError, Strategy};
 use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
-use crate::quality::problem::{member_lines, solve_within, SolveError, Solved};
+use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
 use crate::report::plan_bin::PlanBlob;
 use crate::report::solution_csv::write_solution;
 
@@ -81,8 +81,9 @@ pub struct PlanArgs {
     /// Also draw the plan as an SVG picture (x = time, y = offset).
     #[arg(long)]
     pub svg: Option<PathBuf>,
-    /// Time limit of the `auto` and `exact` strategies, seconds (anytime: the best plan
-    /// found so far is written when it runs out).
+    /// Time limit of the whole process with the `auto` and `exact` strategies, seconds:
+    /// reading, planning and writing (anytime: planning stops early enough to write the best
+    /// plan found so far).
     #[arg(long, default_value = "1", value_parser = args::seconds)]
     pub time_limit: Duration,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
@@ -115,7 +116,9 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let read = t0.elapsed();
     let c1 = cpu_time();
     spin.message(&format!("planning {} with {}", count_of(problem.len(), "buffer"), a.strategy.name()));
-    let sol = match solve_within(&problem, a.align, a.capacity, a.strategy, a.time_limit) {
+    // the limit is the whole process's: what reading took is gone, writing is kept free
+    let limits = Limits::whole_process(t0, a.time_limit, problem.len());
+    let sol = match solve_limited(&problem, a.align, a.capacity, a.strategy, limits, u64::MAX) {
         Ok(s) => s,
         Err(e) => {
             let fits = !matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. });

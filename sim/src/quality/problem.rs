@@ -175,8 +175,12 @@ pub fn solve(
 /// planner answers neighbour queries from its interval tree.
 pub const ADJACENCY_MAX_ENTRIES: u64 = 1 << 25;
 
-/// Pairs of buffers whose lifetimes overlap (each pair once): for each buffer in order of
-/// `lower`, the later ones that start before its `upper`. O(n log n), `n` pairs of memory.
+/// Pairs of buffers whose lifetimes overlap (each pair once). Where the instructions span at
+/// most [`COUNT_SPAN_PER_BUFFER`] times the buffers, in one pass over a table of starts per
+/// instruction, O(n + T) for T instructions: a pair with different starts overlaps when the
+/// later one starts before the earlier one's `upper`, and buffers with the same start always
+/// overlap (every lifetime holds its start). Otherwise (or where some lifetime is empty), for each buffer in order of `lower`,
+/// the later ones that start before its `upper`: O(n log n). Both use `n` words of memory.
 ///
 /// ```
 /// use dramalloc_sim::input::{Problem, Row};
@@ -189,13 +193,44 @@ pub const ADJACENCY_MAX_ENTRIES: u64 = 1 << 25;
 /// assert_eq!(overlapping_pairs(&p), 2);
 /// ```
 pub fn overlapping_pairs(problem: &Problem) -> u64 {
-    let mut spans: Vec<(u64, u64)> = problem.rows().iter().map(|b| (b.lower, b.upper)).collect();
+    let rows = problem.rows();
+    let span = rows.iter().map(|b| b.upper.max(b.lower)).max().unwrap_or(0);
+    let counted = span <= (rows.len() as u64).saturating_mul(COUNT_SPAN_PER_BUFFER).max(1 << 16);
+    if counted && rows.iter().all(|b| b.upper > b.lower) {
+        return pairs_by_count(rows, span as usize);
+    }
+    let mut spans: Vec<(u64, u64)> = rows.iter().map(|b| (b.lower, b.upper)).collect();
     spans.sort_unstable();
     spans
         .iter()
         .enumerate()
         .map(|(i, &(_, upper))| (spans.partition_point(|s| s.0 < upper).saturating_sub(i + 1)) as u64)
         .sum()
+}
+
+/// Largest span of instructions per buffer [`overlapping_pairs`] counts with a table (one
+/// `u32` an instruction) instead of sorting.
+pub const COUNT_SPAN_PER_BUFFER: u64 = 4;
+
+/// [`overlapping_pairs`] with a table of `span + 1` prefix counts of starts (every `lower` and
+/// `upper` at most `span`; every `upper` above its `lower`, as a read problem's are).
+fn pairs_by_count(rows: &[Row], span: usize) -> u64 {
+    let mut starts = vec![0u32; span + 1];
+    for b in rows {
+        starts[b.lower as usize] += 1;
+    }
+    // buffers starting together: every pair of them
+    let same: u64 = starts.iter().map(|&c| c as u64 * (c as u64).saturating_sub(1) / 2).sum();
+    // prefix: starts[t] = buffers starting at or before t
+    let mut run = 0u32;
+    for c in starts.iter_mut() {
+        run += *c;
+        *c = run;
+    }
+    // each buffer, with the later-starting ones that start before its upper
+    let later: u64 =
+        rows.iter().map(|b| (starts[b.upper as usize - 1] - starts[b.lower as usize]) as u64).sum();
+    same + later
 }
 
 /// Default time limit of `auto` and `exact`: 1 s.
@@ -248,6 +283,78 @@ pub fn solve_bounded(
     time_limit: Duration,
     max_nodes: u64,
 ) -> Result<Solved, SolveError> {
+    solve_limited(problem, align, capacity, strategy, Limits::within(time_limit), max_nodes)
+}
+
+/// What bounds `auto` and `exact`: a work budget (deterministic) and a deadline on the wall
+/// clock (stops whatever still runs).
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Work units of the portfolio ([`work_for`] a time limit).
+    pub work: u64,
+    /// When the clock stops the members still running.
+    pub until: Instant,
+}
+
+/// Work units a row costs the front end's reading and writing of a problem, charged against
+/// a whole-process limit ([`Limits::whole_process`]): reading a minimalloc CSV and writing its
+/// solution take about 0.25 µs a row on the development machine (10^6 rows: read 0.11–0.18 s,
+/// write with its `fsync` 0.09–0.10 s), at [`WORK_UNITS_PER_SECOND`].
+pub const IO_UNITS_PER_ROW: u64 = 200;
+
+/// Time a row takes after the planner's clock stops, kept free at the end of a
+/// whole-process limit: the planner's finish (its last window and settle, unpadding, the
+/// metrics; 10^6 rows: 10–80 ms past the clock) and writing the solution (format, write and
+/// `fsync`; 10^6 rows: 0.09–0.10 s), both on the development machine.
+pub const TAIL_NANOS_PER_ROW: u64 = 160;
+
+impl Limits {
+    /// The limits of a plan alone: [`work_for`] `time_limit`, and the clock from now.
+    pub fn within(time_limit: Duration) -> Limits {
+        let now = Instant::now();
+        Limits { work: work_for(time_limit), until: now.checked_add(time_limit).unwrap_or(now + FAR) }
+    }
+
+    /// The limits of a whole `dramalloc plan` process started at `started` that must end
+    /// within `time_limit` with `rows` rows read and written: the work budget is
+    /// [`work_for`] the limit less [`IO_UNITS_PER_ROW`] a row (a function of the input alone,
+    /// so the plan stays deterministic), and the clock stops the planning
+    /// [`TAIL_NANOS_PER_ROW`] a row before the limit, leaving the time to finish and write.
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use dramalloc_sim::quality::problem::Limits;
+    /// let t0 = Instant::now();
+    /// let l = Limits::whole_process(t0, Duration::from_secs(1), 1_000_000);
+    /// assert_eq!(l.work, 600_000_000);
+    /// assert_eq!(l.until, t0 + Duration::from_millis(840));
+    /// ```
+    pub fn whole_process(started: Instant, time_limit: Duration, rows: usize) -> Limits {
+        let io = (rows as u64).saturating_mul(IO_UNITS_PER_ROW);
+        let tail = Duration::from_nanos((rows as u64).saturating_mul(TAIL_NANOS_PER_ROW));
+        let end = started.checked_add(time_limit).unwrap_or(started + FAR);
+        Limits {
+            work: work_for(time_limit).saturating_sub(io),
+            until: end.checked_sub(tail).unwrap_or(started),
+        }
+    }
+}
+
+/// A deadline past any run (about 31 years), for limits whose end does not fit an `Instant`.
+const FAR: Duration = Duration::from_secs(1 << 30);
+
+/// As [`solve_bounded`], bounded by `limits` instead of a time limit from now.
+///
+/// # Errors
+/// As [`solve`].
+pub fn solve_limited(
+    problem: &Problem,
+    align: u64,
+    capacity: Option<u64>,
+    strategy: Strategy,
+    limits: Limits,
+    max_nodes: u64,
+) -> Result<Solved, SolveError> {
     for (index, b) in problem.rows().iter().enumerate() {
         if b.upper > u32::MAX as u64 {
             return Err(SolveError::TimeRange {
@@ -259,7 +366,7 @@ pub fn solve_bounded(
         }
     }
     let start = Instant::now();
-    let work = work_for(time_limit);
+    let work = limits.work;
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
     // the interference graph, where it fits and pays: a portfolio holds it only when one
     // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
@@ -283,7 +390,7 @@ pub fn solve_bounded(
             address: problem.fixed(k),
             align: problem.alignment(k),
         });
-        let mut keep_going = || start.elapsed() < time_limit;
+        let mut keep_going = || Instant::now() < limits.until;
         let mut budget = Budget { max_nodes, work, keep_going: &mut keep_going };
         plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget)
     };
@@ -355,5 +462,57 @@ fn located(error: &PlanError) -> Option<usize> {
         | PlanError::OutsideWindow { location, .. } => Some(location as usize),
         PlanError::PinnedOverlap { a, .. } => Some(a as usize),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute(rows: &[(u64, u64)]) -> u64 {
+        let mut e = 0;
+        for (i, a) in rows.iter().enumerate() {
+            for b in &rows[i + 1..] {
+                e += u64::from(a.0 < b.1 && b.0 < a.1);
+            }
+        }
+        e
+    }
+
+    fn problem(rows: &[(u64, u64)], shift: u64) -> Problem {
+        let mut p = Problem::default();
+        for (k, &(lower, upper)) in rows.iter().enumerate() {
+            p.push(&k.to_string(), Row { lower: lower + shift, upper: upper + shift, size: 1 });
+        }
+        p
+    }
+
+    #[test]
+    fn the_table_count_and_the_sorted_count_agree_with_every_pair() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for case in 0..50 {
+            let n = 1 + next(60) as usize;
+            let rows: Vec<(u64, u64)> = (0..n)
+                .map(|_| {
+                    let lower = next(40 + case);
+                    (lower, lower + 1 + next(12))
+                })
+                .collect();
+            let want = brute(&rows);
+            // within the table's span, then shifted far past it (the sorted count)
+            assert_eq!(overlapping_pairs(&problem(&rows, 0)), want, "case {case}");
+            assert_eq!(overlapping_pairs(&problem(&rows, 1 << 20)), want, "case {case} shifted");
+        }
+        // three starting together (3 pairs), one inside all three (3), one starting where
+        // the longest ends (upper is exclusive: 0)
+        let rows = [(0, 4), (0, 2), (0, 9), (1, 3), (9, 10)];
+        assert_eq!(overlapping_pairs(&problem(&rows, 0)), 6);
+        assert_eq!(overlapping_pairs(&problem(&rows, 1 << 20)), 6);
     }
 }
