@@ -408,6 +408,18 @@ fn auto_skips_what_its_work_budget_cannot_pay() {
     }
 }
 
+/// `auto` with no work budget: the sweep runs anyway (`auto` always has a plan) and its row
+/// shows what it cost, its estimate, not the nothing the budget could pay; every other row is
+/// over budget with nothing left.
+#[test]
+fn a_forced_sweep_reports_its_cost() {
+    let [a, _, _] = problems();
+    let p = plan(&a, Strategy::Auto, 0, u64::MAX);
+    assert_eq!(runs(&p)[1], (M::Sweep, O::Ran { peak: 316_416, work: 7_200 }));
+    assert_eq!(runs(&p)[2], (M::Skyline(1), O::OverBudget { cost: 54_006, left: 0 }));
+    assert_eq!(runs(&p)[4], (M::GreedyLoad, O::OverBudget { cost: 1_800, left: 0 }));
+}
+
 /// `auto` whose clock says stop from its sixth call on: the members after that are out of
 /// time and the plan is the best of those that ran.
 #[test]

@@ -620,7 +620,8 @@ pub(crate) fn run_strategy(
                             }
                         }
                     }
-                    Outcome::Ran { peak: h, work: before_run - left }
+                    // a forced sweep costs its estimate even where the budget could not pay it
+                    Outcome::Ran { peak: h, work: if forced { c } else { before_run - left } }
                 }
                 Ok(None) if matches!(member, Member::Skyline(_)) => {
                     skyline_stopped = true;

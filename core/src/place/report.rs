@@ -70,7 +70,9 @@ impl Member {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Outcome {
     /// It ran and its plan peaked at `peak` bytes (for the branch and bound and the repair:
-    /// the peak after them); `work` units of the budget were charged for it.
+    /// the peak after them); `work` units of the budget were charged for it (the sweep that
+    /// runs because no row before it made a plan: its estimate, even where the budget had
+    /// less left).
     Ran {
         /// Peak of its plan, bytes.
         peak: u64,
