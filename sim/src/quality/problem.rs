@@ -179,8 +179,9 @@ pub const ADJACENCY_MAX_ENTRIES: u64 = 1 << 25;
 /// most [`COUNT_SPAN_PER_BUFFER`] times the buffers, in one pass over a table of starts per
 /// instruction, O(n + T) for T instructions: a pair with different starts overlaps when the
 /// later one starts before the earlier one's `upper`, and buffers with the same start always
-/// overlap (every lifetime holds its start). Otherwise (or where some lifetime is empty), for each buffer in order of `lower`,
-/// the later ones that start before its `upper`: O(n log n). Both use `n` words of memory.
+/// overlap (every lifetime holds its start). Otherwise (or where some lifetime is empty), for
+/// each buffer in order of `lower`, the later ones that start before its `upper`:
+/// O(n log n). Both use `n` words of memory.
 ///
 /// ```
 /// use dramalloc_sim::input::{Problem, Row};
@@ -309,10 +310,10 @@ pub const IO_UNITS_PER_ROW: u64 = 200;
 pub const TAIL_NANOS_PER_ROW: u64 = 160;
 
 impl Limits {
-    /// The limits of a plan alone: [`work_for`] `time_limit`, and the clock from now.
+    /// The limits of a plan alone: [`work_for`] `time_limit`, and the clock from now (a
+    /// whole process of no rows started now).
     pub fn within(time_limit: Duration) -> Limits {
-        let now = Instant::now();
-        Limits { work: work_for(time_limit), until: now.checked_add(time_limit).unwrap_or(now + FAR) }
+        Limits::whole_process(Instant::now(), time_limit, 0)
     }
 
     /// The limits of a whole `dramalloc plan` process started at `started` that must end
