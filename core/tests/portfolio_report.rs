@@ -478,3 +478,31 @@ fn members_that_do_not_fit_the_window_fail() {
     };
     assert_eq!(err, Some(want));
 }
+
+/// A clock that says stop in the middle of a member: with 600 buffers every placer asks the
+/// clock once every 256 buffers placed ([`dramalloc_core::place::clock::ASK_EVERY`]), so the
+/// member running then is reported stopped (its unfinished plan not kept) and every later
+/// one out of time; the sweep, the first row to make a plan, is not stopped by the clock
+/// even when it says stop from its first call.
+#[test]
+fn a_member_stopped_by_the_clock_is_reported_and_not_kept() {
+    let bufs = problem(0x2545_F491_4F6C_DD1D, 600, 200, 20, 16);
+    let sweep = (M::Sweep, O::Ran { peak: 585_728, work: 120_000 });
+    let skyline = (M::Skyline(1), O::Ran { peak: 541_696, work: 1_556_389 });
+    let sweep_long = (M::SweepLong(3), O::Ran { peak: 573_696, work: 172_174 });
+    type Case<'a> = (u64, u64, M, &'a [(M, O)]);
+    let cases: [Case; 3] = [
+        (0, 585_728, M::Sweep, &[sweep]),
+        (4, 541_696, M::Skyline(1), &[sweep, skyline, (M::SweepLong(3), O::Stopped)]),
+        (8, 541_696, M::Skyline(1), &[sweep, skyline, sweep_long, (M::GreedyLoad, O::Stopped)]),
+    ];
+    for (ticks, hwm, best, ran) in cases {
+        let p = plan(&bufs, Strategy::Auto, 700_000_000, ticks);
+        assert_eq!((p.metrics.hwm, p.metrics.lower_bound, p.members.best), (hwm, 530_688, Some(best)));
+        let got = runs(&p);
+        assert_eq!(got[0], (M::SweepLong(7), O::NoLongSet), "ticks {ticks}");
+        assert_eq!(&got[1..=ran.len()], ran, "ticks {ticks}");
+        assert!(got[ran.len() + 1..].iter().all(|&(_, o)| o == O::OutOfTime), "ticks {ticks}: {got:?}");
+        assert_eq!(got.len(), 16, "ticks {ticks}");
+    }
+}

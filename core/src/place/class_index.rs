@@ -33,6 +33,7 @@
 use crate::error::{PlanError, Store};
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::place::clock::Clock;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
 use crate::workspace::Placed;
@@ -206,13 +207,16 @@ impl<'a> ClassIndex<'a> {
 /// finding the placed neighbours through a [`ClassIndex`]. Pinned candidates are obstacles.
 /// `records`, `at` and `occupied` need one entry per candidate, `table` one per candidate
 /// plus one per non-empty class (at most [`CLASSES`]). Returns `Ok(false)` (nothing changed) when a candidate has several
-/// intervals or a slice is too short.
+/// intervals or a slice is too short. `clock` is counted once per buffer placed; when it says
+/// stop the placement returns `Ok(true)` at once with the later buffers unallocated (no plan:
+/// the caller checks [`Clock::stopped`]).
 ///
 /// ```
 /// use dramalloc_core::Info;
 /// use dramalloc_core::liveness::interference::{build_csr, Graph};
 /// use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
 /// use dramalloc_core::place::class_index::{place_by_class, CLASSES};
+/// use dramalloc_core::place::clock::Clock;
 /// use dramalloc_core::place::seed::search::{Fit, Span};
 /// use dramalloc_core::place::seed::select::Regions;
 /// use dramalloc_core::workspace::Placed;
@@ -229,7 +233,7 @@ impl<'a> ClassIndex<'a> {
 /// let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 4096 };
 /// // size-descending order: the two 8 KiB buffers share address 0, the long one goes above
 /// let done = place_by_class(&graph, &mut infos, &[1, 2, 0], &mut records, &mut table, &mut at,
-///                           &mut occupied, regions, Fit::First)?;
+///                           &mut occupied, regions, Fit::First, &mut Clock::none())?;
 /// assert!(done);
 /// assert_eq!(infos.map(|i| i.address), [8192, 0, 0]);
 /// # Ok::<(), dramalloc_core::PlanError>(())
@@ -249,6 +253,7 @@ pub fn place_by_class(
     occupied: &mut [Span],
     regions: Regions,
     fit: Fit,
+    clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
     let n = infos.len();
     let Some(mut index) = ClassIndex::new(graph, infos, 0, records, table, at) else {
@@ -264,7 +269,10 @@ pub fn place_by_class(
             info.allocated = 0;
         }
     }
-    place_listed(&mut index, graph, infos, order, occupied, regions, fit)?;
+    place_listed(&mut index, graph, infos, order, occupied, regions, fit, clock)?;
+    if clock.stopped() {
+        return Ok(true);
+    }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
         return Err(PlanError::Unallocated { location: i.location });
     }
@@ -273,10 +281,12 @@ pub fn place_by_class(
 
 /// Places `order` (first element first, binned candidates of `index`, one interval each)
 /// by `fit` among the placed records of `index`, marking each placed. `occupied` needs one
-/// entry per record.
+/// entry per record. `clock` is counted once per buffer; when it says stop the rest of
+/// `order` stays unplaced.
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] from [`place_one`].
+#[allow(clippy::too_many_arguments)]
 pub fn place_listed(
     index: &mut ClassIndex<'_>,
     graph: &Graph<'_>,
@@ -285,9 +295,13 @@ pub fn place_listed(
     occupied: &mut [Span],
     regions: Regions,
     fit: Fit,
+    clock: &mut Clock<'_>,
 ) -> Result<(), PlanError> {
     let nodes = graph.tree().nodes();
     for &v in order {
+        if !clock.tick() {
+            return Ok(());
+        }
         let info = &infos[v as usize];
         let nd = &nodes[graph.intervals_of(info)[0] as usize];
         let m = index.overlapping(nd.lo, nd.hi, occupied);
@@ -376,16 +390,36 @@ mod tests {
                     &mut occ,
                     regions,
                     fit,
+                    &mut Clock::none(),
                 );
                 assert_eq!(done, Ok(true), "case {case}");
                 let mut by_scan = infos;
                 let mut placed = [Placed::default(); N];
-                scan(&graph, &mut by_scan[..n], &order[..k], &mut placed, &mut occ, regions, fit).unwrap();
+                scan(
+                    &graph,
+                    &mut by_scan[..n],
+                    &order[..k],
+                    &mut placed,
+                    &mut occ,
+                    regions,
+                    fit,
+                    &mut Clock::none(),
+                )
+                .unwrap();
                 let mut by_tree = infos;
                 let (mut scratch, mut nb) = ([Scratch::default(); N], [0u32; N]);
                 let mut buf =
                     SelectBuffers { scratch: &mut scratch[..n], neighbours: &mut nb, occupied: &mut occ };
-                select(&mut graph, &mut by_tree[..n], &order[..k], &mut buf, regions, fit).unwrap();
+                select(
+                    &mut graph,
+                    &mut by_tree[..n],
+                    &order[..k],
+                    &mut buf,
+                    regions,
+                    fit,
+                    &mut Clock::none(),
+                )
+                .unwrap();
                 for v in 0..n {
                     assert_eq!(by_class[v].address, by_tree[v].address, "case {case} {fit:?} v {v}");
                     assert_eq!(by_class[v].address, by_scan[v].address, "case {case} {fit:?} v {v}");

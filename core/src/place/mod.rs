@@ -7,6 +7,7 @@
 //! [`sections`] (time sections), [`min_heap`] and [`lower_bound`] (the max-load bound).
 
 pub mod class_index;
+pub mod clock;
 pub mod cost_model;
 pub mod exact;
 pub mod greedy;

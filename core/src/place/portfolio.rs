@@ -45,6 +45,7 @@ use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
 use crate::place::class_index::place_by_class;
+use crate::place::clock::Clock;
 use crate::place::cost_model::REKEY_UNITS_PER_LEVEL;
 pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
@@ -174,6 +175,7 @@ fn strategy_of(m: Member) -> Strategy {
 }
 
 /// Places by greedy order `o` with gap rule `fit` (the scan where it is the cheaper placer).
+#[allow(clippy::too_many_arguments)]
 fn run_greedy(
     o: Order,
     fit: Fit,
@@ -182,17 +184,20 @@ fn run_greedy(
     st: &mut Storage<'_, '_>,
     regions: Regions,
     placer: Placer,
+    clock: &mut Clock<'_>,
 ) -> Result<u64, PlanError> {
     // the load order needs the section totals; without them it is the size order
     let o =
         if o == Order::LoadLife && !prepare_loads(graph, infos, st, regions) { Order::SizeLife } else { o };
     let k = sort_order(o, graph, infos, st.slots, st.scratch, st.order);
-    place_in_order(graph, infos, st, k, regions, fit, placer)?;
+    place_in_order(graph, infos, st, k, regions, fit, placer, clock)?;
     Ok(peak(infos))
 }
 
 /// Places `st.order[..k]` (first element first) by `fit` with `placer` where it applies and
-/// the storage allows it, else by `select`'s tree queries (the same plan).
+/// the storage allows it, else by `select`'s tree queries (the same plan); stops with the
+/// later buffers unallocated when `clock` says stop.
+#[allow(clippy::too_many_arguments)]
 fn place_in_order(
     graph: &mut Graph<'_>,
     infos: &mut [Info],
@@ -201,11 +206,12 @@ fn place_in_order(
     regions: Regions,
     fit: Fit,
     placer: Placer,
+    clock: &mut Clock<'_>,
 ) -> Result<(), PlanError> {
     let n = infos.len();
     match placer {
         Placer::Scan if st.placed.len() >= n => {
-            return scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit);
+            return scan(graph, infos, &st.order[..k], st.placed, st.occupied, regions, fit, clock);
         }
         Placer::Classes => {
             let table: &mut [u32] = bytemuck::cast_slice_mut(st.sections);
@@ -219,6 +225,7 @@ fn place_in_order(
                 st.occupied,
                 regions,
                 fit,
+                clock,
             )? {
                 return Ok(());
             }
@@ -226,7 +233,7 @@ fn place_in_order(
         _ => {}
     }
     let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
-    select(graph, infos, &st.order[..k], &mut buf, regions, fit)
+    select(graph, infos, &st.order[..k], &mut buf, regions, fit, clock)
 }
 
 /// Sets every slot's section total ([`prepare`], which keeps `best`); false where it does
@@ -245,7 +252,9 @@ fn prepare_loads(graph: &Graph<'_>, infos: &[Info], st: &mut Storage<'_, '_>, re
 }
 
 /// Places with one strategy alone (the single-strategy path and the `auto` rows); returns
-/// its peak, `None` when a budgeted skyline did not apply or stopped before a plan.
+/// its peak, `None` when a budgeted skyline did not apply or stopped before a plan. When
+/// `clock` says stop the plan is incomplete (the caller checks [`Clock::stopped`]; the
+/// skyline asks it directly).
 #[allow(clippy::too_many_arguments)]
 fn run_single(
     s: Strategy,
@@ -255,16 +264,16 @@ fn run_single(
     regions: Regions,
     est: &Estimate,
     mut max_rekeys: u64,
-    keep_going: &mut dyn FnMut() -> bool,
+    clock: &mut Clock<'_>,
 ) -> Result<Option<u64>, PlanError> {
     if let Some((o, fit)) = greedy_of(s) {
-        return run_greedy(o, fit, graph, infos, st, regions, est.placer).map(Some);
+        return run_greedy(o, fit, graph, infos, st, regions, est.placer, clock).map(Some);
     }
     match s {
         Strategy::Seed => {
             let k = simplify(graph, infos, st.scratch, st.heap, st.order)?;
             st.order[..k].reverse();
-            place_in_order(graph, infos, st, k, regions, Fit::First, est.placer)?;
+            place_in_order(graph, infos, st, k, regions, Fit::First, est.placer, clock)?;
             Ok(Some(peak(infos)))
         }
         Strategy::Sweep => {
@@ -278,20 +287,20 @@ fn run_single(
                 st.sections,
                 regions,
                 Fit::First,
+                clock,
             )? {
                 return Ok(Some(peak(infos)));
             }
-            run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer).map(Some)
+            run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer, clock).map(Some)
         }
         Strategy::Skyline => {
             let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
-            match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut max_rekeys, &mut none, keep_going)?
-            {
+            let mut ask = || clock.ask_now();
+            match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut max_rekeys, &mut none, &mut ask)? {
                 Some(p) => Ok(Some(p)),
                 // where the skyline does not apply, `greedy-size` (the strategy's documented fallback)
-                None => {
-                    run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer).map(Some)
-                }
+                None => run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer, clock)
+                    .map(Some),
             }
         }
         // the portfolios are not single strategies
@@ -300,7 +309,8 @@ fn run_single(
 }
 
 /// Places by the sweep around the `n >> share` longest-lived ([`crate::place::sweep_long`]);
-/// `None` where it does not apply (several intervals, pinned candidates, short storage).
+/// `None` where it does not apply (several intervals, pinned candidates, short storage); an
+/// incomplete plan when `clock` says stop (the caller checks [`Clock::stopped`]).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] from its placement.
@@ -311,9 +321,10 @@ fn run_sweep_long(
     st: &mut Storage<'_, '_>,
     regions: Regions,
     est: &Estimate,
+    clock: &mut Clock<'_>,
 ) -> Result<Option<u64>, PlanError> {
     let k = est.lifetimes.cut(share as u32);
-    Ok(sweep_long(graph, infos, k, st.order, st.heap, st.placed, st.occupied, st.sections, regions)?
+    Ok(sweep_long(graph, infos, k, st.order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
         .then(|| peak(infos)))
 }
 
@@ -537,7 +548,7 @@ pub(crate) fn run_strategy(
     let est = Estimate::of(graph, infos);
     let mut report = Members::default();
     if !matches!(strategy, Strategy::Auto | Strategy::Exact) {
-        run_single(strategy, graph, infos, st, regions, &est, u64::MAX, &mut || true)?;
+        run_single(strategy, graph, infos, st, regions, &est, u64::MAX, &mut Clock::none())?;
         return Ok((strategy, report));
     }
     let exact = strategy == Strategy::Exact;
@@ -582,6 +593,7 @@ pub(crate) fn run_strategy(
             // a skyline may spend half of what is left on re-keys
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
+            let mut stopped = false;
             left = left.saturating_sub(c);
             let run = match member {
                 Member::Skyline(h) => {
@@ -607,10 +619,31 @@ pub(crate) fn run_strategy(
                     left = left.saturating_sub(charged);
                     r
                 }
-                Member::SweepLong(share) => run_sweep_long(share, graph, infos, st, regions, &est),
-                m => run_single(strategy_of(m), graph, infos, st, regions, &est, u64::MAX, budget.keep_going),
+                // the row that would make the first plan is not stopped by the clock: stopped,
+                // it would leave the sweep to start again from nothing
+                Member::SweepLong(share) if best.is_none() => {
+                    run_sweep_long(share, graph, infos, st, regions, &est, &mut Clock::none())
+                }
+                Member::Sweep if best.is_none() => {
+                    run_single(Strategy::Sweep, graph, infos, st, regions, &est, u64::MAX, &mut Clock::none())
+                }
+                m => {
+                    let mut clock = Clock::new(&mut *budget.keep_going);
+                    let r = match m {
+                        Member::SweepLong(share) => {
+                            run_sweep_long(share, graph, infos, st, regions, &est, &mut clock)
+                        }
+                        m => {
+                            run_single(strategy_of(m), graph, infos, st, regions, &est, u64::MAX, &mut clock)
+                        }
+                    };
+                    stopped = clock.stopped();
+                    r
+                }
             };
             match run {
+                // the clock stopped it before its plan was complete
+                Ok(_) if stopped => Outcome::Stopped,
                 Ok(Some(h)) => {
                     if best.is_none_or(|(bh, _)| h < bh) {
                         best = Some((h, member));
@@ -644,9 +677,9 @@ pub(crate) fn run_strategy(
     if keep {
         restore_best(st.slots, infos);
     } else if let Member::SweepLong(share) = winner {
-        run_sweep_long(share, graph, infos, st, regions, &est)?;
+        run_sweep_long(share, graph, infos, st, regions, &est, &mut Clock::none())?;
     } else {
-        run_single(chosen, graph, infos, st, regions, &est, u64::MAX, &mut || true)?;
+        run_single(chosen, graph, infos, st, regions, &est, u64::MAX, &mut Clock::none())?;
     }
     let mut best_peak = best_peak;
     // exact: the skyline preorders the budget stopped, on the caller's clock

@@ -22,6 +22,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::place::clock::Clock;
 use crate::place::placed_list::PlacedList;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, FirstFit, Regions};
@@ -72,6 +73,7 @@ fn first_fit(list: &PlacedList<'_>, lo: u32, hi: u32, size: u64, regions: Region
 ///
 /// ```
 /// use dramalloc_core::{plan_buffers, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};
+/// // (`plan_buffers` runs the scan with `Clock::none()`: no time limit)
 /// // greedy-size uses the scan for one-interval buffers: same addresses as `select`.
 /// let bufs = [Buffer::new(0, 9, 4096), Buffer::new(3, 5, 8192), Buffer::new(6, 8, 8192)];
 /// let mut st: StaticWorkspace<3, 3, 0> = StaticWorkspace::new();
@@ -86,6 +88,7 @@ fn first_fit(list: &PlacedList<'_>, lo: u32, hi: u32, size: u64, regions: Region
 /// # Errors
 /// As [`crate::place::seed::select::select`]: [`PlanError::DoesNotFit`], [`PlanError::Unallocated`];
 /// [`PlanError::Capacity`] when `placed` or `occupied` is too short.
+#[allow(clippy::too_many_arguments)]
 pub fn scan(
     graph: &Graph<'_>,
     infos: &mut [Info],
@@ -94,6 +97,7 @@ pub fn scan(
     occupied: &mut [Span],
     regions: Regions,
     fit: Fit,
+    clock: &mut Clock<'_>,
 ) -> Result<(), PlanError> {
     let n = infos.len();
     if placed.len() < n || occupied.len() < n {
@@ -113,6 +117,9 @@ pub fn scan(
         }
     }
     for &v in order {
+        if !clock.tick() {
+            return Ok(());
+        }
         let (lo, hi) = interval_of(graph, &infos[v as usize]);
         let live = || list.iter().filter(|p| live_in(p, lo, hi));
         // first fit stops at the first gap; the full list only for best fit, the CC retry
@@ -172,14 +179,33 @@ mod tests {
         let short = |capacity| Err(PlanError::Capacity { store: Store::Order, needed: 2, capacity });
         let mut v = infos;
         assert_eq!(
-            scan(&graph, &mut v, &order, &mut placed[..1], &mut occupied, regions, Fit::First),
+            scan(
+                &graph,
+                &mut v,
+                &order,
+                &mut placed[..1],
+                &mut occupied,
+                regions,
+                Fit::First,
+                &mut Clock::none()
+            ),
             short(1)
         );
         assert_eq!(
-            scan(&graph, &mut v, &order, &mut placed, &mut occupied[..1], regions, Fit::First),
+            scan(
+                &graph,
+                &mut v,
+                &order,
+                &mut placed,
+                &mut occupied[..1],
+                regions,
+                Fit::First,
+                &mut Clock::none()
+            ),
             short(1)
         );
-        scan(&graph, &mut v, &order, &mut placed, &mut occupied, regions, Fit::First).unwrap();
+        scan(&graph, &mut v, &order, &mut placed, &mut occupied, regions, Fit::First, &mut Clock::none())
+            .unwrap();
         assert_eq!((v[0].address, v[1].address), (0, 16));
     }
 }

@@ -24,6 +24,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::liveness::interval_tree::Node;
+use crate::place::clock::Clock;
 use crate::place::live_set::LiveSet;
 use crate::place::min_heap;
 use crate::place::seed::search::{Fit, Span};
@@ -32,7 +33,9 @@ use crate::workspace::{Placed, Section};
 
 /// Places every candidate by the time sweep. `order`, `heap`, `placed`, `occupied` need
 /// `infos.len()` entries. Returns `Ok(false)` (nothing
-/// changed) when a candidate has several intervals or is pinned.
+/// changed) when a candidate has several intervals or is pinned. `clock` is counted once per
+/// buffer placed; when it says stop the sweep returns `Ok(true)` at once with the later
+/// buffers unallocated (no plan: the caller checks [`Clock::stopped`]).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] naming the first buffer that fits in no gap of the window.
@@ -47,6 +50,7 @@ pub fn sweep(
     sections: &mut [Section],
     regions: Regions,
     fit: Fit,
+    clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
     let n = infos.len();
     if infos.iter().any(|i| i.interval_count != 1 || i.is_pinned())
@@ -65,7 +69,7 @@ pub fn sweep(
     if fit == Fit::First && max_live(nodes, &order[..n], heap) > LIST_MAX_LIVE {
         let agg: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(placed, agg, n) {
-            if let Some(done) = sweep_tree(nodes, infos, &order[..n], heap, &mut live, regions)? {
+            if let Some(done) = sweep_tree(nodes, infos, &order[..n], heap, &mut live, regions, clock)? {
                 return Ok(done);
             }
         }
@@ -76,6 +80,9 @@ pub fn sweep(
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen) = (0usize, 0usize);
     for &ni in order[..n].iter() {
+        if !clock.tick() {
+            return Ok(true);
+        }
         let node = nodes[ni as usize];
         expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
@@ -165,7 +172,7 @@ fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u32]) -> usize {
 
 /// The first-fit sweep over the [`LiveSet`] treap: the same plan as the live-list loop of
 /// [`sweep`], in O(n log d). `Ok(None)` when the treap grew deeper than its path stack (the
-/// caller then runs the list loop).
+/// caller then runs the list loop); `Ok(Some(true))` at once when `clock` says stop.
 fn sweep_tree(
     nodes: &[Node],
     infos: &mut [Info],
@@ -173,10 +180,14 @@ fn sweep_tree(
     heap: &mut [u32],
     live: &mut LiveSet<'_>,
     regions: Regions,
+    clock: &mut Clock<'_>,
 ) -> Result<Option<bool>, PlanError> {
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let mut hlen = 0usize;
     for &ni in order {
+        if !clock.tick() {
+            return Ok(Some(true));
+        }
         let node = nodes[ni as usize];
         while hlen > 0 && nodes[heap[0] as usize].hi < node.lo {
             let gone = nodes[heap[0] as usize].payload;

@@ -33,6 +33,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::class_index::{class_of, place_listed, ClassIndex, CLASSES};
+use crate::place::clock::Clock;
 use crate::place::min_heap;
 use crate::place::scan::insert_sorted;
 use crate::place::seed::search::{Fit, Span};
@@ -121,6 +122,7 @@ pub fn sweep_long(
     occupied: &mut [Span],
     sections: &mut [Section],
     regions: Regions,
+    clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
     let n = infos.len();
     let words: &mut [u32] = bytemuck::cast_slice_mut(sections);
@@ -157,7 +159,10 @@ pub fn sweep_long(
         let Some(mut index) = ClassIndex::new(graph, infos, k, placed, words, heap) else {
             return Ok(false);
         };
-        place_listed(&mut index, graph, infos, &order[..nl], occupied, regions, Fit::First)?;
+        place_listed(&mut index, graph, infos, &order[..nl], occupied, regions, Fit::First, clock)?;
+    }
+    if clock.stopped() {
+        return Ok(true);
     }
     // step 2: the sweep in (def, size descending, index) order; nodes are sorted by lo
     def_order(nodes, infos, &mut order[..n]);
@@ -174,6 +179,9 @@ pub fn sweep_long(
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen, mut entered) = (0usize, 0usize, 0usize);
     for &ni in order[..n].iter() {
+        if !clock.tick() {
+            return Ok(true);
+        }
         let node = nodes[ni as usize];
         expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
@@ -295,6 +303,7 @@ mod tests {
             &mut occ[..n],
             &mut sections,
             regions,
+            &mut Clock::none(),
         )?;
         Ok(done.then(|| core::array::from_fn(|v| if v < n { p.infos[v].address } else { 0 })))
     }
@@ -416,6 +425,7 @@ mod tests {
                 // and 3 + 2 for the class table: one section (8 u32) holds both
                 &mut sections[..if short == 4 { 0 } else { 1 }],
                 WIDE,
+                &mut Clock::none(),
             );
             assert_eq!(out, Ok(false), "slice {short}");
             assert!(infos.iter().all(|i| i.allocated == 0), "slice {short}");
@@ -430,6 +440,7 @@ mod tests {
             &mut occ,
             &mut sections[..1],
             WIDE,
+            &mut Clock::none(),
         );
         assert_eq!(out, Ok(true));
     }

@@ -11,6 +11,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::place::clock::Clock;
 use crate::place::seed::search::{place_in_gap, search, Fit, Span};
 use crate::workspace::Scratch;
 
@@ -178,7 +179,9 @@ pub fn place_among_neighbours(
     Ok(())
 }
 
-/// Places every candidate of `order` (first element placed first).
+/// Places every candidate of `order` (first element placed first). `clock` is counted once
+/// per candidate; when it says stop `select` returns `Ok(())` at once with the later
+/// candidates unallocated (no plan: the caller checks [`Clock::stopped`]).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] naming the first candidate that fits neither region, with the
@@ -191,11 +194,15 @@ pub fn select(
     buf: &mut SelectBuffers<'_>,
     regions: Regions,
     fit: Fit,
+    clock: &mut Clock<'_>,
 ) -> Result<(), PlanError> {
     for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
         info.allocated = 0;
     }
     for &v in order {
+        if !clock.tick() {
+            return Ok(());
+        }
         place_among_neighbours(graph, infos, v, buf, regions, fit)?;
     }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
