@@ -48,10 +48,14 @@ impl<'w> Graph<'w> {
         Graph { adj, ..self }
     }
 
-    /// Interfering pairs (each counted once) when the graph reads a CSR, else `None`.
+    /// Interfering pairs (each counted once) when the graph reads a CSR, else `None`. The
+    /// CSR's first offset is `n + 1` (its lists start after the n + 1 offsets), so this holds
+    /// for candidates with several intervals too (it used to take the interval count for n,
+    /// and read past the offsets there).
     pub fn pairs(&self) -> Option<u64> {
-        let n = self.ids.len().min(self.adj.len().saturating_sub(1));
-        (!self.adj.is_empty()).then(|| (self.adj[n] as u64 - (n as u64 + 1)) / 2)
+        let n = (*self.adj.first()? as usize).checked_sub(1)?;
+        let end = *self.adj.get(n)? as u64;
+        Some(end.checked_sub(n as u64 + 1)? / 2)
     }
 
     /// The tree.
