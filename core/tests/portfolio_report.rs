@@ -506,3 +506,25 @@ fn a_member_stopped_by_the_clock_is_reported_and_not_kept() {
         assert_eq!(got.len(), 16, "ticks {ticks}");
     }
 }
+
+/// A clock that says stop from its first call, on a problem whose longest-lived buffer is
+/// alone in its lifetime class: the sweep around the 1/128 longest-lived would make the first
+/// plan, so the clock does not skip it (only the budget could); the sweep after it is then
+/// out of time like every later row. Without the clock the same row runs with the same peak.
+#[test]
+fn the_row_that_makes_the_first_plan_is_not_skipped_by_the_clock() {
+    let mut bufs = problem(0x2545_F491_4F6C_DD1D, 599, 400, 8, 40);
+    bufs.push(Buffer::new(0, 1600, 8192));
+    let p = plan(&bufs, Strategy::Auto, 700_000_000, 0);
+    assert_eq!(
+        (p.metrics.hwm, p.metrics.lower_bound, p.members.best),
+        (307_712, 274_176, Some(M::SweepLong(7)))
+    );
+    let got = runs(&p);
+    assert_eq!(got[0], (M::SweepLong(7), O::Ran { peak: 307_712, work: 135_198 }));
+    assert_eq!(got[7], (M::SweepLong(1), O::NoLongSet), "its long set is the first row's");
+    assert!(got[1..].iter().enumerate().all(|(k, &(_, o))| k == 6 || o == O::OutOfTime), "{got:?}");
+    let free = plan(&bufs, Strategy::Auto, 700_000_000, u64::MAX);
+    assert_eq!(runs(&free)[..2], [got[0], (M::Sweep, O::Ran { peak: 300_544, work: 120_000 })]);
+    assert_eq!((free.metrics.hwm, free.members.best), (274_176, Some(M::Skyline(1))));
+}

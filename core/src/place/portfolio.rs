@@ -567,6 +567,10 @@ pub(crate) fn run_strategy(
         // the sweep runs whatever the budget and the clock say when no row before it made
         // a plan, so `auto` always has one
         let forced = member == Member::Sweep && best.is_none();
+        // the sweep around the 1/128 longest-lived, where it would make the first plan, is
+        // not skipped by the clock either (only by the budget, a function of the input): it
+        // costs about a sweep, so skipping it for the sweep saves no time and costs quality
+        let first_plan = matches!(member, Member::SweepLong(_)) && best.is_none();
         // a sweep around the long-lived needs one interval per candidate (E known); with no
         // long set it is the sweep, with an earlier row's long set it is that row
         let (one_interval, repeat) = match member {
@@ -585,7 +589,7 @@ pub(crate) fn run_strategy(
             Outcome::NotApplicable
         } else if repeat {
             Outcome::NoLongSet
-        } else if !forced && !(budget.keep_going)() {
+        } else if !forced && !first_plan && !(budget.keep_going)() {
             Outcome::OutOfTime
         } else if !forced && c > left {
             Outcome::OverBudget { cost: c, left }
