@@ -159,4 +159,41 @@ mod tests {
         assert_eq!(totals, [3, 5, 7, 7]); // d lies in the section of total 7
         assert!(secs.iter().all(|s| s.cuts == 0));
     }
+
+    /// Every slice one entry short, no candidates, or a pinned candidate: `None`, with the
+    /// slots untouched; a floor above 0 is every slot's and every section's floor.
+    #[test]
+    fn short_storage_empty_and_pinned_input_are_declined() {
+        let iv = [(0u32, 4u32), (2, 6), (5, 9)];
+        let infos: [Info; 3] =
+            core::array::from_fn(|k| Info { aligned: 8, location: k as u32, ..Info::default() });
+        let at = |i: &Info| iv[i.location as usize];
+        for short in 0..4 {
+            let cut = |k: usize| if k == short { 2 } else { 3 };
+            let mut slots = [Slot { best: 77, ..Slot::default() }; 3];
+            let mut secs = [Section::default(); 3];
+            let (mut a, mut b) = ([0u32; 3], [0u32; 3]);
+            let out = prepare(
+                &infos,
+                at,
+                0,
+                &mut slots[..cut(0)],
+                &mut secs[..cut(1)],
+                &mut a[..cut(2)],
+                &mut b[..cut(3)],
+            );
+            assert_eq!(out, None, "slice {short} short");
+            assert!(slots.iter().all(|s| s.at == 0 && s.best == 77), "slice {short}");
+        }
+        let (mut slots, mut secs, mut a, mut b) =
+            ([Slot::default(); 3], [Section::default(); 3], [0u32; 3], [0u32; 3]);
+        assert_eq!(prepare(&infos[..0], at, 0, &mut slots, &mut secs, &mut a, &mut b), None);
+        let mut pinned = infos;
+        pinned[1] = Info { allocated: 1, pinned: 1, address: 64, ..pinned[1] };
+        assert!(pinned[1].is_pinned());
+        assert_eq!(prepare(&pinned, at, 0, &mut slots, &mut secs, &mut a, &mut b), None);
+        assert_eq!(prepare(&infos, at, 4096, &mut slots, &mut secs, &mut a, &mut b), Some(3));
+        assert!(slots.iter().all(|s| s.floor == 4096 && s.at == UNPLACED));
+        assert!(secs.iter().all(|s| s.floor == 4096));
+    }
 }
