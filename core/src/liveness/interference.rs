@@ -249,3 +249,26 @@ fn sweep_adjacency(
     visit_pairs(out, cursor, true);
     Some(at as usize)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Stamps count up from 1; when the counter wraps every stamp is cleared and the count
+    /// starts again at 1 (so a stale stamp can never equal a fresh one).
+    #[test]
+    fn epochs_count_up_and_clear_the_stamps_when_they_wrap() {
+        let mut nodes = [Node { lo: 0, hi: 1, payload: 0, ..Node::default() }];
+        let tree = IntervalTree::build(&mut nodes);
+        let ids = [0u32];
+        let mut graph = Graph::new(tree, &ids);
+        let mut scratch = [Scratch { stamp: 9, ..Scratch::default() }; 3];
+        assert_eq!((graph.next_epoch(&mut scratch), graph.next_epoch(&mut scratch)), (1, 2));
+        assert!(scratch.iter().all(|s| s.stamp == 9), "no reset before the wrap");
+        graph.epoch = u32::MAX - 1;
+        assert_eq!(graph.next_epoch(&mut scratch), u32::MAX);
+        assert!(scratch.iter().all(|s| s.stamp == 9));
+        assert_eq!(graph.next_epoch(&mut scratch), 1);
+        assert!(scratch.iter().all(|s| s.stamp == 0), "every stamp cleared at the wrap");
+    }
+}
