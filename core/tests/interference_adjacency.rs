@@ -8,7 +8,7 @@
 use dramalloc_core::liveness::interference::{build_adjacency, build_csr, Graph};
 use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
 use dramalloc_core::workspace::Scratch;
-use dramalloc_core::Info;
+use dramalloc_core::{Info, PlanError, Store};
 
 const MAX: usize = 48;
 
@@ -72,6 +72,15 @@ fn check(iv: &[(u32, u32, u32)], n: usize, out_len: usize, live: usize) -> Optio
     assert_eq!(graph.pairs(), Some(pairs as u64 / 2));
     let mut got = vec![0u32; n];
     for v in 0..n as u32 {
+        let degree = brute(iv, v).len();
+        if degree > 0 {
+            // one entry short: the error names the count and the room
+            let short = graph.collect_neighbours(v, &infos, &mut scratch, &mut got[..degree - 1]);
+            assert_eq!(
+                short,
+                Err(PlanError::Capacity { store: Store::Order, needed: degree, capacity: degree - 1 })
+            );
+        }
         let k = graph.collect_neighbours(v, &infos, &mut scratch, &mut got).unwrap();
         let mut list = got[..k].to_vec();
         list.sort_unstable();

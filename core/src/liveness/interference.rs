@@ -118,8 +118,8 @@ impl<'w> Graph<'w> {
     /// Writes the distinct neighbours of `v` into `out` and returns how many.
     ///
     /// # Errors
-    /// [`PlanError::Capacity`] if `out` is shorter than the neighbour count (cannot happen
-    /// when `out.len() >= infos.len()`).
+    /// [`PlanError::Capacity`] naming `v`'s neighbour count and `out.len()` if `out` is
+    /// shorter (cannot happen when `out.len() >= infos.len()`).
     pub fn collect_neighbours(
         &mut self,
         v: u32,
@@ -128,19 +128,16 @@ impl<'w> Graph<'w> {
         out: &mut [u32],
     ) -> Result<usize, PlanError> {
         let mut k = 0usize;
-        let mut overflow = false;
         self.for_each_neighbour(v, infos, scratch, |u, _| {
             if let Some(slot) = out.get_mut(k) {
                 *slot = u;
-                k += 1;
-            } else {
-                overflow = true;
             }
+            k += 1;
         })?;
-        if overflow {
+        if k > out.len() {
             return Err(PlanError::Capacity {
                 store: crate::error::Store::Order,
-                needed: k + 1,
+                needed: k,
                 capacity: out.len(),
             });
         }
