@@ -81,6 +81,8 @@ fn check(iv: &[(u32, u32, u32)], n: usize, out_len: usize, live: usize) -> Optio
                 Err(PlanError::Capacity { store: Store::Order, needed: degree, capacity: degree - 1 })
             );
         }
+        // exactly enough room, then more
+        assert_eq!(graph.collect_neighbours(v, &infos, &mut scratch, &mut got[..degree]), Ok(degree));
         let k = graph.collect_neighbours(v, &infos, &mut scratch, &mut got).unwrap();
         let mut list = got[..k].to_vec();
         list.sort_unstable();

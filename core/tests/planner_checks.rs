@@ -42,6 +42,14 @@ fn pinned_buffers_clash_only_when_they_overlap_in_time_and_bytes() {
         let clash =
             [Buffer::new(0, 9, 4096), Buffer::pinned(0, 4, 8192, 0), Buffer::pinned(4, 8, 4096, 4096)];
         assert_eq!(plan(&clash, c, adjacency).map(|_| ()), Err(PlanError::PinnedOverlap { a: 1, b: 2 }));
+        // the earlier one above the later: overlapping bytes clash, touching ones do not
+        let above =
+            [Buffer::new(0, 9, 4096), Buffer::pinned(0, 4, 8192, 4096), Buffer::pinned(4, 8, 8192, 0)];
+        assert_eq!(plan(&above, c, adjacency).map(|_| ()), Err(PlanError::PinnedOverlap { a: 1, b: 2 }));
+        let on_top =
+            [Buffer::new(0, 9, 4096), Buffer::pinned(0, 4, 8192, 4096), Buffer::pinned(4, 8, 4096, 0)];
+        let (_, addr) = plan(&on_top, c, adjacency).unwrap();
+        assert_eq!(addr, vec![12288, 4096, 0]);
         // touching bytes ([0, 8192) and [8192, 12288)) do not clash
         let touching =
             [Buffer::new(0, 9, 4096), Buffer::pinned(0, 4, 8192, 0), Buffer::pinned(4, 8, 4096, 8192)];
@@ -117,4 +125,64 @@ fn stored_neighbour_lists_give_the_same_plans() {
             "{s:?}"
         );
     }
+}
+
+use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
+use dramalloc_core::{plan_function, DEFAULT_HBM_WINDOW};
+
+/// Plans a program of one pre-placed 4 KiB weight at `weight_at` read by instruction 1 and
+/// two 4 KiB spills defined at 0 and 1 and read at 2.
+fn plan_program(weight_at: u64, cfg: PlanConfig) -> Result<(Plan, Vec<u64>), PlanError> {
+    let locs = [
+        Location::preplaced(4096, UsageClass::Weight, weight_at),
+        Location::spill(4096),
+        Location::spill(4096),
+    ];
+    let ops = [Operand::def(1), Operand::def(2), Operand::use_(0), Operand::use_(1), Operand::use_(2)];
+    let instrs = [
+        Instruction { first: 0, count: 1, collective: false },
+        Instruction { first: 1, count: 2, collective: false },
+        Instruction { first: 3, count: 2, collective: false },
+    ];
+    let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+    let mut st: Box<StaticWorkspace<8, 8, 8>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let p = plan_function(&f, &cfg, &mut ws)?;
+    Ok((p, ws.infos[..2].iter().map(|i| i.address).collect()))
+}
+
+/// A pre-placed tensor raises the floor to its end: the spills go above it, the bound
+/// counts the floor, the pre-placed bytes are reported; a floor past the window or into the
+/// collective region is an error naming it.
+#[test]
+fn pre_placed_tensors_set_the_floor() {
+    let (p, addr) = plan_program(8192, cfg(1 << 20, 0, Strategy::GreedySize)).unwrap();
+    // the weight at [8192, 12288): floor 12288, both spills (live together at 1–2) above it
+    assert_eq!((p.metrics.reserved_space, p.metrics.preplaced_bytes), (12_288, 4096));
+    assert_eq!(addr, vec![12_288, 16_384]);
+    assert_eq!((p.metrics.hwm, p.metrics.lower_bound), (20_480, 12_288 + 8192));
+    // the floor exactly at the window's end is inside (no spill fits), one byte more is not
+    let full = plan_program(8192, cfg(12_288, 0, Strategy::GreedySize)).map(|_| ());
+    assert!(matches!(full, Err(PlanError::DoesNotFit { .. })), "{full:?}");
+    let over = plan_program(8192, cfg(12_287, 0, Strategy::GreedySize)).map(|_| ());
+    assert_eq!(over, Err(PlanError::OutsideWindow { location: 0, end: 12_288, window: 12_287 }));
+    // a 1 MiB collective region whose base (8192) is below the floor
+    let window = (1 << 20) + 8192;
+    let cc = plan_program(8192, cfg(window, 1, Strategy::GreedySize)).map(|_| ());
+    assert_eq!(cc, Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: 1 << 20, floor: 12_288, window }));
+    // the region's base exactly 8 KiB above the floor: the two spills fill the space between
+    let (p, addr) = plan_program(8192, cfg((1 << 20) + 12_288 + 8192, 1, Strategy::GreedySize)).unwrap();
+    assert_eq!((p.metrics.cc_base, p.metrics.real_cc_bytes, addr), (20_480, 0, vec![12_288, 16_384]));
+}
+
+/// With every candidate pinned there is nothing to place: the metrics still name the
+/// strategy asked for; the default window is 24 GiB.
+#[test]
+fn nothing_to_place_keeps_the_strategy_asked_for() {
+    let bufs = [Buffer::pinned(0, 3, 4096, 0), Buffer::pinned(2, 5, 4096, 4096)];
+    let (p, _) = plan(&bufs, cfg(1 << 20, 0, Strategy::BestFit), 0).unwrap();
+    let best_fit = Strategy::ALL.iter().position(|&s| s == Strategy::BestFit).unwrap() as u64;
+    assert_eq!((p.metrics.strategy, p.metrics.hwm, p.metrics.lower_bound), (best_fit, 8192, 8192));
+    assert_ne!(best_fit, 0);
+    assert_eq!(DEFAULT_HBM_WINDOW, 24 * 1024 * 1024 * 1024);
 }
