@@ -173,6 +173,9 @@ fn pre_placed_tensors_set_the_floor() {
     // the region's base exactly 8 KiB above the floor: the two spills fill the space between
     let (p, addr) = plan_program(8192, cfg((1 << 20) + 12_288 + 8192, 1, Strategy::GreedySize)).unwrap();
     assert_eq!((p.metrics.cc_base, p.metrics.real_cc_bytes, addr), (20_480, 0, vec![12_288, 16_384]));
+    // the region's base exactly at the floor: no general space, both spills in the region
+    let (p, addr) = plan_program(8192, cfg((1 << 20) + 12_288, 1, Strategy::GreedySize)).unwrap();
+    assert_eq!((p.metrics.cc_base, p.metrics.real_cc_bytes, addr), (12_288, 8192, vec![12_288, 16_384]));
 }
 
 /// With every candidate pinned there is nothing to place: the metrics still name the
