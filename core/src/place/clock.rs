@@ -69,3 +69,26 @@ impl<'c> Clock<'c> {
         self.stopped
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ask_now` asks at once and answers as `tick` would; without a callback it never stops.
+    #[test]
+    fn ask_now_asks_at_once() {
+        let mut calls = 0u32;
+        let mut once = || {
+            calls += 1;
+            calls < 2
+        };
+        let mut clock = Clock::new(&mut once);
+        assert!(clock.ask_now() && !clock.stopped());
+        assert!(!clock.ask_now() && clock.stopped());
+        assert!(!clock.ask_now() && !clock.tick(), "a stop is kept and the callback not asked again");
+        drop(clock);
+        assert_eq!(calls, 2);
+        let mut never = Clock::none();
+        assert!(never.ask_now() && never.tick() && !never.stopped());
+    }
+}
