@@ -82,11 +82,12 @@ mod tests {
             calls += 1;
             calls < 2
         };
-        let mut clock = Clock::new(&mut once);
-        assert!(clock.ask_now() && !clock.stopped());
-        assert!(!clock.ask_now() && clock.stopped());
-        assert!(!clock.ask_now() && !clock.tick(), "a stop is kept and the callback not asked again");
-        drop(clock);
+        {
+            let mut clock = Clock::new(&mut once);
+            assert!(clock.ask_now() && !clock.stopped());
+            assert!(!clock.ask_now() && clock.stopped());
+            assert!(!clock.ask_now() && !clock.tick(), "a stop is kept and the callback not asked again");
+        }
         assert_eq!(calls, 2);
         let mut never = Clock::none();
         assert!(never.ask_now() && never.tick() && !never.stopped());
