@@ -524,6 +524,11 @@ fn the_row_that_makes_the_first_plan_is_not_skipped_by_the_clock() {
     assert_eq!(got[0], (M::SweepLong(7), O::Ran { peak: 307_712, work: 135_198 }));
     assert_eq!(got[7], (M::SweepLong(1), O::NoLongSet), "its long set is the first row's");
     assert!(got[1..].iter().enumerate().all(|(k, &(_, o))| k == 6 || o == O::OutOfTime), "{got:?}");
+    // a clock that lets the sweep start (one call) and stops it at its first question (256
+    // buffers in): with a plan already made, the sweep is stopped like any member
+    let p = plan(&bufs, Strategy::Auto, 700_000_000, 1);
+    assert_eq!(runs(&p)[..3], [got[0], (M::Sweep, O::Stopped), (M::Skyline(1), O::OutOfTime)]);
+    assert_eq!(p.metrics.hwm, 307_712);
     let free = plan(&bufs, Strategy::Auto, 700_000_000, u64::MAX);
     assert_eq!(runs(&free)[..2], [got[0], (M::Sweep, O::Ran { peak: 300_544, work: 120_000 })]);
     assert_eq!((free.metrics.hwm, free.members.best), (274_176, Some(M::Skyline(1))));
