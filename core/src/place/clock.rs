@@ -39,7 +39,7 @@ impl<'c> Clock<'c> {
     }
 
     /// A clock that never stops (no time limit).
-    pub fn none() -> Clock<'static> {
+    pub fn none() -> Clock<'c> {
         Clock { ask: None, steps: 0, stopped: false }
     }
 

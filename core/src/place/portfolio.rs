@@ -567,10 +567,11 @@ pub(crate) fn run_strategy(
         // the sweep runs whatever the budget and the clock say when no row before it made
         // a plan, so `auto` always has one
         let forced = member == Member::Sweep && best.is_none();
-        // the sweep around the 1/128 longest-lived, where it would make the first plan, is
-        // not skipped by the clock either (only by the budget, a function of the input): it
-        // costs about a sweep, so skipping it for the sweep saves no time and costs quality
-        let first_plan = matches!(member, Member::SweepLong(_)) && best.is_none();
+        // a sweep (around the long-lived or plain) that would make the first plan is neither
+        // skipped nor stopped by the clock (only the budget skips it, a function of the
+        // input): it costs about a sweep, so giving it up for the sweep saves no time and
+        // costs quality, and stopped it would leave the sweep to start again from nothing
+        let first_plan = matches!(member, Member::SweepLong(_) | Member::Sweep) && best.is_none();
         // a sweep around the long-lived needs one interval per candidate (E known); with no
         // long set it is the sweep, with an earlier row's long set it is that row
         let (one_interval, repeat) = match member {
@@ -623,16 +624,9 @@ pub(crate) fn run_strategy(
                     left = left.saturating_sub(charged);
                     r
                 }
-                // the row that would make the first plan is not stopped by the clock: stopped,
-                // it would leave the sweep to start again from nothing
-                Member::SweepLong(share) if best.is_none() => {
-                    run_sweep_long(share, graph, infos, st, regions, &est, &mut Clock::none())
-                }
-                Member::Sweep if best.is_none() => {
-                    run_single(Strategy::Sweep, graph, infos, st, regions, &est, u64::MAX, &mut Clock::none())
-                }
                 m => {
-                    let mut clock = Clock::new(&mut *budget.keep_going);
+                    let mut clock =
+                        if first_plan { Clock::none() } else { Clock::new(&mut *budget.keep_going) };
                     let r = match m {
                         Member::SweepLong(share) => {
                             run_sweep_long(share, graph, infos, st, regions, &est, &mut clock)
