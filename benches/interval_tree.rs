@@ -22,6 +22,7 @@ use std::hint::black_box;
 
 use coitrees::{BasicCOITree, Interval as CoiInterval, IntervalTree as _};
 use criterion::{criterion_group, Criterion};
+use dramalloc_core::liveness::block_index::index_words;
 use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
 use dramalloc_sim::quality::generate::SplitMix64;
 use rust_lapper::{Interval as LapInterval, Lapper};
@@ -76,11 +77,14 @@ fn intervals(law: Law, n: usize, seed: u64) -> Vec<(u32, u32)> {
         .collect()
 }
 
-fn ours_build(iv: &[(u32, u32)]) -> Vec<Node> {
+/// The sorted tree and its block index (`index_words(n)` words lent beside the nodes).
+fn ours_build(iv: &[(u32, u32)]) -> (Vec<Node>, Vec<u32>) {
     let mut nodes: Vec<Node> =
         iv.iter().enumerate().map(|(k, &(lo, hi))| Node::new(lo, hi, k as u32)).collect();
-    let _ = IntervalTree::build(&mut nodes);
-    nodes
+    let mut words = vec![0u32; index_words(nodes.len())];
+    let _ =
+        IntervalTree::build(&mut nodes).with_index(&mut words).expect("index storage sized by index_words");
+    (nodes, words)
 }
 
 fn ours_query(tree: &IntervalTree<'_>, qs: &[(u32, u32)]) -> u64 {
@@ -140,9 +144,10 @@ fn ratio_pass(law: Law, rounds: u32) {
             (names[2], Box::new(|| ratio::timed(|| lap_build(&iv)))),
         ],
     );
-    let (ours, coi, lap) = (ours_build(&iv), coi_build(&iv), lap_build(&iv));
+    let ((ours, mut words), coi, lap) = (ours_build(&iv), coi_build(&iv), lap_build(&iv));
     // the nodes were built by `IntervalTree::build`: re-wrap them without rebuilding
-    let tree = IntervalTree::from_built(&ours);
+    let tree =
+        IntervalTree::from_built(&ours).with_index(&mut words).expect("index storage sized by index_words");
     let sums = [ours_query(&tree, &qs), coi_query(&coi, &qs), lap_query(&lap, &qs)];
     assert_eq!(sums[0], sums[1], "coitrees disagrees");
     assert_eq!(sums[0], sums[2], "rust-lapper disagrees");
@@ -177,8 +182,10 @@ fn bench(c: &mut Criterion) {
         g.bench_function("coitrees", |b| b.iter(|| black_box(coi_build(&iv))));
         g.bench_function("rust-lapper", |b| b.iter(|| black_box(lap_build(&iv))));
         g.finish();
-        let (ours, coi, lap) = (ours_build(&iv), coi_build(&iv), lap_build(&iv));
-        let ours = IntervalTree::from_built(&ours);
+        let ((ours, mut words), coi, lap) = (ours_build(&iv), coi_build(&iv), lap_build(&iv));
+        let ours = IntervalTree::from_built(&ours)
+            .with_index(&mut words)
+            .expect("index storage sized by index_words");
         let mut g = c.benchmark_group(format!("interval_tree_query_1e6/{}", law.name));
         g.sample_size(10);
         g.bench_function("dramalloc", |b| b.iter(|| black_box(ours_query(&ours, &qs))));

@@ -31,6 +31,8 @@ pub enum Store {
     Modules,
     /// The per-instruction live-byte arrays of the memory-pressure pass.
     Pressure,
+    /// The block index of a sorted interval tree (two `u32` words per 16 nodes).
+    Index,
 }
 
 /// Errors of the DRAM planner.
@@ -164,6 +166,13 @@ pub enum PlanError {
     NodeIndex {
         /// The index.
         index: u32,
+        /// Number of nodes.
+        len: u32,
+    },
+    /// A block index was lent to a tree whose nodes are not sorted by `lo` (one from
+    /// `IntervalTree::from_unsorted`, the seed's shape): the index summarises runs of a sorted
+    /// array and would give wrong answers.
+    UnsortedTree {
         /// Number of nodes.
         len: u32,
     },
@@ -315,6 +324,9 @@ impl fmt::Display for PlanError {
             ),
             PlanError::NodeIndex { index, len } => {
                 write!(f, "interval-tree node index {index} out of range (0..{len})")
+            }
+            PlanError::UnsortedTree { len } => {
+                write!(f, "a block index needs a tree sorted by lo; this tree of {len} nodes is in the seed's unsorted order")
             }
             PlanError::Unallocated { location } => {
                 write!(f, "location {location} is still unallocated after select")

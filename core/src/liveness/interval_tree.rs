@@ -22,6 +22,7 @@
 use arrayvec::ArrayVec;
 use bytemuck::{Pod, Zeroable};
 
+use super::block_index::BlockIndex;
 use super::sorted_search::{lo_at, StartSamples};
 use super::window_scan::scan_before;
 use crate::error::PlanError;
@@ -153,6 +154,8 @@ pub struct IntervalTree<'a> {
     max_len: u32,
     /// Sampled starts that find a query's first node (sorted trees; see [`StartSamples`]).
     samples: StartSamples,
+    /// Per-block summaries lent by [`IntervalTree::with_index`] (sorted trees only).
+    index: Option<BlockIndex<'a>>,
 }
 
 impl<'a> IntervalTree<'a> {
@@ -162,7 +165,14 @@ impl<'a> IntervalTree<'a> {
         nodes.sort_unstable_by_key(|n| (n.lo, n.hi, n.payload));
         let root = make_tree(nodes, 0, nodes.len());
         make_max(nodes, root);
-        IntervalTree { nodes, root, sorted: true, max_len: max_len(nodes), samples: StartSamples::new(nodes) }
+        IntervalTree {
+            nodes,
+            root,
+            sorted: true,
+            max_len: max_len(nodes),
+            samples: StartSamples::new(nodes),
+            index: None,
+        }
     }
 
     /// The seed's exact shape: builds over `nodes` in their given order (no sort), so a query
@@ -170,7 +180,14 @@ impl<'a> IntervalTree<'a> {
     pub fn from_unsorted(nodes: &'a mut [Node]) -> IntervalTree<'a> {
         let root = make_tree(nodes, 0, nodes.len());
         make_max(nodes, root);
-        IntervalTree { nodes, root, sorted: false, max_len: max_len(nodes), samples: StartSamples::new(&[]) }
+        IntervalTree {
+            nodes,
+            root,
+            sorted: false,
+            max_len: max_len(nodes),
+            samples: StartSamples::new(&[]),
+            index: None,
+        }
     }
 
     /// Re-wraps a node array that [`IntervalTree::build`] already built (sorted by `lo`, links
@@ -186,9 +203,42 @@ impl<'a> IntervalTree<'a> {
             sorted: true,
             max_len: max_len(nodes),
             samples: StartSamples::new(nodes),
+            index: None,
         };
         debug_assert!(t.check_invariants());
         t
+    }
+
+    /// Lends `storage` to a sorted tree for its block index
+    /// ([`block_index`](super::block_index): per block of 16 nodes, the first start and the
+    /// largest end; [`index_words`](super::block_index::index_words)`(n)` words, 8 bytes per
+    /// 16 nodes). Queries then find their first node in the index instead of the node array
+    /// and skip the blocks before `q.lo` that hold no overlap; their answers and order are
+    /// unchanged. O(n).
+    ///
+    /// # Errors
+    /// [`PlanError::Capacity`] (store [`Index`](crate::error::Store::Index)) when `storage`
+    /// is too short; [`PlanError::UnsortedTree`] for a tree from
+    /// [`IntervalTree::from_unsorted`], whose nodes are not in `lo` order.
+    ///
+    /// # Example
+    /// ```
+    /// use dramalloc_core::liveness::block_index::index_words;
+    /// use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
+    /// let mut nodes: Vec<Node> = (0..100).map(|i| Node::new(i, i + 2, i)).collect();
+    /// let mut words = vec![0u32; index_words(nodes.len())];
+    /// let tree = IntervalTree::build(&mut nodes).with_index(&mut words)?;
+    /// let mut hits = Vec::new();
+    /// tree.for_each_overlap(50, 50, |n| hits.push(n.payload))?;
+    /// assert_eq!(hits, [48, 49, 50]); // [48,50], [49,51] and [50,52] hold instruction 50
+    /// # Ok::<(), dramalloc_core::PlanError>(())
+    /// ```
+    pub fn with_index(mut self, storage: &'a mut [u32]) -> Result<IntervalTree<'a>, PlanError> {
+        if !self.sorted {
+            return Err(PlanError::UnsortedTree { len: self.nodes.len() as u32 });
+        }
+        self.index = Some(BlockIndex::build(self.nodes, storage)?);
+        Ok(self)
     }
 
     /// The node array, in tree (array) order.
@@ -239,6 +289,10 @@ impl<'a> IntervalTree<'a> {
         let nodes = self.nodes;
         if !self.sorted {
             return self.walk_from(0, lo, hi, &mut visit);
+        }
+        if let Some(index) = &self.index {
+            index.for_each_overlap(nodes, self.max_len, lo, hi, &mut visit);
+            return Ok(());
         }
         // Nodes before `k` start before `lo - max_len`, so they end before `lo`.
         let mut k = self.samples.lower_bound(nodes, lo.saturating_sub(self.max_len));
@@ -368,6 +422,9 @@ impl<'a> IntervalTree<'a> {
             return false;
         }
         if shape(self.nodes, 0, self.nodes.len()) != Some(self.root) {
+            return false;
+        }
+        if self.index.as_ref().is_some_and(|index| !index.matches(self.nodes)) {
             return false;
         }
         !self.sorted || self.nodes.windows(2).all(|w| w[0].lo <= w[1].lo)

@@ -20,6 +20,7 @@ fn tree(nodes: &[Node], root: i32, sorted: bool) -> IntervalTree<'_> {
         sorted,
         max_len: nodes.iter().map(|n| n.hi - n.lo).max().unwrap_or(0),
         samples: crate::liveness::sorted_search::StartSamples::new(nodes),
+        index: None,
     }
 }
 

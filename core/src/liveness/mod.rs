@@ -7,6 +7,7 @@
 //! max-augmented tree ([`interval_tree`]), which answers "who interferes with whom"
 //! ([`interference`]) for the per-candidate [`info::Info`] records.
 
+pub mod block_index;
 pub mod buffers;
 pub mod info;
 pub mod interference;
