@@ -10,6 +10,10 @@
 //!   (uniform in `[0, 32]`) and 10 % long ones (uniform in `[0, 700]`), about 100 hits per
 //!   query.
 //!
+//! dramalloc's tree is built with its block index (`IntervalTree::with_index`, `index_words(n)`
+//! words lent beside the nodes, about 1 MB for 10^6 intervals; its build is in the build
+//! time): the planner lends it the same way (`Workspace::tree_index`).
+//!
 //! Queries are drawn from the same law as the intervals. Every structure reports every
 //! overlap to a visitor that sums the payloads, and the three sums must agree. Before the
 //! criterion groups, a ratio pass per distribution (`support/ratio.rs`: best of three, the

@@ -10,6 +10,7 @@
 
 use crate::cc_region::CcSize;
 use crate::error::PlanError;
+use crate::liveness::block_index::index_words;
 use crate::liveness::buffers::{build_from_buffer_iter, unpad, Buffer};
 use crate::liveness::info::Info;
 use crate::liveness::interference::{build_adjacency, build_csr, Graph};
@@ -246,6 +247,7 @@ fn plan_built_with(
         sections,
         raises,
         adjacency,
+        tree_index,
         ..
     } = ws;
     let infos = &mut infos[..n];
@@ -268,7 +270,11 @@ fn plan_built_with(
     if cc_limit > 0 && floor > cfg.window - cc_limit {
         return Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: cc_limit, floor, window: cfg.window });
     }
-    let tree = IntervalTree::build(&mut nodes[..m]);
+    let mut tree = IntervalTree::build(&mut nodes[..m]);
+    // the block index, where the caller lent room for it (the same answers, fewer reads)
+    if tree_index.len() >= index_words(m) {
+        tree = tree.with_index(tree_index)?;
+    }
     milestone!("Num intervals {} Num locations {}", m, n);
     build_csr(tree.nodes(), &mut interval_ids[..m], infos);
     let mut graph = Graph::new(tree, &interval_ids[..m]);

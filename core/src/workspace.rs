@@ -175,6 +175,13 @@ pub struct Workspace<'a> {
     /// interval tree (the same neighbours in the same order, so the same plans, several
     /// times faster); shorter (or empty) means tree queries.
     pub adjacency: &'a mut [u32],
+    /// Optional: the interval tree's block index
+    /// ([`index_words`](crate::liveness::block_index::index_words)`(intervals)` words, about
+    /// one byte per interval). When it is long enough the planner lends it to the tree, and
+    /// every tree query finds its start in it and skips the blocks of a long window that hold
+    /// no overlap (the same answers in the same order, so the same plans); shorter (or empty)
+    /// means queries without it.
+    pub tree_index: &'a mut [u32],
 }
 
 impl Workspace<'_> {
@@ -311,6 +318,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             sections: &mut self.sections,
             raises: &mut self.raises,
             adjacency: &mut [],
+            tree_index: &mut [],
         }
     }
 }

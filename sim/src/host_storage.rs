@@ -5,6 +5,7 @@
 //! [`dramalloc_core::Workspace`] and a [`dramalloc_core::multicore::MultiStorage`]. The core
 //! itself never allocates; this is where a std program gets the slices it lends it.
 
+use dramalloc_core::liveness::block_index::index_words;
 use dramalloc_core::liveness::info::Info;
 use dramalloc_core::liveness::interval_tree::Node;
 use dramalloc_core::multicore::{
@@ -16,7 +17,7 @@ use dramalloc_core::Workspace;
 
 /// Vectors sized for `infos` candidates, `nodes` intervals and `locations` locations, plus
 /// the optional slices of every strategy (placed list, slots, `infos` sections, the branch and bound's undo records): about
-/// `212 * infos + 28 * nodes + 12 * locations` bytes plus at most 4 MiB of address space.
+/// `212 * infos + 29 * nodes + 12 * locations` bytes (the tree's block index is about one byte a node) plus at most 4 MiB of address space.
 ///
 /// Every vector is allocated zeroed (the records are `Pod`, their default is all zero bytes),
 /// so the operating system commits a page only when the planner first writes it: a slice a
@@ -39,6 +40,7 @@ pub struct HostWorkspace {
     sections: Vec<Section>,
     raises: Vec<Raise>,
     adjacency: Vec<u32>,
+    tree_index: Vec<u32>,
 }
 
 /// `n` zeroed records, allocated zeroed (pages committed on first write).
@@ -70,7 +72,7 @@ impl HostWorkspace {
 
     /// Vectors for up to `infos` candidates, `nodes` intervals and `locations` locations
     /// without the optional slices (placed list, slots, sections, undo records, adjacency):
-    /// enough for the liveness pass and the greedy strategies, about `84 * infos + 28 * nodes
+    /// enough for the liveness pass and the greedy strategies, about `84 * infos + 29 * nodes
     /// + 12 * locations` bytes.
     pub fn minimal(infos: usize, nodes: usize, locations: usize) -> HostWorkspace {
         HostWorkspace {
@@ -83,6 +85,7 @@ impl HostWorkspace {
             neighbours: zeroed(infos),
             occupied: zeroed(infos),
             locations: zeroed(locations),
+            tree_index: zeroed(index_words(nodes)),
             ..HostWorkspace::default()
         }
     }
@@ -111,6 +114,7 @@ impl HostWorkspace {
             sections: &mut self.sections,
             raises: &mut self.raises,
             adjacency: &mut self.adjacency,
+            tree_index: &mut self.tree_index,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The block index of a sorted interval tree: per block of [`BLOCK`] consecutive nodes, the
 //! first node's start and the block's largest end, with a static search tree over the starts,
 //! in storage lent by the caller; and the overlap query that runs through it.
-//! Uses: interval_tree (Node, PICK_BUFFER); used by: interval_tree.
+//! Uses: interval_tree (Node, PICK_BUFFER), error; used by: interval_tree, planner (index_words), sim (host_storage).
 //!
 //! A sorted [`IntervalTree`](super::interval_tree::IntervalTree) answers a query `[lo, hi]`
 //! from the first node that can reach `lo` (it starts at or after `key = lo - max_len`).

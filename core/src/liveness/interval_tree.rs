@@ -1,5 +1,5 @@
 //! The static, perfectly balanced, max-augmented interval tree kept in one array.
-//! Uses: error; used by: buffers, interference, intervals, place, planner, workspace, sim.
+//! Uses: error, block_index, sorted_search, window_scan; used by: buffers, interference, intervals, place, planner, workspace, sim.
 //!
 //! Follows the seed section "The IntervalTree": a node array of 24-byte records
 //! `{hi, lo, max, payload, left, right}`; [`make_tree`] builds a perfectly balanced BST by
@@ -13,6 +13,14 @@
 //! identical to the unsorted seed tree (tested against a brute-force scan); only the cost
 //! changes, from O(n) worst case to O(log n + k). [`IntervalTree::from_unsorted`] keeps the
 //! seed's exact shape for comparison.
+//!
+//! **Block index (optional).** A sorted tree can be lent `index_words(n)` more words of storage
+//! ([`IntervalTree::with_index`], [`block_index`](super::block_index)): per block of 8 nodes
+//! the first start and the largest end, with a static 16-way search tree over the starts.
+//! Queries then find their first node in the index (about 1 byte a node, mostly in cache)
+//! instead of the node array, and skip the blocks of a long window that hold no overlap. Same
+//! answers in the same order. The planner lends it when its workspace has room
+//! ([`Workspace::tree_index`](crate::Workspace::tree_index)).
 //!
 //! Complexity: build O(n log n) (sort) + O(n); query O(log n + w) on a sorted tree (`w`: the
 //! nodes in the window before `q.lo`, at most [`LINEAR_NODES`], then the pruned walk).

@@ -5,7 +5,9 @@
 //! flat and every candidate gets its closed liveness intervals ([`intervals`]); buffers that
 //! already carry an interval enter here too ([`buffers`]). The intervals go into one static
 //! max-augmented tree ([`interval_tree`]), which answers "who interferes with whom"
-//! ([`interference`]) for the per-candidate [`info::Info`] records.
+//! ([`interference`]) for the per-candidate [`info::Info`] records. A sorted tree's query
+//! finds its start through sampled starts ([`sorted_search`]) and scans its window
+//! ([`window_scan`]), or, with storage lent for it, through a block index ([`block_index`]).
 
 pub mod block_index;
 pub mod buffers;
