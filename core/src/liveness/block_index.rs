@@ -195,7 +195,7 @@ impl<'a> BlockIndex<'a> {
             // every node from block `end` on starts at or after `lo`: it overlaps iff it
             // starts by `hi`
             for n in nodes.get(end * BLOCK..).unwrap_or(&[]) {
-                if n.lo > hi {
+                if read(1) && n.lo > hi {
                     return;
                 }
                 visit(n);
@@ -275,6 +275,7 @@ fn near_run(nodes: &[Node], start: usize, lo: u32, hi: u32, visit: &mut impl FnM
     let mut j = start;
     loop {
         let chunk = nodes.get(j..nodes.len().min(j + RUN_CHUNK)).unwrap_or(&[]);
+        read(chunk.len());
         for (k, n) in chunk.iter().enumerate() {
             picked[count % PICK_BUFFER] = (j + k) as u32;
             count += usize::from(n.overlaps(lo, hi));
@@ -307,6 +308,7 @@ fn visit_positions(nodes: &[Node], positions: &[u32], visit: &mut impl FnMut(&No
 fn scan_block(block: &[Node], lo: u32, hi: u32, visit: &mut impl FnMut(&Node)) {
     let mut picked = [0u8; BLOCK];
     let mut count = 0usize;
+    read(block.len().min(BLOCK));
     for (j, n) in block.iter().take(BLOCK).enumerate() {
         picked[count % BLOCK] = j as u8;
         count += usize::from(n.overlaps(lo, hi));
@@ -315,6 +317,36 @@ fn scan_block(block: &[Node], lo: u32, hi: u32, visit: &mut impl FnMut(&Node)) {
         if let Some(n) = block.get(usize::from(j)) {
             visit(n);
         }
+    }
+}
+
+/// Counts `k` node reads of a query (unit tests only; the line requests of the far path are
+/// not counted). Always true, so it can sit in a condition.
+#[inline(always)]
+fn read(_k: usize) -> bool {
+    #[cfg(test)]
+    reads::add(_k);
+    true
+}
+
+// Test builds only (the library stays no_std): per thread, as the harness runs tests in
+// parallel threads.
+#[cfg(test)]
+mod reads {
+    extern crate std;
+    use core::cell::Cell;
+
+    std::thread_local! {
+        static READS: Cell<usize> = const { Cell::new(0) };
+    }
+
+    pub(super) fn add(k: usize) {
+        READS.with(|r| r.set(r.get() + k));
+    }
+
+    /// The node reads since the last call (this thread's).
+    pub(super) fn take() -> usize {
+        READS.with(|r| r.replace(0))
     }
 }
 

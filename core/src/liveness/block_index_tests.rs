@@ -178,3 +178,53 @@ fn the_invariant_checker_rejects_a_corrupted_index() {
     let index = BlockIndex::build(&nodes, &mut words).unwrap();
     assert!(!index.matches(&nodes[..n - 1]), "other nodes");
 }
+
+/// Nodes `[i, i + 1]` for `i` in `0..4096` and one long node `[1500, 3500]` (payload 4096):
+/// the node reads of a query pin which path it takes. A query at 3000 has a window of 250
+/// blocks (from `3000 - max_len = 1000`): the far path reads only the long node's block and
+/// the block of `[2999, 3000]` and `[3000, 3001]` (the long node, sorted after `[1500, 1501]`,
+/// shifts the later nodes by one), then one node, the first of the next block, which starts
+/// after 3000 (17 reads); a query at 2 (a window of one block) reads its chunk of 8 nodes.
+#[test]
+fn node_reads_pin_the_path_of_a_query() {
+    let mut starts: Vec<u32> = (0..4096).collect();
+    starts.push(1500);
+    let mut nodes = nodes_with(&starts, |i| if i == 4096 { 2000 } else { 1 });
+    let mut words = vec![0u32; index_words(nodes.len())];
+    let tree = IntervalTree::build(&mut nodes).with_index(&mut words).unwrap();
+    reads::take();
+    assert_eq!(through_index(&tree, 3000, 3000), [4096, 2999, 3000]);
+    assert_eq!(reads::take(), 8 + 8 + 1);
+    assert_eq!(through_index(&tree, 2, 2), [1, 2]);
+    assert_eq!(reads::take(), 8);
+    // a short window that ends mid-chunk: the chunk with the first start past `hi` ends it
+    assert_eq!(through_index(&tree, 20, 29), (19..=29).collect::<Vec<_>>());
+    assert_eq!(reads::take(), 8 * 4);
+    // without the long node (`max_len` 1) a query at 100 starts at block 12, node 96: one chunk
+    let mut short = nodes_with(&starts[..4096], |_| 1);
+    let mut words = vec![0u32; index_words(short.len())];
+    let tree = IntervalTree::build(&mut short).with_index(&mut words).unwrap();
+    reads::take();
+    assert_eq!(through_index(&tree, 100, 100), [99, 100]);
+    assert_eq!(reads::take(), 8);
+    // nodes `[i, i + 24]`: a query at 256 starts at block 28 (from 232) and block 32, four
+    // blocks on, starts exactly at 256: still a short window, read node by node (five chunks)
+    let mut even = nodes_with(&starts[..512], |_| 24);
+    let mut words = vec![0u32; index_words(even.len())];
+    let tree = IntervalTree::build(&mut even).with_index(&mut words).unwrap();
+    reads::take();
+    assert_eq!(through_index(&tree, 256, 256), (232..=256).collect::<Vec<_>>());
+    assert_eq!(reads::take(), 5 * 8);
+}
+
+/// More overlaps in a short window than one pick buffer holds (all 200 nodes overlap the
+/// query): every one is visited once, in order, across the buffer's flushes.
+#[test]
+fn a_short_window_with_more_overlaps_than_a_pick_buffer() {
+    let starts: Vec<u32> = (0..200).map(|i| i / 8).collect(); // 8 nodes a start: 25 starts
+    let mut nodes = nodes_with(&starts, |_| 0);
+    let mut words = vec![0u32; index_words(nodes.len())];
+    let tree = IntervalTree::build(&mut nodes).with_index(&mut words).unwrap();
+    let got = through_index(&tree, 0, 30);
+    assert_eq!(got, (0..200).collect::<Vec<u32>>());
+}
