@@ -110,17 +110,22 @@ fn every_metric_of_a_plan_with_pins_and_a_collective_region() {
     );
 }
 
-/// With room lent for the neighbour lists the planner reads them instead of querying the
-/// tree: the same addresses and peak for every strategy on a generated problem.
-#[test]
-fn stored_neighbour_lists_give_the_same_plans() {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = |m: u64| {
+/// A xorshift64 stream from `seed`: each call draws a value below `m`.
+fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |m| {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         x % m
-    };
+    }
+}
+
+/// With room lent for the neighbour lists the planner reads them instead of querying the
+/// tree: the same addresses and peak for every strategy on a generated problem.
+#[test]
+fn stored_neighbour_lists_give_the_same_plans() {
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     let bufs: Vec<Buffer> = (0..60)
         .map(|_| {
             let def = next(40) as u32;
@@ -144,13 +149,7 @@ fn stored_neighbour_lists_give_the_same_plans() {
 /// addresses and peak for every strategy as without it, and room one word short is not used.
 #[test]
 fn a_lent_tree_index_gives_the_same_plans() {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     let bufs: Vec<Buffer> = (0..60)
         .map(|k| {
             let def = next(40) as u32;

@@ -173,6 +173,12 @@ impl<'a> IntervalTree<'a> {
         nodes.sort_unstable_by_key(|n| (n.lo, n.hi, n.payload));
         let root = make_tree(nodes, 0, nodes.len());
         make_max(nodes, root);
+        IntervalTree::sorted_over(nodes, root)
+    }
+
+    /// The sorted tree over `nodes` (sorted by `lo`, links and `max` set) with root `root`:
+    /// its longest interval and sampled starts, no block index yet.
+    fn sorted_over(nodes: &'a [Node], root: i32) -> IntervalTree<'a> {
         IntervalTree {
             nodes,
             root,
@@ -205,14 +211,7 @@ impl<'a> IntervalTree<'a> {
     /// answers — never a panic.
     pub fn from_built(nodes: &'a [Node]) -> IntervalTree<'a> {
         let root = if nodes.is_empty() { NIL } else { (nodes.len() / 2) as i32 };
-        let t = IntervalTree {
-            nodes,
-            root,
-            sorted: true,
-            max_len: max_len(nodes),
-            samples: StartSamples::new(nodes),
-            index: None,
-        };
+        let t = IntervalTree::sorted_over(nodes, root);
         debug_assert!(t.check_invariants());
         t
     }
