@@ -92,7 +92,9 @@ impl Node {
         Node { hi, lo, max: lo, payload, left: NIL, right: NIL }
     }
 
-    /// True when this node's interval and the closed interval `[lo, hi]` share an instruction.
+    /// True when this node's interval and the closed interval `[lo, hi]` share an instruction,
+    /// for `lo <= hi` (for `lo > hi` it tests `self.lo <= hi && lo <= self.hi` all the same;
+    /// [`IntervalTree::for_each_overlap`] answers such an inverted query with nothing).
     #[inline]
     pub const fn overlaps(&self, lo: u32, hi: u32) -> bool {
         self.lo <= hi && lo <= self.hi
@@ -271,7 +273,8 @@ impl<'a> IntervalTree<'a> {
     /// Calls `visit` for every node whose closed interval overlaps `[lo, hi]` (seed
     /// `getAllOverlapsWithInterval`), in ascending array index (for a tree from
     /// [`IntervalTree::build`]: ascending `(lo, hi, payload)`). No heap: one fixed
-    /// [`QUERY_STACK`] array.
+    /// [`QUERY_STACK`] array. An inverted query (`lo > hi`) holds no instruction and visits
+    /// nothing, on every tree (the sorted tree without an index answered some nodes before).
     ///
     /// On a sorted tree both sides are pruned by `lo`: [`StartSamples::lower_bound`] (sampled
     /// starts, guarded interpolation, then a count or a branch-free binary search) finds the
@@ -294,6 +297,9 @@ impl<'a> IntervalTree<'a> {
     #[inline]
     pub fn for_each_overlap(&self, lo: u32, hi: u32, mut visit: impl FnMut(&Node)) -> Result<(), PlanError> {
         let nodes = self.nodes;
+        if lo > hi {
+            return Ok(()); // an inverted query holds no instruction
+        }
         if !self.sorted {
             return self.walk_from(0, lo, hi, &mut visit);
         }
@@ -652,6 +658,27 @@ mod tests {
         let mut got = [0u32; 6];
         let k = visited(&t, 4, 5, &mut got);
         assert_eq!(&got[..k], &[0, 2, 3, 4]);
+    }
+
+    /// An inverted query (`lo > hi`) visits nothing, sorted or not, with or without an index.
+    #[test]
+    fn an_inverted_query_visits_nothing() {
+        let base = [Node::new(0, 9, 0), Node::new(3, 5, 1), Node::new(6, 8, 2), Node::new(4, 4, 3)];
+        let (mut a, mut b, mut c) = (base, base, base);
+        let mut words = [0u32; 2];
+        let trees = [
+            IntervalTree::build(&mut a),
+            IntervalTree::build(&mut b).with_index(&mut words).unwrap(),
+            IntervalTree::from_unsorted(&mut c),
+        ];
+        for t in &trees {
+            for (lo, hi) in [(5, 4), (9, 0), (6, 5)] {
+                t.for_each_overlap(lo, hi, |n| panic!("[{lo},{hi}] visited {n:?}")).unwrap();
+            }
+            let mut count = 0;
+            t.for_each_overlap(4, 4, |_| count += 1).unwrap();
+            assert_eq!(count, 3); // [0,9], [3,5], [4,4]
+        }
     }
 
     #[test]
