@@ -87,7 +87,9 @@ const _: () = assert!(core::mem::size_of::<Node>() == 24);
 impl Node {
     /// A leaf node for the closed interval `[lo, hi]` carrying `payload`, as the seed's build
     /// emits it: `{hi, lo, lo, payload, -1, -1}` (`max` is seeded with `lo`, then fixed by
-    /// [`make_max`]).
+    /// [`make_max`]). Trees expect `lo <= hi` (the planner refuses others as
+    /// [`PlanError::BadInterval`]); a sorted tree may report a node with `hi < lo` for a
+    /// query that holds its `lo`.
     pub const fn new(lo: u32, hi: u32, payload: u32) -> Node {
         Node { hi, lo, max: lo, payload, left: NIL, right: NIL }
     }
