@@ -31,7 +31,8 @@ pub enum Store {
     Modules,
     /// The per-instruction live-byte arrays of the memory-pressure pass.
     Pressure,
-    /// The block index of a sorted interval tree (two `u32` words per 16 nodes).
+    /// The block index of a sorted interval tree (two `u32` words per 8 nodes, and its
+    /// search levels: `block_index::index_words`).
     Index,
 }
 

@@ -8,6 +8,7 @@ use std::vec::Vec;
 
 use super::*;
 use crate::liveness::interval_tree::IntervalTree;
+use crate::liveness::sorted_search::probe_count as reads;
 
 struct Lcg(u64);
 impl Lcg {

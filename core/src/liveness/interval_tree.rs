@@ -221,9 +221,10 @@ impl<'a> IntervalTree<'a> {
     }
 
     /// Lends `storage` to a sorted tree for its block index
-    /// ([`block_index`](super::block_index): per block of 16 nodes, the first start and the
-    /// largest end; [`index_words`](super::block_index::index_words)`(n)` words, 8 bytes per
-    /// 16 nodes). Queries then find their first node in the index instead of the node array
+    /// ([`block_index`](super::block_index): per block of 8 nodes, the first start and the
+    /// largest end, and a 16-way search tree over the starts;
+    /// [`index_words`](super::block_index::index_words)`(n)` words, about a byte a node).
+    /// Queries then find their first node in the index instead of the node array
     /// and skip the blocks before `q.lo` that hold no overlap; their answers and order are
     /// unchanged. O(n).
     ///

@@ -228,7 +228,7 @@ fn probed(_k: usize) -> bool {
 // Test builds only (the library stays no_std): the count is per thread because the test
 // harness runs the unit tests in parallel threads, which a shared atomic would mix.
 #[cfg(test)]
-mod probe_count {
+pub(super) mod probe_count {
     extern crate std;
     use core::cell::Cell;
 
@@ -236,12 +236,12 @@ mod probe_count {
         static PROBES: Cell<usize> = const { Cell::new(0) };
     }
 
-    pub(super) fn add(k: usize) {
+    pub(in crate::liveness) fn add(k: usize) {
         PROBES.with(|p| p.set(p.get() + k));
     }
 
     /// The reads since the last call (this thread's).
-    pub(super) fn take() -> usize {
+    pub(in crate::liveness) fn take() -> usize {
         PROBES.with(|p| p.replace(0))
     }
 }

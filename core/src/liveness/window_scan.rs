@@ -56,7 +56,7 @@ pub(super) fn scan_before(
         }
         done += CHUNK;
         if count > PICKED - CHUNK {
-            visit_positions(nodes, &picked, count, visit);
+            visit_positions(nodes, picked.get(..count).unwrap_or(&picked), visit);
             count = 0;
         }
     }
@@ -69,14 +69,14 @@ pub(super) fn scan_before(
         picked[count % PICKED] = (base + done + j) as u32;
         count += usize::from(n.hi >= lo);
     }
-    visit_positions(nodes, &picked, count, visit);
+    visit_positions(nodes, picked.get(..count).unwrap_or(&picked), visit);
     stop
 }
 
-/// Visits the nodes at the first `count` positions of `picked`, in order.
+/// Visits the nodes at `positions`, in order (also the block index's picks).
 #[inline(always)]
-fn visit_positions(nodes: &[Node], picked: &[u32; PICKED], count: usize, visit: &mut impl FnMut(&Node)) {
-    for &i in picked.get(..count).unwrap_or(picked) {
+pub(super) fn visit_positions(nodes: &[Node], positions: &[u32], visit: &mut impl FnMut(&Node)) {
+    for &i in positions {
         if let Some(n) = nodes.get(i as usize) {
             visit(n);
         }
