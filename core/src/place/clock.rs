@@ -8,6 +8,10 @@
 //! greedy placers) ask it through a [`Clock`] once per buffer placed, so every member of
 //! `auto` stops within [`ASK_EVERY`] buffers of the caller's "stop" and a time limit holds on
 //! a host slower than the one the work estimates were measured on.
+//!
+//! A clock also counts the work a placer reports ([`Clock::charge`]): the address-ordered
+//! scan, whose cost is bounded (n²/2 entries walked) but often far lower, charges the entries
+//! it really walks, and `auto` charges its budget that count instead of the bound.
 
 /// How often (in steps, one step a buffer placed) a [`Clock`] asks its callback.
 pub const ASK_EVERY: u32 = 256;
@@ -30,17 +34,19 @@ pub struct Clock<'c> {
     ask: Option<&'c mut dyn FnMut() -> bool>,
     steps: u32,
     stopped: bool,
+    /// Work units charged so far.
+    work: u64,
 }
 
 impl<'c> Clock<'c> {
     /// A clock that asks `keep_going` every [`ASK_EVERY`] steps.
     pub fn new(keep_going: &'c mut dyn FnMut() -> bool) -> Clock<'c> {
-        Clock { ask: Some(keep_going), steps: 0, stopped: false }
+        Clock { ask: Some(keep_going), steps: 0, stopped: false, work: 0 }
     }
 
     /// A clock that never stops (no time limit).
     pub fn none() -> Clock<'c> {
-        Clock { ask: None, steps: 0, stopped: false }
+        Clock { ask: None, steps: 0, stopped: false, work: 0 }
     }
 
     /// Counts one step; false once the callback has said stop (asked on every
@@ -62,6 +68,25 @@ impl<'c> Clock<'c> {
             }
         }
         !self.stopped
+    }
+
+    /// Counts `units` of work (saturating; nothing else depends on it).
+    ///
+    /// ```
+    /// use dramalloc_core::place::clock::Clock;
+    /// let mut clock = Clock::none();
+    /// clock.charge(60);
+    /// clock.charge(u64::MAX);
+    /// assert_eq!(clock.work(), u64::MAX);
+    /// ```
+    #[inline]
+    pub fn charge(&mut self, units: u64) {
+        self.work = self.work.saturating_add(units);
+    }
+
+    /// Work units charged so far ([`Clock::charge`]).
+    pub fn work(&self) -> u64 {
+        self.work
     }
 
     /// Whether the callback has said stop.

@@ -12,7 +12,8 @@
 //! ([`crate::place::class_index`], about `42 E (1 + n / 2^20)`) and the address-ordered scan
 //! (`n² / 2`), the seed's order twice a greedy member. A row runs when its estimate fits in what is left of the budget (the
 //! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
-//! estimate; the skyline gets a re-key cap from the budget left, the peak repair all that
+//! estimate (a greedy row on the address-ordered scan: the entries its walks really read,
+//! counted by [`Clock::charge`], at most its `n² / 2` estimate, which is a bound); the skyline gets a re-key cap from the budget left, the peak repair all that
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
 //! sweep runs whatever the budget and the clock say when the row before it (the sweep around
@@ -584,6 +585,12 @@ pub(crate) fn run_strategy(
             Member::Skyline(_) => (skyline_ok, false),
             _ => (true, false),
         };
+        // a greedy row on the address-ordered scan runs when its bound (n² / 2 entries
+        // walked) fits, and is charged the entries it really walks (often far fewer)
+        let metered = est.placer == Placer::Scan
+            && greedy_of(strategy_of(member)).is_some()
+            && st.placed.len() >= n
+            && st.occupied.len() >= n;
         let outcome = if best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
         } else if !one_interval {
@@ -599,7 +606,8 @@ pub(crate) fn run_strategy(
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
             let mut stopped = false;
-            left = left.saturating_sub(c);
+            // a metered row is charged the work it does, not its estimate
+            left = left.saturating_sub(if metered { 0 } else { c });
             let run = match member {
                 Member::Skyline(h) => {
                     let mut cap = rekeys;
@@ -636,6 +644,9 @@ pub(crate) fn run_strategy(
                         }
                     };
                     stopped = clock.stopped();
+                    if metered {
+                        left = left.saturating_sub(clock.work());
+                    }
                     r
                 }
             };

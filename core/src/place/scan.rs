@@ -17,7 +17,11 @@
 //!
 //! Complexity O(n · p) for p placed buffers (worst case n²/2 interval tests of 8 bytes each,
 //! plus O(sqrt n) entries moved per insert), against O(E log d) for `select` with E interfering pairs: the scan wins when many buffers
-//! are long-lived (E large), `select` when lifetimes are short. Results are identical.
+//! are long-lived (E large), `select` when lifetimes are short. Results are identical. The
+//! entries each walk reads are charged to the caller's [`Clock`] ([`Clock::charge`]): at most
+//! n(n − 1)/2 in all, and where first fit stops early far fewer (on the 57,052-buffer doubled
+//! `iopddl_S_1`, 3.7 · 10^8 in load order against the bound's 1.6 · 10^9), so `auto` charges
+//! its budget what the walk did, not the bound.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
@@ -51,20 +55,23 @@ fn live_in(p: &Placed, lo: u32, hi: u32) -> bool {
 }
 
 /// The first-fit address of `size` bytes among the entries of `list` live in `[lo, hi]`
-/// ([`crate::place::seed::select::first_fit_sorted`] over them), walked a segment at a time.
+/// ([`crate::place::seed::select::first_fit_sorted`] over them), walked a segment at a time,
+/// and the number of entries walked (the work a [`Clock`] is charged).
 #[inline]
-fn first_fit(list: &PlacedList<'_>, lo: u32, hi: u32, size: u64, regions: Regions) -> Option<u64> {
+fn first_fit(list: &PlacedList<'_>, lo: u32, hi: u32, size: u64, regions: Regions) -> (Option<u64>, u64) {
     let mut walk = FirstFit::new(size, regions);
+    let mut walked = 0u64;
     for seg in list.segments() {
-        for p in seg {
+        for (k, p) in seg.iter().enumerate() {
             if live_in(p, lo, hi) {
                 if let Some(a) = walk.span(p.addr, p.end) {
-                    return Some(a);
+                    return (Some(a), walked + k as u64 + 1);
                 }
             }
         }
+        walked += seg.len() as u64;
     }
-    walk.finish()
+    (walk.finish(), walked)
 }
 
 /// Places every candidate of `order` (first element first) exactly as
@@ -124,10 +131,12 @@ pub fn scan(
         let live = || list.iter().filter(|p| live_in(p, lo, hi));
         // first fit stops at the first gap; the full list only for best fit, the CC retry
         // and the error
-        let fast = match fit {
+        let (fast, walked) = match fit {
             Fit::First => first_fit(&list, lo, hi, infos[v as usize].aligned, regions),
-            Fit::Best => None,
+            Fit::Best => (None, 0),
         };
+        // the work is the entries walked: the first-fit walk, or the whole list
+        clock.charge(if fast.is_some() { walked } else { list.len() as u64 });
         let address = match fast {
             Some(a) => a,
             None => {
@@ -207,5 +216,42 @@ mod tests {
         scan(&graph, &mut v, &order, &mut placed, &mut occupied, regions, Fit::First, &mut Clock::none())
             .unwrap();
         assert_eq!((v[0].address, v[1].address), (0, 16));
+    }
+
+    /// The clock is charged the entries each first-fit walk reads, up to the gap it stops
+    /// at: a, b, c and e (8 bytes each) stack at 0, 8, 16, 24 (walks of 0, 1, 2, 3 entries),
+    /// then d, live when b is not, stops at the gap b leaves after reading a, b and c (3 of
+    /// the 4): 9 in all. Best fit reads the whole list every time: 0 + 1 + 2 + 3 + 4 = 10.
+    #[test]
+    fn the_clock_is_charged_the_entries_walked() {
+        // a [0, 9], b [0, 4], c [0, 9], d [5, 9], e [0, 9]
+        let spans = [(0u32, 9u32), (0, 4), (0, 9), (5, 9), (0, 9)];
+        let mut nodes: [Node; 5] = core::array::from_fn(|k| Node {
+            lo: spans[k].0,
+            hi: spans[k].1,
+            payload: k as u32,
+            ..Node::default()
+        });
+        let mut infos: [Info; 5] = core::array::from_fn(|k| Info {
+            aligned: 8,
+            location: k as u32,
+            interval_count: 1,
+            ..Info::default()
+        });
+        let tree = IntervalTree::build(&mut nodes);
+        let mut ids = [0u32; 5];
+        build_csr(tree.nodes(), &mut ids, &mut infos);
+        let graph = Graph::new(tree, &ids);
+        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+        let order = [0u32, 1, 2, 4, 3];
+        for (fit, charged) in [(Fit::First, 9), (Fit::Best, 10)] {
+            let (mut placed, mut occupied) = ([Placed::default(); 5], [Span::default(); 5]);
+            let mut v = infos;
+            let mut clock = Clock::none();
+            scan(&graph, &mut v, &order, &mut placed, &mut occupied, regions, fit, &mut clock).unwrap();
+            assert_eq!(clock.work(), charged, "{fit:?}");
+            let at: [u64; 5] = core::array::from_fn(|k| v[k].address);
+            assert_eq!(at, [0, 8, 16, 8, 24], "{fit:?}");
+        }
     }
 }
