@@ -244,4 +244,27 @@ mod tests {
         infos[7].interval_count = 2;
         assert_eq!(Estimate::of(&graph, &infos).pairs, None);
     }
+
+    /// At a tie of the two placers' estimates the class index is kept: the chain
+    /// `[k, k + 1]` for k < 99 (98 pairs) and `[0, 1]` (2 more) is E = 100, one class, so
+    /// `42 · 100 + 8 · 100` = 5,000 units, the scan's 100² / 2.
+    #[test]
+    fn a_tie_keeps_the_class_index() {
+        use crate::liveness::info::Info;
+        use crate::liveness::interference::build_csr;
+        use crate::liveness::interval_tree::IntervalTree;
+        let mut nodes: [Node; 100] = core::array::from_fn(|k| {
+            if k < 99 {
+                Node::new(k as u32, k as u32 + 1, k as u32)
+            } else {
+                Node::new(0, 1, 99)
+            }
+        });
+        let mut infos = [Info { aligned: 8, interval_count: 1, ..Info::default() }; 100];
+        let tree = IntervalTree::build(&mut nodes);
+        let mut ids = [0u32; 100];
+        build_csr(tree.nodes(), &mut ids, &mut infos);
+        let est = Estimate::of(&Graph::new(tree, &ids), &infos);
+        assert_eq!((est.pairs, est.greedy, est.placer), (Some(100), 5_000, Placer::Classes));
+    }
 }
