@@ -301,9 +301,49 @@ mod tests {
         best
     }
 
+    /// The search returns the incumbent at once, nothing expanded, where it cannot or need
+    /// not search: an incumbent at the lower bound (optimal), no buffers, more than
+    /// [`EXACT_MAX_BUFFERS`], `ids` or `by_lo` shorter than the slots (not optimal).
+    #[test]
+    fn returns_the_incumbent_where_it_does_not_search() {
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 1 << 20, work: 0, keep_going: &mut go };
+        let mut slots = [Slot { lo: 0, hi: 0, size: 4, ..Slot::default() }; 3];
+        let mut secs = [Section { remaining: 12, ..Section::default() }; 1];
+        let mut run = |slots: &mut [Slot], ids: &mut [u32], by_lo: &[u32], lb: u64, inc: u64| {
+            let o = branch_and_bound(
+                slots,
+                &mut secs,
+                by_lo,
+                ids,
+                &mut [],
+                0,
+                lb,
+                inc,
+                1,
+                Schedule::DEFAULT,
+                &mut budget,
+            );
+            (o.peak, o.nodes, o.optimal, o.improved, o.stopped)
+        };
+        let (by_lo, mut ids) = ([0u32, 1, 2], [0u32; 3]);
+        assert_eq!(run(&mut slots, &mut ids, &by_lo, 12, 12), (12, 0, true, false, false));
+        assert_eq!(run(&mut slots, &mut ids, &by_lo, 12, 11), (11, 0, true, false, false));
+        assert_eq!(run(&mut [], &mut ids, &by_lo, 12, 16), (16, 0, false, false, false));
+        assert_eq!(run(&mut slots, &mut ids[..2], &by_lo, 12, 16), (16, 0, false, false, false));
+        assert_eq!(run(&mut slots, &mut ids, &by_lo[..2], 12, 16), (16, 0, false, false, false));
+        let mut many = [Slot::default(); EXACT_MAX_BUFFERS + 1];
+        let mut ids = [0u32; EXACT_MAX_BUFFERS + 1];
+        assert_eq!(
+            run(&mut many, &mut ids, &[0; EXACT_MAX_BUFFERS + 1], 12, 16),
+            (16, 0, false, false, false)
+        );
+    }
+
     #[test]
     fn finds_the_optimum_of_small_random_instances() {
         let mut r = Rng(7);
+        let mut nodes = 0u64;
         // Miri: 30 cases (the full 300 take minutes there).
         let cases = if cfg!(miri) { 30 } else { 300 };
         for case in 0..cases {
@@ -359,6 +399,7 @@ mod tests {
             let opt = brute(iv);
             assert_eq!(out.peak, opt, "case {case}: {iv:?}");
             assert!(out.optimal);
+            nodes += out.nodes;
             // the plan is valid
             for a in 0..n {
                 for b in a + 1..n {
@@ -368,6 +409,11 @@ mod tests {
                     }
                 }
             }
+        }
+        // the nodes the 300 searches expanded, pinned (their schedule: the first node limit
+        // `2n`, the probe at the bound on `limit >> bound_shift`, at least n)
+        if !cfg!(miri) {
+            assert_eq!(nodes, 7_145);
         }
     }
 }
