@@ -106,5 +106,40 @@ mod tests {
         // 1024 .. 2047 in four classes: [1024,1280) [1280,1536) [1536,1792) [1792,2048)
         assert_eq!([class(1279), class(1280), class(1535), class(1536), class(2047)], [40, 41, 41, 42, 43]);
         assert!((1..5000u64).all(|b| class(b) <= class(b + 1)));
+        // below 4 bytes the fraction comes from shifting left: 3 = 0b11 is 1.5 · 2^1
+        assert_eq!([class(3), class(5), class(7)], [6, 9, 11]);
+    }
+
+    /// `greedy-size`'s order: the unpinned candidates, largest first, ties by the longer
+    /// lifetime, then by index; the count returned is theirs.
+    #[test]
+    fn by_size_orders_the_unpinned_by_size_then_lifetime() {
+        use super::by_size;
+        use crate::liveness::info::Info;
+        use crate::liveness::interference::{build_csr, Graph};
+        use crate::liveness::interval_tree::{IntervalTree, Node};
+        use crate::workspace::Scratch;
+        // (lo, hi, aligned, pinned)
+        let c = [
+            (0u32, 9u32, 64u64, false),
+            (2, 3, 64, false),
+            (0, 9, 128, true),
+            (1, 8, 64, false),
+            (4, 4, 256, false),
+        ];
+        let mut nodes: [Node; 5] = core::array::from_fn(|k| Node::new(c[k].0, c[k].1, k as u32));
+        let mut infos: [Info; 5] = core::array::from_fn(|k| Info {
+            aligned: c[k].2,
+            pinned: c[k].3 as u8,
+            interval_count: 1,
+            ..Info::default()
+        });
+        let tree = IntervalTree::build(&mut nodes);
+        let mut ids = [0u32; 5];
+        build_csr(tree.nodes(), &mut ids, &mut infos);
+        let graph = Graph::new(tree, &ids);
+        let (mut scratch, mut order) = ([Scratch::default(); 5], [u32::MAX; 5]);
+        assert_eq!(by_size(&graph, &infos, &mut scratch, &mut order), 4);
+        assert_eq!(order[..4], [4, 0, 3, 1]);
     }
 }

@@ -1,0 +1,86 @@
+//! The max-load lower bound (`place::lower_bound::max_load`) on both its paths, the sweep
+//! over `lo`-sorted one-interval candidates and the point queries (several intervals, or a
+//! heap too short), at the core level (issue 18: mutation testing left both alive). Exact
+//! values, and both paths against a brute force.
+
+use dramalloc_core::liveness::info::Info;
+use dramalloc_core::liveness::interference::{build_csr, Graph};
+use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
+use dramalloc_core::place::lower_bound::max_load;
+use dramalloc_core::workspace::Scratch;
+
+/// The loads of `(intervals, aligned, pinned)` candidates by both paths: the sweep (heap
+/// long enough, one interval each) and the point queries (no heap); `None` for the sweep
+/// where a candidate has several intervals.
+fn loads(cands: &[(&[(u32, u32)], u64, bool)]) -> ((u64, u64), Option<(u64, u64)>) {
+    let mut nodes = Vec::new();
+    let mut infos = Vec::new();
+    for (k, &(ivs, aligned, pinned)) in cands.iter().enumerate() {
+        for &(lo, hi) in ivs {
+            nodes.push(Node::new(lo, hi, k as u32));
+        }
+        infos.push(Info {
+            aligned,
+            pinned: pinned as u8,
+            interval_count: ivs.len() as u32,
+            ..Info::default()
+        });
+    }
+    let one = cands.iter().all(|c| c.0.len() == 1);
+    let tree = IntervalTree::build(&mut nodes);
+    let mut ids = vec![0u32; tree.nodes().len()];
+    build_csr(tree.nodes(), &mut ids, &mut infos);
+    let mut graph = Graph::new(tree, &ids);
+    let mut scratch = vec![Scratch::default(); infos.len()];
+    let mut heap = vec![0u32; ids.len()];
+    let points = max_load(&mut graph, &infos, &mut scratch, &mut []).unwrap();
+    let swept = max_load(&mut graph, &infos, &mut scratch, &mut heap).unwrap();
+    (points, one.then_some(swept))
+}
+
+/// A [0, 4] 8, B [4, 6] 16 (closed intervals: A and B meet at 4), C [5, 9] 32 pinned,
+/// D [7, 7] 4: all candidates peak at 48 (B + C at 5 and 6), the unpinned at 24 (A + B
+/// at 4). Both paths agree, including where heap.len() < nodes makes it take the queries.
+#[test]
+fn both_paths_give_the_peak_of_all_and_of_the_unpinned() {
+    let c: [(&[(u32, u32)], u64, bool); 4] =
+        [(&[(0, 4)], 8, false), (&[(4, 6)], 16, false), (&[(5, 9)], 32, true), (&[(7, 7)], 4, false)];
+    assert_eq!(loads(&c), ((48, 24), Some((48, 24))));
+    // a candidate with two intervals is counted once where both are live at one point
+    // query's instruction, and the sweep is not used
+    let c: [(&[(u32, u32)], u64, bool); 3] =
+        [(&[(0, 2), (2, 5)], 8, false), (&[(2, 3)], 16, false), (&[(6, 6)], 64, true)];
+    assert_eq!(loads(&c), ((64, 24), None));
+    assert_eq!(loads(&[]), ((0, 0), Some((0, 0))));
+}
+
+/// Random one-interval sets: both paths equal the brute force over every instruction.
+#[test]
+fn both_paths_match_the_brute_force() {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for _ in 0..200 {
+        let n = 1 + (next() % 12) as usize;
+        let ivs: Vec<[(u32, u32); 1]> = (0..n)
+            .map(|_| {
+                let lo = (next() % 16) as u32;
+                [(lo, lo + (next() % 6) as u32)]
+            })
+            .collect();
+        let cands: Vec<(&[(u32, u32)], u64, bool)> =
+            ivs.iter().map(|iv| (&iv[..], 1 + next() % 100, next() % 3 == 0)).collect();
+        let mut want = (0u64, 0u64);
+        for t in 0..24 {
+            let live = cands.iter().filter(|c| c.0[0].0 <= t && t <= c.0[0].1);
+            let all: u64 = live.clone().map(|c| c.1).sum();
+            let free: u64 = live.filter(|c| !c.2).map(|c| c.1).sum();
+            want = (want.0.max(all), want.1.max(free));
+        }
+        assert_eq!(loads(&cands), (want, Some(want)), "{cands:?}");
+    }
+}
