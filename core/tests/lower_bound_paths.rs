@@ -9,10 +9,13 @@ use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
 use dramalloc_core::place::lower_bound::max_load;
 use dramalloc_core::workspace::Scratch;
 
+/// A candidate: its closed intervals, its aligned size (bytes), whether it is pinned.
+type Cand<'a> = (&'a [(u32, u32)], u64, bool);
+
 /// The loads of `(intervals, aligned, pinned)` candidates by both paths: the sweep (heap
 /// long enough, one interval each) and the point queries (no heap); `None` for the sweep
 /// where a candidate has several intervals.
-fn loads(cands: &[(&[(u32, u32)], u64, bool)]) -> ((u64, u64), Option<(u64, u64)>) {
+fn loads(cands: &[Cand<'_>]) -> ((u64, u64), Option<(u64, u64)>) {
     let mut nodes = Vec::new();
     let mut infos = Vec::new();
     for (k, &(ivs, aligned, pinned)) in cands.iter().enumerate() {
@@ -43,13 +46,12 @@ fn loads(cands: &[(&[(u32, u32)], u64, bool)]) -> ((u64, u64), Option<(u64, u64)
 /// at 4). Both paths agree, including where heap.len() < nodes makes it take the queries.
 #[test]
 fn both_paths_give_the_peak_of_all_and_of_the_unpinned() {
-    let c: [(&[(u32, u32)], u64, bool); 4] =
+    let c: [Cand<'_>; 4] =
         [(&[(0, 4)], 8, false), (&[(4, 6)], 16, false), (&[(5, 9)], 32, true), (&[(7, 7)], 4, false)];
     assert_eq!(loads(&c), ((48, 24), Some((48, 24))));
     // a candidate with two intervals is counted once where both are live at one point
     // query's instruction, and the sweep is not used
-    let c: [(&[(u32, u32)], u64, bool); 3] =
-        [(&[(0, 2), (2, 5)], 8, false), (&[(2, 3)], 16, false), (&[(6, 6)], 64, true)];
+    let c: [Cand<'_>; 3] = [(&[(0, 2), (2, 5)], 8, false), (&[(2, 3)], 16, false), (&[(6, 6)], 64, true)];
     assert_eq!(loads(&c), ((64, 24), None));
     assert_eq!(loads(&[]), ((0, 0), Some((0, 0))));
 }
@@ -72,7 +74,7 @@ fn both_paths_match_the_brute_force() {
                 [(lo, lo + (next() % 6) as u32)]
             })
             .collect();
-        let cands: Vec<(&[(u32, u32)], u64, bool)> =
+        let cands: Vec<Cand<'_>> =
             ivs.iter().map(|iv| (&iv[..], 1 + next() % 100, next() % 3 == 0)).collect();
         let mut want = (0u64, 0u64);
         for t in 0..24 {
