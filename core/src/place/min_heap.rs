@@ -68,4 +68,17 @@ mod tests {
         assert_eq!(out, [0, 1, 3, 3, 5, 7, 9]);
         assert_eq!(len, 0);
     }
+
+    /// The sift stays inside `heap[..len]`: a smaller stale entry just past it (what a pop
+    /// leaves there) never comes in, whether the last child inside is a left or a right one.
+    #[test]
+    fn sift_root_ignores_the_entries_past_len() {
+        let less = |a: u32, b: u32| a < b;
+        let mut heap = [10u32, 2, 4, 0];
+        sift_root(&mut heap, 3, less);
+        assert_eq!(heap, [2, 10, 4, 0]);
+        let mut heap = [10u32, 2, 4, 8, 0];
+        sift_root(&mut heap, 4, less);
+        assert_eq!(heap, [2, 8, 4, 10, 0]);
+    }
 }
