@@ -484,3 +484,95 @@ fn try_window(
     }
     Ok(found.then_some(best))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liveness::interference::build_csr;
+    use crate::liveness::interval_tree::{IntervalTree, Node};
+    use crate::workspace::{Placed, Raise, Scratch, Slot};
+
+    /// Which slice of the storage a run lends one entry short.
+    #[derive(Clone, Copy, PartialEq)]
+    enum Short {
+        None,
+        Slots,
+        Order,
+        Heap,
+        Neighbours,
+        Occupied,
+    }
+
+    /// Repairs the plan `(lo, hi, aligned, address)` of up to 4 buffers (`edit` may change
+    /// the infos first) with one slice short where asked; returns the repair's answer and
+    /// the addresses after it.
+    fn run(plan: &[(u32, u32, u64, u64)], short: Short, edit: fn(&mut [Info])) -> (Option<u64>, [u64; 4]) {
+        let n = plan.len();
+        let mut nodes: [Node; 4] = core::array::from_fn(|k| {
+            let (lo, hi, _, _) = plan.get(k).copied().unwrap_or_default();
+            Node::new(lo, hi, k as u32)
+        });
+        let mut infos: [Info; 4] = core::array::from_fn(|k| {
+            let (_, _, aligned, address) = plan.get(k).copied().unwrap_or((0, 0, 8, 0));
+            Info { aligned, address, allocated: 1, interval_count: 1, location: k as u32, ..Info::default() }
+        });
+        let infos = &mut infos[..n];
+        let tree = IntervalTree::build(&mut nodes[..n]);
+        let mut ids = [0u32; 4];
+        build_csr(tree.nodes(), &mut ids[..n], infos);
+        let mut graph = Graph::new(tree, &ids[..n]);
+        edit(infos);
+        let len = |s: Short| if s == short { n.saturating_sub(1) } else { 8 };
+        let mut scratch = [Scratch::default(); 8];
+        let (mut order, mut heap, mut nb) = ([0u32; 8], [0u32; 8], [0u32; 8]);
+        let (mut occ, mut placed) = ([Span::default(); 8], [Placed::default(); 8]);
+        let (mut slots, mut secs, mut raises) =
+            ([Slot::default(); 8], [Section::default(); 8], [Raise::default(); 8]);
+        let mut order = &mut order[..len(Short::Order)];
+        let mut heap = &mut heap[..len(Short::Heap)];
+        let mut nb = &mut nb[..len(Short::Neighbours)];
+        let mut occ = &mut occ[..len(Short::Occupied)];
+        let mut placed = &mut placed[..];
+        let mut slots = &mut slots[..len(Short::Slots)];
+        let mut secs = &mut secs[..];
+        let mut raises = &mut raises[..];
+        let mut st = Storage {
+            scratch: &mut scratch,
+            order: &mut order,
+            heap: &mut heap,
+            neighbours: &mut nb,
+            occupied: &mut occ,
+            placed: &mut placed,
+            slots: &mut slots,
+            sections: &mut secs,
+            raises: &mut raises,
+        };
+        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+        let mut go = || true;
+        let mut work = Work { left: 1_000_000, keep_going: &mut go };
+        let out = repair(&mut graph, infos, &mut st, regions, 16, &mut work).unwrap();
+        let at: [u64; 4] = core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address));
+        (out.map(|r| r.peak), at)
+    }
+
+    /// A [0, 9] at 0, B [0, 4] at 8, C [5, 9] at 16 (8 bytes each): C sets the peak, 24,
+    /// where 16 is the bound; the repair lifts the window and puts C on B's place.
+    const PLAN: [(u32, u32, u64, u64); 3] = [(0, 9, 8, 0), (0, 4, 8, 8), (5, 9, 8, 16)];
+
+    #[test]
+    fn a_window_lowers_the_peak_to_the_bound() {
+        assert_eq!(run(&PLAN, Short::None, |_| {}), (Some(16), [0, 8, 8, 0]));
+    }
+
+    /// Nothing to repair, storage one entry short (each slice in turn), a buffer with two
+    /// intervals or one not placed: `None`, and the plan is left as it was.
+    #[test]
+    fn declines_without_storage_or_a_whole_one_interval_plan() {
+        assert_eq!(run(&[], Short::None, |_| {}), (None, [0; 4]));
+        for short in [Short::Slots, Short::Order, Short::Heap, Short::Neighbours, Short::Occupied] {
+            assert_eq!(run(&PLAN, short, |_| {}), (None, [0, 8, 16, 0]));
+        }
+        assert_eq!(run(&PLAN, Short::None, |i| i[1].interval_count = 2), (None, [0, 8, 16, 0]));
+        assert_eq!(run(&PLAN, Short::None, |i| i[2].allocated = 0), (None, [0, 8, 16, 0]));
+    }
+}
