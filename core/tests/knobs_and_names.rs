@@ -106,3 +106,51 @@ fn only_dram_spills_are_candidates() {
     let sbuf = Location { memory: MemoryType::Sbuf, ..Location::spill(8) };
     assert!(!sbuf.is_candidate());
 }
+
+/// The names `plan` prints for the portfolio's members.
+#[test]
+fn member_names() {
+    use dramalloc_core::place::report::Member as M;
+    let all = [
+        M::Sweep,
+        M::SweepLong(7),
+        M::SweepLong(3),
+        M::SweepLong(1),
+        M::Skyline(0),
+        M::Skyline(1),
+        M::Skyline(2),
+        M::GreedyLoad,
+        M::GreedySize,
+        M::GreedyStart,
+        M::GreedyClass,
+        M::BestFit,
+        M::BestFitStart,
+        M::Seed,
+        M::BranchAndBound,
+        M::Repair,
+        M::SkylineTimed,
+    ];
+    let names: Vec<&str> = all.iter().map(|m| m.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "sweep",
+            "sweep-long/128",
+            "sweep-long/8",
+            "sweep-long/2",
+            "skyline-wat",
+            "skyline-taw",
+            "skyline-twa",
+            "greedy-load",
+            "greedy-size",
+            "greedy-start",
+            "greedy-class",
+            "best-fit",
+            "best-fit-start",
+            "seed",
+            "branch-and-bound",
+            "repair",
+            "skyline (timed)"
+        ]
+    );
+}

@@ -31,3 +31,66 @@ fn a_sweep_past_the_live_list_places_every_buffer_apart() {
     let first: Vec<u64> = infos[..6].iter().map(|i| i.address).collect();
     assert_eq!(first, [100_096, 198_144, 294_144, 388_096, 481_280, 64_512]);
 }
+
+/// The sweep declines (`Ok(false)`, nothing placed) where it does not apply: a slice one
+/// entry short (placed, occupied, heap, order, each in turn), a pinned buffer, a buffer with
+/// two intervals; with full storage it places the three buffers by first fit in def order.
+#[test]
+fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
+    use dramalloc_core::liveness::info::Info;
+    use dramalloc_core::liveness::interference::{build_csr, Graph};
+    use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
+    use dramalloc_core::place::clock::Clock;
+    use dramalloc_core::place::seed::search::{Fit, Span};
+    use dramalloc_core::place::seed::select::Regions;
+    use dramalloc_core::place::sweep::sweep;
+    use dramalloc_core::workspace::{Placed, Section};
+    // A [0, 9] 8 bytes, B [0, 4] 16, C [5, 9] 16
+    let iv = [(0u32, 9u32, 8u64), (0, 4, 16), (5, 9, 16)];
+    let mut nodes: [Node; 3] = core::array::from_fn(|k| Node::new(iv[k].0, iv[k].1, k as u32));
+    let mut infos: [Info; 3] = core::array::from_fn(|k| Info {
+        aligned: iv[k].2,
+        interval_count: 1,
+        location: k as u32,
+        ..Info::default()
+    });
+    let tree = IntervalTree::build(&mut nodes);
+    let mut ids = [0u32; 3];
+    build_csr(tree.nodes(), &mut ids, &mut infos);
+    let graph = Graph::new(tree, &ids);
+    let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+    let run = |infos: &mut [Info], short: usize| {
+        let len = |k: usize| if k == short { 2 } else { 3 };
+        let (mut order, mut heap) = ([0u32; 3], [0u32; 3]);
+        let (mut placed, mut occupied, mut sections) =
+            ([Placed::default(); 3], [Span::default(); 3], [Section::default(); 3]);
+        sweep(
+            &graph,
+            infos,
+            &mut order[..len(3)],
+            &mut heap[..len(2)],
+            &mut placed[..len(0)],
+            &mut occupied[..len(1)],
+            &mut sections,
+            regions,
+            Fit::First,
+            &mut Clock::none(),
+        )
+        .unwrap()
+    };
+    for short in 0..4 {
+        let mut v = infos;
+        assert!(!run(&mut v, short), "slice {short} short");
+        assert!(v.iter().all(|i| i.allocated == 0 && i.address == 0));
+    }
+    let mut v = infos;
+    v[1].pinned = 1;
+    assert!(!run(&mut v, 9));
+    let mut v = infos;
+    v[2].interval_count = 2;
+    assert!(!run(&mut v, 9));
+    let mut v = infos;
+    assert!(run(&mut v, 9));
+    // def order, larger first at one instruction: B at 0, A above it, C at 0 after B ends
+    assert_eq!([v[0].address, v[1].address, v[2].address], [16, 0, 0]);
+}
