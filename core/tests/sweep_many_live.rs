@@ -94,3 +94,49 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
     // def order, larger first at one instruction: B at 0, A above it, C at 0 after B ends
     assert_eq!([v[0].address, v[1].address, v[2].address], [16, 0, 0]);
 }
+
+/// Past the live list, with buffers expiring all along: 2,000 page-multiple buffers, four
+/// defined per instruction (distinct sizes), each live for 100–299 instructions (about 300
+/// live at once, more than `LIST_MAX_LIVE`). The treap's plan is the first-fit time sweep
+/// written plainly: in (def, size descending) order, each buffer at the lowest address where
+/// it overlaps no buffer still live.
+#[test]
+fn the_treap_sweep_with_expiries_is_the_plain_first_fit_sweep() {
+    let bufs: Vec<Buffer> = (0..2000u32)
+        .map(|i| {
+            let def = i / 4;
+            let pages = 1 + u64::from(i % 4) + 4 * u64::from((i * 37) % 5);
+            Buffer::new(def, def + 100 + (i * 13) % 200, 4096 * pages)
+        })
+        .collect();
+    // the plain sweep
+    let mut order: Vec<usize> = (0..bufs.len()).collect();
+    order.sort_by_key(|&i| (bufs[i].def, std::cmp::Reverse(bufs[i].bytes), i));
+    let mut at = vec![0u64; bufs.len()];
+    let mut live: Vec<usize> = Vec::new();
+    let mut most = 0usize;
+    for &i in &order {
+        live.retain(|&j| bufs[j].last_use >= bufs[i].def);
+        let mut spans: Vec<(u64, u64)> = live.iter().map(|&j| (at[j], at[j] + bufs[j].bytes)).collect();
+        spans.sort();
+        let mut a = 0u64;
+        for (lo, hi) in spans {
+            if lo >= a + bufs[i].bytes {
+                break;
+            }
+            a = a.max(hi);
+        }
+        at[i] = a;
+        live.push(i);
+        most = most.max(live.len());
+    }
+    assert!(most > LIST_MAX_LIVE, "{most} live at most");
+    let mut st: Box<StaticWorkspace<2000, 2000, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
+    let plan = plan_buffers(&bufs, 4096, &cfg, &mut ws).unwrap();
+    let got: Vec<u64> = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
+    assert_eq!(got, at);
+    let hwm = bufs.iter().zip(&at).map(|(b, a)| a + b.bytes).max().unwrap();
+    assert_eq!(plan.metrics.hwm, hwm);
+}
