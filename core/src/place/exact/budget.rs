@@ -47,3 +47,29 @@ impl Meter<'_, '_> {
         !self.stopped
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The callback is asked on every `CHECK_EVERY`-th node only, and its first "stop" ends
+    /// the run on that node; the node limit ends it on the `max_nodes`-th node.
+    #[test]
+    fn the_meter_asks_every_check_and_stops_at_the_limit() {
+        let mut asks = 0u32;
+        let mut stop_on_second_ask = || {
+            asks += 1;
+            asks < 2
+        };
+        let mut budget = Budget { max_nodes: u64::MAX, work: 0, keep_going: &mut stop_on_second_ask };
+        let mut meter = Meter { budget: &mut budget, nodes: 0, stopped: false };
+        let going = (0..10 * CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
+        assert_eq!((going, meter.nodes, meter.stopped), (2 * CHECK_EVERY - 1, 2 * CHECK_EVERY, true));
+        assert_eq!(asks, 2);
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 5, work: 0, keep_going: &mut go };
+        let mut meter = Meter { budget: &mut budget, nodes: 0, stopped: false };
+        let going = (0..10).take_while(|_| meter.tick()).count();
+        assert_eq!((going, meter.nodes), (4, 5));
+    }
+}
