@@ -340,10 +340,60 @@ mod tests {
         );
     }
 
+    /// Runs the search on `iv` (intervals and sizes) with every size times `scale`,
+    /// capacities on multiples of `align`; returns (peak, nodes, optimal) and the plan.
+    fn search(iv: &[(u32, u32, u64)], case: usize, scale: u64, align: u64) -> ((u64, u64, bool), [u64; 6]) {
+        let n = iv.len();
+        let infos: [Info; 6] =
+            core::array::from_fn(|k| Info { aligned: iv[k.min(n - 1)].2 * scale, ..Info::default() });
+        let mut slots = [Slot::default(); 6];
+        let mut secs = [Section::default(); 12];
+        let (mut by_lo, mut ids) = ([0u32; 6], [0u32; 6]);
+        let count = prepare(
+            &infos[..n],
+            |i| {
+                let k = infos.iter().position(|x| core::ptr::eq(x, i)).unwrap();
+                (iv[k].0, iv[k].1)
+            },
+            0,
+            &mut slots,
+            &mut secs,
+            &mut by_lo,
+            &mut ids,
+        )
+        .unwrap();
+        let total: u64 = iv.iter().map(|x| x.2).sum();
+        let mut lb = 0;
+        for t in 0..16 {
+            lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
+        }
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 1 << 20, work: 0, keep_going: &mut go };
+        let out = branch_and_bound(
+            &mut slots[..n],
+            &mut secs[..count],
+            &by_lo[..n],
+            &mut ids,
+            // even cases: too few undo records (recomputation), odd: enough
+            &mut [Raise::default(); 64][..if case % 2 == 0 { 4 } else { 64 }],
+            0,
+            lb * scale,
+            (total + 1) * scale,
+            align,
+            if case % 2 == 0 {
+                Schedule::DEFAULT
+            } else {
+                Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
+            },
+            &mut budget,
+        );
+        ((out.peak, out.nodes, out.optimal), core::array::from_fn(|k| slots[k].best))
+    }
+
     #[test]
     fn finds_the_optimum_of_small_random_instances() {
         let mut r = Rng(7);
-        let mut nodes = 0u64;
+        let (mut nodes, mut nodes_large) = (0u64, 0u64);
         // Miri: 30 cases (the full 300 take minutes there).
         let cases = if cfg!(miri) { 30 } else { 300 };
         for case in 0..cases {
@@ -353,67 +403,34 @@ mod tests {
                 (lo, lo + (r.next() % 5) as u32, 1 + r.next() % 6)
             });
             let iv = &iv[..n];
-            let infos: [Info; 6] =
-                core::array::from_fn(|k| Info { aligned: iv[k.min(n - 1)].2, ..Info::default() });
-            let mut slots = [Slot::default(); 6];
-            let mut secs = [Section::default(); 12];
-            let (mut by_lo, mut ids) = ([0u32; 6], [0u32; 6]);
-            let count = prepare(
-                &infos[..n],
-                |i| {
-                    let k = infos.iter().position(|x| core::ptr::eq(x, i)).unwrap();
-                    (iv[k].0, iv[k].1)
-                },
-                0,
-                &mut slots,
-                &mut secs,
-                &mut by_lo,
-                &mut ids,
-            )
-            .unwrap();
-            let total: u64 = iv.iter().map(|x| x.2).sum();
-            let mut lb = 0;
-            for t in 0..16 {
-                lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
-            }
-            let mut go = || true;
-            let mut budget = Budget { max_nodes: 1 << 20, work: 0, keep_going: &mut go };
-            let out = branch_and_bound(
-                &mut slots[..n],
-                &mut secs[..count],
-                &by_lo[..n],
-                &mut ids,
-                // even cases: too few undo records (recomputation), odd: enough
-                &mut [Raise::default(); 64][..if case % 2 == 0 { 4 } else { 64 }],
-                0,
-                lb,
-                total + 1,
-                1,
-                if case % 2 == 0 {
-                    Schedule::DEFAULT
-                } else {
-                    Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
-                },
-                &mut budget,
-            );
+            let ((peak, e1, optimal), best) = search(iv, case, 1, 1);
             let opt = brute(iv);
-            assert_eq!(out.peak, opt, "case {case}: {iv:?}");
-            assert!(out.optimal);
-            nodes += out.nodes;
+            assert_eq!(peak, opt, "case {case}: {iv:?}");
+            assert!(optimal);
+            nodes += e1;
             // the plan is valid
             for a in 0..n {
                 for b in a + 1..n {
                     if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
-                        let (x, y) = (slots[a].best, slots[b].best);
+                        let (x, y) = (best[a], best[b]);
                         assert!(x + iv[a].2 <= y || y + iv[b].2 <= x, "case {case}");
                     }
                 }
             }
+            // every size and the capacities in pages: the same search, page for byte
+            let ((peak, expanded, optimal), _) = search(iv, case, 4096, 4096);
+            assert_eq!((peak, expanded, optimal), (opt * 4096, e1, true), "case {case}");
+            // sizes of MiB at byte capacities: the bisection stops within 1/1024 of the
+            // bound, so the search is shorter and may end above the optimum, never below
+            let ((peak, expanded, _), _) = search(iv, case, 1 << 20, 1);
+            assert!(peak >= opt << 20 && peak <= (opt << 20) + (opt << 20) / 512, "case {case}: {peak}");
+            nodes_large += expanded;
         }
         // the nodes the 300 searches expanded, pinned (their schedule: the first node limit
-        // `2n`, the probe at the bound on `limit >> bound_shift`, at least n)
+        // `2n`, the probe at the bound on `limit >> bound_shift`, at least n; the bisection
+        // on multiples of the alignment down to 1/1024 of the bound)
         if !cfg!(miri) {
-            assert_eq!(nodes, 7_145);
+            assert_eq!((nodes, nodes_large), (7_145, 3_911));
         }
     }
 }
