@@ -375,12 +375,12 @@ mod tests {
             &by_lo[..n],
             &mut ids,
             // even cases: too few undo records (recomputation), odd: enough
-            &mut [Raise::default(); 64][..if case % 2 == 0 { 4 } else { 64 }],
+            &mut [Raise::default(); 64][..if case.is_multiple_of(2) { 4 } else { 64 }],
             0,
             lb * scale,
             (total + 1) * scale,
             align,
-            if case % 2 == 0 {
+            if case.is_multiple_of(2) {
                 Schedule::DEFAULT
             } else {
                 Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
