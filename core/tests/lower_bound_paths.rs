@@ -53,6 +53,10 @@ fn both_paths_give_the_peak_of_all_and_of_the_unpinned() {
     // query's instruction, and the sweep is not used
     let c: [Cand<'_>; 3] = [(&[(0, 2), (2, 5)], 8, false), (&[(2, 3)], 16, false), (&[(6, 6)], 64, true)];
     assert_eq!(loads(&c), ((64, 24), None));
+    // every candidate with two intervals (so no sweep even with a long heap): X's two
+    // intervals meet at 2, where X counts once: the peak is X + Y at 1 or 3
+    let c: [Cand<'_>; 2] = [(&[(0, 2), (2, 5)], 32, false), (&[(1, 1), (3, 3)], 4, false)];
+    assert_eq!(loads(&c), ((36, 36), None));
     assert_eq!(loads(&[]), ((0, 0), Some((0, 0))));
 }
 
