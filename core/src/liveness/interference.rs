@@ -42,6 +42,32 @@ impl<'w> Graph<'w> {
         Graph { tree, ids, epoch: 0, adj: &[] }
     }
 
+    /// Builds the tree over `nodes` (sorting them by `lo`), groups their indices by
+    /// candidate into `ids` ([`build_csr`], which sets every Info's interval list) and wraps
+    /// both: the four steps every direct user of the placers takes.
+    ///
+    /// ```
+    /// use dramalloc_core::liveness::info::Info;
+    /// use dramalloc_core::liveness::interference::Graph;
+    /// use dramalloc_core::liveness::interval_tree::Node;
+    /// let mut nodes = [Node::new(0, 4, 0), Node::new(2, 6, 1), Node::new(8, 9, 0)];
+    /// let mut infos = [Info { interval_count: 2, ..Info::default() }, Info { interval_count: 1, ..Info::default() }];
+    /// let mut ids = [0u32; 3];
+    /// let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
+    /// assert_eq!(graph.intervals_of(&infos[0]).len(), 2);
+    /// assert_eq!(graph.tree().nodes()[2].lo, 8);
+    /// ```
+    ///
+    /// # Panics
+    /// When `ids` is shorter than `nodes`, or a node's payload is not an index of `infos`
+    /// (as [`build_csr`]).
+    pub fn build(nodes: &'w mut [Node], ids: &'w mut [u32], infos: &mut [Info]) -> Graph<'w> {
+        let tree = IntervalTree::build(nodes);
+        let ids = &mut ids[..tree.nodes().len()];
+        build_csr(tree.nodes(), ids, infos);
+        Graph::new(tree, ids)
+    }
+
     /// The same graph answering neighbour queries from `adj`, a CSR filled by
     /// [`build_adjacency`] for this graph's candidates.
     pub fn with_adjacency(self, adj: &'w [u32]) -> Graph<'w> {

@@ -223,14 +223,10 @@ mod tests {
     #[test]
     fn the_greedy_estimate_and_its_placer() {
         use crate::liveness::info::Info;
-        use crate::liveness::interference::build_csr;
-        use crate::liveness::interval_tree::IntervalTree;
         let mut nodes: [Node; 100] = core::array::from_fn(|k| Node::new(k as u32, k as u32 + 1, k as u32));
         let mut infos = [Info { aligned: 8, interval_count: 1, ..Info::default() }; 100];
-        let tree = IntervalTree::build(&mut nodes);
         let mut ids = [0u32; 100];
-        build_csr(tree.nodes(), &mut ids, &mut infos);
-        let graph = Graph::new(tree, &ids);
+        let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
         let est = Estimate::of(&graph, &infos);
         assert_eq!((est.n, est.log_n, est.pairs), (100, 7, Some(99)));
         assert_eq!((est.greedy, est.placer), (4_958, Placer::Classes));
@@ -251,8 +247,6 @@ mod tests {
     #[test]
     fn a_tie_keeps_the_class_index() {
         use crate::liveness::info::Info;
-        use crate::liveness::interference::build_csr;
-        use crate::liveness::interval_tree::IntervalTree;
         let mut nodes: [Node; 100] = core::array::from_fn(|k| {
             if k < 99 {
                 Node::new(k as u32, k as u32 + 1, k as u32)
@@ -261,10 +255,8 @@ mod tests {
             }
         });
         let mut infos = [Info { aligned: 8, interval_count: 1, ..Info::default() }; 100];
-        let tree = IntervalTree::build(&mut nodes);
         let mut ids = [0u32; 100];
-        build_csr(tree.nodes(), &mut ids, &mut infos);
-        let est = Estimate::of(&Graph::new(tree, &ids), &infos);
+        let est = Estimate::of(&Graph::build(&mut nodes, &mut ids, &mut infos), &infos);
         assert_eq!((est.pairs, est.greedy, est.placer), (Some(100), 5_000, Placer::Classes));
     }
 }

@@ -116,8 +116,8 @@ mod tests {
     fn by_size_orders_the_unpinned_by_size_then_lifetime() {
         use super::by_size;
         use crate::liveness::info::Info;
-        use crate::liveness::interference::{build_csr, Graph};
-        use crate::liveness::interval_tree::{IntervalTree, Node};
+        use crate::liveness::interference::Graph;
+        use crate::liveness::interval_tree::Node;
         use crate::workspace::Scratch;
         // (lo, hi, aligned, pinned)
         let c = [
@@ -134,10 +134,8 @@ mod tests {
             interval_count: 1,
             ..Info::default()
         });
-        let tree = IntervalTree::build(&mut nodes);
         let mut ids = [0u32; 5];
-        build_csr(tree.nodes(), &mut ids, &mut infos);
-        let graph = Graph::new(tree, &ids);
+        let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
         let (mut scratch, mut order) = ([Scratch::default(); 5], [u32::MAX; 5]);
         assert_eq!(by_size(&graph, &infos, &mut scratch, &mut order), 4);
         assert_eq!(order[..4], [4, 0, 3, 1]);

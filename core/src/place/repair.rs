@@ -488,8 +488,7 @@ fn try_window(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::liveness::interference::build_csr;
-    use crate::liveness::interval_tree::{IntervalTree, Node};
+    use crate::liveness::interval_tree::Node;
     use crate::workspace::{Placed, Raise, Scratch, Slot};
 
     /// Which slice of the storage a run lends one entry short.
@@ -523,10 +522,8 @@ mod tests {
             Info { aligned, address, allocated: 1, interval_count: 1, location: k as u32, ..Info::default() }
         });
         let infos = &mut infos[..n];
-        let tree = IntervalTree::build(&mut nodes[..n]);
         let mut ids = [0u32; 4];
-        build_csr(tree.nodes(), &mut ids[..n], infos);
-        let mut graph = Graph::new(tree, &ids[..n]);
+        let mut graph = Graph::build(&mut nodes[..n], &mut ids, infos);
         edit(infos);
         let len = |s: Short| if s == short { n.saturating_sub(1) } else { 8 };
         let secs_len = if short == Short::Sections { 1 } else { 8 };

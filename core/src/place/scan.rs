@@ -238,10 +238,8 @@ mod tests {
             interval_count: 1,
             ..Info::default()
         });
-        let tree = IntervalTree::build(&mut nodes);
         let mut ids = [0u32; 5];
-        build_csr(tree.nodes(), &mut ids, &mut infos);
-        let graph = Graph::new(tree, &ids);
+        let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
         let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
         let order = [0u32, 1, 2, 4, 3];
         for (fit, charged) in [(Fit::First, 9), (Fit::Best, 10)] {
