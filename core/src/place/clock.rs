@@ -70,7 +70,8 @@ impl<'c> Clock<'c> {
         !self.stopped
     }
 
-    /// Counts `units` of work (saturating; nothing else depends on it).
+    /// Counts `units` of work (saturating). The count never stops the clock: the caller reads
+    /// it ([`Clock::work`]) and decides.
     ///
     /// ```
     /// use dramalloc_core::place::clock::Clock;
