@@ -4,8 +4,8 @@
 //! values, and both paths against a brute force.
 
 use dramalloc_core::liveness::info::Info;
-use dramalloc_core::liveness::interference::{build_csr, Graph};
-use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
+use dramalloc_core::liveness::interference::Graph;
+use dramalloc_core::liveness::interval_tree::Node;
 use dramalloc_core::place::lower_bound::max_load;
 use dramalloc_core::workspace::Scratch;
 
@@ -29,12 +29,10 @@ fn loads(cands: &[Cand<'_>]) -> ((u64, u64), (u64, u64)) {
             ..Info::default()
         });
     }
-    let tree = IntervalTree::build(&mut nodes);
-    let mut ids = vec![0u32; tree.nodes().len()];
-    build_csr(tree.nodes(), &mut ids, &mut infos);
-    let mut graph = Graph::new(tree, &ids);
+    let mut ids = vec![0u32; nodes.len()];
+    let mut heap = vec![0u32; nodes.len()];
+    let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
     let mut scratch = vec![Scratch::default(); infos.len()];
-    let mut heap = vec![0u32; ids.len()];
     let points = max_load(&mut graph, &infos, &mut scratch, &mut []).unwrap();
     let swept = max_load(&mut graph, &infos, &mut scratch, &mut heap).unwrap();
     (points, swept)

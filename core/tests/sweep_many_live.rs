@@ -38,8 +38,8 @@ fn a_sweep_past_the_live_list_places_every_buffer_apart() {
 #[test]
 fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
     use dramalloc_core::liveness::info::Info;
-    use dramalloc_core::liveness::interference::{build_csr, Graph};
-    use dramalloc_core::liveness::interval_tree::{IntervalTree, Node};
+    use dramalloc_core::liveness::interference::Graph;
+    use dramalloc_core::liveness::interval_tree::Node;
     use dramalloc_core::place::clock::Clock;
     use dramalloc_core::place::seed::search::{Fit, Span};
     use dramalloc_core::place::seed::select::Regions;
@@ -54,10 +54,8 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
         location: k as u32,
         ..Info::default()
     });
-    let tree = IntervalTree::build(&mut nodes);
     let mut ids = [0u32; 3];
-    build_csr(tree.nodes(), &mut ids, &mut infos);
-    let graph = Graph::new(tree, &ids);
+    let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
     let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
     let run = |infos: &mut [Info], short: usize| {
         let len = |k: usize| if k == short { 2 } else { 3 };
