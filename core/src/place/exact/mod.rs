@@ -228,8 +228,9 @@ pub fn branch_and_bound(
             if gap <= align.max(lower_bound / 1024) {
                 break;
             }
+            // the middle rounded down to a multiple of align, at least the next one above lo
             let mid = lo + gap / 2;
-            cap = (mid / align * align).max(lo + 1);
+            cap = (mid / align * align).max((lo / align + 1) * align);
             if cap >= out.peak {
                 break;
             }
@@ -342,13 +343,36 @@ mod tests {
 
     /// Runs the search on `iv` (intervals and sizes) with every size times `scale`,
     /// capacities on multiples of `align`; returns (peak, nodes, optimal) and the plan.
-    fn search(iv: &[(u32, u32, u64)], case: usize, scale: u64, align: u64) -> ((u64, u64, bool), [u64; 6]) {
+    /// Even cases use [`Schedule::DEFAULT`] and too few undo records (recomputation), odd
+    /// cases a bisection-heavy schedule and enough records.
+    fn search(iv: &[(u32, u32, u64)], case: usize, scale: u64, align: u64) -> ((u64, u64, bool), [u64; 48]) {
+        let schedule = if case.is_multiple_of(2) {
+            Schedule::DEFAULT
+        } else {
+            Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
+        };
+        search_with(iv, case.is_multiple_of(2), scale, align, 0, schedule, 1 << 20)
+    }
+
+    /// [`search`] on up to 48 buffers with the given `schedule`, at most `max_nodes` nodes,
+    /// few undo records when `few_raises`, and the lower bound passed to the search lowered
+    /// by `weaken` (a weaker bound than the max load: the search must prove the capacities
+    /// between them infeasible).
+    fn search_with(
+        iv: &[(u32, u32, u64)],
+        few_raises: bool,
+        scale: u64,
+        align: u64,
+        weaken: u64,
+        schedule: Schedule,
+        max_nodes: u64,
+    ) -> ((u64, u64, bool), [u64; 48]) {
         let n = iv.len();
-        let infos: [Info; 6] =
+        let infos: [Info; 48] =
             core::array::from_fn(|k| Info { aligned: iv[k.min(n - 1)].2 * scale, ..Info::default() });
-        let mut slots = [Slot::default(); 6];
-        let mut secs = [Section::default(); 12];
-        let (mut by_lo, mut ids) = ([0u32; 6], [0u32; 6]);
+        let mut slots = [Slot::default(); 48];
+        let mut secs = [Section::default(); 96];
+        let (mut by_lo, mut ids) = ([0u32; 48], [0u32; 48]);
         let count = prepare(
             &infos[..n],
             |i| {
@@ -364,27 +388,22 @@ mod tests {
         .unwrap();
         let total: u64 = iv.iter().map(|x| x.2).sum();
         let mut lb = 0;
-        for t in 0..16 {
+        for t in 0..64 {
             lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
         }
         let mut go = || true;
-        let mut budget = Budget { max_nodes: 1 << 20, work: 0, keep_going: &mut go };
+        let mut budget = Budget { max_nodes, work: 0, keep_going: &mut go };
         let out = branch_and_bound(
             &mut slots[..n],
             &mut secs[..count],
             &by_lo[..n],
             &mut ids,
-            // even cases: too few undo records (recomputation), odd: enough
-            &mut [Raise::default(); 64][..if case.is_multiple_of(2) { 4 } else { 64 }],
+            &mut [Raise::default(); 256][..if few_raises { 4 } else { 256 }],
             0,
-            lb * scale,
+            (lb - weaken) * scale,
             (total + 1) * scale,
             align,
-            if case.is_multiple_of(2) {
-                Schedule::DEFAULT
-            } else {
-                Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 }
-            },
+            schedule,
             &mut budget,
         );
         ((out.peak, out.nodes, out.optimal), core::array::from_fn(|k| slots[k].best))
@@ -432,5 +451,136 @@ mod tests {
         if !cfg!(miri) {
             assert_eq!((nodes, nodes_large), (7_145, 3_911));
         }
+    }
+
+    /// The run's schedule where it matters: 10 to 30 buffers, the bound passed exact or
+    /// weakened by a quarter (so the capacities between are proven infeasible and the best
+    /// is proven optimal above the bound it was given), in bytes and in 4-byte units, with
+    /// three schedules (one whose bisection probes get only n nodes, so they fail at their
+    /// limit and the bisection must restart from the proven bound), cut at 3,000 nodes.
+    /// Every plan is checked valid; the peaks, nodes and proofs of the 720 runs are pinned.
+    #[test]
+    fn the_schedule_on_weakened_bounds_and_starved_probes() {
+        let mut r = Rng(5);
+        let schedules = [
+            Schedule::DEFAULT,
+            Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 },
+            Schedule { bound_shift: 0, bisect_shift: 3, bisect_share: 2 },
+        ];
+        let (mut peaks, mut nodes, mut optimal, mut unfound) = (0u64, 0u64, 0u32, 0u32);
+        let cases = if cfg!(miri) { 2 } else { 60 };
+        for case in 0..cases {
+            let n = 10 + (r.next() % 21) as usize;
+            let iv: [(u32, u32, u64); 48] = core::array::from_fn(|_| {
+                let lo = (r.next() % 12) as u32;
+                (lo, lo + (r.next() % 5) as u32, 1 + r.next() % 5)
+            });
+            let iv = &iv[..n];
+            let mut lb = 0;
+            for t in 0..32 {
+                lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
+            }
+            for (k, &schedule) in schedules.iter().enumerate() {
+                for weaken in [0, lb / 4] {
+                    for (scale, align) in [(1, 1), (4, 4)] {
+                        let ((peak, expanded, opt), best) =
+                            search_with(iv, k == 1, scale, align, weaken, schedule, 3_000);
+                        // the incumbent (all at 0, not a plan) is kept when nothing was found
+                        let total = iv.iter().map(|x| x.2).sum::<u64>();
+                        if peak == (total + 1) * scale {
+                            unfound += 1;
+                            continue;
+                        }
+                        for a in 0..n {
+                            for b in a + 1..n {
+                                if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
+                                    let (x, y) = (best[a], best[b]);
+                                    assert!(
+                                        x + iv[a].2 * scale <= y || y + iv[b].2 * scale <= x,
+                                        "case {case}"
+                                    );
+                                }
+                            }
+                            assert!(best[a] + iv[a].2 * scale <= peak, "case {case}");
+                        }
+                        assert!(peak >= lb * scale, "case {case}");
+                        peaks += peak / scale;
+                        nodes += expanded;
+                        optimal += opt as u32;
+                    }
+                }
+            }
+        }
+        if !cfg!(miri) {
+            assert_eq!((peaks, nodes, optimal, unfound), (16_296, 65_892, 720, 0));
+        }
+    }
+
+    /// With an incumbent that is not a multiple of the alignment (the caller's plan, here 10
+    /// with 4-byte alignment) and a weak bound (4, where the max load is 8), the bisection
+    /// probes multiples of 4 only and finds the optimum 8: probing 5 and 6 (the old
+    /// `lo + 1`) proved 6 infeasible and took `6 + 4 >= 10` as a proof that 10 was optimal.
+    #[test]
+    fn an_unaligned_incumbent_is_bisected_on_aligned_capacities() {
+        let infos = [Info { aligned: 4, ..Info::default() }; 2];
+        let mut slots = [Slot::default(); 2];
+        let mut secs = [Section::default(); 2];
+        let (mut by_lo, mut ids) = ([0u32; 2], [0u32; 2]);
+        let count = prepare(&infos, |_| (0, 3), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 1 << 12, work: 0, keep_going: &mut go };
+        let out = branch_and_bound(
+            &mut slots,
+            &mut secs[..count],
+            &by_lo,
+            &mut ids,
+            &mut [Raise::default(); 8],
+            0,
+            4,
+            10,
+            4,
+            Schedule::DEFAULT,
+            &mut budget,
+        );
+        assert_eq!((out.peak, out.optimal, out.improved), (8, true, true));
+        let mut best = [slots[0].best, slots[1].best];
+        best.sort_unstable();
+        assert_eq!(best, [0, 4]);
+    }
+
+    /// Exactly [`EXACT_MAX_BUFFERS`] buffers are searched (one more is not, see
+    /// `returns_the_incumbent_where_it_does_not_search`): 2,048 one-byte buffers, each live at
+    /// its own instruction, from an incumbent of 2 reach the bound 1.
+    #[test]
+    fn the_largest_problem_taken_is_searched() {
+        if cfg!(miri) {
+            return;
+        }
+        const N: usize = EXACT_MAX_BUFFERS;
+        let infos = [Info { aligned: 1, ..Info::default() }; N];
+        let mut slots = [Slot::default(); N];
+        let mut secs = [Section::default(); N];
+        let (mut by_lo, mut ids) = ([0u32; N], [0u32; N]);
+        let base = infos.as_ptr() as usize;
+        let at = |i: &Info| ((i as *const Info as usize - base) / core::mem::size_of::<Info>()) as u32;
+        let count =
+            prepare(&infos, |i| (at(i), at(i)), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 1 << 20, work: 0, keep_going: &mut go };
+        let out = branch_and_bound(
+            &mut slots,
+            &mut secs[..count],
+            &by_lo,
+            &mut ids,
+            &mut [Raise::default(); 8],
+            0,
+            1,
+            2,
+            1,
+            Schedule::DEFAULT,
+            &mut budget,
+        );
+        assert_eq!((out.peak, out.optimal, out.improved), (1, true, true));
+        assert!(out.nodes > 0 && slots.iter().all(|s| s.best == 0));
     }
 }
