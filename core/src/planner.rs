@@ -212,6 +212,19 @@ pub fn plan_buffer_iter(
     plan_built(ws, &built, cfg, align)
 }
 
+/// Node budget of the branch and bound when the caller gives none (`plan_buffers`,
+/// `plan_function`) for `candidates` buffers: [`EXACT_DEFAULT_WORK`] / n (a node costs O(n)),
+/// at most [`EXACT_DEFAULT_NODES`]; 0 candidates count as 1.
+///
+/// ```
+/// use dramalloc_core::planner::exact_default_nodes;
+/// assert_eq!(exact_default_nodes(50), 2_000_000);
+/// assert_eq!(exact_default_nodes(2_048), 48_828);
+/// ```
+pub fn exact_default_nodes(candidates: u64) -> u64 {
+    (EXACT_DEFAULT_WORK / candidates.max(1)).min(EXACT_DEFAULT_NODES)
+}
+
 fn plan_built(
     ws: &mut Workspace<'_>,
     built: &Built,
@@ -219,7 +232,7 @@ fn plan_built(
     align: u64,
 ) -> Result<Plan, PlanError> {
     let mut always = || true;
-    let nodes = (EXACT_DEFAULT_WORK / (built.infos as u64).max(1)).min(EXACT_DEFAULT_NODES);
+    let nodes = exact_default_nodes(built.infos as u64);
     let mut budget = Budget { max_nodes: nodes, work: AUTO_WORK_BUDGET, keep_going: &mut always };
     plan_built_with(ws, built, cfg, align, &mut budget)
 }
@@ -314,7 +327,8 @@ fn plan_built_with(
             return Err(PlanError::PinnedOverlap { a: a.location, b });
         }
     }
-    let bound = |(all, free): (u64, u64)| all.max(if free > 0 { floor + free } else { 0 });
+    // every plan's HWM is at least the floor, with or without anything to place above it
+    let bound = |(all, free): (u64, u64)| all.max(floor + free);
     let (load_all, load_free) = max_load(&mut graph, infos, scratch, heap)?;
     let mut metrics = Metrics {
         candidates: n as u64,

@@ -234,3 +234,28 @@ fn nothing_to_place_keeps_the_strategy_asked_for() {
     assert_ne!(best_fit, 0);
     assert_eq!(DEFAULT_HBM_WINDOW, 24 * 1024 * 1024 * 1024);
 }
+
+/// A program whose only tensor is pre-placed has nothing to place, but its HWM is the floor
+/// and so is its lower bound (it was 0 when no candidate was free: a ratio of HWM to bound
+/// with nothing to divide by).
+#[test]
+fn a_floor_with_nothing_above_it_is_the_bound() {
+    let locs = [Location::preplaced(4096, UsageClass::Weight, 8192)];
+    let ops = [Operand::use_(0)];
+    let instrs = [Instruction { first: 0, count: 1, collective: false }];
+    let f = Function { locations: &locs, instructions: &instrs, operands: &ops };
+    let mut st: Box<StaticWorkspace<8, 8, 8>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let p = plan_function(&f, &cfg(1 << 20, 0, Strategy::Auto), &mut ws).unwrap();
+    let m = p.metrics;
+    assert_eq!((m.candidates, m.reserved_space, m.hwm, m.lower_bound), (0, 12_288, 12_288, 12_288));
+}
+
+/// The default node budget of `exact`: 2,000,000 nodes up to 50 buffers, then
+/// 100,000,000 / n (51 buffers get 1,960,784; 2,048 get 48,828), no buffers as one.
+#[test]
+fn the_default_node_budget_shrinks_with_the_buffers() {
+    use dramalloc_core::planner::exact_default_nodes;
+    let got = [0, 1, 50, 51, 64, 2_048].map(exact_default_nodes);
+    assert_eq!(got, [2_000_000, 2_000_000, 2_000_000, 1_960_784, 1_562_500, 48_828]);
+}
