@@ -242,3 +242,28 @@ fn sweep_tree(
     }
     Ok(Some(true))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The peak count of live candidates, `nodes` given as (def, last use) in def order.
+    fn live_peak(iv: &[(u32, u32)]) -> usize {
+        let nodes: [Node; 3] = core::array::from_fn(|k| Node::new(iv[k].0, iv[k].1, k as u32));
+        let mut heap = [0u32; 3];
+        max_live(&nodes, &[0, 1, 2], &mut heap)
+    }
+
+    /// `max_live` (which picks the treap over the list) counts the candidates live at one
+    /// instruction exactly: an end pushed after a later one must still expire first (a
+    /// min-heap by last use), and a buffer whose last use is another's def is live with it.
+    #[test]
+    fn max_live_counts_the_buffers_live_together() {
+        // A [0, 10], B [0, 1], C [2, 3]: B has gone at 2, so at most A and one other
+        assert_eq!(live_peak(&[(0, 10), (0, 1), (2, 3)]), 2);
+        // A [0, 5], B [0, 5], C [5, 6]: all three live at 5 (ends are inclusive)
+        assert_eq!(live_peak(&[(0, 5), (0, 5), (5, 6)]), 3);
+        // nothing overlaps: one at a time
+        assert_eq!(live_peak(&[(0, 1), (2, 3), (4, 5)]), 1);
+    }
+}

@@ -1,0 +1,154 @@
+//! The peak repair's paths (`place/repair.rs`), through `auto` with the storage it gets cut
+//! down: the loop's end at the whole program and when its work is out, the neighbour cache
+//! too short for a window, the peak found without its max tree, the clock asked inside a
+//! window. Every problem is planned with no sections storage, so the branch and bound is
+//! skipped and the repair starts from the best greedy member's plan above the lower bound.
+//! Exact values: the repair's reported peak and work pin which windows it tried and how each
+//! was charged.
+
+use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::report::{Member, Outcome};
+use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig, StaticWorkspace, Strategy};
+
+/// Plans `bufs` with `auto` (alignment 1, no CC region) with `placed` entries of the placed
+/// list (the repair's neighbour cache: six `u32`s an entry), no sections, `work` units and a
+/// clock that says stop after `ticks` calls; returns the repair's outcome, the plan's peak
+/// and lower bound, and the addresses.
+fn plan(bufs: &[Buffer], placed: usize, work: u64, ticks: u64) -> (Option<Outcome>, u64, u64, Vec<u64>) {
+    let (out, _) = plan_counted(bufs, placed, work, ticks);
+    out
+}
+
+/// As [`plan`], and how many times the clock was asked.
+#[allow(clippy::type_complexity)]
+fn plan_counted(
+    bufs: &[Buffer],
+    placed: usize,
+    work: u64,
+    ticks: u64,
+) -> ((Option<Outcome>, u64, u64, Vec<u64>), u64) {
+    let mut st: Box<StaticWorkspace<512, 512, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    ws.placed = &mut core::mem::take(&mut ws.placed)[..placed];
+    ws.sections = &mut [];
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut calls = 0u64;
+    let mut keep_going = || {
+        calls += 1;
+        calls <= ticks
+    };
+    let mut budget = Budget { max_nodes: 20_000, work, keep_going: &mut keep_going };
+    let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
+    let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
+    let at = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
+    ((repair, p.metrics.hwm, p.metrics.lower_bound, at), calls)
+}
+
+/// Six buffers `(def, last use, bytes)` over instructions 1 to 6, so every window is the
+/// whole program. The sweep's plan peaks at 200; the repair's first window brings the peak
+/// down to 195 (buffer 2 at 122), and the next, the same window, does no better: the bound,
+/// 176 at instruction 5, is out of reach.
+const SIX: [(u32, u32, u64); 6] = [(3, 5, 55), (6, 6, 84), (2, 3, 73), (4, 6, 67), (1, 2, 18), (5, 5, 54)];
+
+/// [`SIX`] `shift` instructions later.
+fn six(shift: u32) -> Vec<Buffer> {
+    SIX.iter().map(|&(d, l, b)| Buffer::new(d + shift, l + shift, b)).collect()
+}
+
+/// The plan the repair leaves for [`SIX`]: buffer 2 at 122 sets the peak, 195.
+const SIX_AT: [u64; 6] = [67, 67, 122, 0, 0, 122];
+
+/// When the whole-program window does not lower the peak, the repair ends there, with most of
+/// its 100,000 units left: it does not try the same window again until the work runs out.
+/// 586 units for two windows (the first kept), their neighbour lists cached (the placed list
+/// is long enough).
+#[test]
+fn the_repair_ends_when_the_whole_program_window_fails() {
+    assert_eq!(
+        plan(&six(0), 512, 100_000, u64::MAX),
+        (Some(Outcome::Ran { peak: 195, work: 586 }), 195, 176, SIX_AT.to_vec())
+    );
+}
+
+/// The window's neighbour lists are cached in the placed list (six `u32`s an entry) only when
+/// its offsets (`k + 1` for `k` buffers) fit; else every order queries the tree again, at
+/// `TREE_VISIT_UNITS` (10) a neighbour and a buffer. The six buffers have 12 neighbour entries
+/// (6 interfering pairs): with no entry or one (6 `u32`s, exactly `k`: no room for the last
+/// offset) nothing is cached, 1,260 units; with 2 or 3 entries (12, 18) the lists overflow the
+/// cache while it is filled, and the queries made so far are charged on top, 1,420 and 1,600;
+/// with 4 (24) all fits, 648. The plan is the same every time.
+#[test]
+fn the_neighbour_cache_in_the_placed_list_and_its_overflow() {
+    for (placed, work) in [(0, 1_260), (1, 1_260), (2, 1_420), (3, 1_600), (4, 648)] {
+        let want = (Some(Outcome::Ran { peak: 195, work }), 195, 176, SIX_AT.to_vec());
+        assert_eq!(plan(&six(0), placed, 100_000, u64::MAX), want, "placed {placed}");
+    }
+}
+
+/// With no sections storage the ends are not kept in a max tree: the buffer that sets the
+/// peak is found by a scan (the lowest index whose end is the peak). Two small buffers at
+/// instructions 0 and 1 come first, then [`SIX`] 100 instructions later: the peak buffer is
+/// candidate 4, and the windows around it (margins 16 to 128) reach the first two only at the
+/// last, the whole program, which fails and ends the repair at 195 for 1,290 units. Taking
+/// candidate 0 or 1 for the peak instead would re-place those two, below the peak, again and
+/// again until the work runs out.
+#[test]
+fn the_peak_buffer_found_by_a_scan_without_the_max_tree() {
+    let mut bufs = vec![Buffer::new(0, 0, 10), Buffer::new(1, 1, 10)];
+    bufs.extend(six(100));
+    let mut at = vec![0, 0];
+    at.extend(SIX_AT);
+    assert_eq!(
+        plan(&bufs, 512, 100_000, u64::MAX),
+        (Some(Outcome::Ran { peak: 195, work: 1_290 }), 195, 176, at)
+    );
+}
+
+/// 300 buffers over 14 instructions (lifetimes up to 3, 1 to 100 bytes, a xorshift with a
+/// fixed seed): one window holds them all. The clock is asked before the repair (call 17
+/// here), before each window (call 18) and inside a window only every 256 buffers: when it
+/// says stop from call 17 on, the repair does not run; from 18, it runs no window; from 19,
+/// it stops at the window's 256th buffer (the 255 tree queries before it charged, 28,260
+/// units); from 20, later. The peak stays at the greedy members' 3,502 (the bound is 3,491).
+#[test]
+fn the_clock_is_asked_every_256_buffers_of_a_window() {
+    let bufs = generated();
+    let outcomes: Vec<Option<Outcome>> = (16..20).map(|t| plan(&bufs, 512, 10_000_000, t).0).collect();
+    let ran = |work| Some(Outcome::Ran { peak: 3_502, work });
+    assert_eq!(outcomes, [Some(Outcome::OutOfTime), ran(0), ran(28_260), ran(769_540)]);
+}
+
+/// The 300 buffers of [`the_clock_is_asked_every_256_buffers_of_a_window`].
+fn generated() -> Vec<Buffer> {
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    (0..300)
+        .map(|_| {
+            let lo = next(12) as u32;
+            let last = lo + next(3) as u32;
+            Buffer::new(lo, last, 1 + next(100))
+        })
+        .collect()
+}
+
+/// The problem of [`the_peak_buffer_found_by_a_scan_without_the_max_tree`] with 1,300 units:
+/// the members spend 868 and ask the clock 9 times, the repair asks once before it starts and
+/// once before each window. Its first window (358 units) brings the peak to 195, its second
+/// runs out of work; then the repair ends, 12 calls in all: it does not go on asking for the
+/// wider windows (margins 32 to 128) it has no work for. With 100,000 units it asks for all
+/// five windows, 15 calls.
+#[test]
+fn the_repair_stops_asking_for_windows_once_its_work_is_out() {
+    let mut bufs = vec![Buffer::new(0, 0, 10), Buffer::new(1, 1, 10)];
+    bufs.extend(six(100));
+    let mut at = vec![0, 0];
+    at.extend(SIX_AT);
+    let want = |work| (Some(Outcome::Ran { peak: 195, work }), 195, 176, at.clone());
+    assert_eq!(plan_counted(&bufs, 512, 1_300, u64::MAX), (want(432), 12));
+    assert_eq!(plan_counted(&bufs, 512, 100_000, u64::MAX), (want(1_290), 15));
+}
