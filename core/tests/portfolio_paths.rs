@@ -1,0 +1,391 @@
+//! The portfolio's paths that `portfolio_report.rs` does not reach, each pinned by exact
+//! values (member reports, peaks, work units, clock calls, the kept strategy, addresses): a
+//! row whose estimate is exactly what is left, a skyline row that settles or finishes by first
+//! fit depending on what its re-keys leave, the clock asked every 256 buffers of that first-fit
+//! completion, `exact`'s timed skyline after a skyline row stopped there (and when its plan is
+//! kept), the branch and bound skipped at the lower bound or where the sizes overflow, the
+//! strategy reported after the repair, and tied skyline preorders.
+
+use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::report::{Member as M, Outcome as O};
+use dramalloc_core::{
+    plan_buffers_with, Buffer, CcSize, Plan, PlanConfig, PlanError, StaticWorkspace, Strategy,
+};
+use std::cell::Cell;
+
+/// `n` buffers from a fixed xorshift stream (the generator of `portfolio_report.rs`): defs
+/// uniform over `span` instructions, a lifetime of up to `short` instructions (one buffer in
+/// `long_every` up to `span / 2`), sizes of 1 to 64 units of 256 bytes, about one in eight a
+/// multiple of 4 KiB.
+fn problem(seed: u64, n: usize, span: u32, short: u32, long_every: u64) -> Vec<Buffer> {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..n)
+        .map(|_| {
+            let def = (next() % u64::from(span)) as u32;
+            let long = long_every > 0 && next() % long_every == 0;
+            let life = (next() % u64::from(if long { span / 2 } else { short })) as u32;
+            let size = if next() % 8 == 0 { 4096 * (1 + next() % 8) } else { 256 * (1 + next() % 64) };
+            Buffer::new(def, def + life, size)
+        })
+        .collect()
+}
+
+/// `portfolio_report.rs`'s problem `a` (60 buffers) with a different seed multiplier `k`
+/// (`k = 6` is `a` itself).
+fn small(k: u64) -> Vec<Buffer> {
+    problem(k.wrapping_mul(0x9E37_79B9_7F4A_7C15), 60, 20, 12, 4)
+}
+
+/// `portfolio_report.rs`'s 600-buffer problem: every greedy pass is on the address-ordered
+/// scan (estimate 600² / 2 = 180,000 units, 300 a buffer), a skyline row is estimated at
+/// 901,029 units and a re-key at 80 (8 · log2 n).
+fn big() -> Vec<Buffer> {
+    problem(0x2545_F491_4F6C_DD1D, 600, 200, 20, 16)
+}
+
+/// 600 buffers as in [`big`] (defs over 200 instructions, lifetimes up to 20, one in 16 up
+/// to 100) from seed multiplier `k`, of 1 to 4 pages of 4 KiB each: coarser sizes, so some
+/// members reach the lower bound.
+fn paged(k: u64) -> Vec<Buffer> {
+    let mut x = k.wrapping_mul(0x2545_F491_4F6C_DD1D);
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    (0..600)
+        .map(|_| {
+            let def = (next() % 200) as u32;
+            let long = next() % 16 == 0;
+            let life = (next() % if long { 100 } else { 20 }) as u32;
+            Buffer::new(def, def + life, 4096 * (1 + next() % 4))
+        })
+        .collect()
+}
+
+/// Plans `bufs` with `strategy` at 256-byte alignment in a window of `window` bytes with a CC
+/// region of `cc_mib` MiB, `work` units and `keep_going` as the clock; returns the result and
+/// the addresses left in the workspace.
+fn plan_with(
+    bufs: &[Buffer],
+    strategy: Strategy,
+    window: u64,
+    cc_mib: u64,
+    work: u64,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> (Result<Plan, PlanError>, Vec<u64>) {
+    let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window, cc: CcSize::Mib(cc_mib), strategy };
+    let mut budget = Budget { max_nodes: 20_000, work, keep_going };
+    let got = plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget);
+    let addresses = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
+    (got, addresses)
+}
+
+/// As [`plan_with`] in a 1 GiB window without a CC region; the plan and how many times the
+/// clock was asked. `answer(k)` is the clock's answer to its k-th call (from 1).
+fn plan_counted(bufs: &[Buffer], strategy: Strategy, work: u64, answer: impl Fn(u64) -> bool) -> (Plan, u64) {
+    let calls = Cell::new(0u64);
+    let mut keep_going = || {
+        calls.set(calls.get() + 1);
+        answer(calls.get())
+    };
+    let (got, _) = plan_with(bufs, strategy, 1 << 30, 0, work, &mut keep_going);
+    (got.unwrap_or_else(|e| panic!("{strategy:?}: {e}")), calls.get())
+}
+
+/// `Strategy::ALL` index of `s` (the plan's `strategy` metric).
+fn index(s: Strategy) -> u64 {
+    Strategy::ALL.iter().position(|&x| x == s).unwrap() as u64
+}
+
+/// A row runs when its estimate is at most what is left, equal included: on `a` the forced
+/// sweep costs 7,200 units and the first skyline row 54,006, so with 61,206 units the skyline
+/// row runs with nothing left over for re-keys (it settles, peak 453,888), and with one unit
+/// less it is over budget.
+#[test]
+fn a_row_costing_exactly_what_is_left_runs() {
+    let a = small(6);
+    let (p, _) = plan_counted(&a, Strategy::Auto, 61_206, |_| true);
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 453_888, work: 54_006 }));
+    assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::OverBudget { cost: 1_800, left: 0 }));
+    let (p, _) = plan_counted(&a, Strategy::Auto, 61_205, |_| true);
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::OverBudget { cost: 54_006, left: 54_005 }));
+}
+
+/// The skyline row's re-key cap is half of what its estimate leaves, L, over 8 · log2 n = 48
+/// units a re-key: `L / 96` re-keys, and `L - 48 · (L / 96)` units are spare for a first-fit
+/// completion. It settles (no completion, its estimate charged alone) when a whole greedy pass
+/// (1,800 units on `a`) would not fit in the spare. With L = 3,000 (31 re-keys, 1,512 spare) it
+/// settles, peak 510,720; with L = 3,576 (37 re-keys, exactly 1,800 spare) it finishes by first
+/// fit, 59 buffers at 30 units, and reaches 298,240.
+#[test]
+fn a_skyline_row_settles_unless_a_greedy_pass_fits_in_its_spare() {
+    let a = small(6);
+    let (p, _) = plan_counted(&a, Strategy::Auto, 7_200 + 54_006 + 3_000, |_| true);
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 510_720, work: 54_006 }));
+    let (p, _) = plan_counted(&a, Strategy::Auto, 7_200 + 54_006 + 3_576, |_| true);
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 298_240, work: 54_006 + 59 * 30 }));
+    assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
+    assert_eq!(p.members.runs()[5], (M::GreedyClass, O::OverBudget { cost: 1_800, left: 755 }));
+}
+
+/// On the 600-buffer problem with 1,400,000 units the first skyline row is capped at 2,368
+/// re-keys with 503 buffers unplaced and finishes them by first fit (503 · 300 units). That
+/// completion asks the caller's clock once every 256 buffers: after the row's own question
+/// (call 1), at the 256th buffer (call 2) and no other time (503 < 512). A clock that says stop
+/// from its third call lets the row finish and stops every later one, with 15 calls in all.
+#[test]
+fn a_first_fit_completion_asks_the_clock_every_256_buffers() {
+    let (p, calls) = plan_counted(&big(), Strategy::Auto, 1_400_000, |k| k <= 2);
+    let want: &[(M, O)] = &[
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }),
+        (M::Skyline(1), O::Ran { peak: 547_072, work: 901_029 + 503 * 300 }),
+        (M::SweepLong(3), O::OutOfTime),
+        (M::GreedyLoad, O::OutOfTime),
+        (M::GreedyClass, O::OutOfTime),
+        (M::GreedySize, O::OutOfTime),
+        (M::SweepLong(1), O::OutOfTime),
+        (M::Skyline(2), O::OutOfTime),
+        (M::GreedyStart, O::OutOfTime),
+        (M::Skyline(0), O::OutOfTime),
+        (M::BestFit, O::OutOfTime),
+        (M::BestFitStart, O::OutOfTime),
+        (M::Seed, O::OutOfTime),
+        (M::BranchAndBound, O::OutOfTime),
+        (M::Repair, O::OutOfTime),
+    ];
+    assert_eq!(p.members.runs(), want);
+    assert_eq!((p.metrics.hwm, p.members.best, calls), (547_072, Some(M::Skyline(1)), 15));
+}
+
+/// The members' report when the clock says stop once, at its second call (the first-fit
+/// completion of the capped skyline row, 256 buffers in), and yes otherwise: that row is
+/// reported stopped; the branch and bound runs `min(20,000, 8,000,000 / 600)` = 13,333 nodes.
+fn stopped_skyline_rows(timed: Option<O>) -> Vec<(M, O)> {
+    let over = |cost| O::OverBudget { cost, left: 55_897 };
+    let mut rows = vec![
+        (M::SweepLong(7), O::NoLongSet),
+        (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }),
+        (M::Skyline(1), O::Stopped),
+        (M::SweepLong(3), O::Ran { peak: 573_696, work: 172_174 }),
+        (M::GreedyLoad, over(180_000)),
+        (M::GreedyClass, over(180_000)),
+        (M::GreedySize, over(180_000)),
+        (M::SweepLong(1), over(264_664)),
+        (M::Skyline(2), over(901_029)),
+        (M::GreedyStart, over(180_000)),
+        (M::Skyline(0), over(901_029)),
+        (M::BestFit, over(180_000)),
+        (M::BestFitStart, over(180_000)),
+        (M::Seed, over(360_000)),
+    ];
+    if let Some(o) = timed {
+        rows.push((M::SkylineTimed, o));
+    }
+    rows.push((M::BranchAndBound, O::Ran { peak: 530_688, work: 13_333 }));
+    rows
+}
+
+/// A skyline row whose first-fit completion the clock stops is reported stopped (its partial
+/// plan not kept). `exact` then runs the three skyline preorders uncapped on the caller's clock
+/// (the timed skyline, peak 533,504, better than the best row's 573,696) before its branch and
+/// bound; `auto` does not. Both reach the lower bound 530,688 by the branch and bound.
+#[test]
+fn exact_retries_a_skyline_row_stopped_in_its_completion() {
+    let bufs = big();
+    let (p, calls) = plan_counted(&bufs, Strategy::Exact, 1_400_000, |k| k != 2);
+    assert_eq!(p.members.runs(), stopped_skyline_rows(Some(O::Ran { peak: 533_504, work: 0 })));
+    assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (530_688, 530_688, 25));
+    let (p, calls) = plan_counted(&bufs, Strategy::Auto, 1_400_000, |k| k != 2);
+    assert_eq!(p.members.runs(), stopped_skyline_rows(None));
+    assert_eq!((p.metrics.hwm, p.members.best, calls), (530_688, Some(M::SweepLong(3)), 19));
+}
+
+/// `exact`'s timed skyline replaces the best row's plan only when its peak is lower. In the
+/// run above, the clock also says stop from its 22nd call on (the branch and bound's check, so
+/// neither it nor the repair runs): the timed skyline's 533,504 is kept (the plan's strategy is
+/// the skyline). Stopping from the 16th call on (the timed skyline's first question) settles
+/// every preorder at its first question (calls 16 to 18), the best at 1,560,320: the best
+/// row's plan (the sweep around the long-lived, 573,696) is kept.
+#[test]
+fn the_timed_skyline_is_kept_only_when_lower() {
+    let bufs = big();
+    for (last_yes, timed, hwm, strategy, all_calls) in
+        [(21, 533_504, 533_504, Strategy::Skyline, 23), (15, 1_560_320, 573_696, Strategy::Sweep, 20)]
+    {
+        let (p, calls) = plan_counted(&bufs, Strategy::Exact, 1_400_000, |k| k != 2 && k <= last_yes);
+        let runs = p.members.runs();
+        assert_eq!(
+            runs[14..],
+            [
+                (M::SkylineTimed, O::Ran { peak: timed, work: 0 }),
+                (M::BranchAndBound, O::OutOfTime),
+                (M::Repair, O::OutOfTime)
+            ],
+            "clock yes up to call {last_yes}"
+        );
+        assert_eq!((p.metrics.hwm, p.metrics.strategy, calls), (hwm, index(strategy), all_calls));
+    }
+}
+
+/// Once a member reaches the lower bound nothing runs after it, the branch and bound and the
+/// repair included: here the sweep places the three buffers at the bound, 12,288 bytes.
+#[test]
+fn no_branch_and_bound_at_the_lower_bound() {
+    let bufs = [Buffer::new(0, 1, 4096), Buffer::new(2, 3, 4096), Buffer::new(1, 2, 8192)];
+    for s in [Strategy::Auto, Strategy::Exact] {
+        let (p, calls) = plan_counted(&bufs, s, 700_000_000, |_| true);
+        let runs = p.members.runs();
+        assert_eq!(runs.len(), 14, "{s:?}: {runs:?}");
+        assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 12_288, work: 120 }));
+        assert!(runs[2..].iter().all(|&(_, o)| o == O::AtLowerBound), "{s:?}: {runs:?}");
+        assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (12_288, 12_288, 0));
+    }
+}
+
+/// The plan's strategy is the portfolio's only when the repair lowered the best member's
+/// peak: on `c` (`a` with one buffer pinned) the repair lowers the sweep's 292,096 to 285,952,
+/// so the strategy is `auto`; on the same construction from seed multiplier 2 the repair ends
+/// at the seed order's 281,600, no lower, and the strategy stays the seed's.
+#[test]
+fn the_strategy_is_auto_only_when_the_repair_lowers_the_peak() {
+    for (k, repaired, hwm, best, strategy) in [
+        (6, O::Ran { peak: 285_952, work: 92_976 }, 285_952, M::Sweep, Strategy::Auto),
+        (2, O::Ran { peak: 281_600, work: 25_014 }, 281_600, M::Seed, Strategy::Seed),
+    ] {
+        let mut c = small(k);
+        c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
+        let (p, _) = plan_counted(&c, Strategy::Auto, 700_000_000, |_| true);
+        assert_eq!(p.members.runs().last(), Some(&(M::Repair, repaired)), "seed multiplier {k}");
+        assert_eq!((p.metrics.hwm, p.members.best, p.metrics.strategy), (hwm, Some(best), index(strategy)));
+    }
+}
+
+/// Where the candidates' sizes sum past `u64::MAX` (here a pinned 2^62-byte buffer at 2^62
+/// and two free ones of 2^62 + 2^61 and 2^63 - 2^61 bytes: 2^64 in all) the branch and bound
+/// is not tried at all, not even asked about the clock, and the skyline rows do not apply: with
+/// a clock that says stop from its first call, the report has no branch-and-bound row. The
+/// buffer of 2^62 + 2^61 bytes cannot go under the pinned one, so the plan is above the bound.
+#[test]
+fn sizes_summing_past_u64_skip_the_branch_and_bound() {
+    let bufs = [
+        Buffer::pinned(0, 1, 1 << 62, 1 << 62),
+        Buffer::new(0, 1, (1 << 62) + (1 << 61)),
+        Buffer::new(2, 2, (1 << 63) - (1 << 61)),
+    ];
+    for s in [Strategy::Auto, Strategy::Exact] {
+        let calls = Cell::new(0u64);
+        let mut stop = || {
+            calls.set(calls.get() + 1);
+            false
+        };
+        let (got, addresses) = plan_with(&bufs, s, u64::MAX, 0, 700_000_000, &mut stop);
+        let p = got.unwrap_or_else(|e| panic!("{s:?}: {e}"));
+        let runs = p.members.runs();
+        assert_eq!(runs.len(), 15, "{s:?}: {runs:?}");
+        assert_eq!(runs[1], (M::Sweep, O::Ran { peak: (1 << 63) + (1 << 62) + (1 << 61), work: 120 }));
+        assert_eq!(runs[2], (M::Skyline(1), O::NotApplicable));
+        assert_eq!(runs[14], (M::Repair, O::OutOfTime));
+        assert_eq!(addresses, [1 << 62, 1 << 63, 0]);
+        assert_eq!((p.metrics.lower_bound, calls.get()), ((1 << 63) + (1 << 61), 8));
+    }
+}
+
+/// The skyline strategy keeps the first of tied preorders: from seed multiplier 195 the
+/// preorders 1 and 2 both reach 228,864 (preorder 0: 235,776, as `exact`'s rows show) with
+/// different plans, and the plan is preorder 1's (addresses in units of 256 bytes).
+#[test]
+fn tied_skyline_preorders_keep_the_first() {
+    let bufs = small(195);
+    let (p, _) = plan_counted(&bufs, Strategy::Exact, 700_000_000, |_| true);
+    let peak_of = |m| {
+        p.members.runs().iter().find_map(|&(x, o)| match o {
+            O::Ran { peak, .. } if x == m => Some(peak),
+            _ => None,
+        })
+    };
+    let peaks = [peak_of(M::Skyline(0)), peak_of(M::Skyline(1)), peak_of(M::Skyline(2))];
+    assert_eq!(peaks, [Some(235_776), Some(228_864), Some(228_864)]);
+    let (got, addresses) = plan_with(&bufs, Strategy::Skyline, 1 << 30, 0, 700_000_000, &mut || true);
+    assert_eq!(got.map(|p| p.metrics.hwm), Ok(228_864));
+    let units: Vec<u64> = addresses.iter().map(|a| a / 256).collect();
+    let want: [u64; 60] = [
+        40, 762, 204, 867, 420, 327, 0, 52, 780, 117, 786, 718, 666, 824, 420, 603, 459, 249, 382, 293, 0,
+        366, 885, 212, 117, 153, 544, 254, 420, 507, 0, 317, 740, 874, 465, 254, 602, 338, 366, 586, 0, 96,
+        197, 563, 867, 708, 750, 401, 145, 797, 773, 846, 573, 878, 459, 811, 63, 661, 708, 518,
+    ];
+    assert_eq!(units, want);
+}
+
+/// `exact`'s timed skyline does not replace the best row's plan when it only ties it: on
+/// [`paged`]`(8)`, with the skyline row stopped in its completion (call 2) and the clock saying
+/// stop from its 24th call on (the branch and bound's check), the timed skyline reaches the
+/// sweep's 573,440 exactly, and the plan stays the sweep's.
+#[test]
+fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
+    let (p, calls) = plan_counted(&paged(8), Strategy::Exact, 1_400_000, |k| k != 2 && k <= 23);
+    let runs = p.members.runs();
+    assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 573_440, work: 120_000 }));
+    assert_eq!(runs[2], (M::Skyline(1), O::Stopped));
+    assert_eq!(runs[3], (M::SweepLong(3), O::Ran { peak: 593_920, work: 172_194 }));
+    assert_eq!(
+        runs[14..],
+        [
+            (M::SkylineTimed, O::Ran { peak: 573_440, work: 0 }),
+            (M::BranchAndBound, O::OutOfTime),
+            (M::Repair, O::OutOfTime)
+        ]
+    );
+    assert_eq!(
+        (p.metrics.hwm, p.members.best, p.metrics.strategy, calls),
+        (573_440, Some(M::Sweep), index(Strategy::Sweep), 25)
+    );
+}
+
+/// With a skyline row stopped in its completion, `exact` runs the timed skyline only while the
+/// best plan is above the lower bound: on [`paged`]`(4)` the sweep around the 1/8
+/// longest-lived reaches the bound, 573,440, so every later row is at the bound and nothing
+/// follows them (5 clock calls: the skyline row's, its completion's, the sweep's row and two
+/// in that sweep).
+#[test]
+fn no_timed_skyline_once_a_row_reaches_the_lower_bound() {
+    let (p, calls) = plan_counted(&paged(4), Strategy::Exact, 1_400_000, |k| k != 2);
+    let runs = p.members.runs();
+    assert_eq!(runs.len(), 14, "{runs:?}");
+    assert_eq!(
+        runs[..4],
+        [
+            (M::SweepLong(7), O::NoLongSet),
+            (M::Sweep, O::Ran { peak: 598_016, work: 120_000 }),
+            (M::Skyline(1), O::Stopped),
+            (M::SweepLong(3), O::Ran { peak: 573_440, work: 170_114 }),
+        ]
+    );
+    assert!(runs[4..].iter().all(|&(_, o)| o == O::AtLowerBound), "{runs:?}");
+    assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (573_440, 573_440, 5));
+}
+
+/// A skyline plan above the general region's ceiling is retried as `select` retries: only the
+/// buffers ending above the ceiling are lifted and placed again by first fit, lowest first
+/// (below the ceiling, else in the CC region); the others keep their skyline addresses. On `a`
+/// with 64,206 units the first skyline row settles (peak 510,720 in a 1 GiB window); under a
+/// ceiling of 290,048 bytes with a 1 MiB CC region above it, its retried plan peaks at 325,376.
+#[test]
+fn a_skyline_plan_above_the_ceiling_retries_only_the_buffers_above_it() {
+    let a = small(6);
+    let ceiling = 290_048;
+    let (got, _) =
+        plan_with(&a, Strategy::Auto, ceiling + (1 << 20), 1, 7_200 + 54_006 + 3_000, &mut || true);
+    let p = got.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 325_376, work: 54_006 }));
+}
