@@ -117,7 +117,7 @@ pub fn build_from_function_excluding(
                 b.preplaced_hwm = Some(end - 1);
                 b.preplaced_top = li;
             }
-            b.preplaced_bytes += loc.bytes;
+            b.preplaced_bytes = b.preplaced_bytes.saturating_add(loc.bytes);
             continue;
         }
         if exclude(li) {
@@ -215,8 +215,10 @@ pub(crate) fn candidate_info(
             info.allocated = 1;
         }
         None => {
-            b.spill_bytes += bytes;
-            b.aligned_spill_bytes += aligned;
+            // saturating: totals past u64 cannot fit a window, and placing them fails with
+            // `DoesNotFit` (a wrapped total would be a wrong figure, a debug build's panic)
+            b.spill_bytes = b.spill_bytes.saturating_add(bytes);
+            b.aligned_spill_bytes = b.aligned_spill_bytes.saturating_add(aligned);
         }
     }
     Ok(info)
