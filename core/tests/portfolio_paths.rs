@@ -13,28 +13,9 @@ use dramalloc_core::{
 };
 use std::cell::Cell;
 
-/// `n` buffers from a fixed xorshift stream (the generator of `portfolio_report.rs`): defs
-/// uniform over `span` instructions, a lifetime of up to `short` instructions (one buffer in
-/// `long_every` up to `span / 2`), sizes of 1 to 64 units of 256 bytes, about one in eight a
-/// multiple of 4 KiB.
-fn problem(seed: u64, n: usize, span: u32, short: u32, long_every: u64) -> Vec<Buffer> {
-    let mut x = seed;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
-    (0..n)
-        .map(|_| {
-            let def = (next() % u64::from(span)) as u32;
-            let long = long_every > 0 && next() % long_every == 0;
-            let life = (next() % u64::from(if long { span / 2 } else { short })) as u32;
-            let size = if next() % 8 == 0 { 4096 * (1 + next() % 8) } else { 256 * (1 + next() % 64) };
-            Buffer::new(def, def + life, size)
-        })
-        .collect()
-}
+#[path = "support/problem.rs"]
+mod generate;
+use generate::problem;
 
 /// `portfolio_report.rs`'s problem `a` (60 buffers) with a different seed multiplier `k`
 /// (`k = 6` is `a` itself).

@@ -409,6 +409,20 @@ mod tests {
         ((out.peak, out.nodes, out.optimal), core::array::from_fn(|k| slots[k].best))
     }
 
+    /// Asserts that `best` (addresses of `iv`'s buffers, sizes times `scale`) is a plan:
+    /// buffers live together do not overlap, and each ends at or below `peak`.
+    fn assert_valid(iv: &[(u32, u32, u64)], best: &[u64], scale: u64, peak: u64, case: usize) {
+        for a in 0..iv.len() {
+            for b in a + 1..iv.len() {
+                if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
+                    let (x, y) = (best[a], best[b]);
+                    assert!(x + iv[a].2 * scale <= y || y + iv[b].2 * scale <= x, "case {case}");
+                }
+            }
+            assert!(best[a] + iv[a].2 * scale <= peak, "case {case}");
+        }
+    }
+
     #[test]
     fn finds_the_optimum_of_small_random_instances() {
         let mut r = Rng(7);
@@ -427,15 +441,7 @@ mod tests {
             assert_eq!(peak, opt, "case {case}: {iv:?}");
             assert!(optimal);
             nodes += e1;
-            // the plan is valid
-            for a in 0..n {
-                for b in a + 1..n {
-                    if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
-                        let (x, y) = (best[a], best[b]);
-                        assert!(x + iv[a].2 <= y || y + iv[b].2 <= x, "case {case}");
-                    }
-                }
-            }
+            assert_valid(iv, &best, 1, peak, case);
             // every size and the capacities in pages: the same search, page for byte
             let ((peak, expanded, optimal), _) = search(iv, case, 4096, 4096);
             assert_eq!((peak, expanded, optimal), (opt * 4096, e1, true), "case {case}");
@@ -491,18 +497,7 @@ mod tests {
                             unfound += 1;
                             continue;
                         }
-                        for a in 0..n {
-                            for b in a + 1..n {
-                                if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
-                                    let (x, y) = (best[a], best[b]);
-                                    assert!(
-                                        x + iv[a].2 * scale <= y || y + iv[b].2 * scale <= x,
-                                        "case {case}"
-                                    );
-                                }
-                            }
-                            assert!(best[a] + iv[a].2 * scale <= peak, "case {case}");
-                        }
+                        assert_valid(iv, &best, scale, peak, case);
                         assert!(peak >= lb * scale, "case {case}");
                         peaks += peak / scale;
                         nodes += expanded;
