@@ -79,3 +79,41 @@ pub fn sync_shared_allocations(
     }
     Ok(written)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liveness::program::{Function, Location};
+    use crate::multicore::module::{build_name_index, LocState};
+
+    /// A remote-local target must name another existing core: core 1's S pointing at core 1
+    /// itself, or at core 2 of 2, is `MissingTwin` naming that core and no location (the
+    /// allocator only ever points at core 0, where S sits at 4096 and is copied).
+    #[test]
+    fn a_target_on_the_same_core_or_past_the_last_is_a_missing_twin() {
+        let locations = [Location { shared: true, ..Location::spill(4096) }];
+        let function = Function { locations: &locations, instructions: &[], operands: &[] };
+        let names = ["S"];
+        let modules = [Module { function, names: &names }, Module { function, names: &names }];
+        for (target, want) in [(0, Ok(1)), (1, Err(1)), (2, Err(2))] {
+            let (mut l0, mut b0, mut l1, mut b1) = ([LocState::EMPTY], [0u32], [LocState::EMPTY], [0u32]);
+            let mut states = [ModuleState::new(&mut l0, &mut b0), ModuleState::new(&mut l1, &mut b1)];
+            for (k, s) in states.iter_mut().enumerate() {
+                build_name_index(k as u32, &modules[k], s).unwrap();
+                s.locations[0].set_shared_post_dram_alloc();
+            }
+            states[0].locations[0].set_allocated(4096);
+            states[1].locations[0].set_remote_target(target);
+            let got = sync_shared_allocations(&modules, &mut states);
+            let want = want.map_err(|tc| PlanError::MissingTwin {
+                core: 1,
+                location: 0,
+                target_core: tc,
+                target_location: u32::MAX,
+            });
+            assert_eq!(got, want, "target core {target}");
+            assert_eq!(states[1].locations[0].is_allocated(), want.is_ok());
+            assert_eq!(states[1].locations[0].address, if want.is_ok() { 4096 } else { 0 });
+        }
+    }
+}
