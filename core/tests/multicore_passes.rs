@@ -7,129 +7,18 @@
 //! largest program here (8 cores, 64 locations, 10,000 edges), so these tests also count for
 //! the core's mutation score (`.ci/mutants`).
 
-use dramalloc_core::liveness::program::{Function, Instruction, Location, Operand, UsageClass};
+use dramalloc_core::liveness::program::{Location, Operand, UsageClass};
 use dramalloc_core::multicore::pipeline::MultiError;
 use dramalloc_core::multicore::pressure::Peak;
-use dramalloc_core::multicore::{
-    DepKind, Edge, Module, ModuleState, MultiConfig, MultiStorage, Pass, Pipeline, SharedMode,
-};
+use dramalloc_core::multicore::{DepKind, MultiConfig, MultiStorage, Pass, Pipeline, SharedMode};
 use dramalloc_core::static_storage::StaticMulti;
 use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
 
 const K: u64 = 1024;
 
-/// The pipeline's storage for every program here: 8 cores; 64 candidates, 256 intervals and
-/// 64 locations a core; 1,024 shared-access records; 10,000 edges; 1,024 words of pressure
-/// scratch.
-type Storage = StaticMulti<8, 64, 256, 64, 1024, 10_000, 1024>;
-
-/// A tiny program builder: instructions are appended in flat-index order.
-#[derive(Default, Clone)]
-struct Prog {
-    names: Vec<String>,
-    locs: Vec<Location>,
-    ins: Vec<Instruction>,
-    ops: Vec<Operand>,
-}
-
-impl Prog {
-    fn loc(&mut self, name: &str, bytes: u64, shared: bool) -> u32 {
-        self.names.push(name.to_string());
-        self.locs.push(Location { shared, ..Location::spill(bytes) });
-        (self.locs.len() - 1) as u32
-    }
-    fn id(&self, name: &str) -> u32 {
-        self.names.iter().position(|n| n == name).unwrap() as u32
-    }
-    /// Instruction at flat index `i` (earlier missing indices become empty instructions).
-    fn at(&mut self, i: usize, ops: &[Operand], collective: bool) {
-        while self.ins.len() < i {
-            self.ins.push(Instruction { first: self.ops.len() as u32, count: 0, collective: false });
-        }
-        assert_eq!(self.ins.len(), i, "instructions must be appended in order");
-        self.ins.push(Instruction { first: self.ops.len() as u32, count: ops.len() as u32, collective });
-        self.ops.extend_from_slice(ops);
-    }
-}
-
-/// Every program's location names, as the modules borrow them.
-fn names_of(progs: &[Prog]) -> Vec<Vec<&str>> {
-    progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect()
-}
-
-/// The modules of `progs`, borrowing their names from `names`.
-fn modules_of<'a>(progs: &'a [Prog], names: &'a [Vec<&'a str>]) -> Vec<Module<'a>> {
-    progs
-        .iter()
-        .zip(names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect()
-}
-
-#[derive(Debug)]
-struct Run {
-    names: Vec<Vec<String>>,
-    addr: Vec<Vec<Option<u64>>>,
-    shared: Vec<Vec<bool>>,
-    report: dramalloc_core::multicore::MultiReport,
-    edges: Vec<Edge>,
-    hwm: Vec<u64>,
-    /// Each core's pre-placed floor (`metrics.reserved_space`).
-    reserved: Vec<u64>,
-}
-
-impl Run {
-    fn addr(&self, core: usize, name: &str) -> Option<u64> {
-        let l = self.names[core].iter().position(|n| n == name).unwrap();
-        self.addr[core][l]
-    }
-}
-
-fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Run, MultiError> {
-    run_with(progs, cfg, |_| {}, |_, _| {})
-}
-
-/// As [`run`], with the storage cut down by `shrink` first and `observe` called after every
-/// pass (it may corrupt the states, as a fault would).
-fn run_with(
-    progs: &[Prog],
-    cfg: &MultiConfig,
-    shrink: impl FnOnce(&mut MultiStorage<'_>),
-    observe: impl FnMut(Pass, &mut [ModuleState<'_>]),
-) -> Result<Run, MultiError> {
-    let names = names_of(progs);
-    let modules = modules_of(progs, &names);
-    let mut host = Box::new(Storage::new());
-    let (mut storage, mut all_states) = host.split();
-    shrink(&mut storage);
-    let states = &mut all_states[..modules.len()];
-    let pipeline = Pipeline::build(cfg);
-    let report = pipeline.run_observed(cfg, &modules, states, &mut storage, observe)?;
-    Ok(Run {
-        names: progs.iter().map(|p| p.names.clone()).collect(),
-        addr: states
-            .iter()
-            .zip(progs)
-            .map(|(s, p)| {
-                (0..p.locs.len())
-                    .map(|l| s.locations[l].is_allocated().then_some(s.locations[l].address))
-                    .collect()
-            })
-            .collect(),
-        shared: states
-            .iter()
-            .zip(progs)
-            .map(|(s, p)| (0..p.locs.len()).map(|l| s.locations[l].is_shared_post_dram_alloc()).collect())
-            .collect(),
-        edges: storage.edges[..report.edges].to_vec(),
-        hwm: states.iter().map(|s| s.metrics.hwm).collect(),
-        reserved: states.iter().map(|s| s.metrics.reserved_space).collect(),
-        report,
-    })
-}
+#[path = "support/multicore.rs"]
+mod harness;
+use harness::{modules_of, names_of, peak, run, run_with, Prog, Run, Storage};
 
 fn cfg() -> MultiConfig {
     MultiConfig {
@@ -140,15 +29,15 @@ fn cfg() -> MultiConfig {
 
 fn b12() -> Vec<Prog> {
     let mut c0 = Prog::default();
-    let p0 = c0.loc("P0", 8 * K, false);
-    let s = c0.loc("S", 16 * K, true);
+    let p0 = c0.spill("P0", 8 * K, false);
+    let s = c0.spill("S", 16 * K, true);
     c0.at(0, &[Operand::def(p0)], false);
     c0.at(1, &[Operand::def(s)], false);
     c0.at(4, &[Operand::use_(s)], false);
     c0.at(5, &[Operand::use_(p0)], false);
     let mut c1 = Prog::default();
-    let p1 = c1.loc("P1", 24 * K, false);
-    let s1 = c1.loc("S", 16 * K, true);
+    let p1 = c1.spill("P1", 24 * K, false);
+    let s1 = c1.spill("S", 16 * K, true);
     c1.at(0, &[Operand::def(p1)], false);
     c1.at(4, &[Operand::use_(s1)], false);
     c1.at(5, &[Operand::use_(p1)], false);
@@ -213,10 +102,10 @@ fn n_cores(n: usize) -> Vec<Prog> {
     (0..n)
         .map(|k| {
             let mut p = Prog::default();
-            let x = p.loc("X", (k as u64 + 1) * 8 * K, false);
-            let st = p.loc("stage", 12 * K, true);
-            let h = p.loc("handoff", 4 * K, true);
-            let y = p.loc("Y", 8 * K, false);
+            let x = p.spill("X", (k as u64 + 1) * 8 * K, false);
+            let st = p.spill("stage", 12 * K, true);
+            let h = p.spill("handoff", 4 * K, true);
+            let y = p.spill("Y", 8 * K, false);
             p.at(0, &[Operand::def(x)], false);
             if k == 0 {
                 p.at(1, &[Operand::use_(x), Operand::def(st)], true);
@@ -255,10 +144,6 @@ fn shared_tensors_resolve_identically_on_2_4_8_cores() {
         assert_eq!(r.report.shared_base, (n as u64) * 8 * K);
         assert_eq!(s0.min(h0), r.report.shared_base);
     }
-}
-
-fn peak(instruction: u32, private_bytes: u64, shared_bytes: u64) -> Peak {
-    Peak { instruction, private_bytes, shared_bytes }
 }
 
 /// Live bytes of `n_cores(n)` (seed `getMemPressure`): private on core 0 X [0,1], Y [3,4];
@@ -359,11 +244,11 @@ fn disable_gate_registers_no_dram_pass_and_leaves_spills_unaddressed() {
     assert_eq!(on.report.unaddressed_spills, 0);
     // fixed addresses are pre-placement, not the DRAM pass: they hold with the gate set
     let mut p = Prog::default();
-    let x = p.loc("X", 4 * K, false);
+    let x = p.spill("X", 4 * K, false);
     p.locs[x as usize] = Location::preplaced(4 * K, UsageClass::Input, 0);
-    let pin = p.loc("pinned", 4 * K, false);
+    let pin = p.spill("pinned", 4 * K, false);
     p.locs[pin as usize] = Location::pinned(4 * K, 8 * K);
-    let t = p.loc("T", 4 * K, false);
+    let t = p.spill("T", 4 * K, false);
     p.at(0, &[Operand::use_(x), Operand::def(pin), Operand::def(t)], false);
     p.at(1, &[Operand::use_(pin), Operand::use_(t)], false);
     let r = run(&[p.clone(), p], &c).unwrap();
@@ -378,13 +263,13 @@ fn anti_dependency_edges_of_a_two_core_handoff_written_by_hand() {
     // core 0: 0 def H (shared handoff), 3 def G (shared, later, may reuse H's bytes)
     // core 1: 1 use H,                    4 use G
     let mut c0 = Prog::default();
-    let h = c0.loc("H", 8 * K, true);
-    let g = c0.loc("G", 8 * K, true);
+    let h = c0.spill("H", 8 * K, true);
+    let g = c0.spill("G", 8 * K, true);
     c0.at(0, &[Operand::def(h)], false);
     c0.at(3, &[Operand::def(g)], false);
     let mut c1 = Prog::default();
-    let h1 = c1.loc("H", 8 * K, true);
-    let g1 = c1.loc("G", 8 * K, true);
+    let h1 = c1.spill("H", 8 * K, true);
+    let g1 = c1.spill("G", 8 * K, true);
     c1.at(1, &[Operand::use_(h1)], false);
     c1.at(4, &[Operand::use_(g1)], false);
     let r = run(&[c0, c1], &cfg()).unwrap();
@@ -452,8 +337,8 @@ fn read_then_write(a_bytes: u64) -> Vec<Prog> {
     (0..2)
         .map(|_| {
             let mut p = Prog::default();
-            let a = p.loc("A", a_bytes, false);
-            let b = p.loc("B", 4 * K, false);
+            let a = p.spill("A", a_bytes, false);
+            let b = p.spill("B", 4 * K, false);
             p.at(0, &[Operand::def(a)], false);
             p.at(1, &[Operand::use_(a), Operand::def(b)], false);
             p.at(2, &[Operand::use_(b)], false);
@@ -496,8 +381,8 @@ fn reuse_pairs_and_private_war_edges_exactly() {
     let progs: Vec<Prog> = (0..2)
         .map(|_| {
             let mut p = Prog::default();
-            let d = p.loc("D", 8 * K, false);
-            let [a, b, c] = ["A", "B", "C"].map(|n| p.loc(n, 4 * K, false));
+            let d = p.spill("D", 8 * K, false);
+            let [a, b, c] = ["A", "B", "C"].map(|n| p.spill(n, 4 * K, false));
             p.at(0, &[Operand::def(d), Operand::def(a)], false);
             p.at(1, &[Operand::use_(a)], false);
             p.at(2, &[Operand::def(b)], false);
@@ -581,8 +466,8 @@ fn slab_addresses_are_the_plan_plus_the_slab_start() {
     let progs: Vec<Prog> = (0..2)
         .map(|_| {
             let mut p = Prog::default();
-            let d = p.loc("D", 8 * K, false);
-            let a = p.loc("A", 4 * K, false);
+            let d = p.spill("D", 8 * K, false);
+            let a = p.spill("A", 4 * K, false);
             p.at(0, &[Operand::def(d), Operand::def(a)], false);
             p.at(1, &[Operand::use_(a), Operand::use_(d)], false);
             p

@@ -8,112 +8,16 @@
 //! [`StaticMulti`] storage; a few corrupt the per-core state through the observer, as the
 //! pipeline's documentation allows for fault injection.
 
-use dramalloc_core::liveness::program::{Function, Instruction, Location, MemoryType, Operand, UsageClass};
-use dramalloc_core::multicore::pipeline::MultiError;
-use dramalloc_core::multicore::pressure::Peak;
-use dramalloc_core::multicore::{
-    DepKind, Module, ModuleState, MultiConfig, MultiReport, MultiStorage, Pass, Pipeline, SharedMode,
-};
-use dramalloc_core::static_storage::StaticMulti;
-use dramalloc_core::{CcSize, Metrics, PlanConfig, PlanError, Store, Strategy};
+use dramalloc_core::liveness::program::{Location, MemoryType, Operand, UsageClass};
+use dramalloc_core::multicore::{DepKind, ModuleState, MultiConfig, MultiStorage, Pass, SharedMode};
+use dramalloc_core::{CcSize, PlanConfig, PlanError, Store, Strategy};
 
 const K: u64 = 1024;
 const M: u64 = 1 << 20;
 
-/// 4 cores; 64 candidates, 256 intervals and 64 locations a core; 1,024 access records,
-/// 1,024 edges, 1,024 words of pressure scratch.
-type Storage = StaticMulti<4, 64, 256, 64, 1024, 1024, 1024>;
-
-/// A program built instruction by instruction, in flat-index order.
-#[derive(Default, Clone)]
-struct Prog {
-    names: Vec<String>,
-    locs: Vec<Location>,
-    ins: Vec<Instruction>,
-    ops: Vec<Operand>,
-}
-
-impl Prog {
-    fn add(&mut self, name: &str, loc: Location) -> u32 {
-        self.names.push(name.to_string());
-        self.locs.push(loc);
-        (self.locs.len() - 1) as u32
-    }
-    fn spill(&mut self, name: &str, bytes: u64, shared: bool) -> u32 {
-        self.add(name, Location { shared, ..Location::spill(bytes) })
-    }
-    /// Instruction `i` (missing earlier indices become empty instructions).
-    fn at(&mut self, i: usize, ops: &[Operand], collective: bool) {
-        while self.ins.len() < i {
-            self.ins.push(Instruction { first: self.ops.len() as u32, count: 0, collective: false });
-        }
-        assert_eq!(self.ins.len(), i, "instructions must be appended in order");
-        self.ins.push(Instruction { first: self.ops.len() as u32, count: ops.len() as u32, collective });
-        self.ops.extend_from_slice(ops);
-    }
-}
-
-/// What a run left: the report, every location's address (`None`: unaddressed) and every
-/// core's metrics.
-#[derive(Debug)]
-struct Out {
-    names: Vec<Vec<String>>,
-    addr: Vec<Vec<Option<u64>>>,
-    metrics: Vec<Metrics>,
-    report: MultiReport,
-    edges: Vec<(u32, u32, u32, u32, DepKind)>,
-}
-
-impl Out {
-    fn addr(&self, core: usize, name: &str) -> Option<u64> {
-        self.addr[core][self.names[core].iter().position(|n| n == name).unwrap()]
-    }
-}
-
-fn run(progs: &[Prog], cfg: &MultiConfig) -> Result<Out, MultiError> {
-    run_with(progs, cfg, |_| {}, |_, _| {})
-}
-
-/// As [`run`], with the storage cut down by `shrink` first and `observe` called after every
-/// pass.
-fn run_with(
-    progs: &[Prog],
-    cfg: &MultiConfig,
-    shrink: impl FnOnce(&mut MultiStorage<'_>),
-    observe: impl FnMut(Pass, &mut [ModuleState<'_>]),
-) -> Result<Out, MultiError> {
-    let names: Vec<Vec<&str>> = progs.iter().map(|p| p.names.iter().map(String::as_str).collect()).collect();
-    let modules: Vec<Module<'_>> = progs
-        .iter()
-        .zip(&names)
-        .map(|(p, n)| Module {
-            function: Function { locations: &p.locs, instructions: &p.ins, operands: &p.ops },
-            names: n,
-        })
-        .collect();
-    let mut host = Box::new(Storage::new());
-    let (mut storage, mut all_states) = host.split();
-    shrink(&mut storage);
-    let states = &mut all_states[..modules.len()];
-    let report = Pipeline::build(cfg).run_observed(cfg, &modules, states, &mut storage, observe)?;
-    Ok(Out {
-        names: progs.iter().map(|p| p.names.clone()).collect(),
-        addr: states
-            .iter()
-            .zip(progs)
-            .map(|(s, p)| {
-                let st = &s.locations[..p.locs.len()];
-                st.iter().map(|l| l.is_allocated().then_some(l.address)).collect()
-            })
-            .collect(),
-        metrics: states.iter().map(|s| s.metrics).collect(),
-        edges: storage.edges[..report.edges]
-            .iter()
-            .map(|e| (e.from_core, e.from_instruction, e.to_core, e.to_instruction, e.kind()))
-            .collect(),
-        report,
-    })
-}
+#[path = "support/multicore.rs"]
+mod harness;
+use harness::{peak, run, run_with, Prog};
 
 /// Windows of 1 GiB, the CC region sized `cc`.
 fn cfg(cc: CcSize) -> MultiConfig {
@@ -125,10 +29,6 @@ fn cfg(cc: CcSize) -> MultiConfig {
 
 fn slabs(mb_per_core: u64, cc: CcSize) -> MultiConfig {
     MultiConfig { mode: SharedMode::Slabs { mb_per_core }, ..cfg(cc) }
-}
-
-fn peak(instruction: u32, private_bytes: u64, shared_bytes: u64) -> Peak {
-    Peak { instruction, private_bytes, shared_bytes }
 }
 
 /// `n` cores, each with a private X ((k + 1) × 8 KiB) and Y (8 KiB), a 12 KiB staging buffer
@@ -331,7 +231,7 @@ fn a_twin_at_another_location_index_is_found_by_name() {
     c1.at(4, &[Operand::use_(s)], false);
     c1.at(5, &[Operand::use_(p1)], false);
     let r = run(&owner_and_reader(c1), &cfg(CcSize::Mib(0))).unwrap();
-    assert_eq!(r.edges, vec![(0, 1, 1, 4, DepKind::Raw)]);
+    assert_eq!(r.edge_tuples(), vec![(0, 1, 1, 4, DepKind::Raw)]);
     assert_eq!((r.addr(0, "S"), r.addr(1, "S"), r.report.synced), (Some(24 * K), Some(24 * K), 1));
 }
 
@@ -361,7 +261,7 @@ fn shared_use_before_def_is_checked_across_cores() {
             None => {
                 let r = r.unwrap();
                 assert_eq!((r.addr(1, "S"), r.report.synced), (Some(0), 1));
-                assert_eq!(r.edges, vec![(0, 2, 1, 2, DepKind::Raw)]);
+                assert_eq!(r.edge_tuples(), vec![(0, 2, 1, 2, DepKind::Raw)]);
             }
         }
     }
