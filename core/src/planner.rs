@@ -329,7 +329,8 @@ fn plan_built_with(
     }
     // every plan's HWM is at least the floor, with or without anything to place above it
     let bound = |(all, free): (u64, u64)| all.max(floor + free);
-    let (load_all, load_free) = max_load(&mut graph, infos, scratch, heap)?;
+    // the bound's end keys go in `occupied`, unused until a strategy runs
+    let (load_all, load_free) = max_load(&mut graph, infos, scratch, bytemuck::cast_slice_mut(occupied))?;
     let mut metrics = Metrics {
         candidates: n as u64,
         intervals: m as u64,
@@ -362,7 +363,8 @@ fn plan_built_with(
     // Buffers padded for their own alignment go to their aligned offsets with their real
     // footprints (`liveness::buffers`); the bound is then that of the real footprints.
     if unpad(infos, align) {
-        metrics.lower_bound = bound(max_load(&mut graph, infos, scratch, heap)?);
+        metrics.lower_bound =
+            bound(max_load(&mut graph, infos, scratch, bytemuck::cast_slice_mut(occupied))?);
     }
     metrics.hwm = infos.iter().map(Info::end).max().unwrap_or(0).max(floor);
     for i in infos.iter().filter(|i| i.address >= regions.general_ceiling && cc_limit > 0) {

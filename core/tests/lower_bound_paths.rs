@@ -30,7 +30,7 @@ fn loads(cands: &[Cand<'_>]) -> ((u64, u64), (u64, u64)) {
         });
     }
     let mut ids = vec![0u32; nodes.len()];
-    let mut heap = vec![0u32; nodes.len()];
+    let mut heap = vec![0u64; nodes.len()];
     let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
     let mut scratch = vec![Scratch::default(); infos.len()];
     let points = max_load(&mut graph, &infos, &mut scratch, &mut []).unwrap();

@@ -73,8 +73,9 @@ impl<'a> LiveSet<'a> {
         self.agg[4 * v as usize + 2]
     }
 
-    /// Recomputes `v`'s aggregates from its own range and its children's.
-    fn pull(&mut self, v: u32) {
+    /// Recomputes `v`'s aggregates from its own range and its children's; `true` when they
+    /// changed (when they did not, no ancestor's can have changed through `v`).
+    fn pull(&mut self, v: u32) -> bool {
         let (l, r) = (self.left(v), self.right(v));
         let me = self.node[v as usize];
         let (mut lo, mut hi, mut gap) = (me.addr, me.end, 0u64);
@@ -87,7 +88,22 @@ impl<'a> LiveSet<'a> {
             gap = gap.max(self.max_gap(r)).max(self.min_addr(r) - me.end);
         }
         let a = &mut self.agg[4 * v as usize..4 * v as usize + 3];
+        if a == [lo, hi, gap] {
+            return false;
+        }
         a.copy_from_slice(&[lo, hi, gap]);
+        true
+    }
+
+    /// Refreshes the aggregates of the ancestors `path` (root first) of a subtree that
+    /// changed, bottom up, stopping at the first one that stays the same: every aggregate
+    /// depends only on the node's own range and its children's aggregates.
+    fn pull_path(&mut self, path: &[u32]) {
+        for &a in path.iter().rev() {
+            if !self.pull(a) {
+                break;
+            }
+        }
     }
 
     /// Points the link of `parent` (the root when `NIL`) that held `old` at `new`.
@@ -133,7 +149,7 @@ impl<'a> LiveSet<'a> {
             return false;
         }
         self.node[v as usize] = Placed { lo: NIL, hi: NIL, addr, end };
-        self.pull(v);
+        self.agg[4 * v as usize..4 * v as usize + 3].copy_from_slice(&[addr, end, 0]);
         let parent = if len > 0 { path[len - 1] } else { NIL };
         if parent == NIL {
             self.root = v;
@@ -150,9 +166,7 @@ impl<'a> LiveSet<'a> {
             self.rotate_up(g, p, v);
             len -= 1;
         }
-        for &a in path[..len].iter().rev() {
-            self.pull(a);
-        }
+        self.pull_path(&path[..len]);
         true
     }
 
@@ -195,9 +209,7 @@ impl<'a> LiveSet<'a> {
         }
         let parent = if len > 0 { path[len - 1] } else { NIL };
         self.relink(parent, v, NIL);
-        for &a in path[..len].iter().rev() {
-            self.pull(a);
-        }
+        self.pull_path(&path[..len]);
         true
     }
 

@@ -3,18 +3,19 @@
 //!
 //! Every valid plan's peak is at least this (and, above a floor, at least floor + the live
 //! non-pinned sum). The load can only peak where an interval starts. When every candidate has
-//! one interval, a sweep over the `lo`-sorted tree nodes with a min-heap of ends (in the
-//! caller's `heap` slice) computes it in O(n log n); otherwise one point query per distinct
-//! interval start (de-duplicating a candidate's several intervals). No heap allocation.
+//! one interval, a sweep over the `lo`-sorted tree nodes with a min-heap of ends (keys
+//! `(last use << 32) | node` in the caller's `keys` slice) computes it in O(n log n);
+//! otherwise one point query per distinct interval start (de-duplicating a candidate's
+//! several intervals). No heap allocation.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::place::min_heap;
+use crate::place::min_heap::{self, end_key, key_hi};
 use crate::workspace::Scratch;
 
 /// Peak load over instructions, bytes: `(all candidates, non-pinned candidates only)`.
-/// `heap` (at least one entry per interval for the O(n log n) sweep; shorter falls back to
+/// `keys` (at least one entry per interval for the O(n log n) sweep; shorter falls back to
 /// point queries) is scratch.
 ///
 /// # Errors
@@ -23,11 +24,11 @@ pub fn max_load(
     graph: &mut Graph<'_>,
     infos: &[Info],
     scratch: &mut [Scratch],
-    heap: &mut [u32],
+    keys: &mut [u64],
 ) -> Result<(u64, u64), PlanError> {
     let tree_nodes = graph.tree().nodes();
-    if heap.len() >= tree_nodes.len() && infos.iter().all(|i| i.interval_count == 1) {
-        return Ok(sweep_load(tree_nodes, infos, heap));
+    if keys.len() >= tree_nodes.len() && infos.iter().all(|i| i.interval_count == 1) {
+        return Ok(sweep_load(tree_nodes, infos, keys));
     }
     let (mut best_all, mut best_free) = (0u64, 0u64);
     let mut prev: Option<u32> = None;
@@ -58,19 +59,18 @@ pub fn max_load(
 fn sweep_load(
     nodes: &[crate::liveness::interval_tree::Node],
     infos: &[Info],
-    heap: &mut [u32],
+    heap: &mut [u64],
 ) -> (u64, u64) {
-    let hi = |i: u32| nodes[i as usize].hi;
-    let by_hi = |a: u32, b: u32| hi(a) < hi(b);
+    let by_key = |a: u64, b: u64| a < b;
     let (mut all, mut free, mut best_all, mut best_free, mut len) = (0u64, 0u64, 0u64, 0u64, 0usize);
     for (i, node) in nodes.iter().enumerate() {
-        while len > 0 && hi(heap[0]) < node.lo {
-            let info = &infos[nodes[heap[0] as usize].payload as usize];
+        while len > 0 && key_hi(heap[0]) < node.lo {
+            let info = &infos[nodes[heap[0] as u32 as usize].payload as usize];
             all -= info.aligned;
             if !info.is_pinned() {
                 free -= info.aligned;
             }
-            min_heap::pop(heap, &mut len, by_hi);
+            min_heap::pop(heap, &mut len, by_key);
         }
         let info = &infos[node.payload as usize];
         all = all.saturating_add(info.aligned);
@@ -79,7 +79,7 @@ fn sweep_load(
         }
         best_all = best_all.max(all);
         best_free = best_free.max(free);
-        min_heap::push(heap, &mut len, i as u32, by_hi);
+        min_heap::push(heap, &mut len, end_key(node.hi, i as u32), by_key);
     }
     (best_all, best_free)
 }

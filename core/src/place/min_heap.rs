@@ -1,14 +1,31 @@
-//! A binary min-heap of `u32` ids kept in a caller's slice.
+//! A binary min-heap of ids or keys kept in a caller's slice.
 //! Uses: nothing else in the crate; used by: exact, lower_bound, sweep.
 //!
-//! A binary min-heap of `u32` ids kept in a caller's slice: `heap[..len]` is the heap, the
-//! order is given by a `less(a, b)` closure. No heap allocation, no bounds beyond the slice.
-//! Used by the time sweep, the max-load lower bound and the exact search's section check.
+//! A binary min-heap kept in a caller's slice: `heap[..len]` is the heap, the order is given
+//! by a `less(a, b)` closure. No heap allocation, no bounds beyond the slice. The entries are
+//! `u32` ids ordered through a table (the exact search's section check, the sweep's short
+//! live list) or `u64` keys that carry their own order (`(last use << 32) | node`: the tree
+//! sweep and the max-load lower bound), which spares a random read of the table per
+//! comparison on large inputs.
+
+/// The min-heap key of an interval's end: its last use (instruction index) in the high half,
+/// the node index below, so keys order by last use (ties by node) and the node is read back
+/// from the key alone (`key as u32`).
+#[inline]
+pub fn end_key(last_use: u32, node: u32) -> u64 {
+    (u64::from(last_use) << 32) | u64::from(node)
+}
+
+/// The last use of an [`end_key`].
+#[inline]
+pub fn key_hi(key: u64) -> u32 {
+    (key >> 32) as u32
+}
 
 /// Pushes `id` onto `heap[..*len]` (which must have room at `*len`) and grows `*len`.
 /// O(log n).
 #[inline]
-pub fn push(heap: &mut [u32], len: &mut usize, id: u32, less: impl Fn(u32, u32) -> bool) {
+pub fn push<T: Copy>(heap: &mut [T], len: &mut usize, id: T, less: impl Fn(T, T) -> bool) {
     let mut x = *len;
     heap[x] = id;
     *len += 1;
@@ -21,7 +38,7 @@ pub fn push(heap: &mut [u32], len: &mut usize, id: u32, less: impl Fn(u32, u32) 
 /// Removes the minimum `heap[0]` from `heap[..*len]` (`*len > 0`) and shrinks `*len`.
 /// O(log n).
 #[inline]
-pub fn pop(heap: &mut [u32], len: &mut usize, less: impl Fn(u32, u32) -> bool) {
+pub fn pop<T: Copy>(heap: &mut [T], len: &mut usize, less: impl Fn(T, T) -> bool) {
     *len -= 1;
     heap[0] = heap[*len];
     sift_root(heap, *len, less);
@@ -29,7 +46,7 @@ pub fn pop(heap: &mut [u32], len: &mut usize, less: impl Fn(u32, u32) -> bool) {
 
 /// Restores the heap order of `heap[..len]` after the root's key grew (sifts it down).
 /// O(log len).
-pub fn sift_root(heap: &mut [u32], len: usize, less: impl Fn(u32, u32) -> bool) {
+pub fn sift_root<T: Copy>(heap: &mut [T], len: usize, less: impl Fn(T, T) -> bool) {
     let mut x = 0;
     loop {
         let (l, r) = (2 * x + 1, 2 * x + 2);
@@ -67,6 +84,16 @@ mod tests {
         }
         assert_eq!(out, [0, 1, 3, 3, 5, 7, 9]);
         assert_eq!(len, 0);
+    }
+
+    /// End keys order by last use, then node, and give both back.
+    #[test]
+    fn end_keys_order_by_last_use_then_node() {
+        assert!(end_key(3, 9) < end_key(4, 0));
+        assert!(end_key(4, 1) < end_key(4, 2));
+        assert_eq!(end_key(u32::MAX, 7), 0xFFFF_FFFF_0000_0007);
+        let k = end_key(0xDEAD, 0xBEEF);
+        assert_eq!((key_hi(k), k as u32), (0xDEAD, 0xBEEF));
     }
 
     /// The sift stays inside `heap[..len]`: a smaller stale entry just past it (what a pop

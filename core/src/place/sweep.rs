@@ -26,7 +26,7 @@ use crate::liveness::interference::Graph;
 use crate::liveness::interval_tree::Node;
 use crate::place::clock::Clock;
 use crate::place::live_set::LiveSet;
-use crate::place::min_heap;
+use crate::place::min_heap::{self, end_key, key_hi};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::{Placed, Section};
@@ -66,10 +66,12 @@ pub fn sweep(
     for info in infos.iter_mut() {
         info.allocated = 0;
     }
-    if fit == Fit::First && max_live(nodes, &order[..n], heap) > LIST_MAX_LIVE {
+    // the ends wait as `(last use << 32) | node` keys in `occupied` (unused by the tree loop)
+    let keys: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..n]);
+    if fit == Fit::First && max_live(nodes, &order[..n], keys) > LIST_MAX_LIVE {
         let agg: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(placed, agg, n) {
-            if let Some(done) = sweep_tree(nodes, infos, &order[..n], heap, &mut live, regions, clock)? {
+            if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, regions, clock)? {
                 return Ok(done);
             }
         }
@@ -156,15 +158,15 @@ pub(crate) fn expire(
 pub const LIST_MAX_LIVE: usize = 256;
 
 /// The largest number of candidates live at one instruction, visiting `order` (by def) with
-/// the ends in a min-heap in `heap`. O(n log d).
-fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u32]) -> usize {
-    let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
+/// the ends in a min-heap of [`end_key`]s in `heap` (one entry per candidate). O(n log d).
+fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64]) -> usize {
+    let by_key = |a: u64, b: u64| a < b;
     let (mut hlen, mut most) = (0usize, 0usize);
     for &ni in order {
-        while hlen > 0 && nodes[heap[0] as usize].hi < nodes[ni as usize].lo {
-            min_heap::pop(heap, &mut hlen, by_hi);
+        while hlen > 0 && key_hi(heap[0]) < nodes[ni as usize].lo {
+            min_heap::pop(heap, &mut hlen, by_key);
         }
-        min_heap::push(heap, &mut hlen, ni, by_hi);
+        min_heap::push(heap, &mut hlen, end_key(nodes[ni as usize].hi, ni), by_key);
         most = most.max(hlen);
     }
     most
@@ -177,21 +179,21 @@ fn sweep_tree(
     nodes: &[Node],
     infos: &mut [Info],
     order: &[u32],
-    heap: &mut [u32],
+    heap: &mut [u64],
     live: &mut LiveSet<'_>,
     regions: Regions,
     clock: &mut Clock<'_>,
 ) -> Result<Option<bool>, PlanError> {
-    let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
+    let by_key = |a: u64, b: u64| a < b;
     let mut hlen = 0usize;
     for &ni in order {
         if !clock.tick() {
             return Ok(Some(true));
         }
         let node = nodes[ni as usize];
-        while hlen > 0 && nodes[heap[0] as usize].hi < node.lo {
-            let gone = nodes[heap[0] as usize].payload;
-            min_heap::pop(heap, &mut hlen, by_hi);
+        while hlen > 0 && key_hi(heap[0]) < node.lo {
+            let gone = nodes[heap[0] as u32 as usize].payload;
+            min_heap::pop(heap, &mut hlen, by_key);
             if !live.remove(gone) {
                 return Ok(None);
             }
@@ -238,7 +240,7 @@ fn sweep_tree(
         if !live.insert(v as u32, address, info.end()) {
             return Ok(None);
         }
-        min_heap::push(heap, &mut hlen, ni, by_hi);
+        min_heap::push(heap, &mut hlen, end_key(nodes[ni as usize].hi, ni), by_key);
     }
     Ok(Some(true))
 }
@@ -250,7 +252,7 @@ mod tests {
     /// The peak count of live candidates, `nodes` given as (def, last use) in def order.
     fn live_peak(iv: &[(u32, u32)]) -> usize {
         let nodes: [Node; 3] = core::array::from_fn(|k| Node::new(iv[k].0, iv[k].1, k as u32));
-        let mut heap = [0u32; 3];
+        let mut heap = [0u64; 3];
         max_live(&nodes, &[0, 1, 2], &mut heap)
     }
 
