@@ -52,7 +52,7 @@ pub(crate) const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// What the reader makes of the rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// A problem: every rule of the module docs.
     Problem,
     /// A solution: shape only, `offset` required.
@@ -117,7 +117,7 @@ impl Col {
 }
 
 /// Where each known column is in a record.
-struct Header {
+pub(super) struct Header {
     /// Field index per [`Col::slot`].
     index: [Option<usize>; 7],
     /// The upper column is MiniMalloc's inclusive `end`.
@@ -172,6 +172,16 @@ impl Header {
         Ok(h)
     }
 
+    /// The number of columns.
+    pub(super) fn width(&self) -> usize {
+        self.names.len()
+    }
+
+    /// The record field of column slot `slot`, when the header has that column.
+    pub(super) fn slot_index(&self, slot: usize) -> Option<usize> {
+        self.index[slot]
+    }
+
     /// The name of the column at `slot` as the header writes it.
     fn column(&self, slot: usize) -> String {
         self.index[slot].map_or_else(String::new, |i| self.names[i].clone())
@@ -218,11 +228,17 @@ pub fn read_buffers(path: &Path, max_rows: usize) -> Result<Problem, InputError>
 }
 
 /// Opens `path` and reads it, reserving from its length.
+/// Plain files (no quotes, see [`super::plain_csv`]) are read by the fast path first; any
+/// other file, or any error, is read (again) through the `csv` crate, which decides.
 fn read_file(path: &Path, max_rows: usize, kind: Kind) -> Result<Problem, InputError> {
     let file = path.display().to_string();
-    let f = std::fs::File::open(path).map_err(|source| InputError::Io { file: file.clone(), source })?;
+    let open = || std::fs::File::open(path).map_err(|source| InputError::Io { file: file.clone(), source });
+    let f = open()?;
     let bytes = f.metadata().ok().map(|m| m.len());
-    read_csv_sized(f, bytes, &file, max_rows, kind)
+    if let Ok(Some(problem)) = super::plain_csv::read_plain(f, bytes, &file, max_rows, kind) {
+        return Ok(problem);
+    }
+    read_csv_sized(open()?, bytes, &file, max_rows, kind)
 }
 
 /// Parses a solution CSV (a problem with an `offset` on every row); `source` names the text.
@@ -351,7 +367,7 @@ fn read_rows<R: Read>(
     kind: Kind,
     problem: &mut Problem,
 ) -> Result<(), InputError> {
-    let mut declared: Option<(u64, u64)> = None; // (align, first line)
+    let mut rows = RowRules::new(bytes, file, max_rows, kind);
     loop {
         match reader.read_byte_record(record) {
             Ok(true) => {}
@@ -360,18 +376,57 @@ fn read_rows<R: Read>(
         }
         let offset = record.position().map_or(0, csv::Position::byte);
         let line = reader.get_mut().line_at(offset);
+        // The reader rejects records whose length differs from the header's, so every index
+        // is in range; `unwrap_or(b"")` only keeps this free of panics.
+        let cell = |slot: usize| header.index[slot].and_then(|i| record.get(i)).unwrap_or(b"");
+        rows.accept(header, problem, cell, line, offset)?;
+    }
+    rows.finish(problem);
+    Ok(())
+}
+
+/// The rules of the data rows, applied one row at a time (by [`read_rows`] and by the
+/// quote-free fast path, [`super::plain_csv`]).
+pub(super) struct RowRules<'f> {
+    /// The input's length, bytes, when known (to reserve once).
+    bytes: Option<u64>,
+    file: &'f str,
+    max_rows: usize,
+    kind: Kind,
+    /// The `align` of the first row that has one, and its line.
+    declared: Option<(u64, u64)>,
+}
+
+impl<'f> RowRules<'f> {
+    /// The rules for `kind` rows of `file` (`bytes` long when known), at most `max_rows`.
+    pub(super) fn new(bytes: Option<u64>, file: &'f str, max_rows: usize, kind: Kind) -> Self {
+        RowRules { bytes, file, max_rows, kind, declared: None }
+    }
+
+    /// Checks the row on file line `line`, starting at byte `offset`, whose cells (untrimmed)
+    /// `cell` gives by the column slots of `header`, and appends it to `problem`.
+    ///
+    /// # Errors
+    /// The first rule the row breaks (see the module docs), naming the line and column.
+    pub(super) fn accept<'r>(
+        &mut self,
+        header: &Header,
+        problem: &mut Problem,
+        cell: impl Fn(usize) -> &'r [u8],
+        line: u64,
+        offset: u64,
+    ) -> Result<(), InputError> {
+        let (file, kind) = (self.file, self.kind);
         let at = |slot: usize| Location::Csv { line, column: header.column(slot) };
-        if problem.len() == max_rows {
+        if problem.len() == self.max_rows {
             return Err(InputError::TooMany {
                 file: file.to_owned(),
                 at: at(0),
                 what: "rows",
-                max: max_rows,
+                max: self.max_rows,
             });
         }
-        // The reader rejects records whose length differs from the header's, so every index
-        // is in range; `unwrap_or(b"")` only keeps this free of panics.
-        let cell = |slot: usize| header.index[slot].and_then(|i| record.get(i)).unwrap_or(b"").trim_ascii();
+        let cell = |slot: usize| cell(slot).trim_ascii();
         let id = std::str::from_utf8(cell(0))
             .map_err(|_| InputError::CellNotUtf8 { file: file.to_owned(), at: at(0) })?;
         if id.is_empty() {
@@ -387,12 +442,14 @@ fn read_rows<R: Read>(
             })?;
         }
         let size = number(file, || at(3), cell(3))?;
-        let offset = match cell(4) {
+        let offset_cell = match cell(4) {
             b"" if kind == Kind::Problem => None,
             c => Some(number(file, || at(4), c)?),
         };
         // u64::MAX marks a free buffer in `Problem`, and no buffer of a byte or more starts there
-        if offset.is_some_and(|o| o == u64::MAX || (kind == Kind::Problem && o.checked_add(size).is_none())) {
+        if offset_cell
+            .is_some_and(|o| o == u64::MAX || (kind == Kind::Problem && o.checked_add(size).is_none()))
+        {
             return Err(InputError::AddressOverflow {
                 file: file.to_owned(),
                 at: at(4),
@@ -415,8 +472,8 @@ fn read_rows<R: Read>(
         };
         if header.index[6].is_some() {
             let align = number(file, || at(6), cell(6))?;
-            match declared {
-                None => declared = Some((align, line)),
+            match self.declared {
+                None => self.declared = Some((align, line)),
                 Some((first, first_line)) if first != align => {
                     return Err(InputError::AlignChanges {
                         file: file.to_owned(),
@@ -432,20 +489,32 @@ fn read_rows<R: Read>(
         if kind == Kind::Problem {
             check_buffer(file, line, id, lower, upper, size, &at)?;
         }
-        if let (SAMPLE_ROWS, Some(total)) = (problem.len(), bytes) {
-            // rows so far took `read` bytes: reserve for the rest, 10 % over
-            let read = record.position().map_or(1, csv::Position::byte).max(1);
+        if let (SAMPLE_ROWS, Some(total)) = (problem.len(), self.bytes) {
+            // rows so far took `offset` bytes: reserve for the rest, 10 % over
+            let read = offset.max(1);
             let rows = (total.saturating_mul(SAMPLE_ROWS as u64 * 11 / 10) / read) as usize;
-            let rows = rows.min(max_rows).saturating_sub(problem.len());
+            let rows = rows.min(self.max_rows).saturating_sub(problem.len());
             problem.reserve(rows, rows * (problem.id_bytes() / SAMPLE_ROWS + 1));
         }
         let k = problem.push(id, Row { lower, upper, size });
         problem.set_line(k, line);
-        problem.set_fixed(k, offset);
+        problem.set_fixed(k, offset_cell);
         problem.set_alignment(k, alignment);
+        Ok(())
     }
-    problem.set_declared_align(declared.map(|(a, _)| a));
-    Ok(())
+
+    /// The header of these rules' file and kind, read from its `record`.
+    ///
+    /// # Errors
+    /// As [`Header`]'s rules: an unknown, repeated or missing column.
+    pub(super) fn header(&self, record: &ByteRecord) -> Result<Header, InputError> {
+        Header::parse(record, self.file, self.kind)
+    }
+
+    /// Records what the rows declared (the `align` column) once every row is in.
+    pub(super) fn finish(self, problem: &mut Problem) {
+        problem.set_declared_align(self.declared.map(|(a, _)| a));
+    }
 }
 
 /// The first repeated id of a problem, as the error naming both lines.
@@ -490,6 +559,10 @@ fn check_buffer(
 
 /// Parses one unsigned decimal cell from bytes, telling negative numbers from non-numbers.
 fn number(file: &str, at: impl FnOnce() -> Location, cell: &[u8]) -> Result<u64, InputError> {
+    // up to 19 digits cannot overflow u64
+    if !cell.is_empty() && cell.len() <= 19 && cell.iter().all(u8::is_ascii_digit) {
+        return Ok(cell.iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')));
+    }
     if !cell.is_empty() && cell.len() <= 20 {
         let mut n: u64 = 0;
         let mut ok = true;

@@ -17,6 +17,7 @@ pub mod import;
 mod line_count;
 pub mod minimalloc_csv;
 pub mod onnx;
+mod plain_csv;
 pub mod problem;
 pub mod program_json;
 pub mod tflite;
