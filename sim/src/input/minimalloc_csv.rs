@@ -207,10 +207,12 @@ const KNOWN_COLUMNS: &str =
 /// # Ok::<(), dramalloc_sim::input::InputError>(())
 /// ```
 pub fn parse_buffers(text: &str, source: &str, max_rows: usize) -> Result<Problem, InputError> {
-    read_csv(text.as_bytes(), source, max_rows, Kind::Problem)
+    read_text(text, source, max_rows, Kind::Problem)
 }
 
-/// Reads a problem CSV from `reader` (streamed); `source` names it in errors.
+/// Reads a problem CSV from `reader` (streamed, through the `csv` crate: a stream cannot be
+/// read again, so the quote-free fast path of files and texts is not tried); `source` names
+/// it in errors. The same problem or error as [`parse_buffers`] of the same text.
 ///
 /// # Errors
 /// As [`parse_buffers`], and [`InputError::Io`] when reading fails.
@@ -249,7 +251,17 @@ fn read_file(path: &Path, max_rows: usize, kind: Kind) -> Result<Problem, InputE
 /// Malformed CSV, a missing, repeated or unknown column, an empty id, a non-numeric, empty or
 /// negative value, or more than `max_rows` rows, each naming `source`, line, column and value.
 pub fn parse_solution(text: &str, source: &str, max_rows: usize) -> Result<Problem, InputError> {
-    read_csv(text.as_bytes(), source, max_rows, Kind::Solution)
+    read_text(text, source, max_rows, Kind::Solution)
+}
+
+/// A text in memory: the quote-free fast path first ([`super::plain_csv`]), the `csv` crate
+/// when the text is not plain or breaks a rule.
+fn read_text(text: &str, source: &str, max_rows: usize, kind: Kind) -> Result<Problem, InputError> {
+    let bytes = Some(text.len() as u64);
+    if let Ok(Some(problem)) = super::plain_csv::read_plain(text.as_bytes(), bytes, source, max_rows, kind) {
+        return Ok(problem);
+    }
+    read_csv(text.as_bytes(), source, max_rows, kind)
 }
 
 /// Reads a solution CSV from `reader` (streamed); `source` names it in errors.
@@ -269,8 +281,13 @@ pub fn read_solution(path: &Path, max_rows: usize) -> Result<Problem, InputError
     read_file(path, max_rows, Kind::Solution)
 }
 
-/// The reader behind every entry point: see the module docs.
-fn read_csv(reader: impl Read, file: &str, max_rows: usize, kind: Kind) -> Result<Problem, InputError> {
+/// The `csv` crate's reader behind every entry point: see the module docs.
+pub(super) fn read_csv(
+    reader: impl Read,
+    file: &str,
+    max_rows: usize,
+    kind: Kind,
+) -> Result<Problem, InputError> {
     read_csv_sized(reader, None, file, max_rows, kind)
 }
 

@@ -15,7 +15,6 @@
 //! plan or the same error, naming the same line, as without this path. The file is read in
 //! blocks of [`BLOCK`] bytes, so memory stays the [`Problem`] plus one block.
 
-use std::fs::File;
 use std::io::{self, Read};
 
 use csv::ByteRecord;
@@ -31,12 +30,12 @@ const MAX_CELLS: usize = 7;
 
 /// Reads `f` (named `file` in the rules' errors) as plain CSV: `Ok(None)` when it is not plain
 /// or breaks a rule (the caller reads it again through the `csv` crate), `Err` only for an
-/// I/O error. `bytes` is the file's length when known.
+/// I/O error. `bytes` is the input's length when known.
 ///
 /// # Errors
 /// An I/O error of reading `f`.
-pub(super) fn read_plain(
-    mut f: File,
+pub(super) fn read_plain<R: Read>(
+    mut f: R,
     bytes: Option<u64>,
     file: &str,
     max_rows: usize,
@@ -140,7 +139,20 @@ impl Plain<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::minimalloc_csv::{parse_buffers, parse_solution, read_buffers, read_solution};
+    use crate::input::minimalloc_csv::{read_buffers, read_csv, read_solution};
+
+    /// The `csv` crate's reading of `text`, without the fast path.
+    fn parse_buffers(text: &str, source: &str, max_rows: usize) -> Result<Problem, crate::input::InputError> {
+        read_csv(text.as_bytes(), source, max_rows, Kind::Problem)
+    }
+
+    fn parse_solution(
+        text: &str,
+        source: &str,
+        max_rows: usize,
+    ) -> Result<Problem, crate::input::InputError> {
+        read_csv(text.as_bytes(), source, max_rows, Kind::Solution)
+    }
 
     /// `text` in a fresh temporary file; the file is removed when the guard drops.
     struct Temp(std::path::PathBuf);
@@ -153,7 +165,7 @@ mod tests {
         }
 
         fn plain(&self, kind: Kind, max_rows: usize) -> Option<Problem> {
-            let f = File::open(&self.0).unwrap();
+            let f = std::fs::File::open(&self.0).unwrap();
             let bytes = Some(f.metadata().unwrap().len());
             read_plain(f, bytes, "p.csv", max_rows, kind).unwrap()
         }
