@@ -20,7 +20,7 @@
 //! Any other column is an error ([`InputError::UnknownColumn`]), MiniMalloc's `gaps` included.
 //!
 //! **Speed.** Files and texts are first read by the quote-free fast path
-//! ([`super::plain_csv`]); what it gives up on, and streams, are read through one reused byte
+//! (`plain_csv`); what it gives up on, and streams, are read through one reused byte
 //! record of the `csv` crate. Either way cells are trimmed as slices, numbers parsed from
 //! bytes, ids appended to the problem's arena (reserved once from the first rows when the
 //! length is known), repeated ids found in one batch ([`super::problem::first_duplicate`]).
