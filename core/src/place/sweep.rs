@@ -68,7 +68,7 @@ pub fn sweep(
     }
     // the ends wait as `(last use << 32) | node` keys in `occupied` (unused by the tree loop)
     let keys: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..n]);
-    if fit == Fit::First && max_live(nodes, &order[..n], keys) > LIST_MAX_LIVE {
+    if fit == Fit::First && max_live(nodes, &order[..n], keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let agg: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(placed, agg, n) {
             if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, regions, clock)? {
@@ -158,8 +158,11 @@ pub(crate) fn expire(
 pub const LIST_MAX_LIVE: usize = 256;
 
 /// The largest number of candidates live at one instruction, visiting `order` (by def) with
-/// the ends in a min-heap of [`end_key`]s in `heap` (one entry per candidate). O(n log d).
-fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64]) -> usize {
+/// the ends in a min-heap of [`end_key`]s in `heap` (one entry per candidate), or `cap + 1`
+/// as soon as more than `cap` are live (the sweep only asks whether the list would hold more
+/// than [`LIST_MAX_LIVE`]: where many are live that is known early, and the heap never grows
+/// past `cap + 1`). O(n log min(d, cap)).
+fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64], cap: usize) -> usize {
     let by_key = |a: u64, b: u64| a < b;
     let (mut hlen, mut most) = (0usize, 0usize);
     for &ni in order {
@@ -168,6 +171,9 @@ fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64]) -> usize {
         }
         min_heap::push(heap, &mut hlen, end_key(nodes[ni as usize].hi, ni), by_key);
         most = most.max(hlen);
+        if most > cap {
+            break;
+        }
     }
     most
 }
@@ -253,7 +259,10 @@ mod tests {
     fn live_peak(iv: &[(u32, u32)]) -> usize {
         let nodes: [Node; 3] = core::array::from_fn(|k| Node::new(iv[k].0, iv[k].1, k as u32));
         let mut heap = [0u64; 3];
-        max_live(&nodes, &[0, 1, 2], &mut heap)
+        let most = max_live(&nodes, &[0, 1, 2], &mut heap, usize::MAX);
+        // counting stops past a cap, at cap + 1
+        assert_eq!(max_live(&nodes, &[0, 1, 2], &mut heap, 1), most.min(2));
+        most
     }
 
     /// `max_live` (which picks the treap over the list) counts the candidates live at one
