@@ -13,9 +13,9 @@ use dramalloc_core::workspace::Scratch;
 type Cand<'a> = (&'a [(u32, u32)], u64, bool);
 
 /// The loads of `(intervals, aligned, pinned)` candidates with no keys (the point queries)
-/// and with two keys per interval (the sweep where every candidate has one interval; the
+/// and with one key per interval (the sweep where every candidate has one interval; the
 /// point queries again where one has several: the sweep would count it twice). A key slice
-/// one short of two per interval takes the point queries too, with the same loads.
+/// one short of one per interval takes the point queries too, with the same loads.
 fn loads(cands: &[Cand<'_>]) -> ((u64, u64), (u64, u64)) {
     let mut nodes = Vec::new();
     let mut infos = Vec::new();
@@ -31,7 +31,7 @@ fn loads(cands: &[Cand<'_>]) -> ((u64, u64), (u64, u64)) {
         });
     }
     let mut ids = vec![0u32; nodes.len()];
-    let mut heap = vec![0u64; 2 * nodes.len()];
+    let mut heap = vec![0u64; nodes.len()];
     let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
     let mut scratch = vec![Scratch::default(); infos.len()];
     let points = max_load(&mut graph, &infos, &mut scratch, &mut []).unwrap();
@@ -45,7 +45,7 @@ fn loads(cands: &[Cand<'_>]) -> ((u64, u64), (u64, u64)) {
 
 /// A [0, 4] 8, B [4, 6] 16 (closed intervals: A and B meet at 4), C [5, 9] 32 pinned,
 /// D [7, 7] 4: all candidates peak at 48 (B + C at 5 and 6), the unpinned at 24 (A + B
-/// at 4). Both paths agree, including where keys.len() < 2 nodes makes it take the queries.
+/// at 4). Both paths agree, including where keys.len() < nodes makes it take the queries.
 #[test]
 fn both_paths_give_the_peak_of_all_and_of_the_unpinned() {
     let c: [Cand<'_>; 4] =
