@@ -232,13 +232,19 @@ pub fn read_buffers(path: &Path, max_rows: usize) -> Result<Problem, InputError>
 }
 
 /// Opens `path` and reads it, reserving from its length.
-/// Plain files (no quotes, see [`super::plain_csv`]) are read by the fast path first; any
-/// other file, or any error, is read (again) through the `csv` crate, which decides.
+/// Plain regular files (no quotes, see [`super::plain_csv`]) are read by the fast path
+/// first; any other file, or any error, is read (again) through the `csv` crate, which
+/// decides. A pipe, a FIFO or a device (`<(...)`, `/dev/stdin`) cannot be read twice, so it
+/// goes to the `csv` crate at once.
 fn read_file(path: &Path, max_rows: usize, kind: Kind) -> Result<Problem, InputError> {
     let file = path.display().to_string();
     let open = || std::fs::File::open(path).map_err(|source| InputError::Io { file: file.clone(), source });
     let f = open()?;
-    let bytes = f.metadata().ok().map(|m| m.len());
+    let meta = f.metadata().ok();
+    let bytes = meta.as_ref().map(std::fs::Metadata::len);
+    if !meta.is_some_and(|m| m.is_file()) {
+        return read_csv_sized(f, bytes, &file, max_rows, kind);
+    }
     if let Ok(Some(problem)) = super::plain_csv::read_plain(f, bytes, &file, max_rows, kind) {
         return Ok(problem);
     }

@@ -238,6 +238,34 @@ mod tests {
         assert!(read_solution(&t.0, 2).is_err());
     }
 
+    /// A FIFO (what `dramalloc plan <(...)` reads) cannot be read twice: a quoted file given
+    /// through one goes to the `csv` crate at once and is read whole, not given up on by the
+    /// fast path and then found empty.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_fifo_is_read_once_by_the_csv_path() {
+        let text = "id,lower,upper,size\n\"a,b\",0,4,5\nc,1,3,8\n";
+        let path = std::env::temp_dir().join(format!("dramalloc_plain_fifo_{}", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo must run");
+        assert!(made.success(), "mkfifo {}", path.display());
+        let writer = {
+            let path = path.clone();
+            std::thread::spawn(move || std::fs::write(path, text).unwrap())
+        };
+        // a reader that opened the FIFO again would wait for a writer for ever: fail instead
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let path = path.clone();
+            std::thread::spawn(move || tx.send(read_buffers(&path, 10)));
+        }
+        let got = rx.recv_timeout(std::time::Duration::from_secs(20));
+        let _ = std::fs::remove_file(&path);
+        let got = got.expect("the FIFO was opened a second time (no writer left)").unwrap();
+        writer.join().unwrap();
+        assert_eq!((got.len(), got.id(0), got.id(1)), (2, "a,b", "c"));
+    }
+
     /// A file longer than one block: lines cut by the block boundary are read whole, and the
     /// line numbers run on across blocks.
     #[test]
