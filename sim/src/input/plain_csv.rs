@@ -257,7 +257,9 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         {
             let path = path.clone();
-            std::thread::spawn(move || tx.send(read_buffers(&path, 10)));
+            std::thread::spawn(move || {
+                let _ = tx.send(read_buffers(&path, 10));
+            });
         }
         let got = rx.recv_timeout(std::time::Duration::from_secs(20));
         let _ = std::fs::remove_file(&path);
