@@ -1,0 +1,126 @@
+//! The skyline strategy (`place::skyline::skyline`) called directly, on the paths its unit
+//! tests leave out (issue 18): each storage check alone (a zero section count, more sections
+//! than slots, short `ids` or `heap`, a tree slice between `2 + p` and `2p` maxima), slices
+//! of exactly the sizes the tree needs, and `settle` at the re-key limit. Every run is pinned
+//! by its exact answer and addresses.
+
+use dramalloc_core::liveness::info::Info;
+use dramalloc_core::place::exact::prepare;
+use dramalloc_core::place::sections::UNPLACED;
+use dramalloc_core::place::skyline::{skyline, Stop};
+use dramalloc_core::workspace::{Placed, Scratch, Section, Slot};
+
+/// Slots and sections of the candidates `iv` = (first, last instruction, size), candidate k
+/// at location k: returns (slots, sections, section count).
+fn setup(iv: &[(u32, u32, u64)]) -> (Vec<Slot>, Vec<Section>, usize) {
+    let n = iv.len();
+    let infos: Vec<Info> = iv
+        .iter()
+        .enumerate()
+        .map(|(k, r)| Info { aligned: r.2, location: k as u32, ..Info::default() })
+        .collect();
+    let mut slots = vec![Slot::default(); n];
+    let mut secs = vec![Section::default(); n];
+    let (mut by_lo, mut by_hi) = (vec![0u32; n], vec![0u32; n]);
+    let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
+    let count = prepare(&infos, interval, 0, &mut slots, &mut secs, &mut by_lo, &mut by_hi).unwrap();
+    (slots, secs, count)
+}
+
+/// G over instructions 0–1 (rank 0: widest, largest), Q over 1–2 (rank 1), S at 2 (rank 2):
+/// two sections, {G, Q} and {Q, S}. The skyline rule re-keys Q (its floor rose to 4 under
+/// G) and places S at 0 first: G 0, S 0, Q 4, peak 5. Placed in rank order without re-keys,
+/// Q goes to 4 and S on top of it, at 5: peak 6.
+const GQS: [(u32, u32, u64); 3] = [(0, 1, 4), (1, 2, 1), (2, 2, 1)];
+
+/// Runs the skyline on `iv` (preorder 0, from byte 64) with `secs` and `scratch` entries of
+/// section and scratch storage, the re-key limit and `settle`; returns the answer and the
+/// slots' addresses.
+fn run(
+    iv: &[(u32, u32, u64)],
+    secs: usize,
+    scratch: usize,
+    max_rekeys: u64,
+    settle: bool,
+) -> (Result<u64, Stop>, Vec<u64>) {
+    let n = iv.len();
+    let (mut slots, mut sections, count) = setup(iv);
+    let (mut ids, mut heap) = (vec![0u32; n], vec![Placed::default(); n]);
+    let mut scratch = vec![Scratch::default(); scratch];
+    let out = skyline(
+        &mut slots,
+        &mut sections[..secs],
+        count,
+        &mut ids,
+        &mut heap,
+        &mut scratch,
+        0,
+        64,
+        max_rekeys,
+        settle,
+        &mut || true,
+    );
+    (out, slots.iter().map(|s| s.at).collect())
+}
+
+/// With no limit the skyline rule's plan; with the limit at 0 and `settle`, every buffer
+/// goes at its current minimum offset in rank order (Q at 4 + 64, S above it); without
+/// `settle` the run stops at Q's first re-key with only G placed; with one re-key allowed
+/// and `settle`, the plan is the full rule's again.
+#[test]
+fn settle_at_the_rekey_limit_places_in_rank_order() {
+    assert_eq!(run(&GQS, 3, 3, u64::MAX, false), (Ok(69), vec![64, 68, 64]));
+    assert_eq!(run(&GQS, 3, 3, 0, true), (Ok(70), vec![64, 68, 69]));
+    assert_eq!(run(&GQS, 3, 3, 0, false), (Err(Stop::Capped), vec![64, UNPLACED, UNPLACED]));
+    assert_eq!(run(&GQS, 3, 3, 1, true), (Ok(69), vec![64, 68, 64]));
+}
+
+/// Two sections: a tree of p = 2 leaves needs 2p = 4 maxima (one Section) and p = 2 tags
+/// (one Scratch). Exactly that is enough (the second section's load is not copied, which
+/// only feeds the preorder's last tie-break, unused here).
+#[test]
+fn storage_of_exactly_the_tree_size_is_enough() {
+    assert_eq!(setup(&GQS).2, 2);
+    assert_eq!(run(&GQS, 1, 1, u64::MAX, false), (Ok(69), vec![64, 68, 64]));
+}
+
+/// Five disjoint buffers make five sections, p = 8: 16 maxima are needed, three Sections
+/// (12) are refused even though 12 >= 2 + p; four Sections and four Scratch entries are
+/// enough (every buffer at 64).
+#[test]
+fn a_tree_slice_short_of_2p_is_refused() {
+    let iv: Vec<(u32, u32, u64)> = (0..5).map(|k| (k, k, 1 + k as u64)).collect();
+    assert_eq!(setup(&iv).2, 5);
+    assert_eq!(run(&iv, 3, 4, u64::MAX, false), (Err(Stop::Storage), vec![UNPLACED; 5]));
+    assert_eq!(run(&iv, 4, 3, u64::MAX, false), (Err(Stop::Storage), vec![UNPLACED; 5]));
+    assert_eq!(run(&iv, 4, 4, u64::MAX, false), (Ok(69), vec![64; 5]));
+}
+
+/// Each of the first storage checks alone refuses the run (nothing written): a zero section
+/// count, more sections than slots, `ids` or `heap` one entry short.
+#[test]
+fn each_short_argument_is_refused_alone() {
+    let (mut slots, mut sections, count) = setup(&GQS);
+    assert_eq!(count, 2);
+    let mut scratch = vec![Scratch::default(); 3];
+    let mut go = || true;
+    let cases: [(usize, usize, usize, usize); 4] = [(0, 3, 3, 3), (3, 2, 3, 3), (2, 3, 2, 3), (2, 3, 3, 2)];
+    for (count, n, ids, heap) in cases {
+        let (mut ids, mut heap) = (vec![0u32; ids], vec![Placed::default(); heap]);
+        let out = skyline(
+            &mut slots[..n],
+            &mut sections,
+            count,
+            &mut ids,
+            &mut heap,
+            &mut scratch,
+            0,
+            64,
+            u64::MAX,
+            false,
+            &mut go,
+        );
+        assert_eq!(out, Err(Stop::Storage), "count {count}, n {n}");
+        assert!(slots.iter().all(|s| s.at == UNPLACED));
+    }
+}
