@@ -345,8 +345,16 @@ fn read_csv_sized(
 
 /// The error of a record the `csv` crate cannot read, naming the line its byte offset is on.
 fn malformed<R: Read>(e: csv::Error, reader: &mut csv::Reader<LineCounted<R>>, file: &str) -> InputError {
-    let line = e.position().map_or(0, |p| reader.get_mut().line_at(p.byte()));
-    let message = e.to_string();
+    let line = e.position().map_or(0, |p| reader.get_mut().record_line(p.byte()));
+    // the `csv` crate's own text repeats its line count, which is wrong for CRLF and CR files
+    // and after empty lines: the width mismatch (the one malformation of byte records) is
+    // said without it
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("found a record with {len} fields, but the header has {expected_len}")
+        }
+        _ => e.to_string(),
+    };
     match e.into_kind() {
         csv::ErrorKind::Io(source) => InputError::Io { file: file.to_owned(), source },
         _ => InputError::MalformedCsv { file: file.to_owned(), line, message },
@@ -400,7 +408,7 @@ fn read_rows<R: Read>(
             Err(e) => return Err(malformed(e, reader, file)),
         }
         let offset = record.position().map_or(0, csv::Position::byte);
-        let line = reader.get_mut().line_at(offset);
+        let line = reader.get_mut().record_line(offset);
         // The reader rejects records whose length differs from the header's, so every index
         // is in range; `unwrap_or(b"")` only keeps this free of panics.
         let cell = |slot: usize| header.index[slot].and_then(|i| record.get(i)).unwrap_or(b"");
@@ -638,6 +646,21 @@ mod tests {
                 "{end:?}"
             );
             let e = parse_buffers(&csv(&["id,lower,upper,size", "a,0,4,5", "b,0,4"]), "p", 9).unwrap_err();
+            assert!(matches!(e, InputError::MalformedCsv { line: 3, .. }), "{end:?}: {e}");
+            assert_eq!(
+                e.to_string(),
+                "p: line 3: malformed CSV: found a record with 3 fields, but the header has 4",
+                "{end:?}"
+            );
+            // after empty lines, the row's own line
+            let text = csv(&["id,lower,upper,size", "a,0,4,5", "", "", "b,0,4,x"]);
+            let e = parse_buffers(&text, "p", 9).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "p: line 5, column `size`: expected a non-negative integer, found `x`",
+                "{end:?}"
+            );
+            let e = parse_buffers(&csv(&["id,lower,upper,size", "", "b,0,4"]), "p", 9).unwrap_err();
             assert!(matches!(e, InputError::MalformedCsv { line: 3, .. }), "{end:?}: {e}");
         }
     }
