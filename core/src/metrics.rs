@@ -27,7 +27,8 @@ pub struct Metrics {
     pub aligned_spill_bytes: u64,
     /// Final HWM of the plan: max(address + aligned) over all candidates, at least the floor.
     pub hwm: u64,
-    /// Max-load lower bound on `hwm`: max(floor + peak live non-pinned bytes, peak live bytes).
+    /// Max-load lower bound on `hwm`: max(floor + peak live non-pinned bytes, peak live bytes,
+    /// the highest end of a pinned candidate).
     pub lower_bound: u64,
     /// Size of the CC region at the top of the window.
     pub cc_limit: u64,

@@ -259,3 +259,16 @@ fn the_default_node_budget_shrinks_with_the_buffers() {
     let got = [0, 1, 50, 51, 64, 2_048].map(exact_default_nodes);
     assert_eq!(got, [2_000_000, 2_000_000, 2_000_000, 1_960_784, 1_562_500, 48_828]);
 }
+
+/// A pinned buffer high in the window holds the HWM up: the bound is at least its end,
+/// though the load (its 4 KiB and a free 4 KiB beside it) is only 8 KiB. Every strategy's
+/// plan meets the bound there, so the ratio a user sees is 1, not 10.
+#[test]
+fn a_pinned_buffer_end_is_a_bound() {
+    let bufs = [Buffer::pinned(0, 3, 4096, 40_960), Buffer::new(1, 2, 4096)];
+    for s in [Strategy::Auto, Strategy::Sweep, Strategy::GreedySize] {
+        let (p, addrs) = plan(&bufs, cfg(1 << 20, 0, s), 0).unwrap();
+        let m = p.metrics;
+        assert_eq!((m.hwm, m.lower_bound, addrs[0]), (45_056, 45_056, 40_960), "{s:?}");
+    }
+}
