@@ -10,9 +10,12 @@
 //! where the mutated step changed the answer; each run is checked valid and pinned: peak,
 //! nodes expanded, optimality, improvement and every address.
 
-use dramalloc_core::liveness::info::Info;
-use dramalloc_core::place::exact::{branch_and_bound, prepare, Budget, Schedule};
-use dramalloc_core::workspace::{Raise, Section, Slot};
+use dramalloc_core::place::exact::{branch_and_bound, Budget, Schedule};
+use dramalloc_core::workspace::Raise;
+
+#[path = "support/sections.rs"]
+mod sections;
+use sections::{prepared, Prepared};
 
 /// (peak, nodes, optimal, improved, addresses).
 type Run = (u64, u64, bool, bool, Vec<u64>);
@@ -28,16 +31,7 @@ fn run(iv: &[(u32, u32, u64)], raises: usize, start: u64, weaken: u64) -> Run {
 /// [`run`] with another schedule.
 fn run_with(iv: &[(u32, u32, u64)], raises: usize, start: u64, weaken: u64, schedule: Schedule) -> Run {
     let n = iv.len();
-    let infos: Vec<Info> = iv
-        .iter()
-        .enumerate()
-        .map(|(k, r)| Info { aligned: r.2, location: k as u32, ..Info::default() })
-        .collect();
-    let mut slots = vec![Slot::default(); n];
-    let mut secs = vec![Section::default(); n];
-    let (mut by_lo, mut ids) = (vec![0u32; n], vec![0u32; n]);
-    let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
-    let count = prepare(&infos, interval, start, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
+    let Prepared { mut slots, sections: mut secs, by_lo, by_hi: mut ids, count } = prepared(iv, start);
     let lb =
         (0..64).map(|t| iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>()).max().unwrap();
     let total: u64 = iv.iter().map(|x| x.2).sum();

@@ -4,27 +4,19 @@
 //! of exactly the sizes the tree needs, and `settle` at the re-key limit. Every run is pinned
 //! by its exact answer and addresses.
 
-use dramalloc_core::liveness::info::Info;
-use dramalloc_core::place::exact::prepare;
 use dramalloc_core::place::sections::UNPLACED;
 use dramalloc_core::place::skyline::{skyline, Stop};
 use dramalloc_core::workspace::{Placed, Scratch, Section, Slot};
 
+#[path = "support/sections.rs"]
+mod sections;
+use sections::prepared;
+
 /// Slots and sections of the candidates `iv` = (first, last instruction, size), candidate k
 /// at location k: returns (slots, sections, section count).
 fn setup(iv: &[(u32, u32, u64)]) -> (Vec<Slot>, Vec<Section>, usize) {
-    let n = iv.len();
-    let infos: Vec<Info> = iv
-        .iter()
-        .enumerate()
-        .map(|(k, r)| Info { aligned: r.2, location: k as u32, ..Info::default() })
-        .collect();
-    let mut slots = vec![Slot::default(); n];
-    let mut secs = vec![Section::default(); n];
-    let (mut by_lo, mut by_hi) = (vec![0u32; n], vec![0u32; n]);
-    let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
-    let count = prepare(&infos, interval, 0, &mut slots, &mut secs, &mut by_lo, &mut by_hi).unwrap();
-    (slots, secs, count)
+    let p = prepared(iv, 0);
+    (p.slots, p.sections, p.count)
 }
 
 /// G over instructions 0–1 (rank 0: widest, largest), Q over 1–2 (rank 1), S at 2 (rank 2):
