@@ -92,28 +92,34 @@ pub enum InputError {
         at: Location,
     },
     /// A required CSV column is absent from the header.
-    #[error("{file}: line 1: missing column `{column}` in header `{header}`")]
+    #[error("{file}: line {line}: missing column `{column}` in header `{header}`")]
     MissingColumn {
         /// The file.
         file: String,
+        /// 1-based line of the header (after any empty lines before it).
+        line: u64,
         /// The missing column.
         column: &'static str,
         /// The header line as read (fields joined by `,`).
         header: String,
     },
     /// A CSV header names a required column twice.
-    #[error("{file}: line 1: column `{column}` appears twice in the header")]
+    #[error("{file}: line {line}: column `{column}` appears twice in the header")]
     DuplicateColumn {
         /// The file.
         file: String,
+        /// 1-based line of the header (after any empty lines before it).
+        line: u64,
         /// The repeated column.
         column: String,
     },
     /// A CSV header names a column the reader does not know.
-    #[error("{file}: line 1: unknown column `{column}` ({hint})")]
+    #[error("{file}: line {line}: unknown column `{column}` ({hint})")]
     UnknownColumn {
         /// The file.
         file: String,
+        /// 1-based line of the header (after any empty lines before it).
+        line: u64,
         /// The column as written.
         column: String,
         /// What is known instead, or why this one is not read.

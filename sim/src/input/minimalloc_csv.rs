@@ -129,7 +129,7 @@ pub(super) struct Header {
 }
 
 impl Header {
-    fn parse(record: &ByteRecord, file: &str, kind: Kind) -> Result<Header, InputError> {
+    fn parse(record: &ByteRecord, file: &str, kind: Kind, line: u64) -> Result<Header, InputError> {
         let names: Vec<String> = record
             .iter()
             .enumerate()
@@ -142,6 +142,7 @@ impl Header {
             let Some(col) = Col::of(name) else {
                 return Err(InputError::UnknownColumn {
                     file: file.to_owned(),
+                    line,
                     column: name.clone(),
                     hint: if name.eq_ignore_ascii_case("gaps") {
                         "MiniMalloc's lifetime gaps are not supported"
@@ -153,6 +154,7 @@ impl Header {
             if h.index[col.slot()].replace(i).is_some() {
                 return Err(InputError::DuplicateColumn {
                     file: file.to_owned(),
+                    line,
                     column: col.name().to_owned(),
                 });
             }
@@ -166,6 +168,7 @@ impl Header {
             if h.index[col.slot()].is_none() {
                 return Err(InputError::MissingColumn {
                     file: file.to_owned(),
+                    line,
                     column: col.name(),
                     header: h.names.join(","),
                 });
@@ -318,12 +321,16 @@ fn read_csv_sized(
         .buffer_capacity(1 << 16)
         .from_reader(LineCounted::new(reader));
     let mut record = ByteRecord::new();
-    match reader.read_byte_record(&mut record) {
-        Ok(true) => {}
-        Ok(false) => record.clear(),
+    let line = match reader.read_byte_record(&mut record) {
+        // the header's own line, after any empty lines before it
+        Ok(true) => reader.get_mut().record_line(record.position().map_or(0, csv::Position::byte)),
+        Ok(false) => {
+            record.clear();
+            1
+        }
         Err(e) => return Err(malformed(e, &mut reader, file)),
-    }
-    let header = Header::parse(&record, file, kind)?;
+    };
+    let header = Header::parse(&record, file, kind, line)?;
     let max_rows = max_rows.min(u32::MAX as usize - 1);
     let mut problem = Problem::default();
     let rows = read_rows(&mut reader, &mut record, &header, bytes, file, max_rows, kind, &mut problem);
@@ -536,12 +543,13 @@ impl<'f> RowRules<'f> {
         Ok(())
     }
 
-    /// The header of these rules' file and kind, read from its `record`.
+    /// The header of these rules' file and kind, read from its `record` (on line 1).
     ///
     /// # Errors
     /// As [`Header`]'s rules: an unknown, repeated or missing column.
     pub(super) fn header(&self, record: &ByteRecord) -> Result<Header, InputError> {
-        Header::parse(record, self.file, self.kind)
+        // the plain path gives up on empty lines, so its header is line 1
+        Header::parse(record, self.file, self.kind, 1)
     }
 
     /// Records what the rows declared (the `align` column) once every row is in.
@@ -662,6 +670,13 @@ mod tests {
             );
             let e = parse_buffers(&csv(&["id,lower,upper,size", "", "b,0,4"]), "p", 9).unwrap_err();
             assert!(matches!(e, InputError::MalformedCsv { line: 3, .. }), "{end:?}: {e}");
+            // a header after empty lines is named by its own line too
+            let e = parse_buffers(&csv(&["", "", "id,lower,upper", "a,0,3"]), "p", 9).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "p: line 3: missing column `size` in header `id,lower,upper`",
+                "{end:?}"
+            );
         }
     }
 

@@ -196,6 +196,7 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
     let col = |name: &'static str| {
         header.iter().position(|h| h == name).ok_or_else(|| InputError::MissingColumn {
             file: file.to_owned(),
+            line: 1, // `dramalloc plan` writes the header first; this reader does not count lines
             column: name,
             header: header.iter().collect::<Vec<_>>().join(","),
         })
