@@ -217,8 +217,16 @@ pub enum InputError {
         /// Where.
         at: Location,
     },
-    /// A CSV row whose half-open lifetime `[lower, upper)` is empty.
-    #[error("{file}: line {line}: buffer `{id}` has upper {upper} <= lower {lower} (upper is exclusive)")]
+    /// A CSV row whose half-open lifetime `[lower, upper)` is empty. The message names the
+    /// column the file has: `upper` (exclusive), or MiniMalloc's inclusive `end` (`upper - 1`).
+    #[error(
+        "{file}: line {line}: buffer `{id}` has {}",
+        if *inclusive_end {
+            format!("end {} < lower {lower} (end is inclusive)", upper.wrapping_sub(1))
+        } else {
+            format!("upper {upper} <= lower {lower} (upper is exclusive)")
+        }
+    )]
     EmptyLifetime {
         /// The file.
         file: String,
@@ -230,6 +238,8 @@ pub enum InputError {
         lower: u64,
         /// One past the last live instant.
         upper: u64,
+        /// The file's column is the inclusive `end` (it said `upper - 1`).
+        inclusive_end: bool,
     },
     /// A tensor name or buffer id used twice.
     #[error("{file}: {at}: duplicate name `{name}` (first at {first})")]

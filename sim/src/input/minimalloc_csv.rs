@@ -527,7 +527,7 @@ impl<'f> RowRules<'f> {
             }
         }
         if kind == Kind::Problem {
-            check_buffer(file, line, id, lower, upper, size, &at)?;
+            check_buffer(file, line, id, (lower, upper, header.inclusive_end), size, &at)?;
         }
         if let (SAMPLE_ROWS, Some(total)) = (problem.len(), self.bytes) {
             // rows so far took `offset` bytes: reserve for the rest, 10 % over
@@ -575,8 +575,7 @@ fn check_buffer(
     file: &str,
     line: u64,
     id: &str,
-    lower: u64,
-    upper: u64,
+    (lower, upper, inclusive_end): (u64, u64, bool),
     size: u64,
     at: &dyn Fn(usize) -> Location,
 ) -> Result<(), InputError> {
@@ -593,6 +592,7 @@ fn check_buffer(
             id: id.to_owned(),
             lower,
             upper,
+            inclusive_end,
         });
     }
     Ok(())
@@ -689,6 +689,11 @@ mod tests {
     fn spaces_aliases_and_inclusive_end_are_read() {
         let p = parse_buffers("Buffer, start ,end,size\n x , 1 ,2,3\n", "p", 1).unwrap();
         assert_eq!((p.id(0), p.row(0)), ("x", Row { lower: 1, upper: 3, size: 3 }));
+        // an empty lifetime is told in the file's own column
+        let e = parse_buffers("id,start,end,size\na,3,2,4\n", "p", 1).unwrap_err();
+        assert_eq!(e.to_string(), "p: line 2: buffer `a` has end 2 < lower 3 (end is inclusive)");
+        let e = parse_buffers("id,lower,upper,size\na,3,3,4\n", "p", 1).unwrap_err();
+        assert_eq!(e.to_string(), "p: line 2: buffer `a` has upper 3 <= lower 3 (upper is exclusive)");
     }
 
     #[test]
