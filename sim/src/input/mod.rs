@@ -20,6 +20,7 @@ pub mod onnx;
 mod plain_csv;
 pub mod problem;
 pub mod program_json;
+mod row_rules;
 pub mod tflite;
 
 use std::path::Path;

@@ -1,11 +1,11 @@
 //! The quote-free fast path of the minimalloc CSV reader: plain lines split at commas.
-//! Uses: minimalloc_csv (header and row rules), problem; used by: minimalloc_csv.
+//! Uses: minimalloc_csv (header), row_rules, problem; used by: minimalloc_csv.
 //!
 //! Most problem files are plain: no quotes, one record per line, `\n` or `\r\n` line ends.
 //! For those the `csv` crate's state machine (about 480 instructions a row on 10^6 generated
 //! rows, most of the reader's time) is more than the format needs: this path finds line ends
 //! and commas with `memchr` and hands the cells to the same row rules
-//! ([`super::minimalloc_csv::RowRules`]) as the `csv` path, so a row it accepts becomes the
+//! ([`super::row_rules::RowRules`]) as the `csv` path, so a row it accepts becomes the
 //! same [`Problem`] entry, with the same line number.
 //!
 //! It gives up, returning `None`, on anything else: a quote anywhere, an empty line, a lone
@@ -19,8 +19,9 @@ use std::io::{self, Read};
 
 use csv::ByteRecord;
 
-use super::minimalloc_csv::{Header, Kind, RowRules};
+use super::minimalloc_csv::{Header, Kind};
 use super::problem::{first_duplicate, Problem};
+use super::row_rules::RowRules;
 
 /// Bytes read at a time.
 pub(super) const BLOCK: usize = 1 << 20;
