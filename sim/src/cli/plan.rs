@@ -213,12 +213,23 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     // members are judged on the sizes they placed (padded to each buffer's alignment), so
     // their ratios are to that bound; a note says so where it is not the plan's
     let mut members = member_lines(&sol.members, sol.members.lower_bound);
+    let common = sol.both_ways.filter(|b| b.kept_common());
     if !members.is_empty() && sol.members.lower_bound != m.lower_bound {
-        members.push(format!(
-            "(members' peaks are of the buffers padded to their alignments, x LB of those: {} bytes; \
-             the plan and its lower bound are of the real sizes)",
-            sol.members.lower_bound
-        ));
+        members.push(match common {
+            Some(b) => format!(
+                "(members' peaks are of the buffers at the common alignment {}, x LB of their sizes \
+                 rounded up to it: {} bytes; the plan's lower bound is of the real sizes)",
+                b.common_align, sol.members.lower_bound
+            ),
+            None => format!(
+                "(members' peaks are of the buffers padded to their alignments, x LB of those: {} bytes; \
+                 the plan and its lower bound are of the real sizes)",
+                sol.members.lower_bound
+            ),
+        });
+    }
+    if let Some(b) = sol.both_ways {
+        members.push(b.describe());
     }
     if a.json {
         let output = if is_dash(&a.output) { "<stdout>".to_owned() } else { a.output.display().to_string() };

@@ -9,12 +9,12 @@ use dramalloc_core::Strategy;
 
 use super::args::{self, parse_input_shape, read_problem, strategy_parser, STDIN};
 use super::console::{stdout_failed, Console, Progress};
-use super::{fail, EXIT_BAD_INPUT, EXIT_OK, MAX_TENSORS};
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::input::{self, Problem};
 
 /// `quality --help`'s closing lines.
-const AFTER: &str =
-    "Exit codes: 0 the table was printed (a failed plan is an `error` cell); 2 bad input or a bad flag.";
+const AFTER: &str = "Exit codes: 0 the table was printed, every plan made; 1 the table was printed and some \
+     plan failed (its `error` cell; standard error names each and why); 2 bad input or a bad flag.";
 
 /// Options of `dramalloc quality`.
 #[derive(Debug, Clone, clap::Args)]
@@ -105,8 +105,20 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     } else {
         crate::quality::render(&rows, &totals)
     };
-    match con.write_out(|o| o.write_all(text.as_bytes())) {
-        Ok(()) => ExitCode::from(EXIT_OK),
-        Err(e) => stdout_failed(con, &e),
+    if let Err(e) = con.write_out(|o| o.write_all(text.as_bytes())) {
+        return stdout_failed(con, &e);
     }
+    let plans = rows.iter().map(|r| r.results.len()).sum::<usize>();
+    let failed = rows.iter().flat_map(|r| &r.results).filter(|r| r.error.is_some()).count();
+    if failed == 0 {
+        return ExitCode::from(EXIT_OK);
+    }
+    for r in &rows {
+        for (s, e) in r.results.iter().filter_map(|x| Some((&x.strategy, x.error.as_ref()?))) {
+            let file = if r.set.is_empty() { r.name.clone() } else { format!("{}/{}", r.set, r.name) };
+            let _ = writeln!(con.stderr, "error: {file}, {s}: {e}");
+        }
+    }
+    let _ = writeln!(con.stderr, "error: {failed} of {plans} plans failed (the `error` cells)");
+    ExitCode::from(EXIT_FAILED)
 }

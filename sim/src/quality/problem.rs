@@ -14,6 +14,7 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
+use crate::quality::common_alignment::{common_alignment, BothWays};
 use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 
 /// The problem of a program JSON, as the shared traces' CSVs define it: one row per
@@ -57,8 +58,12 @@ pub struct Solved {
     pub metrics: Metrics,
     /// Wall time of the plan.
     pub time: Duration,
-    /// What the `auto` / `exact` portfolio ran and skipped (empty for a single strategy).
+    /// What the `auto` / `exact` portfolio ran and skipped (empty for a single strategy), in
+    /// the plan kept.
     pub members: dramalloc_core::place::report::Members,
+    /// With per-buffer alignments, the plan's peak both ways when it was planned both ways
+    /// ([`crate::quality::common_alignment`]); `None` otherwise.
+    pub both_ways: Option<BothWays>,
 }
 
 impl Solved {
@@ -389,14 +394,14 @@ pub fn solve_limited(
         let id = located(&error).filter(|&k| k < problem.len()).map(|k| problem.id(k).to_owned());
         SolveError::Plan { id, message: describe(problem, &error), error }
     };
-    let run = |window: u64, host: &mut HostWorkspace| {
+    let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         let bufs = problem.rows().iter().enumerate().map(|(k, b)| CoreBuffer {
             def: b.lower as u32,
             last_use: (b.upper - 1) as u32,
             bytes: b.size,
             address: problem.fixed(k),
-            align: problem.alignment(k),
+            align: if own { problem.alignment(k) } else { 1 },
         });
         let mut keep_going = || Instant::now() < limits.until;
         let mut budget = Budget { max_nodes, work, keep_going: &mut keep_going };
@@ -405,17 +410,55 @@ pub fn solve_limited(
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
     // not fit, while an unbounded plan of the same strategy may still end below the capacity:
     // try bounded first (its error names the buffer), then unbounded, and keep whichever fits.
-    let plan = match run(capacity.unwrap_or(u64::MAX), &mut host) {
-        Ok(p) => p,
-        Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, &mut host) {
-            Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => p,
-            _ => return Err(name(bounded)),
+    let fitting = |host: &mut HostWorkspace, align: u64, own: bool| match run(
+        capacity.unwrap_or(u64::MAX),
+        host,
+        align,
+        own,
+    ) {
+        Ok(p) => Ok(p),
+        Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, host, align, own) {
+            Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => Ok(p),
+            _ => Err(bounded),
         },
-        Err(e) => return Err(name(e)),
+        Err(e) => Err(e),
     };
+    let plan = fitting(&mut host, align, true).map_err(name)?;
+    let mut offsets: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
+    let (mut metrics, mut members) = (plan.metrics, plan.members);
+    // Per-buffer alignments padded the plan's buffers: where it is above its bound, plan
+    // again at the buffers' common alignment and keep the lower peak (`common_alignment`).
+    let mut both_ways = None;
+    if let Some(m) = common_alignment(problem, align).filter(|_| metrics.hwm > metrics.lower_bound) {
+        let mut both = BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None };
+        if Instant::now() < limits.until {
+            if let Ok(p) = fitting(&mut host, m, false) {
+                // the common plan's footprints are its sizes rounded up to `m`; its peak is
+                // that of the real footprints, as the padded plan's is after unpadding
+                let common: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
+                let hwm = peak_of(problem, &common, align);
+                both.common_hwm = Some(hwm);
+                if both.kept_common() {
+                    offsets = common;
+                    // the bound stays that of the real sizes: the common plan's is of the
+                    // sizes rounded up to `m`, a bound of plans at that alignment only
+                    metrics = Metrics { lower_bound: metrics.lower_bound, hwm, ..p.metrics };
+                    members = p.members;
+                }
+            }
+        }
+        both_ways = Some(both);
+    }
     let time = start.elapsed();
-    let offsets = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
-    Ok(Solved { offsets, metrics: plan.metrics, time, members: plan.members })
+    Ok(Solved { offsets, metrics, time, members, both_ways })
+}
+
+/// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
+/// `offset + align_up(size, align)` (saturating), bytes; 0 for no buffer.
+fn peak_of(problem: &Problem, offsets: &[u64], align: u64) -> u64 {
+    let align = align.max(1);
+    let up = |size: u64| size.div_ceil(align).saturating_mul(align);
+    problem.rows().iter().zip(offsets).map(|(b, &o)| o.saturating_add(up(b.size))).max().unwrap_or(0)
 }
 
 /// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,

@@ -1,0 +1,91 @@
+//! What `plan` and `quality` say about their own plans, pinned to the exact text: `quality`
+//! fails (exit 1) when a plan in its table failed, naming each; `plan` tells how it honoured
+//! per-buffer alignments (padded or at the common alignment, `quality::common_alignment`).
+//! Runs `dramalloc` in-process (`cli::run_with`) on inputs written here.
+
+use std::process::ExitCode;
+
+use dramalloc_sim::cli::{run_with, Console};
+
+/// What one command printed and returned.
+struct Out {
+    code: ExitCode,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `dramalloc ARGS` with `stdin` as standard input.
+fn dramalloc_in(args: &[&str], stdin: &str) -> Out {
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let mut input = stdin.as_bytes();
+    let mut con = Console { stdin: &mut input, stdout: &mut o, stderr: &mut e, progress: false };
+    let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
+    Out { code, stdout: String::from_utf8(o).unwrap(), stderr: String::from_utf8(e).unwrap() }
+}
+
+/// A time index past the planner's 32-bit range fails every plan: the table is printed with
+/// its `error` cells, each failure is named on standard error, and the exit code is 1.
+#[test]
+fn quality_exits_1_naming_every_failed_plan() {
+    let out = dramalloc_in(
+        &["quality", "-", "--strategies", "greedy-size,sweep"],
+        "id,lower,upper,size\na,0,5000000000,10\nb,0,4,10\n",
+    );
+    assert_eq!(out.code, ExitCode::from(1));
+    assert!(out.stdout.starts_with("peak / LB"), "{}", out.stdout);
+    assert!(out.stdout.contains("error"), "{}", out.stdout);
+    assert_eq!(
+        out.stderr,
+        "error: <stdin>, greedy-size: buffer `a` (line 2): upper 5000000000 exceeds the 32-bit instruction index\n\
+         error: <stdin>, sweep: buffer `a` (line 2): upper 5000000000 exceeds the 32-bit instruction index\n\
+         error: 2 of 2 plans failed (the `error` cells)\n"
+    );
+    // every plan made: 0, nothing on standard error
+    let out =
+        dramalloc_in(&["quality", "-", "--strategies", "greedy-size"], "id,lower,upper,size\nb,0,4,10\n");
+    assert_eq!((out.code, out.stderr.as_str()), (ExitCode::from(0), ""));
+}
+
+/// Two overlapping 4 KiB buffers aligned to 4 KiB, in a plan aligned to 1 byte: padded, they
+/// peak at 12 KiB; at their common alignment at the bound, 8 KiB, which `plan` keeps and says.
+#[test]
+fn plan_keeps_the_common_alignment_plan_and_says_so() {
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-", "--align", "1"],
+        "id,lower,upper,size,alignment\n0,0,10,4096,4096\n1,5,15,4096,4096\n",
+    );
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "id,lower,upper,size,alignment,offset,align\n0,0,10,4096,4096,0,1\n1,5,15,4096,4096,4096,1\n"
+    );
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines[0].split("; read ").next(),
+        Some("<stdin>: 2 buffers, strategy auto (plan from its sweep member), HWM 8192 bytes, lower bound 8192 bytes, ratio 1.0000")
+    );
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "  (per-buffer alignments: planned with each buffer padded to its own alignment, HWM 12288 bytes, \
+             and at their common alignment 4096, HWM 8192 bytes; kept the common; the members above are those \
+             of the plan kept)"
+        )
+    );
+    // 8 KiB alignments: the common plan (sizes rounded to 8 KiB as placed) ends at 12 KiB,
+    // and its members are judged against the bound of the rounded sizes, which a note gives
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-", "--align", "1"],
+        "id,lower,upper,size,alignment\n0,0,10,4096,8192\n1,5,15,4096,8192\n",
+    );
+    assert_eq!(
+        out.stdout,
+        "id,lower,upper,size,alignment,offset,align\n0,0,10,4096,8192,0,1\n1,5,15,4096,8192,8192,1\n"
+    );
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines[lines.len() - 2],
+        "  (members' peaks are of the buffers at the common alignment 8192, x LB of their sizes rounded up to \
+         it: 16384 bytes; the plan's lower bound is of the real sizes)"
+    );
+}
