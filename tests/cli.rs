@@ -592,8 +592,9 @@ fn a_primary_output_lost_on_stdout_exits_1_and_a_broken_pipe_quietly() {
         assert_eq!(dramalloc(&["plan", csv, "-o", out]).code, ExitCode::from(CODE_OK));
     }
     // the verdicts and reports of quality, verify and check-plan are primary outputs too
-    let commands: [&[&str]; 8] = [
+    let commands: [&[&str]; 9] = [
         &["plan", csv, "-o", "-"],
+        &["plan", csv, "-o", sol],
         &["plan", csv, "-o", "-", "--format", "bin"],
         &["import", &onnx, "-o", "-"],
         &["generate", "-n", "50", "-o", "-"],

@@ -177,8 +177,14 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     }
     drop(spin);
     let stages = Stages { read, plan: sol.time, write };
-    let sink: &mut dyn Write = if is_dash(&a.output) { con.stderr } else { con.stdout };
-    report(sink, a, format, problem.len(), &sol, stages);
+    let mut summary = Vec::new();
+    report(&mut summary, a, format, problem.len(), &sol, stages);
+    if is_dash(&a.output) {
+        let _ = con.stderr.write_all(&summary);
+    } else if let Err(e) = con.write_out(|o| o.write_all(&summary)) {
+        // the plan file is whole; the summary, the command's report, is lost: say so
+        return stdout_failed(con, &e);
+    }
     if std::env::var_os("DRAMALLOC_TIMING").is_some_and(|v| v == "1") {
         if let (Some(c0), Some(c1), Some(c2), Some(c3)) = (c0, c1, c2, c3) {
             let _ = writeln!(
