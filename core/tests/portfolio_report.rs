@@ -363,6 +363,25 @@ fn expect(name: &str, p: &Plan, want: Want) {
     let got = runs(p);
     assert_eq!((p.metrics.hwm, p.metrics.lower_bound, p.members.best), want.0, "{name}");
     assert_eq!(got, want.1, "{name}: the member report");
+    assert_eq!(p.members.improved_by, improvers(&got), "{name}: the steps that lowered the peak");
+}
+
+/// The steps a report says lowered the kept plan's peak: the branch and bound where it ran
+/// below every member, the repair where it ran below everything before it.
+fn improvers(runs: &[(M, O)]) -> [Option<M>; 2] {
+    let mut best = u64::MAX;
+    let mut out = [None; 2];
+    for &(m, o) in runs {
+        if let O::Ran { peak, .. } = o {
+            match m {
+                M::BranchAndBound if peak < best => out[0] = Some(m),
+                M::Repair if peak < best => out[1] = Some(m),
+                _ => {}
+            }
+            best = best.min(peak);
+        }
+    }
+    out
 }
 
 /// `auto` with its whole work budget: every member runs until one reaches the lower bound
@@ -375,6 +394,9 @@ fn auto_runs_every_member_it_can_afford() {
     for (name, bufs, want) in [("a", &a, A_AUTO), ("b", &b, B_AUTO), ("c", &c, C_AUTO)] {
         let p = plan(bufs, Strategy::Auto, 700_000_000, u64::MAX);
         expect(name, &p, want);
+        // a and b: the branch and bound from the skyline's plan; c: the repair
+        let by = if name == "c" { [None, Some(M::Repair)] } else { [Some(M::BranchAndBound), None] };
+        assert_eq!(p.members.improved_by, by, "{name}");
         let e = plan(bufs, Strategy::Exact, 100_000_000, u64::MAX);
         expect(&format!("{name} exact"), &e, want);
     }

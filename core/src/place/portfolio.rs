@@ -710,6 +710,8 @@ pub(crate) fn run_strategy(
             Ok(Some(h)) if h < best_peak => {
                 best_peak = h;
                 chosen = Strategy::Skyline;
+                // a whole plan of its own, not an improvement of the kept one
+                report.best = Some(Member::SkylineTimed);
                 for (slot, info) in st.slots.iter_mut().zip(infos.iter()) {
                     slot.best = info.address;
                 }
@@ -767,6 +769,7 @@ pub(crate) fn run_strategy(
                 restore_best(st.slots, infos);
                 best_peak = peak(infos);
                 chosen = strategy;
+                report.improved_by[0] = Some(Member::BranchAndBound);
             }
             report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: auto_nodes });
         }
@@ -783,6 +786,7 @@ pub(crate) fn run_strategy(
                 Some(r) => {
                     if r.peak < best_peak {
                         chosen = strategy;
+                        report.improved_by[1] = Some(Member::Repair);
                     }
                     Outcome::Ran { peak: r.peak, work: left - w.left }
                 }

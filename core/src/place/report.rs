@@ -118,6 +118,10 @@ pub struct Members {
     /// The member whose plan was kept (before the branch and bound and the repair improved
     /// it, when they did), `None` for a single strategy.
     pub best: Option<Member>,
+    /// The steps after the members that lowered the kept plan's peak, in the order they ran:
+    /// `[0]` [`Member::BranchAndBound`], `[1]` [`Member::Repair`]; `None` where the step did
+    /// not run or did not lower the peak.
+    pub improved_by: [Option<Member>; 2],
     /// The lower bound (bytes) the members' peaks were judged against: the max load of the
     /// sizes as the members placed them, each padded to its own alignment. Above the plan's
     /// final [`crate::Metrics::lower_bound`] when a buffer's alignment pads it (the final
@@ -131,6 +135,7 @@ impl Default for Members {
             runs: [(Member::Sweep, Outcome::NotApplicable); MAX_MEMBERS],
             len: 0,
             best: None,
+            improved_by: [None; 2],
             lower_bound: 0,
         }
     }

@@ -215,6 +215,12 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     // the portfolio's row whose plan was kept names it more exactly than its strategy
     // (the sweep around the long-lived is a `sweep` plan)
     let member_name = sol.members.best.filter(|_| member != a.strategy).map_or(member.name(), |b| b.name());
+    // the steps that lowered the kept plan's peak after it (the branch and bound, the repair)
+    let improvers: Vec<&str> = sol.members.improved_by.iter().flatten().map(|m| m.name()).collect();
+    let member_name = match sol.members.best {
+        Some(b) if !improvers.is_empty() => b.name(),
+        _ => member_name,
+    };
     let ratio = crate::quality::peak_ratio(m.hwm, m.lower_bound);
     // members are judged on the sizes they placed (padded to each buffer's alignment), so
     // their ratios are to that bound; a note says so where it is not the plan's
@@ -244,6 +250,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "buffers": buffers,
             "strategy": a.strategy.name(),
             "member": member_name,
+            "improved_by": improvers,
             "hwm": m.hwm,
             "lower_bound": m.lower_bound,
             "ratio": ratio,
@@ -257,8 +264,13 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         let _ = writeln!(o, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
-    let chosen =
-        if member == a.strategy { String::new() } else { format!(" (plan from its {member_name} member)") };
+    let chosen = if !improvers.is_empty() {
+        format!(" (plan from its {member_name} member, improved by its {})", improvers.join(" and its "))
+    } else if member == a.strategy {
+        String::new()
+    } else {
+        format!(" (plan from its {member_name} member)")
+    };
     let _ = writeln!(
         o,
         "{}: {}, strategy {}{chosen}, HWM {} bytes, lower bound {} bytes, ratio {:.4}; read {}, plan {}, write {}",
