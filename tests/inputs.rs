@@ -511,3 +511,30 @@ fn every_minimalloc_csv_parses() {
     }
     assert_eq!(checked, known.len(), "every known file is bundled");
 }
+
+/// A value an error repeats is cut at 1,024 characters, with its length in bytes: a 5 MB id
+/// must not make a 5 MB message. Ids, numbers and header columns alike.
+#[test]
+fn csv_long_values_are_shortened_in_messages() {
+    let (x, nines) = ("x".repeat(3000), "9".repeat(3000));
+    let cut = |c: &str| format!("{}… (3000 bytes)", c.repeat(1024));
+    assert_eq!(
+        csv_error(&format!("id,lower,upper,size\n{x},0,5,10\n{x},1,4,10\n")),
+        format!("bad.csv: line 3, column `id`: duplicate name `{}` (first at line 2, column `id`)", cut("x"))
+    );
+    assert_eq!(
+        csv_error(&format!("id,lower,upper,size\na,0,5,{nines}\n")),
+        format!("bad.csv: line 2, column `size`: expected a non-negative integer, found `{}`", cut("9"))
+    );
+    let e = csv_error(&format!("id,lower,upper,size,{x}\na,0,5,10,1\n"));
+    assert!(e.starts_with(&format!("bad.csv: line 1: unknown column `{}` (", cut("x"))), "{e}");
+    // exactly 1,024 characters are repeated whole; multi-byte characters are cut on a boundary
+    let whole = "é".repeat(1024);
+    assert_eq!(
+        csv_error(&format!("id,lower,upper,size\n{whole},3,3,10\n")),
+        format!("bad.csv: line 2: buffer `{whole}` has upper 3 <= lower 3 (upper is exclusive)")
+    );
+    let over = "é".repeat(1025);
+    let e = csv_error(&format!("id,lower,upper,size\n{over},3,3,10\n"));
+    assert!(e.contains(&format!("`{whole}… (2050 bytes)`")), "{e}");
+}

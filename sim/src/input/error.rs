@@ -11,6 +11,39 @@
 use std::fmt;
 use std::io;
 
+/// Most characters of a cell, id or header an error message repeats ([`shorten`]): far above
+/// any real tensor name (the bundled models' longest is 250), far below a runaway cell.
+pub const MAX_VALUE_CHARS: usize = 1024;
+
+/// `text` as an error message repeats it: whole up to [`MAX_VALUE_CHARS`] characters, else
+/// cut there ([`shorten_to`]): a 5 MB id must not make a 5 MB message.
+///
+/// ```
+/// use dramalloc_sim::input::error::shorten;
+/// assert_eq!(shorten("w0"), "w0");
+/// let long = "x".repeat(2000);
+/// assert_eq!(shorten(&long), format!("{}… (2000 bytes)", "x".repeat(1024)));
+/// ```
+pub fn shorten(text: &str) -> String {
+    shorten_to(text, MAX_VALUE_CHARS)
+}
+
+/// `text` whole up to `max` characters, else its first `max` characters, `…` and its length
+/// in bytes.
+///
+/// ```
+/// use dramalloc_sim::input::error::shorten_to;
+/// assert_eq!(shorten_to("abc", 3), "abc");
+/// assert_eq!(shorten_to("abcd", 3), "abc… (4 bytes)");
+/// assert_eq!(shorten_to("éééé", 2), "éé… (8 bytes)");
+/// ```
+pub fn shorten_to(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+    }
+}
+
 /// Where inside an input file an error was found.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -44,7 +44,7 @@ use std::path::Path;
 
 use csv::{ByteRecord, ReaderBuilder};
 
-use super::error::{InputError, Location};
+use super::error::{shorten, InputError, Location};
 use super::line_count::LineCounted;
 use super::problem::{first_duplicate, Problem};
 use super::row_rules::RowRules;
@@ -148,7 +148,7 @@ impl Header {
                 return Err(InputError::UnknownColumn {
                     file: file.to_owned(),
                     line,
-                    column: name.clone(),
+                    column: shorten(name),
                     hint: if name.eq_ignore_ascii_case("gaps") {
                         "MiniMalloc's lifetime gaps are not supported"
                     } else {
@@ -175,7 +175,7 @@ impl Header {
                     file: file.to_owned(),
                     line,
                     column: col.name(),
-                    header: h.names.join(","),
+                    header: shorten(&h.names.join(",")),
                 });
             }
         }
@@ -437,7 +437,7 @@ fn duplicate_error(problem: &Problem, file: &str, id_column: &str) -> Option<Inp
     Some(InputError::Duplicate {
         file: file.to_owned(),
         at: at(second),
-        name: problem.id(second).to_owned(),
+        name: shorten(problem.id(second)),
         first: at(first),
     })
 }

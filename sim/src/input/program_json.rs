@@ -37,9 +37,6 @@ use serde_json::{Map, Value};
 use super::error::{InputError, Location};
 use super::{align_up, read_text, PAGE};
 
-/// Longest value text quoted in an error message, in characters.
-const MAX_VALUE_CHARS: usize = 80;
-
 /// A whole program: tensors and the ops that read and write them, in execution order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Program {
@@ -488,16 +485,13 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-/// A JSON value as compact text, shortened to [`MAX_VALUE_CHARS`] characters.
+/// Most characters of a JSON value (compact text, perhaps a whole object) an error repeats.
+const MAX_JSON_CHARS: usize = 80;
+
+/// A JSON value as compact text, shortened to [`MAX_JSON_CHARS`] characters
+/// ([`super::error::shorten_to`]).
 fn show(v: &Value) -> String {
-    let text = v.to_string();
-    if text.chars().count() <= MAX_VALUE_CHARS {
-        text
-    } else {
-        let mut short: String = text.chars().take(MAX_VALUE_CHARS).collect();
-        short.push('…');
-        short
-    }
+    super::error::shorten_to(&v.to_string(), MAX_JSON_CHARS)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use csv::ByteRecord;
 
-use super::error::{InputError, Location};
+use super::error::{shorten, InputError, Location};
 use super::minimalloc_csv::{Header, Kind, SAMPLE_ROWS};
 use super::problem::{Problem, Row};
 use super::{align_up, PAGE};
@@ -81,7 +81,7 @@ impl<'f> RowRules<'f> {
             return Err(InputError::AddressOverflow {
                 file: file.to_owned(),
                 at: at(4),
-                name: id.to_owned(),
+                name: shorten(id),
                 bytes: size,
             });
         }
@@ -92,7 +92,7 @@ impl<'f> RowRules<'f> {
                     return Err(InputError::ZeroAlignment {
                         file: file.to_owned(),
                         at: at(5),
-                        name: id.to_owned(),
+                        name: shorten(id),
                     })
                 }
                 a => a,
@@ -156,7 +156,7 @@ fn check_buffer(
     at: &dyn Fn(usize) -> Location,
 ) -> Result<(), InputError> {
     if size == 0 {
-        return Err(InputError::ZeroSize { file: file.to_owned(), at: at(3), name: id.to_owned() });
+        return Err(InputError::ZeroSize { file: file.to_owned(), at: at(3), name: shorten(id) });
     }
     if align_up(size, PAGE).is_none() {
         return Err(InputError::SizeOverflow { file: file.to_owned(), at: at(3), value: size });
@@ -165,7 +165,7 @@ fn check_buffer(
         return Err(InputError::EmptyLifetime {
             file: file.to_owned(),
             line,
-            id: id.to_owned(),
+            id: shorten(id),
             lower,
             upper,
             inclusive_end,
@@ -198,7 +198,7 @@ fn number(file: &str, at: impl FnOnce() -> Location, cell: &[u8]) -> Result<u64,
         }
     }
     let text = String::from_utf8_lossy(cell);
-    let value = format!("`{text}`");
+    let value = format!("`{}`", shorten(&text));
     let negative = text.starts_with('-') && text.parse::<f64>().is_ok_and(|x| x < 0.0);
     let at = at();
     Err(if negative {

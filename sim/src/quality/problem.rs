@@ -110,7 +110,7 @@ pub fn describe(problem: &Problem, error: &PlanError) -> String {
     let name = |k: u32| {
         let k = k as usize;
         if k < problem.len() {
-            format!("buffer `{}`{}", problem.id(k), at(problem.line(k)))
+            format!("buffer `{}`{}", crate::input::error::shorten(problem.id(k)), at(problem.line(k)))
         } else {
             format!("buffer #{k}")
         }

@@ -34,6 +34,7 @@ use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
 use std::fmt;
 
+use crate::input::error::shorten;
 use crate::input::{IdIndex, Problem};
 
 /// What a successful check measured.
@@ -219,18 +220,18 @@ pub fn verify(
     let mut peak = 0u64;
     let mut peak_row = None;
     for (i, (id, r)) in solution.iter().enumerate() {
-        let offset = solution.fixed(i).ok_or_else(|| VerifyError::NoOffset { row: i, id: id.to_owned() })?;
+        let offset = solution.fixed(i).ok_or_else(|| VerifyError::NoOffset { row: i, id: shorten(id) })?;
         let p = placed_by[i];
         if let Some(fixed) = problem.fixed(p).filter(|&f| f != offset) {
-            return Err(VerifyError::MovedFixed { id: id.to_owned(), offset, fixed });
+            return Err(VerifyError::MovedFixed { id: shorten(id), offset, fixed });
         }
         let own = problem.alignment(p);
         let need = (align / gcd(align, own)).saturating_mul(own);
         if offset % need != 0 {
-            return Err(VerifyError::Misaligned { id: id.to_owned(), offset, align: need });
+            return Err(VerifyError::Misaligned { id: shorten(id), offset, align: need });
         }
         let end = offset.checked_add(r.size).ok_or(VerifyError::EndOverflow {
-            id: id.to_owned(),
+            id: shorten(id),
             offset,
             size: r.size,
         })?;
@@ -245,7 +246,7 @@ pub fn verify(
 
     if let (Some(capacity), Some(i)) = (capacity, peak_row) {
         if peak > capacity {
-            return Err(VerifyError::OverCapacity { id: solution.id(i).to_owned(), end: peak, capacity });
+            return Err(VerifyError::OverCapacity { id: shorten(solution.id(i)), end: peak, capacity });
         }
     }
     Ok(VerifyReport { buffers: solution.len(), peak })
@@ -265,7 +266,7 @@ fn match_rows(problem: &Problem, solution: &Problem) -> Result<Vec<usize>, Verif
     let mut index = IdIndex::with_capacity(problem.len());
     for i in 0..problem.len() {
         if index.insert(problem, i).is_some() {
-            return Err(VerifyError::DuplicateProblemId { id: problem.id(i).to_owned() });
+            return Err(VerifyError::DuplicateProblemId { id: shorten(problem.id(i)) });
         }
     }
     // For each problem row, the solution row that placed it.
@@ -273,22 +274,22 @@ fn match_rows(problem: &Problem, solution: &Problem) -> Result<Vec<usize>, Verif
     let mut of_row = Vec::with_capacity(solution.len());
     for (row, (id, r)) in solution.iter().enumerate() {
         let Some(p) = index.get(problem, id) else {
-            return Err(VerifyError::UnknownRow { row, id: id.to_owned() });
+            return Err(VerifyError::UnknownRow { row, id: shorten(id) });
         };
         if let Some(first_row) = placed_by[p] {
-            return Err(VerifyError::DuplicateRow { row, first_row, id: id.to_owned() });
+            return Err(VerifyError::DuplicateRow { row, first_row, id: shorten(id) });
         }
         let b = problem.row(p);
         let expected = (b.lower, b.upper, b.size);
         let found = (r.lower, r.upper, r.size);
         if expected != found {
-            return Err(VerifyError::Mismatch { row, id: id.to_owned(), expected, found });
+            return Err(VerifyError::Mismatch { row, id: shorten(id), expected, found });
         }
         placed_by[p] = Some(row);
         of_row.push(p);
     }
     if let Some(p) = placed_by.iter().position(Option::is_none) {
-        return Err(VerifyError::MissingRow { id: problem.id(p).to_owned() });
+        return Err(VerifyError::MissingRow { id: shorten(problem.id(p)) });
     }
     Ok(of_row)
 }
@@ -314,7 +315,7 @@ fn sweep(solution: &Problem, offsets: &[u64]) -> Result<(), VerifyError> {
     let placed = |i: usize| {
         let r = rows[i];
         Placed {
-            id: solution.id(i).to_owned(),
+            id: shorten(solution.id(i)),
             lower: r.lower,
             upper: r.upper,
             offset: offsets[i],
