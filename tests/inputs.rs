@@ -325,7 +325,16 @@ fn csv_missing_column() {
 fn csv_repeated_column() {
     assert_eq!(
         csv_error("id,lower,upper,size,Size\na,0,3,4,4\n"),
+        "bad.csv: line 1: column `size` appears twice in the header (as `size` and `Size`)"
+    );
+    assert_eq!(
+        csv_error("id,lower,size,size\na,0,3,4,4\n"),
         "bad.csv: line 1: column `size` appears twice in the header"
+    );
+    // an alias names the column it stands for, and both cells are told
+    assert_eq!(
+        csv_error("id,lower,upper,end,size\na,0,3,2,4\n"),
+        "bad.csv: line 1: column `upper` appears twice in the header (as `upper` and `end`)"
     );
 }
 
@@ -533,6 +542,15 @@ fn csv_long_values_are_shortened_in_messages() {
     assert_eq!(
         csv_error(&format!("id,lower,upper,size\n{whole},3,3,10\n")),
         format!("bad.csv: line 2: buffer `{whole}` has upper 3 <= lower 3 (upper is exclusive)")
+    );
+    // control characters are escaped, not sent to the terminal
+    assert_eq!(
+        csv_error("id,lower,upper,size\na\x1b[31m,0,3,1\na\x1b[31m,0,3,1\n"),
+        "bad.csv: line 3, column `id`: duplicate name `a\\u{1b}[31m` (first at line 2, column `id`)"
+    );
+    assert_eq!(
+        csv_error("id,lower,upper,size\na,0,3,1\0\n"),
+        "bad.csv: line 2, column `size`: expected a non-negative integer, found `1\\0`"
     );
     let over = "é".repeat(1025);
     let e = csv_error(&format!("id,lower,upper,size\n{over},3,3,10\n"));

@@ -24,14 +24,15 @@ fn dramalloc_in(args: &[&str], stdin: &str) -> Out {
 }
 
 /// A time index past the planner's 32-bit range fails every plan: the table is printed with
-/// its `error` cells, each failure is named on standard error, and the exit code is 1.
+/// its `error` cells, each failure is named on standard error, and the exit code is 2, the
+/// input's fault, as `plan` says for the same file.
 #[test]
-fn quality_exits_1_naming_every_failed_plan() {
+fn quality_fails_naming_every_failed_plan() {
     let out = dramalloc_in(
         &["quality", "-", "--strategies", "greedy-size,sweep"],
         "id,lower,upper,size\na,0,5000000000,10\nb,0,4,10\n",
     );
-    assert_eq!(out.code, ExitCode::from(1));
+    assert_eq!(out.code, ExitCode::from(2));
     assert!(out.stdout.starts_with("peak / LB"), "{}", out.stdout);
     assert!(out.stdout.contains("error"), "{}", out.stdout);
     assert_eq!(
@@ -88,4 +89,27 @@ fn plan_keeps_the_common_alignment_plan_and_says_so() {
         "  (members' peaks are of the buffers at the common alignment 8192, x LB of their sizes rounded up to \
          it: 16384 bytes; the plan's lower bound is of the real sizes)"
     );
+}
+
+/// `auto` within a capacity its heuristics miss goes on as `exact` and finds the plan at the
+/// capacity (hard set A: LB 1048576 at alignment 1; auto alone stops at 1.0371), saying so.
+#[test]
+fn auto_goes_on_as_exact_to_meet_a_capacity() {
+    let a = concat!(env!("CARGO_MANIFEST_DIR"), "/sim/data/minimalloc/A.1048576.csv");
+    let args = ["plan", a, "-o", "-", "--align", "1", "--time-limit", "20"];
+    let out = dramalloc_in(&[&args[..], &["--capacity", "1048576"]].concat(), "");
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert!(lines[0].contains("HWM 1048576 bytes, lower bound 1048576 bytes, ratio 1.0000"), "{}", lines[0]);
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "  (auto's plan did not meet --capacity: it went on as exact, whose members and branch and \
+             bound on the clock made this plan; the lines above are exact's)"
+        )
+    );
+    // below the lower bound nothing fits: exit 1, the bounded run's buffer named
+    let out = dramalloc_in(&[&args[..], &["--capacity", "1048575"]].concat(), "");
+    assert_eq!(out.code, ExitCode::from(1), "{}", out.stderr);
+    assert!(out.stderr.contains("does not fit"), "{}", out.stderr);
 }

@@ -14,19 +14,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use dramalloc_core::{PlanError, Strategy};
+use dramalloc_core::Strategy;
 
 use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
-use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
+use crate::quality::problem::{member_lines, solve_limited, Limits, Solved};
 use crate::report::plan_bin::PlanBlob;
 use crate::report::solution_csv::write_solution;
 
 /// `plan --help`'s closing lines.
 const AFTER: &str = "\
-Exit codes: 0 planned and written; 1 the problem does not fit --capacity, or the solution or
-picture cannot be written; 2 bad input (a plan the binary format cannot hold too) or a bad flag.";
+Exit codes: 0 planned and written; 1 no plan found within --capacity (auto goes on as exact
+until --time-limit; not a proof that none exists), or the solution or picture cannot be written; 2 bad input (a plan the binary format cannot hold too) or a bad flag.";
 
 /// What `dramalloc plan` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
@@ -121,9 +121,12 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let sol = match solve_limited(&problem, a.align, a.capacity, a.strategy, limits, u64::MAX) {
         Ok(s) => s,
         Err(e) => {
-            let fits = !matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. });
             let input = args::display(&a.input);
-            return fail(con, format!("{input}: {e}"), if fits { EXIT_BAD_INPUT } else { EXIT_FAILED });
+            return fail(
+                con,
+                format!("{input}: {e}"),
+                if e.is_bad_input() { EXIT_BAD_INPUT } else { EXIT_FAILED },
+            );
         }
     };
     spin.message("writing the solution");
@@ -226,7 +229,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     // their ratios are to that bound; a note says so where it is not the plan's
     let mut members = member_lines(&sol.members, sol.members.lower_bound);
     let common = sol.both_ways.filter(|b| b.kept_common());
-    if !members.is_empty() && sol.members.lower_bound != m.lower_bound {
+    // (also where the bounds agree: the members' peaks are of the padded sizes all the same)
+    let kept_padded = sol.padded && common.is_none();
+    if !members.is_empty() && (sol.members.lower_bound != m.lower_bound || kept_padded) {
         members.push(match common {
             Some(b) => format!(
                 "(members' peaks are of the buffers at the common alignment {}, x LB of their sizes \
@@ -242,6 +247,13 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     }
     if let Some(b) = sol.both_ways {
         members.push(b.describe());
+    }
+    if sol.as_exact {
+        members.push(
+            "(auto's plan did not meet --capacity: it went on as exact, whose members and branch and \
+             bound on the clock made this plan; the lines above are exact's)"
+                .to_owned(),
+        );
     }
     if a.json {
         let output = if is_dash(&a.output) { "<stdout>".to_owned() } else { a.output.display().to_string() };

@@ -14,7 +14,8 @@ use crate::input::{self, Problem};
 
 /// `quality --help`'s closing lines.
 const AFTER: &str = "Exit codes: 0 the table was printed, every plan made; 1 the table was printed and some \
-     plan failed (its `error` cell; standard error names each and why); 2 bad input or a bad flag.";
+     plan was not found (its `error` cell; standard error names each and why); 2 bad input or a bad flag \
+     (also an input a plan failed on, as `plan` says: fixed buffers that overlap, a time past 32 bits).";
 
 /// Options of `dramalloc quality`.
 #[derive(Debug, Clone, clap::Args)]
@@ -120,5 +121,7 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
         }
     }
     let _ = writeln!(con.stderr, "error: {failed} of {plans} plans failed (the `error` cells)");
-    ExitCode::from(EXIT_FAILED)
+    // as `plan`: 2 where the input is at fault, 1 where a plan was not found
+    let bad = rows.iter().flat_map(|r| &r.results).any(|r| r.bad_input);
+    ExitCode::from(if bad { EXIT_BAD_INPUT } else { EXIT_FAILED })
 }

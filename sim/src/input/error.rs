@@ -11,6 +11,15 @@
 use std::fmt;
 use std::io;
 
+/// ` (as `a` and `b`)` where a column was written two ways (a name and an alias), else empty.
+fn as_written(first: &str, second: &str) -> String {
+    if first == second {
+        String::new()
+    } else {
+        format!(" (as `{first}` and `{second}`)")
+    }
+}
+
 /// Most characters of a cell, id or header an error message repeats ([`shorten`]): far above
 /// any real tensor name (the bundled models' longest is 250), far below a runaway cell.
 pub const MAX_VALUE_CHARS: usize = 1024;
@@ -29,19 +38,30 @@ pub fn shorten(text: &str) -> String {
 }
 
 /// `text` whole up to `max` characters, else its first `max` characters, `…` and its length
-/// in bytes.
+/// in bytes; control characters (a NUL, an escape that would drive the terminal) are written
+/// as Rust escapes (`\0`, `\u{1b}`).
 ///
 /// ```
 /// use dramalloc_sim::input::error::shorten_to;
 /// assert_eq!(shorten_to("abc", 3), "abc");
 /// assert_eq!(shorten_to("abcd", 3), "abc… (4 bytes)");
 /// assert_eq!(shorten_to("éééé", 2), "éé… (8 bytes)");
+/// assert_eq!(shorten_to("a\0\x1b[31m", 10), "a\\0\\u{1b}[31m");
 /// ```
 pub fn shorten_to(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_owned(),
-        Some((cut, _)) => format!("{}… ({} bytes)", &text[..cut], text.len()),
+    let mut out = String::with_capacity(text.len().min(4 * max));
+    for (k, c) in text.chars().enumerate() {
+        if k == max {
+            out.push_str(&format!("… ({} bytes)", text.len()));
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
     }
+    out
 }
 
 /// Where inside an input file an error was found.
@@ -137,14 +157,21 @@ pub enum InputError {
         header: String,
     },
     /// A CSV header names a required column twice.
-    #[error("{file}: line {line}: column `{column}` appears twice in the header")]
+    #[error(
+        "{file}: line {line}: column `{column}` appears twice in the header{}",
+        as_written(first, second)
+    )]
     DuplicateColumn {
         /// The file.
         file: String,
         /// 1-based line of the header (after any empty lines before it).
         line: u64,
-        /// The repeated column.
+        /// The repeated column (its own name, also when written as an alias).
         column: String,
+        /// Its first header cell as written.
+        first: String,
+        /// Its second header cell as written.
+        second: String,
     },
     /// A CSV header names a column the reader does not know.
     #[error("{file}: line {line}: unknown column `{column}` ({hint})")]

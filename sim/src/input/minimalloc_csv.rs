@@ -156,11 +156,13 @@ impl Header {
                     },
                 });
             };
-            if h.index[col.slot()].replace(i).is_some() {
+            if let Some(before) = h.index[col.slot()].replace(i) {
                 return Err(InputError::DuplicateColumn {
                     file: file.to_owned(),
                     line,
                     column: col.name().to_owned(),
+                    first: shorten(&h.names[before]),
+                    second: shorten(name),
                 });
             }
             h.inclusive_end |= col == Col::End;

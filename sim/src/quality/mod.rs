@@ -30,6 +30,10 @@ pub struct StrategyResult {
     pub seconds: f64,
     /// The error, if the plan failed.
     pub error: Option<String>,
+    /// True when the failure is the input's (a time past the 32-bit index, overlapping or
+    /// misaligned fixed buffers: what `plan` exits 2 for), not a plan that was not found.
+    #[serde(skip)]
+    pub bad_input: bool,
 }
 
 /// One file's line.
@@ -85,6 +89,7 @@ pub fn evaluate(
                             ratio: peak_ratio(sol.metrics.hwm, sol.metrics.lower_bound),
                             seconds: sol.time.as_secs_f64(),
                             error: None,
+                            bad_input: false,
                         }
                     }
                     Err(e) => StrategyResult {
@@ -93,6 +98,7 @@ pub fn evaluate(
                         ratio: f64::NAN,
                         seconds: 0.0,
                         error: Some(e.to_string()),
+                        bad_input: e.is_bad_input(),
                     },
                 })
                 .collect();
@@ -238,6 +244,7 @@ mod tests {
             ratio,
             seconds: 0.0125,
             error,
+            bad_input: false,
         };
         let rows = vec![
             QualityRow {

@@ -64,6 +64,12 @@ pub struct Solved {
     /// With per-buffer alignments, the plan's peak both ways when it was planned both ways
     /// ([`crate::quality::common_alignment`]); `None` otherwise.
     pub both_ways: Option<BothWays>,
+    /// True when `auto` did not meet the capacity and went on as `exact`, which made the plan
+    /// (its branch and bound on the clock).
+    pub as_exact: bool,
+    /// True when some buffer's own alignment asks for more than the plan's, so the members
+    /// placed it padded (`dramalloc_core::liveness::buffers`).
+    pub padded: bool,
 }
 
 impl Solved {
@@ -98,6 +104,15 @@ pub enum SolveError {
         /// The error in words, naming buffers by id and line.
         message: String,
     },
+}
+
+impl SolveError {
+    /// True when the input is at fault (a time past the planner's 32-bit index, overlapping,
+    /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]:
+    /// no plan found within the capacity. `plan` exits 2 for the first, 1 for the second.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. })
+    }
 }
 
 /// ` (line N)` when the line is known.
@@ -394,7 +409,7 @@ pub fn solve_limited(
         let id = located(&error).filter(|&k| k < problem.len()).map(|k| problem.id(k).to_owned());
         SolveError::Plan { id, message: describe(problem, &error), error }
     };
-    let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool| {
+    let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         let bufs = problem.rows().iter().enumerate().map(|(k, b)| CoreBuffer {
             def: b.lower as u32,
@@ -410,20 +425,27 @@ pub fn solve_limited(
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
     // not fit, while an unbounded plan of the same strategy may still end below the capacity:
     // try bounded first (its error names the buffer), then unbounded, and keep whichever fits.
-    let fitting = |host: &mut HostWorkspace, align: u64, own: bool| match run(
-        capacity.unwrap_or(u64::MAX),
-        host,
-        align,
-        own,
-    ) {
-        Ok(p) => Ok(p),
-        Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, host, align, own) {
-            Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => Ok(p),
-            _ => Err(bounded),
-        },
-        Err(e) => Err(e),
+    // `auto` within a capacity it did not meet goes on as `exact` (its branch and bound on
+    // the clock until a plan fits or the time limit; the same members first): a capacity
+    // asks for any plan that fits, and the heuristics' miss is not a proof that none does.
+    let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
+        let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
+        match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
+            Ok(p) => Ok((p, false)),
+            Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, host, align, own, strategy) {
+                Ok(p) if fits(&p) => Ok((p, false)),
+                _ if strategy == Strategy::Auto && Instant::now() < limits.until => {
+                    match run(u64::MAX, host, align, own, Strategy::Exact) {
+                        Ok(p) if fits(&p) => Ok((p, true)),
+                        _ => Err(bounded),
+                    }
+                }
+                _ => Err(bounded),
+            },
+            Err(e) => Err(e),
+        }
     };
-    let plan = fitting(&mut host, align, true).map_err(name)?;
+    let (plan, as_exact) = fitting(&mut host, align, true).map_err(name)?;
     let mut offsets: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
     let (mut metrics, mut members) = (plan.metrics, plan.members);
     // Per-buffer alignments padded the plan's buffers: where it is above its bound, plan
@@ -432,7 +454,7 @@ pub fn solve_limited(
     if let Some(m) = common_alignment(problem, align).filter(|_| metrics.hwm > metrics.lower_bound) {
         let mut both = BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None };
         if Instant::now() < limits.until {
-            if let Ok(p) = fitting(&mut host, m, false) {
+            if let Ok((p, _)) = fitting(&mut host, m, false) {
                 // the common plan's footprints are its sizes rounded up to `m`; its peak is
                 // that of the real footprints, as the padded plan's is after unpadding
                 let common: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
@@ -450,7 +472,8 @@ pub fn solve_limited(
         both_ways = Some(both);
     }
     let time = start.elapsed();
-    Ok(Solved { offsets, metrics, time, members, both_ways })
+    let padded = common_alignment(problem, align).is_some();
+    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded })
 }
 
 /// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
