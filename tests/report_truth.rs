@@ -48,9 +48,9 @@ fn quality_fails_naming_every_failed_plan() {
 }
 
 /// Two overlapping 4 KiB buffers aligned to 4 KiB, in a plan aligned to 1 byte: padded, they
-/// peak at 12 KiB; at their common alignment at the bound, 8 KiB, which `plan` keeps and says.
+/// peak at 12 KiB; settled down at the bound, 8 KiB, which `plan` keeps and says.
 #[test]
-fn plan_keeps_the_common_alignment_plan_and_says_so() {
+fn plan_settles_a_padded_plan_and_says_so() {
     let out = dramalloc_in(
         &["plan", "-", "-o", "-", "--align", "1"],
         "id,lower,upper,size,alignment\n0,0,10,4096,4096\n1,5,15,4096,4096\n",
@@ -66,28 +66,45 @@ fn plan_keeps_the_common_alignment_plan_and_says_so() {
         Some("<stdin>: 2 buffers, strategy auto (plan from its sweep member), HWM 8192 bytes, lower bound 8192 bytes, ratio 1.0000")
     );
     assert_eq!(
-        lines.last().copied(),
-        Some(
-            "  (per-buffer alignments: planned with each buffer padded to its own alignment, HWM 12288 bytes, \
-             and at their common alignment 4096, HWM 8192 bytes; kept the common; the members above are those \
-             of the plan kept)"
-        )
+        &lines[lines.len() - 2..],
+        [
+            "  (members' peaks are of the buffers padded to their alignments, x LB of those: 16382 bytes; the plan \
+             and its lower bound are of the real sizes)",
+            "  (per-buffer alignments: the plan with each buffer padded to its own alignment settled down from HWM \
+             12288 to 8192 bytes)",
+        ]
     );
-    // 8 KiB alignments: the common plan (sizes rounded to 8 KiB as placed) ends at 12 KiB,
-    // and its members are judged against the bound of the rounded sizes, which a note gives
+}
+
+/// Where the settled padded plan stays above its bound, the plan at the common alignment is
+/// made, settled and kept when lower; its members are judged against the bound of the sizes
+/// rounded up to that alignment, which a note gives.
+#[test]
+fn plan_keeps_the_common_alignment_plan_and_says_so() {
     let out = dramalloc_in(
-        &["plan", "-", "-o", "-", "--align", "1"],
-        "id,lower,upper,size,alignment\n0,0,10,4096,8192\n1,5,15,4096,8192\n",
+        &["plan", "-", "-o", "-", "--align", "1", "--strategy", "sweep"],
+        "id,lower,upper,size,alignment\n0,0,3,3000,4096\n1,0,3,5000,8192\n2,0,1,7,8192\n3,1,4,7,8192\n",
     );
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
     assert_eq!(
         out.stdout,
-        "id,lower,upper,size,alignment,offset,align\n0,0,10,4096,8192,0,1\n1,5,15,4096,8192,8192,1\n"
+        "id,lower,upper,size,alignment,offset,align\n0,0,3,3000,4096,4096,1\n1,0,3,5000,8192,8192,1\n\
+         2,0,1,7,8192,0,1\n3,1,4,7,8192,0,1\n"
     );
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(
-        lines[lines.len() - 2],
-        "  (members' peaks are of the buffers at the common alignment 8192, x LB of their sizes rounded up to \
-         it: 16384 bytes; the plan's lower bound is of the real sizes)"
+        lines[0].split("; read ").next(),
+        Some("<stdin>: 4 buffers, strategy sweep, HWM 13192 bytes, lower bound 8007 bytes, ratio 1.6476")
+    );
+    assert_eq!(
+        &lines[lines.len() - 2..],
+        [
+            "  (per-buffer alignments: the plan with each buffer padded to its own alignment settled down from HWM \
+             27576 to 15288 bytes)",
+            "  (per-buffer alignments: planned with each buffer padded to its own alignment, HWM 15288 bytes, and \
+             at their common alignment 8192, HWM 13192 bytes, each settled down; kept the common; the members \
+             above are those of the plan kept)",
+        ]
     );
 }
 

@@ -245,6 +245,15 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             ),
         });
     }
+    if let Some(st) = sol.settled.filter(|st| st.after < st.before) {
+        members.push(format!(
+            "(per-buffer alignments: the plan with each buffer padded to its own alignment settled down from HWM {} \
+             to {} bytes{})",
+            st.before,
+            st.after,
+            if st.stopped { ", stopped by the clock" } else { "" }
+        ));
+    }
     if let Some(b) = sol.both_ways {
         members.push(b.describe());
     }

@@ -59,9 +59,9 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 pub struct BothWays {
     /// The common plan alignment `M`, bytes.
     pub common_align: u64,
-    /// The peak (HWM, bytes) of the plan with each buffer padded to its own alignment.
+    /// The peak (HWM, bytes) of the plan with each buffer padded to its own alignment, settled.
     pub padded_hwm: u64,
-    /// The peak (HWM, bytes) of the plan at the common alignment; `None` when that plan
+    /// The peak (HWM, bytes) of the plan at the common alignment, settled; `None` when that plan
     /// failed (a fixed offset that is not a multiple of `M`, the capacity) or was not made
     /// (the clock had stopped).
     pub common_hwm: Option<u64>,
@@ -81,8 +81,8 @@ impl BothWays {
     /// assert_eq!(
     ///     b.describe(),
     ///     "(per-buffer alignments: planned with each buffer padded to its own alignment, HWM \
-    ///      12288 bytes, and at their common alignment 4096, HWM 8192 bytes; kept the common; \
-    ///      the members above are those of the plan kept)"
+    ///      12288 bytes, and at their common alignment 4096, HWM 8192 bytes, each settled down; \
+    ///      kept the common; the members above are those of the plan kept)"
     /// );
     /// ```
     pub fn describe(&self) -> String {
@@ -93,8 +93,8 @@ impl BothWays {
         let kept = if self.kept_common() { "the common" } else { "the padded" };
         format!(
             "(per-buffer alignments: planned with each buffer padded to its own alignment, HWM {} \
-             bytes, and at their common alignment {}, {common}; kept {kept}; the members above are \
-             those of the plan kept)",
+             bytes, and at their common alignment {}, {common}, each settled down; kept {kept}; the \
+             members above are those of the plan kept)",
             self.padded_hwm, self.common_align
         )
     }
@@ -132,9 +132,10 @@ mod tests {
     }
 
     /// Two overlapping 4 KiB buffers aligned to 4 KiB in a plan aligned to 1 byte: padded to
-    /// 8,191 bytes each they peak at 12 KiB; at the common alignment 4096 at the bound, 8 KiB.
+    /// 8,191 bytes each they peak at 12 KiB, settled down at the bound, 8 KiB, so the common
+    /// alignment is not tried.
     #[test]
-    fn the_common_alignment_plan_is_kept_where_it_is_lower() {
+    fn a_padded_plan_settled_at_the_bound_is_kept() {
         use crate::quality::problem::solve;
         use dramalloc_core::Strategy;
         let p = two(4096, 4096, [(0, 10), (5, 15)]);
@@ -144,20 +145,46 @@ mod tests {
                 (sol.offsets.clone(), sol.metrics.hwm, sol.metrics.lower_bound),
                 (vec![0, 4096], 8192, 8192)
             );
-            let both = BothWays { common_align: 4096, padded_hwm: 12288, common_hwm: Some(8192) };
-            assert_eq!(sol.both_ways, Some(both), "{s:?}");
+            assert_eq!(
+                (sol.both_ways, sol.settled.map(|s| (s.before, s.after))),
+                (None, Some((12288, 8192))),
+                "{s:?}"
+            );
         }
-        // 8 KiB alignments: padded 20 KiB, common (sizes rounded to 8 KiB, real 4 KiB) 12 KiB
-        let sol = solve(&two(4096, 8192, [(0, 10), (5, 15)]), 1, None, Strategy::Auto).unwrap();
+    }
+
+    /// Where the settled padded plan is above its bound the common one is made and settled;
+    /// the lower is kept, the padded one on a tie.
+    #[test]
+    fn the_common_alignment_plan_is_kept_where_it_is_lower() {
+        use crate::quality::problem::solve;
+        use dramalloc_core::Strategy;
+        // 3,000 and 5,000 bytes aligned to 4 and 8 KiB live together, two 7-byte buffers aligned
+        // to 8 KiB one after the other: padded and settled 15,288, common and settled 13,192
+        let mut p = Problem::default();
+        for (k, (lower, upper, size, own)) in
+            [(0, 3, 3000, 4096), (0, 3, 5000, 8192), (0, 1, 7, 8192), (1, 4, 7, 8192)].into_iter().enumerate()
+        {
+            p.push(&k.to_string(), Row { lower, upper, size });
+            p.set_alignment(k, own);
+        }
+        let sol = solve(&p, 1, None, Strategy::Sweep).unwrap();
         assert_eq!(
             (sol.offsets.clone(), sol.metrics.hwm, sol.metrics.lower_bound),
-            (vec![0, 8192], 12288, 8192)
+            (vec![4096, 8192, 0, 0], 13192, 8007)
         );
-        assert_eq!(sol.both_ways.map(|b| (b.padded_hwm, b.common_hwm)), Some((20480, Some(12288))));
-        // at plan alignment 4096 the padded plan is as low (12 KiB) and is kept
-        let sol = solve(&two(4096, 8192, [(0, 10), (5, 15)]), 4096, None, Strategy::Auto).unwrap();
-        assert_eq!((sol.offsets.clone(), sol.metrics.hwm), (vec![0, 8192], 12288));
-        assert_eq!(sol.both_ways.map(|b| (b.padded_hwm, b.common_hwm)), Some((12288, Some(12288))));
+        let both = BothWays { common_align: 8192, padded_hwm: 15288, common_hwm: Some(13192) };
+        assert_eq!(sol.both_ways, Some(both));
+        // 8 KiB alignments at plan alignment 1 and 4096: both ways 12 KiB, the padded kept
+        for align in [1, 4096] {
+            let sol = solve(&two(4096, 8192, [(0, 10), (5, 15)]), align, None, Strategy::Auto).unwrap();
+            assert_eq!((sol.offsets.clone(), sol.metrics.hwm), (vec![0, 8192], 12288), "{align}");
+            assert_eq!(
+                sol.both_ways.map(|b| (b.padded_hwm, b.common_hwm)),
+                Some((12288, Some(12288))),
+                "{align}"
+            );
+        }
     }
 
     /// Not planned twice where the padded plan is at its bound (lifetimes apart), nor where no
@@ -191,6 +218,8 @@ mod tests {
         assert!(b(Some(99)).kept_common());
         assert!(!b(Some(100)).kept_common());
         assert!(!b(None).kept_common());
-        assert!(b(None).describe().contains("common alignment 64, no plan; kept the padded"));
+        assert!(b(None)
+            .describe()
+            .contains("common alignment 64, no plan, each settled down; kept the padded"));
     }
 }

@@ -7,6 +7,7 @@
 pub mod common_alignment;
 pub mod generate;
 pub mod problem;
+pub mod settle;
 
 use serde::Serialize;
 

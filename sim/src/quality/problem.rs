@@ -15,6 +15,11 @@ use dramalloc_core::{
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::common_alignment::{common_alignment, BothWays};
+use crate::quality::settle::settle;
+
+/// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
+/// cap: past it a plan with per-buffer alignments is kept as the planner made it.
+pub const SETTLE_MAX_PAIRS: u64 = 1 << 23;
 use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 
 /// The problem of a program JSON, as the shared traces' CSVs define it: one row per
@@ -70,6 +75,9 @@ pub struct Solved {
     /// True when some buffer's own alignment asks for more than the plan's, so the members
     /// placed it padded (`dramalloc_core::liveness::buffers`).
     pub padded: bool,
+    /// The padded plan settled down ([`crate::quality::settle`]): its peaks before and after;
+    /// `None` where it was at its bound, not padded, or had too many pairs to settle.
+    pub settled: Option<crate::quality::settle::Settled>,
 }
 
 impl Solved {
@@ -448,17 +456,25 @@ pub fn solve_limited(
     let (plan, as_exact) = fitting(&mut host, align, true).map_err(name)?;
     let mut offsets: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
     let (mut metrics, mut members) = (plan.metrics, plan.members);
-    // Per-buffer alignments padded the plan's buffers: where it is above its bound, plan
-    // again at the buffers' common alignment and keep the lower peak (`common_alignment`).
-    let mut both_ways = None;
+    // Per-buffer alignments padded the plan's buffers: where it is above its bound, settle it
+    // down (`settle`), plan again at the buffers' common alignment, settle that too, and keep
+    // the lower peak (`common_alignment`).
+    let (mut both_ways, mut settled) = (None, None);
     if let Some(m) = common_alignment(problem, align).filter(|_| metrics.hwm > metrics.lower_bound) {
+        settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
+        if let Some(s) = settled {
+            metrics.hwm = s.after;
+        }
         let mut both = BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None };
-        if Instant::now() < limits.until {
+        if metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
             if let Ok((p, _)) = fitting(&mut host, m, false) {
                 // the common plan's footprints are its sizes rounded up to `m`; its peak is
                 // that of the real footprints, as the padded plan's is after unpadding
-                let common: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
-                let hwm = peak_of(problem, &common, align);
+                let mut common: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
+                let hwm = match settle(problem, &mut common, align, SETTLE_MAX_PAIRS, limits.until) {
+                    Some(s) => s.after,
+                    None => peak_of(problem, &common, align),
+                };
                 both.common_hwm = Some(hwm);
                 if both.kept_common() {
                     offsets = common;
@@ -468,12 +484,12 @@ pub fn solve_limited(
                     members = p.members;
                 }
             }
+            both_ways = Some(both);
         }
-        both_ways = Some(both);
     }
     let time = start.elapsed();
     let padded = common_alignment(problem, align).is_some();
-    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded })
+    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled })
 }
 
 /// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
