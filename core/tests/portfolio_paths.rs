@@ -4,7 +4,9 @@
 //! fit depending on what its re-keys leave, the clock asked every 256 buffers of that first-fit
 //! completion, `exact`'s timed skyline after a skyline row stopped there (and when its plan is
 //! kept), the branch and bound skipped at the lower bound or where the sizes overflow, the
-//! strategy reported after the repair, and tied skyline preorders.
+//! strategy reported after the repair, tied skyline preorders, and the retry of a skyline plan
+//! above the general ceiling (only the buffers ending above it: issue 18's `>` -> `>=` in
+//! `retry_above_ceiling` is killed by `a_buffer_ending_at_the_ceiling_is_not_retried`).
 
 use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member as M, Outcome as O};
@@ -369,4 +371,24 @@ fn a_skyline_plan_above_the_ceiling_retries_only_the_buffers_above_it() {
         plan_with(&a, Strategy::Auto, ceiling + (1 << 20), 1, 7_200 + 54_006 + 3_000, &mut || true);
     let p = got.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 325_376, work: 54_006 }));
+}
+
+/// A buffer ending exactly at the general ceiling stays where the skyline put it (kills
+/// `end() > ceiling` -> `>=` in `retry_above_ceiling`). In a plan of the skyline rule alone
+/// no gap below such a buffer could hold it (the rule places the lowest minimum offset
+/// first), but a settled run can leave one. On `small(1)` with 62,000 units the first
+/// skyline row settles; under a ceiling of 125,696 bytes with a 1 MiB CC region
+/// above it, its plan has a 12 KiB buffer (instructions 3–14) at 113,408, ending at the
+/// ceiling. Retrying only the buffers above it peaks at 267,008 and the sweep's 262,656
+/// stays the plan; lifting that buffer too would re-place it lower by first fit, the row
+/// would peak at 247,040 and become the plan.
+#[test]
+fn a_buffer_ending_at_the_ceiling_is_not_retried() {
+    let a = small(1);
+    let ceiling = 125_696;
+    let (got, _) = plan_with(&a, Strategy::Auto, ceiling + (1 << 20), 1, 7_200 + 54_006 + 794, &mut || true);
+    let p = got.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.members.runs()[1], (M::Sweep, O::Ran { peak: 262_656, work: 7_200 }));
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 267_008, work: 54_006 }));
+    assert_eq!(p.metrics.hwm, 262_656);
 }

@@ -1,0 +1,107 @@
+//! The branch and bound's bisection restart (`place::exact::branch_and_bound`, issue 18): a
+//! bisection probe that fails at its node limit at capacity `c` raises the bisection's lower
+//! end to `c`; the search drops back to the proven bound only when the best peak comes
+//! within `max(align, lower_bound / 1024)` of that end. The test kills the mutant that
+//! mutation testing left alive there (`exact/mod.rs`, `lower_bound / 1024` ->
+//! `lower_bound % 1024`), whose threshold on small bounds (below 1,024 bytes) is the whole
+//! bound, so it restarts from the proven bound after every such failure. The instance
+//! was found by a random search over small problems where the mutated threshold changed the
+//! run; the run is checked valid and pinned: peak, nodes expanded, optimality, improvement
+//! and every address.
+
+use dramalloc_core::place::exact::{branch_and_bound, Budget, Schedule};
+use dramalloc_core::workspace::Raise;
+
+#[path = "support/sections.rs"]
+mod sections;
+use sections::{prepared, Prepared};
+
+/// (peak, nodes, optimal, improved, addresses).
+type Run = (u64, u64, bool, bool, Vec<u64>);
+
+/// Runs the search ([`Schedule::DEFAULT`], at most 2,000 nodes, byte capacities, no undo
+/// records) on the candidates `iv` = (first, last instruction, size), candidate k at location
+/// k, from address 0, the incumbent one byte above the sizes' sum and the lower bound the max
+/// load less `weaken`; checks the plan it leaves.
+fn run(iv: &[(u32, u32, u64)], weaken: u64) -> Run {
+    let n = iv.len();
+    let Prepared { mut slots, sections: mut secs, by_lo, by_hi: mut ids, count } = prepared(iv, 0);
+    let lb =
+        (0..64).map(|t| iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>()).max().unwrap();
+    let total: u64 = iv.iter().map(|x| x.2).sum();
+    let mut go = || true;
+    let mut budget = Budget { max_nodes: 2_000, work: 0, keep_going: &mut go };
+    let out = branch_and_bound(
+        &mut slots,
+        &mut secs[..count],
+        &by_lo,
+        &mut ids,
+        &mut [] as &mut [Raise],
+        0,
+        lb - weaken,
+        total + 1,
+        1,
+        Schedule::DEFAULT,
+        &mut budget,
+    );
+    for a in 0..n {
+        assert!(slots[a].best + iv[a].2 <= out.peak, "buffer {a}");
+        for b in a + 1..n {
+            if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
+                let (x, y) = (slots[a].best, slots[b].best);
+                assert!(x + iv[a].2 <= y || y + iv[b].2 <= x, "buffers {a} and {b} overlap");
+            }
+        }
+    }
+    (out.peak, out.nodes, out.optimal, out.improved, slots.iter().map(|s| s.best).collect())
+}
+
+/// Six buffers (max load 11), the bound weakened to 3: 60 nodes to the optimum 11. Probes
+/// at the bound prove 3 infeasible at once; the first round's bisection probes 11, where
+/// all three preorders stop at their limit of 9 nodes, so 11 becomes the bisection's lower
+/// end. The next round finds a plan of peak 13 at capacity 15, 2 bytes above that end:
+/// more than `align` (1), so the bisection goes on above 11 (a plan of 12 at capacity 12;
+/// then, within 1 byte of 11, from the proven bound: 7, 9 and 10 infeasible, a plan of 11).
+/// With the threshold `max(1, 3 % 1024)` = 3 it drops back to the proven bound at once (8
+/// and 10 infeasible, then 11): 49 nodes.
+#[test]
+fn a_bisection_resumes_above_a_capacity_that_failed_at_its_limit() {
+    let iv = [(2, 6, 4), (6, 9, 3), (6, 10, 4), (10, 12, 2), (9, 10, 2), (10, 18, 3)];
+    assert_eq!(run(&iv, 8), (11, 60, true, true, vec![3, 0, 7, 3, 5, 0]));
+}
+
+/// A round that expands no node cannot do better in the next: the search ends. Four buffers
+/// from address 2^20 (so `lower_bound / 1024` is above every gap), the bound weakened by 8
+/// and aligned to 2: the probe at the bound is refused at once, the bisection stops at once,
+/// and before the fix every later round did the same with a larger limit, no node ever
+/// spent, so neither the node budget nor the clock (asked every few nodes) ended the call.
+/// Run on a thread with a deadline, so a regression fails instead of hanging.
+#[test]
+fn a_round_without_a_node_ends_the_search() {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let iv = [(4, 4, 18), (1, 1, 8), (0, 0, 18), (4, 4, 2)];
+        let start = 1u64 << 20;
+        let Prepared { mut slots, sections: mut secs, by_lo, by_hi: mut ids, count } = prepared(&iv, start);
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 2_000, work: 0, keep_going: &mut go };
+        let schedule = Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 };
+        let lb = start + 20;
+        let out = branch_and_bound(
+            &mut slots,
+            &mut secs[..count],
+            &by_lo,
+            &mut ids,
+            &mut [] as &mut [Raise],
+            start,
+            lb - 8,
+            start + 47,
+            2,
+            schedule,
+            &mut budget,
+        );
+        let _ = tx.send((out.peak, out.nodes, out.optimal, out.improved, out.stopped));
+    });
+    let got = rx.recv_timeout(std::time::Duration::from_secs(30)).expect("branch_and_bound did not return");
+    assert_eq!(got, ((1 << 20) + 47, 0, false, false, false));
+}
