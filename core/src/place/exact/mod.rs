@@ -168,6 +168,7 @@ pub fn branch_and_bound(
     'rounds: loop {
         let mut cap = lower_bound;
         let mut bisect_from = u64::MAX; // node count when this round's bisection began
+        let round_from = meter.nodes;
         loop {
             let mut failed = true;
             for h in 0..PREORDERS {
@@ -234,6 +235,11 @@ pub fn branch_and_bound(
             if cap >= out.peak {
                 break;
             }
+        }
+        // a round that expanded no node hit no node limit: the next, with larger limits, would
+        // repeat it, node for node (and the clock is asked only between nodes)
+        if meter.nodes == round_from {
+            break;
         }
         limit = limit.saturating_mul(2);
     }
