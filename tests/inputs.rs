@@ -556,3 +556,14 @@ fn csv_long_values_are_shortened_in_messages() {
     let e = csv_error(&format!("id,lower,upper,size\n{over},3,3,10\n"));
     assert!(e.contains(&format!("`{whole}… (2050 bytes)`")), "{e}");
 }
+
+/// A solution's `align` of 0 is the file's error, named by line and column (it was the
+/// verifier's `alignment must be at least 1 byte`, exit 1, with no place).
+#[test]
+fn csv_solution_align_zero_names_the_cell() {
+    let e = parse_solution("id,lower,upper,size,offset,align\na,0,10,100,0,0\n", "s.csv", MAX).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "s.csv: line 2, column `align`: align 0 (a solution's alignment is at least 1 byte)"
+    );
+}

@@ -193,6 +193,14 @@ pub enum InputError {
         /// Where.
         at: Location,
     },
+    /// A solution's `align` cell is 0.
+    #[error("{file}: {at}: align 0 (a solution's alignment is at least 1 byte)")]
+    ZeroPlanAlign {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+    },
     /// A buffer's own alignment is 0.
     #[error("{file}: {at}: `{name}` has alignment 0 (an alignment is at least 1 byte; leave the cell empty for none)")]
     ZeroAlignment {

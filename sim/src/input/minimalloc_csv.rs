@@ -389,6 +389,7 @@ fn error_line(e: &InputError) -> Option<u64> {
         | InputError::ZeroSize { at: Location::Csv { line, .. }, .. }
         | InputError::SizeOverflow { at: Location::Csv { line, .. }, .. }
         | InputError::ZeroAlignment { at: Location::Csv { line, .. }, .. }
+        | InputError::ZeroPlanAlign { at: Location::Csv { line, .. }, .. }
         | InputError::AddressOverflow { at: Location::Csv { line, .. }, .. } => Some(*line),
         _ => None,
     }

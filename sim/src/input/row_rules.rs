@@ -100,6 +100,9 @@ impl<'f> RowRules<'f> {
         };
         if header.slot_index(6).is_some() {
             let align = number(file, || at(6), cell(6))?;
+            if align == 0 {
+                return Err(InputError::ZeroPlanAlign { file: file.to_owned(), at: at(6) });
+            }
             match self.declared {
                 None => self.declared = Some((align, line)),
                 Some((first, first_line)) if first != align => {
