@@ -537,3 +537,46 @@ fn the_row_that_makes_the_first_plan_is_not_skipped_by_the_clock() {
     assert_eq!(runs(&free)[..2], [got[0], (M::Sweep, O::Ran { peak: 300_544, work: 120_000 })]);
     assert_eq!((free.metrics.hwm, free.members.best), (274_176, Some(M::Skyline(1))));
 }
+
+/// With a buffer padded for its own alignment the bound is of the padded sizes: a member at
+/// it is not optimal for the real sizes, so no later member is skipped for it. Two 100-byte
+/// buffers apart in time, aligned to 64 in a plan aligned to 1 (padded to 163 bytes): the
+/// sweep's plan is at the padded bound, 163, and every other row still runs; without the
+/// alignment the rows after the sweep are skipped at the bound.
+#[test]
+fn padded_buffers_skip_no_member_at_the_padded_bound() {
+    let run = |own: u64| {
+        let bufs = [Buffer::new(0, 1, 100).aligned_to(own), Buffer::new(2, 3, 100).aligned_to(own)];
+        let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+        let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 20_000, work: 1_000_000, keep_going: &mut go };
+        let p = plan_buffers_with(&bufs, 1, &cfg, &mut st.workspace(), &mut budget).unwrap();
+        (p.members.lower_bound, p.metrics.hwm, p.members.runs().to_vec())
+    };
+    let (lb, hwm, runs) = run(64);
+    assert_eq!((lb, hwm), (163, 100));
+    let ran = |peak, work| O::Ran { peak, work };
+    assert_eq!(
+        runs,
+        [
+            (M::SweepLong(7), O::NoLongSet),
+            (M::Sweep, ran(163, 80)),
+            (M::Skyline(1), ran(163, 600)),
+            (M::SweepLong(3), O::NoLongSet),
+            (M::GreedyLoad, ran(163, 1)),
+            (M::GreedyClass, ran(163, 1)),
+            (M::GreedySize, ran(163, 1)),
+            (M::SweepLong(1), O::NoLongSet),
+            (M::Skyline(2), ran(163, 600)),
+            (M::GreedyStart, ran(163, 1)),
+            (M::Skyline(0), ran(163, 600)),
+            (M::BestFit, ran(163, 1)),
+            (M::BestFitStart, ran(163, 1)),
+            (M::Seed, ran(163, 4)),
+        ]
+    );
+    let (lb, hwm, runs) = run(1);
+    assert_eq!((lb, hwm), (100, 100));
+    assert_eq!(runs.last(), Some(&(M::Seed, O::AtLowerBound)));
+}

@@ -559,6 +559,12 @@ pub(crate) fn run_strategy(
     let keep = st.slots.len() >= n;
     let lb = metrics.lower_bound;
     report.lower_bound = lb;
+    // buffers padded for their own alignment (`liveness::buffers`): the bound is of the padded
+    // sizes, and a member at it is optimal for those, not for the real sizes the plan ends with
+    // (another member's plan may unpad lower), so no member is skipped for an earlier one at it
+    let padded = infos.iter().any(|i| {
+        !i.is_pinned() && crate::align::align_up(i.bytes, regions.align).is_some_and(|r| r < i.aligned)
+    });
     let mut left = budget.work;
     let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;
@@ -594,7 +600,7 @@ pub(crate) fn run_strategy(
             && greedy_of(strategy_of(member)).is_some()
             && st.placed.len() >= n
             && st.occupied.len() >= n;
-        let outcome = if best.is_some_and(|(b, _)| b <= lb) {
+        let outcome = if !padded && best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
         } else if !one_interval {
             Outcome::NotApplicable

@@ -257,6 +257,25 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     if let Some(b) = sol.both_ways {
         members.push(b.describe());
     }
+    if !sol.alone.is_empty() {
+        let each: Vec<String> = sol
+            .alone
+            .iter()
+            .map(|x| {
+                let kept = if x.kept { ", kept" } else { "" };
+                match x.hwm {
+                    Some(h) => format!("{} {h}{kept}", x.strategy.name()),
+                    None => format!("{} not run (out of time or failed)", x.strategy.name()),
+                }
+            })
+            .collect();
+        members.push(format!(
+            "(per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
+             strategies that ran on the padded sizes were also run alone (padded, settled, at the common \
+             alignment), HWM bytes: {})",
+            each.join("; ")
+        ));
+    }
     if sol.as_exact {
         members.push(
             "(auto's plan did not meet --capacity: it went on as exact, whose members and branch and \

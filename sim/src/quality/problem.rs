@@ -8,6 +8,7 @@
 use std::time::{Duration, Instant};
 
 use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::report::{Member, Outcome};
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
 };
@@ -78,6 +79,38 @@ pub struct Solved {
     /// The padded plan settled down ([`crate::quality::settle`]): its peaks before and after;
     /// `None` where it was at its bound, not padded, or had too many pairs to settle.
     pub settled: Option<crate::quality::settle::Settled>,
+    /// With padding, `auto`'s and `exact`'s members run again alone (empty otherwise).
+    pub alone: Vec<Alone>,
+}
+
+/// A single strategy `auto` or `exact` ran again alone because padding made its members'
+/// peaks those of the padded sizes ([`solve_limited`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Alone {
+    /// The strategy.
+    pub strategy: Strategy,
+    /// Its plan's peak, bytes (padded, settled, or at the common alignment, as it kept);
+    /// `None` when the clock had stopped before it or it failed.
+    pub hwm: Option<u64>,
+    /// True when its plan is the one kept.
+    pub kept: bool,
+}
+
+/// The single strategy a portfolio member runs alone (`None`: the sweep around the
+/// long-lived, the branch and bound and the repair have none).
+fn single_of(m: Member) -> Option<Strategy> {
+    Some(match m {
+        Member::Sweep => Strategy::Sweep,
+        Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
+        Member::GreedyLoad => Strategy::GreedyLoad,
+        Member::GreedySize => Strategy::GreedySize,
+        Member::GreedyStart => Strategy::GreedyStart,
+        Member::GreedyClass => Strategy::GreedyClass,
+        Member::BestFit => Strategy::BestFit,
+        Member::BestFitStart => Strategy::BestFitStart,
+        Member::Seed => Strategy::Seed,
+        Member::SweepLong(_) | Member::BranchAndBound | Member::Repair => return None,
+    })
 }
 
 impl Solved {
@@ -456,6 +489,8 @@ pub fn solve_limited(
     let (plan, as_exact) = fitting(&mut host, align, true).map_err(name)?;
     let mut offsets: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
     let (mut metrics, mut members) = (plan.metrics, plan.members);
+    // the padded plan's members: none skipped at the (padded) bound, unlike the common plan's
+    let padded_members = members;
     // Per-buffer alignments padded the plan's buffers: where it is above its bound, settle it
     // down (`settle`), plan again at the buffers' common alignment, settle that too, and keep
     // the lower peak (`common_alignment`).
@@ -487,9 +522,41 @@ pub fn solve_limited(
             both_ways = Some(both);
         }
     }
-    let time = start.elapsed();
     let padded = common_alignment(problem, align).is_some();
-    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled })
+    // With padding the portfolio compares its members on padded peaks: each single strategy
+    // whose member ran is also run alone (padded, settled, at the common alignment, as `plan
+    // --strategy` would) while the clock allows, and the lowest real peak is kept, so `auto`
+    // is never above a strategy it ran (`Alone`).
+    let mut alone = Vec::new();
+    if padded && matches!(strategy, Strategy::Auto | Strategy::Exact) && metrics.hwm > metrics.lower_bound {
+        let mut singles: Vec<Strategy> = Vec::new();
+        for &(m, o) in padded_members.runs() {
+            if let (Some(s), Outcome::Ran { .. }) = (single_of(m), o) {
+                if !singles.contains(&s) {
+                    singles.push(s);
+                }
+            }
+        }
+        for s in singles {
+            if Instant::now() >= limits.until {
+                alone.push(Alone { strategy: s, hwm: None, kept: false });
+                continue;
+            }
+            let sol = solve_limited(problem, align, capacity, s, limits, max_nodes).ok();
+            let hwm = sol.as_ref().map(|x| x.metrics.hwm);
+            let kept = hwm.is_some_and(|h| h < metrics.hwm);
+            if let (true, Some(sol)) = (kept, sol) {
+                alone.iter_mut().for_each(|a: &mut Alone| a.kept = false);
+                offsets = sol.offsets;
+                metrics = Metrics { lower_bound: metrics.lower_bound, ..sol.metrics };
+                members.best = None;
+                members.improved_by = [None; 2];
+            }
+            alone.push(Alone { strategy: s, hwm, kept });
+        }
+    }
+    let time = start.elapsed();
+    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone })
 }
 
 /// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
