@@ -8,21 +8,9 @@ use std::process::ExitCode;
 
 use dramalloc_sim::cli::{run_with, Console};
 
-/// What one command printed and returned.
-struct Out {
-    code: ExitCode,
-    stdout: String,
-    stderr: String,
-}
-
-/// Runs `dramalloc ARGS` with `stdin` as standard input.
-fn dramalloc_in(args: &[&str], stdin: &str) -> Out {
-    let (mut o, mut e) = (Vec::new(), Vec::new());
-    let mut input = stdin.as_bytes();
-    let mut con = Console { stdin: &mut input, stdout: &mut o, stderr: &mut e, progress: false };
-    let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
-    Out { code, stdout: String::from_utf8(o).unwrap(), stderr: String::from_utf8(e).unwrap() }
-}
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{dramalloc_in, Out};
 
 fn dramalloc(args: &[&str]) -> Out {
     dramalloc_in(args, "")

@@ -14,46 +14,11 @@ use dramalloc_core::workspace::Raise;
 
 #[path = "support/sections.rs"]
 mod sections;
-use sections::{prepared, Prepared};
+use sections::{prepared, searched, Prepared, Run};
 
-/// (peak, nodes, optimal, improved, addresses).
-type Run = (u64, u64, bool, bool, Vec<u64>);
-
-/// Runs the search ([`Schedule::DEFAULT`], at most 2,000 nodes, byte capacities, no undo
-/// records) on the candidates `iv` = (first, last instruction, size), candidate k at location
-/// k, from address 0, the incumbent one byte above the sizes' sum and the lower bound the max
-/// load less `weaken`; checks the plan it leaves.
+/// The search with [`Schedule::DEFAULT`] from address 0 with no undo records ([`searched`]).
 fn run(iv: &[(u32, u32, u64)], weaken: u64) -> Run {
-    let n = iv.len();
-    let Prepared { mut slots, sections: mut secs, by_lo, by_hi: mut ids, count } = prepared(iv, 0);
-    let lb =
-        (0..64).map(|t| iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>()).max().unwrap();
-    let total: u64 = iv.iter().map(|x| x.2).sum();
-    let mut go = || true;
-    let mut budget = Budget { max_nodes: 2_000, work: 0, keep_going: &mut go };
-    let out = branch_and_bound(
-        &mut slots,
-        &mut secs[..count],
-        &by_lo,
-        &mut ids,
-        &mut [] as &mut [Raise],
-        0,
-        lb - weaken,
-        total + 1,
-        1,
-        Schedule::DEFAULT,
-        &mut budget,
-    );
-    for a in 0..n {
-        assert!(slots[a].best + iv[a].2 <= out.peak, "buffer {a}");
-        for b in a + 1..n {
-            if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
-                let (x, y) = (slots[a].best, slots[b].best);
-                assert!(x + iv[a].2 <= y || y + iv[b].2 <= x, "buffers {a} and {b} overlap");
-            }
-        }
-    }
-    (out.peak, out.nodes, out.optimal, out.improved, slots.iter().map(|s| s.best).collect())
+    searched(iv, 0, 0, weaken, Schedule::DEFAULT)
 }
 
 /// Six buffers (max load 11), the bound weakened to 3: 60 nodes to the optimum 11. Probes

@@ -10,15 +10,11 @@
 //! where the mutated step changed the answer; each run is checked valid and pinned: peak,
 //! nodes expanded, optimality, improvement and every address.
 
-use dramalloc_core::place::exact::{branch_and_bound, Budget, Schedule};
-use dramalloc_core::workspace::Raise;
+use dramalloc_core::place::exact::Schedule;
 
 #[path = "support/sections.rs"]
 mod sections;
-use sections::{prepared, Prepared};
-
-/// (peak, nodes, optimal, improved, addresses).
-type Run = (u64, u64, bool, bool, Vec<u64>);
+use sections::{searched, Run};
 
 /// Runs the search ([`Schedule::DEFAULT`], at most 2,000 nodes, byte capacities) on the
 /// candidates `iv` = (first, last instruction, size), candidate k at location k, from `start`
@@ -30,36 +26,7 @@ fn run(iv: &[(u32, u32, u64)], raises: usize, start: u64, weaken: u64) -> Run {
 
 /// [`run`] with another schedule.
 fn run_with(iv: &[(u32, u32, u64)], raises: usize, start: u64, weaken: u64, schedule: Schedule) -> Run {
-    let n = iv.len();
-    let Prepared { mut slots, sections: mut secs, by_lo, by_hi: mut ids, count } = prepared(iv, start);
-    let lb =
-        (0..64).map(|t| iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>()).max().unwrap();
-    let total: u64 = iv.iter().map(|x| x.2).sum();
-    let mut go = || true;
-    let mut budget = Budget { max_nodes: 2_000, work: 0, keep_going: &mut go };
-    let out = branch_and_bound(
-        &mut slots,
-        &mut secs[..count],
-        &by_lo,
-        &mut ids,
-        &mut vec![Raise::default(); raises],
-        start,
-        start + lb - weaken,
-        start + total + 1,
-        1,
-        schedule,
-        &mut budget,
-    );
-    for a in 0..n {
-        assert!(slots[a].best >= start && slots[a].best + iv[a].2 <= out.peak, "buffer {a}");
-        for b in a + 1..n {
-            if iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1 {
-                let (x, y) = (slots[a].best, slots[b].best);
-                assert!(x + iv[a].2 <= y || y + iv[b].2 <= x, "buffers {a} and {b} overlap");
-            }
-        }
-    }
-    (out.peak, out.nodes, out.optimal, out.improved, slots.iter().map(|s| s.best).collect())
+    searched(iv, raises, start, weaken, schedule)
 }
 
 /// Ten buffers over instructions 1–11: 427 nodes to the optimum 14, with undo records to

@@ -162,20 +162,9 @@ fn greedy_of(s: Strategy) -> Option<(Order, Fit)> {
     })
 }
 
-/// The strategy a member stands for (the `strategy` metric of the plan it made).
-fn strategy_of(m: Member) -> Strategy {
-    match m {
-        Member::Sweep | Member::SweepLong(_) => Strategy::Sweep,
-        Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
-        Member::GreedyLoad => Strategy::GreedyLoad,
-        Member::GreedySize => Strategy::GreedySize,
-        Member::GreedyStart => Strategy::GreedyStart,
-        Member::GreedyClass => Strategy::GreedyClass,
-        Member::BestFit => Strategy::BestFit,
-        Member::BestFitStart => Strategy::BestFitStart,
-        Member::Seed => Strategy::Seed,
-        Member::BranchAndBound | Member::Repair => Strategy::Exact,
-    }
+/// The strategy a member's plan counts as ([`Member::strategy`]).
+const fn strategy_of(m: Member) -> Strategy {
+    m.strategy()
 }
 
 /// Places by greedy order `o` with gap rule `fit` (the scan where it is the cheaper placer).

@@ -41,6 +41,33 @@ pub enum Member {
 }
 
 impl Member {
+    /// The single strategy whose plan this member's is (`sweep` for the sweep around the
+    /// long-lived, `skyline` for each preorder, `exact` for the branch and bound and the
+    /// repair).
+    ///
+    /// ```
+    /// use dramalloc_core::place::report::Member;
+    /// use dramalloc_core::Strategy;
+    /// assert_eq!(Member::SweepLong(3).strategy(), Strategy::Sweep);
+    /// assert_eq!(Member::Skyline(2).strategy(), Strategy::Skyline);
+    /// assert_eq!(Member::Repair.strategy(), Strategy::Exact);
+    /// ```
+    pub const fn strategy(self) -> crate::Strategy {
+        use crate::Strategy;
+        match self {
+            Member::Sweep | Member::SweepLong(_) => Strategy::Sweep,
+            Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
+            Member::GreedyLoad => Strategy::GreedyLoad,
+            Member::GreedySize => Strategy::GreedySize,
+            Member::GreedyStart => Strategy::GreedyStart,
+            Member::GreedyClass => Strategy::GreedyClass,
+            Member::BestFit => Strategy::BestFit,
+            Member::BestFitStart => Strategy::BestFitStart,
+            Member::Seed => Strategy::Seed,
+            Member::BranchAndBound | Member::Repair => Strategy::Exact,
+        }
+    }
+
     /// A short name for reports.
     pub const fn name(self) -> &'static str {
         match self {
