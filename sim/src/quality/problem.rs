@@ -99,18 +99,10 @@ pub struct Alone {
 /// The single strategy a portfolio member runs alone (`None`: the sweep around the
 /// long-lived, the branch and bound and the repair have none).
 fn single_of(m: Member) -> Option<Strategy> {
-    Some(match m {
-        Member::Sweep => Strategy::Sweep,
-        Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
-        Member::GreedyLoad => Strategy::GreedyLoad,
-        Member::GreedySize => Strategy::GreedySize,
-        Member::GreedyStart => Strategy::GreedyStart,
-        Member::GreedyClass => Strategy::GreedyClass,
-        Member::BestFit => Strategy::BestFit,
-        Member::BestFitStart => Strategy::BestFitStart,
-        Member::Seed => Strategy::Seed,
-        Member::SweepLong(_) | Member::BranchAndBound | Member::Repair => return None,
-    })
+    match m {
+        Member::SweepLong(_) | Member::BranchAndBound | Member::Repair => None,
+        _ => Some(m.strategy()),
+    }
 }
 
 impl Solved {
