@@ -8,6 +8,7 @@ pub mod common_alignment;
 pub mod generate;
 pub mod problem;
 pub mod settle;
+pub mod solve_error;
 
 use serde::Serialize;
 

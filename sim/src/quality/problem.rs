@@ -17,6 +17,8 @@ use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::common_alignment::{common_alignment, BothWays};
 use crate::quality::settle::settle;
+use crate::quality::solve_error::located;
+pub use crate::quality::solve_error::{describe, SolveError};
 
 /// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
 /// cap: past it a plan with per-buffer alignments is kept as the planner made it.
@@ -109,103 +111,6 @@ impl Solved {
     /// The solution of `problem` (the one solved): every buffer fixed at its offset.
     pub fn solution(&self, problem: &Problem) -> Problem {
         problem.with_offsets(&self.offsets)
-    }
-}
-
-/// Why a problem could not be planned; the message names the buffer and its line.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum SolveError {
-    /// A time index does not fit the planner's 32-bit instruction index.
-    #[error("buffer `{id}`{}: upper {upper} exceeds the 32-bit instruction index", at(*line))]
-    TimeRange {
-        /// Position of the buffer in the problem (0-based).
-        index: usize,
-        /// Buffer id.
-        id: String,
-        /// Its file line, when read from a file.
-        line: Option<u64>,
-        /// The value.
-        upper: u64,
-    },
-    /// The planner failed; `id` names the buffer when the error names one.
-    #[error("{message}")]
-    Plan {
-        /// Buffer named by the error.
-        id: Option<String>,
-        /// The error.
-        error: PlanError,
-        /// The error in words, naming buffers by id and line.
-        message: String,
-    },
-}
-
-impl SolveError {
-    /// True when the input is at fault (a time past the planner's 32-bit index, overlapping,
-    /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]:
-    /// no plan found within the capacity. `plan` exits 2 for the first, 1 for the second.
-    pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. })
-    }
-}
-
-/// ` (line N)` when the line is known.
-fn at(line: Option<u64>) -> String {
-    line.map_or_else(String::new, |l| format!(" (line {l})"))
-}
-
-/// A planner error in words: buffers named by id and file line, not by index.
-pub fn describe(problem: &Problem, error: &PlanError) -> String {
-    let name = |k: u32| {
-        let k = k as usize;
-        if k < problem.len() {
-            format!("buffer `{}`{}", crate::input::error::shorten(problem.id(k)), at(problem.line(k)))
-        } else {
-            format!("buffer #{k}")
-        }
-    };
-    match *error {
-        PlanError::DoesNotFit { location, size, needed, available, largest_gap } => {
-            let needed = if needed == u64::MAX {
-                "its end overflows u64".to_owned()
-            } else {
-                format!("{needed} bytes needed")
-            };
-            format!(
-                "{} ({size} bytes aligned) does not fit: {needed}, {available} available (largest free gap {largest_gap} bytes)",
-                name(location)
-            )
-        }
-        PlanError::ZeroSize { location } => format!("{} has size 0 bytes", name(location)),
-        PlanError::SizeOverflow { location, bytes } => {
-            format!(
-                "{}: size {bytes} bytes overflows u64 when aligned or added to its offset",
-                name(location)
-            )
-        }
-        PlanError::BadInterval { location, def, last_use } => {
-            format!("{}: lifetime [{def}, {last_use}] ends before it starts", name(location))
-        }
-        PlanError::MisalignedFixed { location, address, align } => {
-            format!("{}: fixed offset {address} is not a multiple of its alignment {align}", name(location))
-        }
-        PlanError::PinnedOverlap { a, b } => {
-            let range = |k: u32| {
-                let k = k as usize;
-                let start = problem.fixed(k).unwrap_or(0);
-                format!("[{start}, {})", start.saturating_add(problem.row(k).size))
-            };
-            format!(
-                "fixed {} at bytes {} and fixed {} at bytes {} are live at the same time and overlap",
-                name(a),
-                range(a),
-                name(b),
-                range(b)
-            )
-        }
-        PlanError::OutsideWindow { location, end, window } => {
-            format!("fixed {} ends at byte {end}, past the capacity of {window} bytes", name(location))
-        }
-        ref other => other.to_string(),
     }
 }
 
@@ -598,20 +503,6 @@ pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_boun
             format!("{:<17} {what}", m.name())
         })
         .collect()
-}
-
-/// The buffer a planner error names by its location, if any.
-fn located(error: &PlanError) -> Option<usize> {
-    match *error {
-        PlanError::DoesNotFit { location, .. }
-        | PlanError::ZeroSize { location }
-        | PlanError::BadInterval { location, .. }
-        | PlanError::SizeOverflow { location, .. }
-        | PlanError::MisalignedFixed { location, .. }
-        | PlanError::OutsideWindow { location, .. } => Some(location as usize),
-        PlanError::PinnedOverlap { a, .. } => Some(a as usize),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
