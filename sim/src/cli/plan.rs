@@ -265,7 +265,10 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
                 let kept = if x.kept { ", kept" } else { "" };
                 match x.hwm {
                     Some(h) => format!("{} {h}{kept}", x.strategy.name()),
-                    None => format!("{} not run (out of time or failed)", x.strategy.name()),
+                    None => format!(
+                        "{} not run (its members' work past the time limit, or failed)",
+                        x.strategy.name()
+                    ),
                 }
             })
             .collect();

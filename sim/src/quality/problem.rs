@@ -92,7 +92,7 @@ pub struct Alone {
     /// The strategy.
     pub strategy: Strategy,
     /// Its plan's peak, bytes (padded, settled, or at the common alignment, as it kept);
-    /// `None` when the clock had stopped before it or it failed.
+    /// `None` when its members' work, as time, no longer fitted before the limit, or it failed.
     pub hwm: Option<u64>,
     /// True when its plan is the one kept.
     pub kept: bool,
@@ -393,7 +393,10 @@ pub fn solve_limited(
     // the lower peak (`common_alignment`).
     let (mut both_ways, mut settled) = (None, None);
     if let Some(m) = common_alignment(problem, align).filter(|_| metrics.hwm > metrics.lower_bound) {
-        settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
+        // only on the clock: listing the pairs alone is O(E)
+        if Instant::now() < limits.until {
+            settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
+        }
         if let Some(s) = settled {
             metrics.hwm = s.after;
         }
@@ -403,10 +406,12 @@ pub fn solve_limited(
                 // the common plan's footprints are its sizes rounded up to `m`; its peak is
                 // that of the real footprints, as the padded plan's is after unpadding
                 let mut common: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
-                let hwm = match settle(problem, &mut common, align, SETTLE_MAX_PAIRS, limits.until) {
-                    Some(s) => s.after,
-                    None => peak_of(problem, &common, align),
+                let settled = if Instant::now() < limits.until {
+                    settle(problem, &mut common, align, SETTLE_MAX_PAIRS, limits.until)
+                } else {
+                    None
                 };
+                let hwm = settled.map_or_else(|| peak_of(problem, &common, align), |s| s.after);
                 both.common_hwm = Some(hwm);
                 if both.kept_common() {
                     offsets = common;
@@ -426,16 +431,20 @@ pub fn solve_limited(
     // is never above a strategy it ran (`Alone`).
     let mut alone = Vec::new();
     if padded && matches!(strategy, Strategy::Auto | Strategy::Exact) && metrics.hwm > metrics.lower_bound {
-        let mut singles: Vec<Strategy> = Vec::new();
+        // each with the work its members were charged (a single strategy alone is not stopped
+        // by the clock: it starts only where that work, as time, still fits before the limit)
+        let mut singles: Vec<(Strategy, u64)> = Vec::new();
         for &(m, o) in padded_members.runs() {
-            if let (Some(s), Outcome::Ran { .. }) = (single_of(m), o) {
-                if !singles.contains(&s) {
-                    singles.push(s);
+            if let (Some(s), Outcome::Ran { work, .. }) = (single_of(m), o) {
+                match singles.iter_mut().find(|x| x.0 == s) {
+                    Some(x) => x.1 = x.1.saturating_add(work),
+                    None => singles.push((s, work)),
                 }
             }
         }
-        for s in singles {
-            if Instant::now() >= limits.until {
+        for (s, work) in singles {
+            let needs = Duration::from_secs_f64(work as f64 / WORK_UNITS_PER_SECOND);
+            if Instant::now().checked_add(needs).is_none_or(|end| end >= limits.until) {
                 alone.push(Alone { strategy: s, hwm: None, kept: false });
                 continue;
             }
