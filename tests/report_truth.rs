@@ -145,3 +145,26 @@ fn auto_keeps_a_strategy_run_alone_below_its_own_plan() {
     let seed = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096", "--strategy", "seed"], csv);
     assert_eq!(out.stdout, seed.stdout);
 }
+
+/// `--shape` shapes generated problems only: given with files it is refused (exit 2), not
+/// ignored; with `--generated` it is used, and `mixed` is the default.
+#[test]
+fn quality_refuses_a_shape_for_files() {
+    let out = dramalloc_in(&["quality", "-", "--shape", "long-tail"], "id,lower,upper,size\na,0,1,8\n");
+    assert_eq!(out.code, ExitCode::from(2));
+    assert!(
+        out.stderr.starts_with("error: the argument '[PATHS]...' cannot be used with '--shape <SHAPE>'"),
+        "{}",
+        out.stderr
+    );
+    for (args, name) in
+        [(&["--shape", "short"][..], "generated short/n=50"), (&[][..], "generated mixed/n=50")]
+    {
+        let out = dramalloc_in(
+            &[&["quality", "--generated", "50", "--strategies", "sweep"][..], args].concat(),
+            "",
+        );
+        assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+        assert!(out.stdout.lines().nth(1).is_some_and(|l| l.starts_with(name)), "{}", out.stdout);
+    }
+}

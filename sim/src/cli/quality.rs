@@ -40,9 +40,10 @@ pub struct QualityArgs {
     /// sizes, comma-separated, e.g. `1000,10000,100000,1000000`.
     #[arg(long, value_delimiter = ',', conflicts_with = "paths", value_parser = args::count)]
     pub generated: Vec<usize>,
-    /// Shape of the generated problems: mixed, short, long-tail or layered.
-    #[arg(long, default_value = "mixed", value_parser = super::generate::shape, requires = "generated")]
-    pub shape: crate::quality::generate::Shape,
+    /// Shape of the generated problems: mixed (the default), short, long-tail or layered; only
+    /// with `--generated`.
+    #[arg(long, value_parser = super::generate::shape, requires = "generated", conflicts_with = "paths")]
+    pub shape: Option<crate::quality::generate::Shape>,
     /// Seed of the generated problems.
     #[arg(long, default_value_t = crate::quality::generate::DEFAULT_SEED, value_parser = args::seed)]
     pub seed: u64,
@@ -57,12 +58,13 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     let strategies: Vec<Strategy> =
         if a.strategies.is_empty() { Strategy::ALL.to_vec() } else { a.strategies.clone() };
     let mut problems: Vec<(String, String, Problem)> = Vec::new();
+    let shape = a.shape.unwrap_or(crate::quality::generate::Shape::Mixed);
     if !a.generated.is_empty() {
         for &n in &a.generated {
             problems.push((
-                format!("generated {}", a.shape.name()),
+                format!("generated {}", shape.name()),
                 format!("n={n}"),
-                a.shape.generate(n, a.seed),
+                shape.generate(n, a.seed),
             ));
         }
     } else if a.paths.is_empty() {
