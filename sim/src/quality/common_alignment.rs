@@ -40,8 +40,8 @@ pub fn common_alignment(problem: &Problem, align: u64) -> Option<u64> {
     (m > align).then_some(m)
 }
 
-/// `lcm(a, b)` for `a, b >= 1`, `None` on overflow.
-fn lcm(a: u64, b: u64) -> Option<u64> {
+/// `lcm(a, b)` for `a >= 1` (`b` 0 counts as 1), `None` on overflow.
+pub(crate) fn lcm(a: u64, b: u64) -> Option<u64> {
     let b = b.max(1);
     (a / gcd(a, b)).checked_mul(b)
 }

@@ -16,7 +16,7 @@ use dramalloc_core::{
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::common_alignment::{common_alignment, BothWays};
-use crate::quality::settle::settle;
+use crate::quality::settle::{peak_of, settle};
 use crate::quality::solve_error::located;
 pub use crate::quality::solve_error::{describe, SolveError};
 
@@ -392,7 +392,8 @@ pub fn solve_limited(
     // down (`settle`), plan again at the buffers' common alignment, settle that too, and keep
     // the lower peak (`common_alignment`).
     let (mut both_ways, mut settled) = (None, None);
-    if let Some(m) = common_alignment(problem, align).filter(|_| metrics.hwm > metrics.lower_bound) {
+    let common_align = common_alignment(problem, align);
+    if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound) {
         // only on the clock: listing the pairs alone is O(E)
         if Instant::now() < limits.until {
             settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
@@ -424,7 +425,7 @@ pub fn solve_limited(
             both_ways = Some(both);
         }
     }
-    let padded = common_alignment(problem, align).is_some();
+    let padded = common_align.is_some();
     // With padding the portfolio compares its members on padded peaks: each single strategy
     // whose member ran is also run alone (padded, settled, at the common alignment, as `plan
     // --strategy` would) while the clock allows, and the lowest real peak is kept, so `auto`
@@ -463,14 +464,6 @@ pub fn solve_limited(
     }
     let time = start.elapsed();
     Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone })
-}
-
-/// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
-/// `offset + align_up(size, align)` (saturating), bytes; 0 for no buffer.
-fn peak_of(problem: &Problem, offsets: &[u64], align: u64) -> u64 {
-    let align = align.max(1);
-    let up = |size: u64| size.div_ceil(align).saturating_mul(align);
-    problem.rows().iter().zip(offsets).map(|(b, &o)| o.saturating_add(up(b.size))).max().unwrap_or(0)
 }
 
 /// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,

@@ -21,6 +21,7 @@
 use std::time::Instant;
 
 use crate::input::Problem;
+use crate::quality::common_alignment::lcm;
 
 /// What [`settle`] did: the peak before and after, bytes, and whether it stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +64,7 @@ pub fn settle(
     let align = align.max(1);
     let rows = problem.rows();
     let foot = |k: usize| rows[k].size.div_ceil(align).saturating_mul(align);
-    let peak = |offsets: &[u64]| (0..n).map(|k| offsets[k].saturating_add(foot(k))).max().unwrap_or(0);
-    let before = peak(offsets);
+    let before = peak_of(problem, offsets, align);
     let neighbours = pairs(problem, max_pairs)?;
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by_key(|&k| (offsets[k as usize], k));
@@ -108,19 +108,16 @@ pub fn settle(
         // never up (the old offset is free: module docs); the guard keeps it so on any input
         offsets[k] = at.min(offsets[k]);
     }
-    Some(Settled { before, after: peak(offsets), stopped })
+    Some(Settled { before, after: peak_of(problem, offsets, align), stopped })
 }
 
-/// `lcm(a, b)` for `a >= 1` (`b` 0 counts as 1), `None` on overflow.
-fn lcm(a: u64, b: u64) -> Option<u64> {
-    let b = b.max(1);
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    (a / x).checked_mul(b)
+/// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
+/// `offset + align_up(size, align)` (saturating), bytes; 0 for no buffer.
+pub(crate) fn peak_of(problem: &Problem, offsets: &[u64], align: u64) -> u64 {
+    let align = align.max(1);
+    let up = |size: u64| size.div_ceil(align).saturating_mul(align);
+    problem.rows().iter().zip(offsets).map(|(b, &o)| o.saturating_add(up(b.size))).max().unwrap_or(0)
 }
-
 /// Each buffer's buffers live with it (lifetimes `[lower, upper)` overlap), in one array.
 struct Neighbours {
     start: Vec<u32>,
