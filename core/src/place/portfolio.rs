@@ -14,7 +14,7 @@
 //! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
 //! estimate (a greedy row on the address-ordered scan: the entries its walks really read,
 //! counted by [`Clock::charge`], at most its `n² / 2` estimate, which is a bound); the skyline gets a re-key cap from the budget left, the peak repair all that
-//! remains. A row is skipped once a member reaches the lower bound (nothing can beat it), and
+//! remains. A row is skipped once a member reaches the lower bound (nothing can beat it; not with buffers padded for their own alignment, whose bound is of the padded sizes), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
 //! sweep runs whatever the budget and the clock say when the row before it (the sweep around
 //! the 1/128 longest-lived, about as cheap where few buffers are live at once) made no plan:
