@@ -182,6 +182,10 @@ pub enum PlanError {
         /// Location index.
         location: u32,
     },
+    /// The caller's clock (`Budget::keep_going`, [`crate::plan_buffers_with`]) said stop
+    /// before a single strategy had placed every candidate: there is no plan. `auto` and
+    /// `exact` never return it (they keep the best plan they have).
+    Stopped,
     /// A shared location on core `core` has no remote-local target, or its target
     /// (`target_core`, `target_location`) does not exist.
     MissingTwin {
@@ -331,6 +335,9 @@ impl fmt::Display for PlanError {
             }
             PlanError::Unallocated { location } => {
                 write!(f, "location {location} is still unallocated after select")
+            }
+            PlanError::Stopped => {
+                write!(f, "stopped by the caller's clock before every buffer was placed (no plan)")
             }
             PlanError::MissingTwin { core, location, target_core, target_location } => write!(
                 f,

@@ -150,8 +150,9 @@ pub fn plan_buffers(
 /// As [`plan_buffers`], with the search budget of the [`Strategy::Exact`] strategy given by
 /// the caller: at most `budget.max_nodes` search nodes, and `budget.keep_going` is asked
 /// every [`crate::place::exact::CHECK_EVERY`] nodes (a host passes a clock for a time limit). The
-/// best plan found so far is returned when the budget ends (anytime). Other strategies ignore
-/// the budget.
+/// best plan found so far is returned when the budget ends (anytime). A single strategy
+/// ignores `max_nodes` and `work`, and asks `keep_going` every 256 buffers placed: told to
+/// stop, it has no plan ([`PlanError::Stopped`]; pass `|| true` where it must finish).
 ///
 /// ```
 /// use dramalloc_core::{plan_buffers_with, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};
@@ -171,7 +172,7 @@ pub fn plan_buffers(
 /// ```
 ///
 /// # Errors
-/// As [`plan_buffers`].
+/// As [`plan_buffers`]; [`PlanError::Stopped`] when `keep_going` stopped a single strategy.
 pub fn plan_buffers_with(
     buffers: &[Buffer],
     align: u64,

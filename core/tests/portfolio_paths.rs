@@ -6,7 +6,8 @@
 //! kept), the branch and bound skipped at the lower bound or where the sizes overflow, the
 //! strategy reported after the repair, tied skyline preorders, and the retry of a skyline plan
 //! above the general ceiling (only the buffers ending above it: issue 18's `>` -> `>=` in
-//! `retry_above_ceiling` is killed by `a_buffer_ending_at_the_ceiling_is_not_retried`).
+//! `retry_above_ceiling` is killed by `a_buffer_ending_at_the_ceiling_is_not_retried`), and a
+//! single strategy stopped by the caller's clock (no plan).
 
 use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member as M, Outcome as O};
@@ -391,4 +392,35 @@ fn a_buffer_ending_at_the_ceiling_is_not_retried() {
     assert_eq!(p.members.runs()[1], (M::Sweep, O::Ran { peak: 262_656, work: 7_200 }));
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 267_008, work: 54_006 }));
     assert_eq!(p.metrics.hwm, 262_656);
+}
+
+/// A single strategy asks the caller's clock (every 256 buffers placed; the skyline through
+/// its re-key checks, at least once) and, told to stop, has no plan: `PlanError::Stopped`
+/// after the first "stop", not a plan with buffers left out. Told to go on, each makes its
+/// plan (the peaks pinned).
+#[test]
+fn a_single_strategy_stopped_by_the_clock_has_no_plan() {
+    let bufs = big();
+    let peaks = [
+        (Strategy::Seed, 574_464),
+        (Strategy::GreedySize, 544_256),
+        (Strategy::BestFit, 571_136),
+        (Strategy::Skyline, 533_504),
+        (Strategy::Sweep, 585_728),
+        (Strategy::GreedyStart, 546_304),
+        (Strategy::GreedyLoad, 559_616),
+        (Strategy::GreedyClass, 552_448),
+        (Strategy::BestFitStart, 553_984),
+    ];
+    for (s, peak) in peaks {
+        let mut calls = 0u32;
+        let mut stop = || {
+            calls += 1;
+            false
+        };
+        let (stopped, _) = plan_with(&bufs, s, 1 << 30, 0, 0, &mut stop);
+        assert_eq!((stopped.err(), calls), (Some(PlanError::Stopped), 1), "{s:?}");
+        let (free, _) = plan_with(&bufs, s, 1 << 30, 0, 0, &mut || true);
+        assert_eq!(free.map(|p| p.metrics.hwm), Ok(peak), "{s:?}");
+    }
 }

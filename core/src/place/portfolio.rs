@@ -541,8 +541,10 @@ pub(crate) fn run_strategy(
     let est = Estimate::of(graph, infos);
     let mut report = Members::default();
     if !matches!(strategy, Strategy::Auto | Strategy::Exact) {
-        run_single(strategy, graph, infos, st, regions, &est, u64::MAX, &mut Clock::none())?;
-        return Ok((strategy, report));
+        // a single strategy has no other plan to fall back on: stopped, it has none
+        let mut clock = Clock::new(&mut *budget.keep_going);
+        run_single(strategy, graph, infos, st, regions, &est, u64::MAX, &mut clock)?;
+        return if clock.stopped() { Err(PlanError::Stopped) } else { Ok((strategy, report)) };
     }
     let exact = strategy == Strategy::Exact;
     let keep = st.slots.len() >= n;

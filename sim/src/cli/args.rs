@@ -131,6 +131,14 @@ pub(super) fn seconds(s: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(x).map_err(|_| rule.to_owned())
 }
 
+/// A thread count, 1..=1024 (`--threads`).
+pub(super) fn threads(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ 1..=1024) => Ok(n),
+        _ => Err("expected a thread count from 1 to 1024".to_owned()),
+    }
+}
+
 /// A logical core count, 1..=64.
 pub(super) fn cores(s: &str) -> Result<u32, String> {
     match s.parse::<u32>() {

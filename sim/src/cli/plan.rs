@@ -19,6 +19,7 @@ use dramalloc_core::Strategy;
 use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use crate::quality::helpers::helper_lines;
 use crate::quality::problem::{member_lines, solve_limited, Limits, Solved};
 use crate::report::plan_bin::PlanBlob;
 use crate::report::solution_csv::write_solution;
@@ -86,6 +87,11 @@ pub struct PlanArgs {
     /// plan found so far).
     #[arg(long, default_value = "1", value_parser = args::seconds)]
     pub time_limit: Duration,
+    /// Threads `auto` and `exact` may use (default: the host's): the portfolio on one, and
+    /// single strategies planned alone beside it on the others, where their memory fits
+    /// (`dramalloc_sim::quality::helpers`); 1: the portfolio alone.
+    #[arg(long, value_parser = args::threads)]
+    pub threads: Option<usize>,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
     #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
     pub input_shape: Vec<(String, Vec<u64>)>,
@@ -117,7 +123,10 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let c1 = cpu_time();
     spin.message(&format!("planning {} with {}", count_of(problem.len(), "buffer"), a.strategy.name()));
     // the limit is the whole process's: what reading took is gone, writing is kept free
-    let limits = Limits::whole_process(t0, a.time_limit, problem.len());
+    let mut limits = Limits::whole_process(t0, a.time_limit, problem.len());
+    if let Some(t) = a.threads {
+        limits = limits.with_threads(t);
+    }
     let sol = match solve_limited(&problem, a.align, a.capacity, a.strategy, limits, u64::MAX) {
         Ok(s) => s,
         Err(e) => {
@@ -225,6 +234,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         _ => member_name,
     };
     let ratio = crate::quality::peak_ratio(m.hwm, m.lower_bound);
+    let helper = sol.helped.iter().find(|h| h.kept).map(|h| h.strategy.name());
     // members are judged on the sizes they placed (padded to each buffer's alignment), so
     // their ratios are to that bound; a note says so where it is not the plan's
     let mut members = member_lines(&sol.members, sol.members.lower_bound);
@@ -279,6 +289,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             each.join("; ")
         ));
     }
+    members.extend(helper_lines(&sol.helped, m.lower_bound));
     if sol.as_exact {
         members.push(
             "(auto's plan did not meet --capacity: it went on as exact, whose members and branch and \
@@ -293,6 +304,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "buffers": buffers,
             "strategy": a.strategy.name(),
             "member": member_name,
+            "helper": helper,
             "improved_by": improvers,
             "hwm": m.hwm,
             "lower_bound": m.lower_bound,
@@ -307,7 +319,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         let _ = writeln!(o, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
-    let chosen = if !improvers.is_empty() {
+    let chosen = if let Some(h) = helper {
+        format!(" (plan from {h}, run alone on a helper thread)")
+    } else if !improvers.is_empty() {
         format!(" (plan from its {member_name} member, improved by its {})", improvers.join(" and its "))
     } else if member == a.strategy {
         String::new()

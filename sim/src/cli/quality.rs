@@ -36,6 +36,9 @@ pub struct QualityArgs {
     /// Time limit of the `auto` and `exact` strategies per file, seconds.
     #[arg(long, default_value = "1", value_parser = args::seconds)]
     pub time_limit: Duration,
+    /// Threads `auto` and `exact` may use per file (default: the host's; see `plan --threads`).
+    #[arg(long, value_parser = args::threads)]
+    pub threads: Option<usize>,
     /// Instead of files: generated problems (`dramalloc_sim::quality::generate`) of these
     /// sizes, comma-separated, e.g. `1000,10000,100000,1000000`.
     #[arg(long, value_delimiter = ',', conflicts_with = "paths", value_parser = args::count)]
@@ -97,7 +100,7 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     let mut rows = Vec::with_capacity(problems.len());
     for p in problems.chunks(1) {
         bar.message(&format!("{} {}", p[0].0, p[0].1));
-        rows.extend(crate::quality::evaluate(p, a.align, &strategies, a.time_limit));
+        rows.extend(crate::quality::evaluate(p, a.align, &strategies, a.time_limit, a.threads));
         bar.step();
     }
     drop(bar);

@@ -6,6 +6,7 @@
 
 pub mod common_alignment;
 pub mod generate;
+pub mod helpers;
 pub mod problem;
 pub mod settle;
 pub mod solve_error;
@@ -17,7 +18,7 @@ use dramalloc_core::Strategy;
 use crate::input::Problem;
 use std::time::Duration;
 
-use crate::quality::problem::solve_within;
+use crate::quality::problem::{solve_limited, Limits};
 
 /// One strategy's result on one file.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -69,12 +70,14 @@ pub struct QualityTotal {
 }
 
 /// Plans every problem with every strategy (unbounded capacity, sizes aligned to `align`),
-/// the `exact` strategy within `time_limit` per file.
+/// `auto` and `exact` within `time_limit` per file on at most `threads` threads
+/// ([`Limits::with_threads`]; `None`: the host's).
 pub fn evaluate(
     problems: &[(String, String, Problem)],
     align: u64,
     strategies: &[Strategy],
     time_limit: Duration,
+    threads: Option<usize>,
 ) -> Vec<QualityRow> {
     problems
         .iter()
@@ -82,7 +85,12 @@ pub fn evaluate(
             let mut lb = 0;
             let results = strategies
                 .iter()
-                .map(|&s| match solve_within(bufs, align, None, s, time_limit) {
+                .map(|&s| {
+                    let limits = Limits::within(time_limit);
+                    let limits = threads.map_or(limits, |t| limits.with_threads(t));
+                    (s, solve_limited(bufs, align, None, s, limits, u64::MAX))
+                })
+                .map(|(s, r)| match r {
                     Ok(sol) => {
                         lb = sol.metrics.lower_bound;
                         StrategyResult {
@@ -285,7 +293,8 @@ mod tests {
         .into_iter()
         .collect();
         let problems = vec![("set".to_string(), "far".to_string(), bufs)];
-        let rows = evaluate(&problems, 64, &[Strategy::GreedySize, Strategy::Auto], Duration::from_secs(1));
+        let rows =
+            evaluate(&problems, 64, &[Strategy::GreedySize, Strategy::Auto], Duration::from_secs(1), None);
         assert_eq!(rows[0].lower_bound, 128 + 64);
         for r in &rows[0].results {
             let e = r.error.as_deref().unwrap();

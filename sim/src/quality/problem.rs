@@ -16,6 +16,7 @@ use dramalloc_core::{
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::common_alignment::{common_alignment, BothWays};
+use crate::quality::helpers::{helper_count, Helped, Helpers};
 use crate::quality::settle::{peak_of, settle};
 use crate::quality::solve_error::located;
 pub use crate::quality::solve_error::{describe, SolveError};
@@ -83,6 +84,9 @@ pub struct Solved {
     pub settled: Option<crate::quality::settle::Settled>,
     /// With padding, `auto`'s and `exact`'s members run again alone (empty otherwise).
     pub alone: Vec<Alone>,
+    /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
+    /// with none).
+    pub helped: Vec<Helped>,
 }
 
 /// A single strategy `auto` or `exact` ran again alone because padding made its members'
@@ -253,6 +257,15 @@ pub struct Limits {
     pub work: u64,
     /// When the clock stops the members still running.
     pub until: Instant,
+    /// Threads `auto` and `exact` may use, the portfolio's included (the others are helper
+    /// threads, [`crate::quality::helpers`]); [`default_threads`] unless set with
+    /// [`Limits::with_threads`].
+    pub threads: usize,
+}
+
+/// The threads a host offers (`std::thread::available_parallelism`, 1 where unknown).
+pub fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// Work units a row costs the front end's reading and writing of a problem, charged against
@@ -278,7 +291,16 @@ impl Limits {
     /// whole process of no rows started now).
     pub fn within(time_limit: Duration) -> Limits {
         let now = Instant::now();
-        Limits { work: work_for(time_limit), until: now.checked_add(time_limit).unwrap_or(now + FAR) }
+        Limits {
+            work: work_for(time_limit),
+            until: now.checked_add(time_limit).unwrap_or(now + FAR),
+            threads: default_threads(),
+        }
+    }
+
+    /// These limits with `threads` threads in all (1: no helper thread).
+    pub fn with_threads(self, threads: usize) -> Limits {
+        Limits { threads: threads.max(1), ..self }
     }
 
     /// The limits of a whole `dramalloc plan` process started at `started` that must end
@@ -302,6 +324,7 @@ impl Limits {
         Limits {
             work: work_for(time_limit).saturating_sub(io),
             until: end.checked_sub(tail).unwrap_or(started),
+            threads: default_threads(),
         }
     }
 }
@@ -349,16 +372,11 @@ pub fn solve_limited(
     };
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
-        let bufs = problem.rows().iter().enumerate().map(|(k, b)| CoreBuffer {
-            def: b.lower as u32,
-            last_use: (b.upper - 1) as u32,
-            bytes: b.size,
-            address: problem.fixed(k),
-            align: if own { problem.alignment(k) } else { 1 },
-        });
-        let mut keep_going = || Instant::now() < limits.until;
+        // the clock stops a portfolio (which keeps its best plan), never a single strategy
+        let clocked = matches!(strategy, Strategy::Auto | Strategy::Exact);
+        let mut keep_going = || !clocked || Instant::now() < limits.until;
         let mut budget = Budget { max_nodes, work, keep_going: &mut keep_going };
-        plan_buffer_iter_with(bufs, align, &cfg, &mut host.workspace(), &mut budget)
+        plan_buffer_iter_with(core_buffers(problem, own), align, &cfg, &mut host.workspace(), &mut budget)
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
     // not fit, while an unbounded plan of the same strategy may still end below the capacity:
@@ -383,16 +401,31 @@ pub fn solve_limited(
             Err(e) => Err(e),
         }
     };
-    let (plan, as_exact) = fitting(&mut host, align, true).map_err(name)?;
+    // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
+    // alignments the single strategies run alone after it instead (below)
+    let common_align = common_alignment(problem, align);
+    let threads = if portfolio && common_align.is_none() { limits.threads } else { 1 };
+    let count = helper_count(problem.len(), threads);
+    let helpers = (count > 0)
+        .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
+    let fitted = fitting(&mut host, align, true);
+    let (mut helped, helper_plan) = helpers.map_or((Vec::new(), None), |h| h.finish(false));
+    let (plan, as_exact) = fitted.map_err(name)?;
     let mut offsets: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
     let (mut metrics, mut members) = (plan.metrics, plan.members);
+    if let Some(h) = helper_plan.filter(|h| h.metrics.hwm < metrics.hwm) {
+        helped.iter_mut().filter(|x| x.strategy == h.strategy).for_each(|x| x.kept = true);
+        offsets = h.offsets;
+        metrics = Metrics { lower_bound: metrics.lower_bound, ..h.metrics };
+        members.best = None;
+        members.improved_by = [None; 2];
+    }
     // the padded plan's members: none skipped at the (padded) bound, unlike the common plan's
     let padded_members = members;
     // Per-buffer alignments padded the plan's buffers: where it is above its bound, settle it
     // down (`settle`), plan again at the buffers' common alignment, settle that too, and keep
     // the lower peak (`common_alignment`).
     let (mut both_ways, mut settled) = (None, None);
-    let common_align = common_alignment(problem, align);
     if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound) {
         // only on the clock: listing the pairs alone is O(E)
         if Instant::now() < limits.until {
@@ -463,7 +496,19 @@ pub fn solve_limited(
         }
     }
     let time = start.elapsed();
-    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone })
+    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone, helped })
+}
+
+/// The core's buffers of `problem`, in problem order: each row's lifetime (`upper`
+/// exclusive becomes the last use), size and fixed offset, and with `own` its own alignment.
+pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterator<Item = CoreBuffer> + '_ {
+    problem.rows().iter().enumerate().map(move |(k, b)| CoreBuffer {
+        def: b.lower as u32,
+        last_use: (b.upper - 1) as u32,
+        bytes: b.size,
+        address: problem.fixed(k),
+        align: if own { problem.alignment(k) } else { 1 },
+    })
 }
 
 /// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,

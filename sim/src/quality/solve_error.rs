@@ -34,10 +34,11 @@ pub enum SolveError {
 
 impl SolveError {
     /// True when the input is at fault (a time past the planner's 32-bit index, overlapping,
-    /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]:
-    /// no plan found within the capacity. `plan` exits 2 for the first, 1 for the second.
+    /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]
+    /// (no plan found within the capacity) and [`PlanError::Stopped`] (the clock stopped a
+    /// single strategy). `plan` exits 2 for the first, 1 for the others.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. })
+        !matches!(self, SolveError::Plan { error: PlanError::DoesNotFit { .. } | PlanError::Stopped, .. })
     }
 }
 
