@@ -7,6 +7,11 @@ use crate::place::min_heap;
 use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
 
+/// How many answers of [`Search::feasible_after`] the core's tests checked against
+/// [`Search::feasible`].
+#[cfg(test)]
+pub(super) static CROSS_CHECKS: core::sync::atomic::AtomicU64 = core::sync::atomic::AtomicU64::new(0);
+
 /// How a probe ended.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Probe {
@@ -154,6 +159,94 @@ impl Search<'_> {
             }
         }
         true
+    }
+
+    /// [`Search::feasible`] after placing `b`, whose placement raised the buffers of the undo
+    /// records `raises[raised..nraise]` to `top = b.floor + b.size`, over its window `[w0, w1]`
+    /// of part `[i, j)`, with the part feasible before (the invariant of [`Search::dfs`]) and
+    /// the level and the raised buffers checked ([`Search::level_ok`], `place`'s `fits`). The
+    /// same answer with less work, section by section:
+    /// * in `b`'s sections every unplaced buffer overlaps `b`, so its minimum offset is at
+    ///   least `top`: the section fails where `top` plus its unplaced total is over the
+    ///   capacity, passes where a raised buffer (at exactly `top`) is live, and is unknown
+    ///   otherwise;
+    /// * elsewhere a section no raised buffer crosses is as it was (it passes), and one a
+    ///   raised buffer crosses has its lowest minimum offset at most `top`: it passes where
+    ///   `top` fits, and is unknown otherwise.
+    ///
+    /// An unknown section passes only through an unplaced buffer whose minimum offset fits
+    /// under the capacity less the section's total, so only those are swept, over the unknown
+    /// sections' span. The raised buffers per section are counted in the sections' `pad`
+    /// (a difference array, zero again on return). O(window + raised + k log k).
+    fn feasible_after(
+        &mut self,
+        b: &Slot,
+        raised: usize,
+        (w0, w1): (usize, usize),
+        (i, j): (usize, usize),
+    ) -> bool {
+        let top = b.floor + b.size;
+        for r in &self.raises[raised..self.nraise] {
+            let c = &self.slots[r.slot as usize];
+            self.sec[c.lo as usize].pad += 1;
+            if (c.hi as usize) < w1 {
+                self.sec[c.hi as usize + 1].pad = self.sec[c.hi as usize + 1].pad.wrapping_sub(1);
+            }
+        }
+        // one pass: each section's raised count read, its `pad` left 1 where it is unknown
+        let (mut live, mut failed, mut span, mut most) = (0u32, false, None, 0u64);
+        for s in w0..=w1 {
+            let sec = &mut self.sec[s];
+            live = live.wrapping_add(sec.pad);
+            sec.pad = 0;
+            let rem = sec.remaining;
+            if failed || rem == 0 {
+                continue;
+            }
+            let unknown = if (b.lo as usize..=b.hi as usize).contains(&s) {
+                failed = top + rem > self.cap;
+                !failed && live == 0
+            } else {
+                live > 0 && top + rem > self.cap
+            };
+            if unknown {
+                sec.pad = 1;
+                span = Some((span.map_or(s, |(u0, _)| u0), s));
+                most = most.max(self.cap - rem);
+            }
+        }
+        let Some((u0, u1)) = span.filter(|_| !failed) else {
+            for sec in &mut self.sec[w0..=w1] {
+                sec.pad = 0;
+            }
+            return !failed;
+        };
+        // the unknown sections: the live unplaced buffers low enough to matter, by minimum offset
+        let slots = &*self.slots;
+        let heap = &mut *self.heap;
+        let key = |v: u32| slots[v as usize].floor;
+        let by_key = |a: u32, b: u32| key(a) < key(b);
+        let (mut len, mut k, mut ok) = (0usize, i, true);
+        for s in u0..=u1 {
+            if !ok || self.sec[s].pad == 0 {
+                self.sec[s].pad = 0;
+                continue;
+            }
+            self.sec[s].pad = 0;
+            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+                let v = self.by_lo[k];
+                k += 1;
+                let c = &slots[v as usize];
+                if c.at == UNPLACED && c.hi as usize >= u0 && c.floor <= most {
+                    min_heap::push(heap, &mut len, v, by_key);
+                }
+            }
+            while len > 0 && (slots[heap[0] as usize].hi as usize) < s {
+                min_heap::pop(heap, &mut len, by_key);
+            }
+            ok = len > 0 && key(heap[0]) + self.sec[s].remaining <= self.cap;
+        }
+        ok
     }
 
     /// Writes the prefix and suffix maxima of the sections' unplaced totals over `[s0, s1)`
@@ -353,7 +446,18 @@ impl Search<'_> {
             // even that fits under every section's unplaced total, the sweep cannot fail
             let top = high.max(s.floor + s.size);
             let easy = || self.sec[w0..=w1].iter().all(|x| top + x.remaining <= self.cap);
-            let st = if fits && (easy() || self.feasible(s.floor, w0, w1 + 1, part)) {
+            let feasible = |me: &mut Self| match mark {
+                Some(m) => me.feasible_after(&s, m, (w0, w1), part),
+                None => me.feasible(s.floor, w0, w1 + 1, part),
+            };
+            let ok = fits && (easy() || feasible(self));
+            // the core's own tests check every shortcut answer against the full sweep
+            #[cfg(test)]
+            if fits && mark.is_some() {
+                assert_eq!(ok, self.feasible(s.floor, w0, w1 + 1, part), "feasible_after disagrees");
+                CROSS_CHECKS.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
+            }
+            let st = if ok {
                 let (lo, hi) = (s.lo as usize, s.hi as usize);
                 let mut split = false;
                 for sec in &mut self.sec[lo..hi] {
