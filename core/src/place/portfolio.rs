@@ -347,7 +347,8 @@ fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Regions) -> bo
 /// stopped.
 ///
 /// Where the peak passes the general region's ceiling, the buffers above it are retried as
-/// `select` retries them ([`retry_above_ceiling`]: below the ceiling, else in the CC region).
+/// `select` retries them ([`retry_above_ceiling`]: below the ceiling, else in the CC region;
+/// `None` when `keep_going` stops that retry).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] from that retry.
@@ -418,7 +419,7 @@ fn run_skyline(
     }
     let Some(peak) = best else { return Ok(None) };
     if peak > regions.general_ceiling {
-        return retry_above_ceiling(graph, infos, st, regions).map(Some);
+        return retry_above_ceiling(graph, infos, st, regions, keep_going);
     }
     Ok(Some(peak))
 }
@@ -497,7 +498,8 @@ fn place_each(
 /// The seed's second `search` for a plan made without it (the skyline's): every buffer
 /// ending above the general region's ceiling is lifted out and placed again, lowest first,
 /// by [`crate::place::seed::select::place_one`] among all the others (first fit below the
-/// ceiling, else in the CC region). Returns the new peak.
+/// ceiling, else in the CC region). Returns the new peak, `None` when `keep_going` (asked
+/// every 256 buffers) said stop first.
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] from `place_one`, naming the buffer, the end first fit would
@@ -507,7 +509,8 @@ fn retry_above_ceiling(
     infos: &mut [Info],
     st: &mut Storage<'_, '_>,
     regions: Regions,
-) -> Result<u64, PlanError> {
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<Option<u64>, PlanError> {
     let mut k = 0usize;
     for (v, info) in infos.iter_mut().enumerate() {
         if !info.is_pinned() && info.end() > regions.general_ceiling {
@@ -517,8 +520,7 @@ fn retry_above_ceiling(
         }
     }
     st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
-    place_each(graph, infos, st, k, regions, &mut || true)?;
-    Ok(peak(infos))
+    Ok(place_each(graph, infos, st, k, regions, keep_going)?.then(|| peak(infos)))
 }
 
 /// Runs `strategy` on the prepared graph: a single strategy alone, `auto` and `exact` as the

@@ -131,9 +131,19 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             let input = args::display(&a.input);
+            // a portfolio that found no plan within the capacity stopped at the limit
+            let hint = if !e.is_bad_input() && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
+                format!(
+                    " ({} stops at --time-limit {} s: a longer limit may find a plan)",
+                    a.strategy.name(),
+                    a.time_limit.as_secs_f64()
+                )
+            } else {
+                String::new()
+            };
             return fail(
                 con,
-                format!("{input}: {e}"),
+                format!("{input}: {e}{hint}"),
                 if e.is_bad_input() { EXIT_BAD_INPUT } else { EXIT_FAILED },
             );
         }
@@ -303,7 +313,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "input": args::display(&a.input),
             "buffers": buffers,
             "strategy": a.strategy.name(),
-            "member": member_name,
+            // the portfolio's member whose plan was kept; none where a helper's was
+            "member": if helper.is_some() { None } else { Some(member_name) },
             "helper": helper,
             "improved_by": improvers,
             "hwm": m.hwm,

@@ -52,7 +52,7 @@ pub const HELPER_BYTES_PER_ROW: u64 = 256;
 
 /// How many helper threads `rows` rows get with `threads` threads in all (the portfolio's
 /// included): one thread fewer than that, at most one per strategy of [`HELPER_STRATEGIES`],
-/// and no more than [`HELPER_MEMORY`] holds.
+/// and no more than [`HELPER_MEMORY`] holds; none for no rows.
 ///
 /// ```
 /// use dramalloc_sim::quality::helpers::helper_count;
@@ -60,8 +60,12 @@ pub const HELPER_BYTES_PER_ROW: u64 = 256;
 /// assert_eq!(helper_count(100_000, 1), 0);
 /// assert_eq!(helper_count(100, 64), 7);
 /// assert_eq!(helper_count(1_000_000, 8), 0); // 256 MB a helper: over the 64 MiB
+/// assert_eq!(helper_count(0, 8), 0);
 /// ```
 pub fn helper_count(rows: usize, threads: usize) -> usize {
+    if rows == 0 {
+        return 0;
+    }
     let each = (rows as u64).max(1).saturating_mul(HELPER_BYTES_PER_ROW);
     let by_memory = (HELPER_MEMORY / each) as usize;
     threads.saturating_sub(1).min(by_memory).min(HELPER_STRATEGIES.len())
@@ -212,8 +216,32 @@ impl Helpers {
     }
 }
 
-/// One helper's loop: the next strategy until none is left or it is told to stop.
+/// Puts the calling thread in the host's lowest scheduling class (Linux: `SCHED_IDLE`, which
+/// runs a thread only on a core nothing else wants; elsewhere the lowest priority), so a
+/// helper takes no time from the portfolio's thread or the host's other work. `Err`: the
+/// host refused.
+fn idle_priority() -> Result<(), thread_priority::Error> {
+    #[cfg(target_os = "linux")]
+    {
+        use thread_priority::unix::{
+            set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy,
+        };
+        use thread_priority::{ThreadPriority, ThreadSchedulePolicy};
+        let idle = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
+        set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, idle)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        thread_priority::set_current_thread_priority(thread_priority::ThreadPriority::Min)
+    }
+}
+
+/// One helper's loop: the next strategy until none is left or it is told to stop; nothing
+/// where the host refuses it the lowest scheduling class ([`idle_priority`]).
 fn work(shared: &Shared, buffers: &[CoreBuffer], align: u64, capacity: Option<u64>, until: Instant) {
+    if idle_priority().is_err() {
+        return;
+    }
     let stopped = || shared.stop.load(Ordering::Relaxed) || Instant::now() >= until;
     let rows = buffers.len().max(1);
     let mut host = None;

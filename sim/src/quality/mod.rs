@@ -33,6 +33,9 @@ pub struct StrategyResult {
     pub seconds: f64,
     /// The error, if the plan failed.
     pub error: Option<String>,
+    /// The strategy whose plan a helper thread made and `auto` or `exact` kept
+    /// ([`helpers`]); `None` where the portfolio's own plan was kept.
+    pub helper: Option<String>,
     /// True when the failure is the input's (a time past the 32-bit index, overlapping or
     /// misaligned fixed buffers: what `plan` exits 2 for), not a plan that was not found.
     #[serde(skip)]
@@ -99,6 +102,7 @@ pub fn evaluate(
                             ratio: peak_ratio(sol.metrics.hwm, sol.metrics.lower_bound),
                             seconds: sol.time.as_secs_f64(),
                             error: None,
+                            helper: sol.helped.iter().find(|h| h.kept).map(|h| h.strategy.name().into()),
                             bad_input: false,
                         }
                     }
@@ -108,6 +112,7 @@ pub fn evaluate(
                         ratio: f64::NAN,
                         seconds: 0.0,
                         error: Some(e.to_string()),
+                        helper: None,
                         bad_input: e.is_bad_input(),
                     },
                 })
@@ -254,6 +259,7 @@ mod tests {
             ratio,
             seconds: 0.0125,
             error,
+            helper: None,
             bad_input: false,
         };
         let rows = vec![

@@ -388,6 +388,10 @@ pub fn solve_limited(
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
         match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
             Ok(p) => Ok((p, false)),
+            // a portfolio past its deadline does not start again (its first plan is not stopped)
+            Err(bounded @ PlanError::DoesNotFit { .. }) if portfolio && Instant::now() >= limits.until => {
+                Err(bounded)
+            }
             Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, host, align, own, strategy) {
                 Ok(p) if fits(&p) => Ok((p, false)),
                 _ if strategy == Strategy::Auto && Instant::now() < limits.until => {
@@ -410,13 +414,22 @@ pub fn solve_limited(
         .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
     let fitted = fitting(&mut host, align, true);
     let (mut helped, helper_plan) = helpers.map_or((Vec::new(), None), |h| h.finish(false));
-    let (plan, as_exact) = fitted.map_err(name)?;
-    let mut offsets: Vec<u64> = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
-    let (mut metrics, mut members) = (plan.metrics, plan.members);
+    // a helper's plan (within the capacity) replaces a higher one, or stands in for none
+    let (mut offsets, mut metrics, mut members, as_exact) = match fitted {
+        Ok((plan, as_exact)) => {
+            let offsets = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
+            (offsets, plan.metrics, plan.members, as_exact)
+        }
+        Err(PlanError::DoesNotFit { .. }) if helper_plan.is_some() => {
+            (Vec::new(), Metrics { hwm: u64::MAX, ..Metrics::default() }, Default::default(), false)
+        }
+        Err(e) => return Err(name(e)),
+    };
     if let Some(h) = helper_plan.filter(|h| h.metrics.hwm < metrics.hwm) {
         helped.iter_mut().filter(|x| x.strategy == h.strategy).for_each(|x| x.kept = true);
         offsets = h.offsets;
-        metrics = Metrics { lower_bound: metrics.lower_bound, ..h.metrics };
+        let lower_bound = if metrics.hwm == u64::MAX { h.metrics.lower_bound } else { metrics.lower_bound };
+        metrics = Metrics { lower_bound, ..h.metrics };
         members.best = None;
         members.improved_by = [None; 2];
     }

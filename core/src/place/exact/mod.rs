@@ -430,6 +430,28 @@ mod tests {
         }
     }
 
+    /// Larger random instances (8 to 40 buffers, short and long lifetimes, sizes over two
+    /// orders of magnitude, with and without undo room), each searched to 2,000 nodes: every
+    /// answer of the search's shortcut after a placement is checked against the full sweep
+    /// (the core's tests do so on every call), and every plan is valid.
+    #[test]
+    fn the_placement_check_agrees_with_the_full_sweep_on_larger_instances() {
+        let mut r = Rng(0x5EC7_10A5);
+        for case in 0..400 {
+            let n = 8 + (r.next() % 33) as usize;
+            let span = 4 + r.next() % 40;
+            let iv: [(u32, u32, u64); 48] = core::array::from_fn(|_| {
+                let lo = (r.next() % span) as u32;
+                let long = r.next().is_multiple_of(5);
+                let life = r.next() % if long { span } else { 4 };
+                (lo, lo + life as u32, 1 + r.next() % if r.next().is_multiple_of(3) { 100 } else { 10 })
+            });
+            let iv = &iv[..n];
+            let ((peak, _, _), best) = search_with(iv, case % 4 == 3, 1, 1, 0, Schedule::DEFAULT, 2_000);
+            assert_valid(iv, &best, 1, peak, case);
+        }
+    }
+
     #[test]
     fn finds_the_optimum_of_small_random_instances() {
         let checks = super::search::CROSS_CHECKS.load(core::sync::atomic::Ordering::Relaxed);

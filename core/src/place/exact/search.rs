@@ -188,7 +188,7 @@ impl Search<'_> {
         let top = b.floor + b.size;
         for r in &self.raises[raised..self.nraise] {
             let c = &self.slots[r.slot as usize];
-            self.sec[c.lo as usize].pad += 1;
+            self.sec[c.lo as usize].pad = self.sec[c.lo as usize].pad.wrapping_add(1);
             if (c.hi as usize) < w1 {
                 self.sec[c.hi as usize + 1].pad = self.sec[c.hi as usize + 1].pad.wrapping_sub(1);
             }
