@@ -14,13 +14,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use dramalloc_core::Strategy;
+use dramalloc_core::{PlanError, Strategy};
 
 use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::helpers::helper_lines;
-use crate::quality::problem::{member_lines, solve_limited, Limits, Solved};
+use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
 use crate::report::plan_bin::PlanBlob;
 use crate::report::solution_csv::write_solution;
 
@@ -132,7 +132,8 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         Err(e) => {
             let input = args::display(&a.input);
             // a portfolio that found no plan within the capacity stopped at the limit
-            let hint = if !e.is_bad_input() && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
+            let missed = matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. });
+            let hint = if missed && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
                 format!(
                     " ({} stops at --time-limit {} s: a longer limit may find a plan)",
                     a.strategy.name(),

@@ -123,7 +123,8 @@ impl Solved {
 /// own alignment is honoured (`dramalloc_core::Buffer::aligned_to`).
 ///
 /// # Errors
-/// [`SolveError::TimeRange`], or [`SolveError::Plan`] (e.g. `DoesNotFit` naming the buffer).
+/// [`SolveError::TimeRange`], [`SolveError::BelowLowerBound`] (a capacity below the max-load
+/// bound), or [`SolveError::Plan`] (e.g. `DoesNotFit` naming the buffer).
 pub fn solve(
     problem: &Problem,
     align: u64,
@@ -352,6 +353,13 @@ pub fn solve_limited(
                 line: problem.line(index),
                 upper: b.upper,
             });
+        }
+    }
+    // a capacity below the lower bound is a proof that no plan fits: say so at once
+    if let Some(capacity) = capacity {
+        let lower_bound = crate::quality::max_load(problem, align);
+        if lower_bound > capacity {
+            return Err(SolveError::BelowLowerBound { capacity, lower_bound });
         }
     }
     let start = Instant::now();

@@ -20,6 +20,18 @@ pub enum SolveError {
         /// The value.
         upper: u64,
     },
+    /// `--capacity` is below the max-load lower bound (sizes rounded up to the alignment):
+    /// no plan can fit, so none was searched for.
+    #[error(
+        "no plan can fit --capacity {capacity} bytes: the lower bound is {lower_bound} bytes (the most bytes live at \
+         one instant, sizes rounded up to the alignment)"
+    )]
+    BelowLowerBound {
+        /// The capacity asked for, bytes.
+        capacity: u64,
+        /// The max-load lower bound, bytes.
+        lower_bound: u64,
+    },
     /// The planner failed; `id` names the buffer when the error names one.
     #[error("{message}")]
     Plan {
@@ -35,10 +47,15 @@ pub enum SolveError {
 impl SolveError {
     /// True when the input is at fault (a time past the planner's 32-bit index, overlapping,
     /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]
-    /// (no plan found within the capacity) and [`PlanError::Stopped`] (the clock stopped a
-    /// single strategy). `plan` exits 2 for the first, 1 for the others.
+    /// (no plan found within the capacity), [`SolveError::BelowLowerBound`] (none can be) and
+    /// [`PlanError::Stopped`] (the clock stopped a single strategy). `plan` exits 2 for the
+    /// first, 1 for the others.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, SolveError::Plan { error: PlanError::DoesNotFit { .. } | PlanError::Stopped, .. })
+        !matches!(
+            self,
+            SolveError::Plan { error: PlanError::DoesNotFit { .. } | PlanError::Stopped, .. }
+                | SolveError::BelowLowerBound { .. }
+        )
     }
 }
 
