@@ -780,7 +780,7 @@ pub(crate) fn run_strategy(
         } else if left == 0 {
             Outcome::OverBudget { cost: 1, left }
         } else {
-            let mut w = Work { left, keep_going: budget.keep_going };
+            let mut w = Work::new(left, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
                 Some(r) => {
                     if r.peak < best_peak {

@@ -87,9 +87,9 @@ pub struct PlanArgs {
     /// plan found so far).
     #[arg(long, default_value = "1", value_parser = args::seconds)]
     pub time_limit: Duration,
-    /// Threads `auto` and `exact` may use (default: the host's): the portfolio on one, and
-    /// single strategies planned alone beside it on the others, where their memory fits
-    /// (`dramalloc_sim::quality::helpers`); 1: the portfolio alone.
+    /// Threads `auto` and `exact` may use (default and most: the host's): the portfolio on
+    /// one, and single strategies planned alone beside it on the others, where their memory
+    /// fits (`dramalloc_sim::quality::helpers`); 1: the portfolio alone.
     #[arg(long, value_parser = args::threads)]
     pub threads: Option<usize>,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
@@ -132,7 +132,9 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         Err(e) => {
             let input = args::display(&a.input);
             // a portfolio that found no plan within the capacity stopped at the limit
-            let missed = matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. });
+            // (only where the clock ended the search: a plan that failed before it was not cut short)
+            let missed = matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. })
+                && Instant::now() >= limits.until;
             let hint = if missed && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
                 format!(
                     " ({} stops at --time-limit {} s: a longer limit may find a plan)",

@@ -260,7 +260,7 @@ pub struct Limits {
     pub until: Instant,
     /// Threads `auto` and `exact` may use, the portfolio's included (the others are helper
     /// threads, [`crate::quality::helpers`]); [`default_threads`] unless set with
-    /// [`Limits::with_threads`].
+    /// [`Limits::with_threads`]; never more than [`default_threads`] are used.
     pub threads: usize,
 }
 
@@ -416,7 +416,8 @@ pub fn solve_limited(
     // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
     // alignments the single strategies run alone after it instead (below)
     let common_align = common_alignment(problem, align);
-    let threads = if portfolio && common_align.is_none() { limits.threads } else { 1 };
+    // threads past the host's add no core: the helpers would share the spare ones and finish less
+    let threads = if portfolio && common_align.is_none() { limits.threads.min(default_threads()) } else { 1 };
     let count = helper_count(problem.len(), threads);
     let helpers = (count > 0)
         .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
