@@ -430,15 +430,20 @@ pub fn solve_limited(
             (offsets, plan.metrics, plan.members, as_exact)
         }
         Err(PlanError::DoesNotFit { .. }) if helper_plan.is_some() => {
-            (Vec::new(), Metrics { hwm: u64::MAX, ..Metrics::default() }, Default::default(), false)
+            let lower_bound = helper_plan.as_ref().map_or(0, |h| h.metrics.lower_bound);
+            (
+                Vec::new(),
+                Metrics { hwm: u64::MAX, lower_bound, ..Metrics::default() },
+                Default::default(),
+                false,
+            )
         }
         Err(e) => return Err(name(e)),
     };
     if let Some(h) = helper_plan.filter(|h| h.metrics.hwm < metrics.hwm) {
         helped.iter_mut().filter(|x| x.strategy == h.strategy).for_each(|x| x.kept = true);
         offsets = h.offsets;
-        let lower_bound = if metrics.hwm == u64::MAX { h.metrics.lower_bound } else { metrics.lower_bound };
-        metrics = Metrics { lower_bound, ..h.metrics };
+        metrics = Metrics { lower_bound: metrics.lower_bound, ..h.metrics };
         members.best = None;
         members.improved_by = [None; 2];
     }
