@@ -3,24 +3,29 @@
 //! Uses: seed::search (the in-gap rule), workspace; used by: sweep.
 //!
 //! A treap keyed by address over the live buffers (they are pairwise disjoint in address,
-//! since they are live together in a valid plan). Each node carries the aggregates of its
-//! subtree: its lowest address, its highest end and the largest gap between two consecutive
-//! buffers inside it, so a first-fit search skips every subtree that holds no gap of the
-//! size asked for. Priorities are a hash of the candidate index, so the tree has expected
-//! depth O(log d) for d live buffers and every run is deterministic.
+//! since they are live together in a valid plan). Each buffer owns the gap just below it
+//! (from the end of the buffer before it in address order, or from address 0 for the
+//! lowest) and each node carries the largest gap of its subtree, so a first-fit search skips
+//! every subtree that holds no gap of the size asked for; the gap above the highest buffer
+//! is the set's own (its end is kept beside the root). Priorities are a hash of the
+//! candidate index, so the tree has expected depth O(log d) for d live buffers and every
+//! run is deterministic.
 //!
-//! Storage is lent by the caller, one record per candidate (indexed by candidate): the
-//! links and byte range in a [`Placed`] (`lo` = left child, `hi` = right child) and the
-//! three aggregates in four `u64`s. Paths are kept on a fixed stack of [`MAX_DEPTH`] nodes;
-//! a tree deeper than that (probability far below 2^-40 for a million buffers) makes an
-//! operation return `false`, and the sweep then falls back to its linear live list, so
-//! nothing panics and every plan stays valid.
+//! Storage is lent by the caller: one 32-byte record per candidate (indexed by candidate,
+//! four `u64`s, one [`Section`](crate::workspace::Section) each when the sweep lends its
+//! sections): address, own gap, largest gap of the subtree, and both child links, so a step
+//! of a walk reads one record. Inserting a buffer splits the gap it lands in between itself
+//! and the buffer above it; removing one joins its gap to that buffer's. Paths are kept on a
+//! fixed stack of [`MAX_DEPTH`] nodes; a tree deeper than that (probability far below 2^-40
+//! for a million buffers) makes an operation return `false`, and the sweep then falls back
+//! to its linear live list, so nothing panics and every plan stays valid.
 //!
 //! Complexity: insert and remove O(depth); [`LiveSet::first_fit`] O(depth) per gap it
 //! rejects, plus O(depth) for the gap it takes.
 
+use bytemuck::{Pod, Zeroable};
+
 use crate::place::seed::search::place_in_gap;
-use crate::workspace::Placed;
 
 /// No node.
 const NIL: u32 = u32::MAX;
@@ -36,71 +41,93 @@ fn prio(v: u32) -> u64 {
     z ^ (z >> 31)
 }
 
+/// One live buffer's record (32 bytes, one cache-line half).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
+struct Rec {
+    /// First byte of the buffer.
+    addr: u64,
+    /// Bytes free just below it: from the end of the buffer before it (or from 0) to `addr`.
+    gap: u64,
+    /// The largest `gap` in its subtree (itself included).
+    max_gap: u64,
+    /// Left child (low half) and right child (high half), [`NIL`] for none.
+    links: u64,
+}
+
+impl Rec {
+    fn left(&self) -> u32 {
+        self.links as u32
+    }
+
+    fn right(&self) -> u32 {
+        (self.links >> 32) as u32
+    }
+
+    fn set_left(&mut self, v: u32) {
+        self.links = (self.links & !0xFFFF_FFFF) | u64::from(v);
+    }
+
+    fn set_right(&mut self, v: u32) {
+        self.links = (self.links & 0xFFFF_FFFF) | u64::from(v) << 32;
+    }
+
+    /// The end of the buffer below this one (0 for the lowest).
+    fn below_end(&self) -> u64 {
+        self.addr - self.gap
+    }
+}
+
+/// Both links [`NIL`].
+const LEAF: u64 = u64::MAX;
+
 /// The live buffers of one sweep, over caller storage (see the module docs).
 pub struct LiveSet<'a> {
-    node: &'a mut [Placed],
-    agg: &'a mut [u64],
+    rec: &'a mut [Rec],
     root: u32,
+    /// End of the highest live buffer (0 when the set is empty): the gap above it starts here.
+    top: u64,
 }
 
 impl<'a> LiveSet<'a> {
-    /// An empty set over `node` (one per candidate) and `agg` (four per candidate); `None`
-    /// when either is shorter than `n` candidates.
-    pub fn new(node: &'a mut [Placed], agg: &'a mut [u64], n: usize) -> Option<Self> {
-        if node.len() < n || agg.len() < 4 * n {
-            return None;
-        }
-        Some(LiveSet { node, agg, root: NIL })
+    /// An empty set over `words` (four `u64`s per candidate); `None` when it is shorter than
+    /// `n` candidates.
+    pub fn new(words: &'a mut [u64], n: usize) -> Option<Self> {
+        let words = words.get_mut(..n.checked_mul(4)?)?;
+        let rec = bytemuck::try_cast_slice_mut(words).ok()?;
+        Some(LiveSet { rec, root: NIL, top: 0 })
     }
 
-    fn left(&self, v: u32) -> u32 {
-        self.node[v as usize].lo
+    fn r(&self, v: u32) -> &Rec {
+        &self.rec[v as usize]
     }
 
-    fn right(&self, v: u32) -> u32 {
-        self.node[v as usize].hi
+    fn m(&mut self, v: u32) -> &mut Rec {
+        &mut self.rec[v as usize]
     }
 
-    fn min_addr(&self, v: u32) -> u64 {
-        self.agg[4 * v as usize]
-    }
-
-    fn max_end(&self, v: u32) -> u64 {
-        self.agg[4 * v as usize + 1]
-    }
-
+    /// The largest gap of `v`'s subtree (0 for [`NIL`]).
     fn max_gap(&self, v: u32) -> u64 {
-        self.agg[4 * v as usize + 2]
+        self.rec.get(v as usize).map_or(0, |r| r.max_gap)
     }
 
-    /// Recomputes `v`'s aggregates from its own range and its children's; `true` when they
-    /// changed (when they did not, no ancestor's can have changed through `v`).
+    /// Recomputes `v`'s largest gap from its own and its children's; `true` when it changed
+    /// (when it did not, no ancestor's can have changed through `v`).
     fn pull(&mut self, v: u32) -> bool {
-        let (l, r) = (self.left(v), self.right(v));
-        let me = self.node[v as usize];
-        let (mut lo, mut hi, mut gap) = (me.addr, me.end, 0u64);
-        if l != NIL {
-            lo = self.min_addr(l);
-            gap = gap.max(self.max_gap(l)).max(me.addr - self.max_end(l));
-        }
-        if r != NIL {
-            hi = self.max_end(r);
-            gap = gap.max(self.max_gap(r)).max(self.min_addr(r) - me.end);
-        }
-        let a = &mut self.agg[4 * v as usize..4 * v as usize + 3];
-        if a == [lo, hi, gap] {
-            return false;
-        }
-        a.copy_from_slice(&[lo, hi, gap]);
-        true
+        let me = *self.r(v);
+        let m = me.gap.max(self.max_gap(me.left())).max(self.max_gap(me.right()));
+        let changed = m != me.max_gap;
+        self.m(v).max_gap = m;
+        changed
     }
 
-    /// Refreshes the aggregates of the ancestors `path` (root first) of a subtree that
-    /// changed, bottom up, stopping at the first one that stays the same: every aggregate
-    /// depends only on the node's own range and its children's aggregates.
-    fn pull_path(&mut self, path: &[u32]) {
-        for &a in path.iter().rev() {
-            if !self.pull(a) {
+    /// Refreshes the ancestors `path` (root first) of a subtree that changed, bottom up:
+    /// every one up to `path[force]` (whose own gap changed), then on up to the first that
+    /// stays the same (every aggregate depends only on the node's own gap and its children's
+    /// aggregates).
+    fn pull_path(&mut self, path: &[u32], force: Option<usize>) {
+        for (k, &a) in path.iter().enumerate().rev() {
+            if !self.pull(a) && force.is_none_or(|f| k < f) {
                 break;
             }
         }
@@ -110,21 +137,23 @@ impl<'a> LiveSet<'a> {
     fn relink(&mut self, parent: u32, old: u32, new: u32) {
         if parent == NIL {
             self.root = new;
-        } else if self.left(parent) == old {
-            self.node[parent as usize].lo = new;
+        } else if self.r(parent).left() == old {
+            self.m(parent).set_left(new);
         } else {
-            self.node[parent as usize].hi = new;
+            self.m(parent).set_right(new);
         }
     }
 
     /// Rotates child `c` above its parent `p` (whose parent is `g`).
     fn rotate_up(&mut self, g: u32, p: u32, c: u32) {
-        if self.left(p) == c {
-            self.node[p as usize].lo = self.right(c);
-            self.node[c as usize].hi = p;
+        if self.r(p).left() == c {
+            let inner = self.r(c).right();
+            self.m(p).set_left(inner);
+            self.m(c).set_right(p);
         } else {
-            self.node[p as usize].hi = self.left(c);
-            self.node[c as usize].lo = p;
+            let inner = self.r(c).left();
+            self.m(p).set_right(inner);
+            self.m(c).set_left(p);
         }
         self.relink(g, p, c);
         self.pull(p);
@@ -136,6 +165,8 @@ impl<'a> LiveSet<'a> {
     pub fn insert(&mut self, v: u32, addr: u64, end: u64) -> bool {
         let mut path = [NIL; MAX_DEPTH];
         let mut len = 0usize;
+        // the buffer above v: the last node the descent left by its left link
+        let (mut above, mut above_at) = (NIL, 0usize);
         let mut t = self.root;
         while t != NIL {
             if len == MAX_DEPTH {
@@ -143,22 +174,37 @@ impl<'a> LiveSet<'a> {
             }
             path[len] = t;
             len += 1;
-            t = if addr < self.node[t as usize].addr { self.left(t) } else { self.right(t) };
+            let r = self.r(t);
+            if addr < r.addr {
+                (above, above_at) = (t, len - 1);
+                t = r.left();
+            } else {
+                t = r.right();
+            }
         }
         if len == MAX_DEPTH {
             return false;
         }
-        self.node[v as usize] = Placed { lo: NIL, hi: NIL, addr, end };
-        self.agg[4 * v as usize..4 * v as usize + 3].copy_from_slice(&[addr, end, 0]);
+        // v takes the lower part of the gap it lands in, the buffer above keeps the rest
+        let below_end = if above == NIL { self.top } else { self.r(above).below_end() };
+        let gap = addr.saturating_sub(below_end);
+        self.rec[v as usize] = Rec { addr, gap, max_gap: gap, links: LEAF };
+        if above == NIL {
+            self.top = end;
+        } else {
+            let a = self.m(above);
+            a.gap = a.addr.saturating_sub(end);
+        }
         let parent = if len > 0 { path[len - 1] } else { NIL };
         if parent == NIL {
             self.root = v;
-        } else if addr < self.node[parent as usize].addr {
-            self.node[parent as usize].lo = v;
+        } else if addr < self.r(parent).addr {
+            self.m(parent).set_left(v);
         } else {
-            self.node[parent as usize].hi = v;
+            self.m(parent).set_right(v);
         }
-        // rotate up while the parent's priority is lower, then refresh the rest of the path
+        // rotate up while the parent's priority is lower (a rotation refreshes both nodes:
+        // the buffer above, if rotated, is then inside v's subtree), then refresh the path
         let pv = prio(v);
         while len > 0 && prio(path[len - 1]) < pv {
             let p = path[len - 1];
@@ -166,14 +212,16 @@ impl<'a> LiveSet<'a> {
             self.rotate_up(g, p, v);
             len -= 1;
         }
-        self.pull_path(&path[..len]);
+        let force = (above != NIL && above_at < len).then_some(above_at);
+        self.pull_path(&path[..len], force);
         true
     }
 
     /// Removes live candidate `v` (found by its address); `false` (set unchanged) when it is
     /// not in the set or the path would be deeper than [`MAX_DEPTH`].
     pub fn remove(&mut self, v: u32) -> bool {
-        let addr = self.node[v as usize].addr;
+        let Some(&me) = self.rec.get(v as usize) else { return false };
+        let addr = me.addr;
         let mut path = [NIL; MAX_DEPTH];
         let mut len = 0usize;
         let mut t = self.root;
@@ -183,14 +231,15 @@ impl<'a> LiveSet<'a> {
             }
             path[len] = t;
             len += 1;
-            t = if addr < self.node[t as usize].addr { self.left(t) } else { self.right(t) };
+            let r = self.r(t);
+            t = if addr < r.addr { r.left() } else { r.right() };
         }
         if t == NIL {
             return false;
         }
         // rotate v down below its higher-priority child until it is a leaf
         loop {
-            let (l, r) = (self.left(v), self.right(v));
+            let (l, r) = (self.r(v).left(), self.r(v).right());
             if l == NIL && r == NIL {
                 break;
             }
@@ -207,9 +256,28 @@ impl<'a> LiveSet<'a> {
             path[len] = c;
             len += 1;
         }
+        // a leaf's buffer above is its nearest ancestor holding it on the left: that
+        // buffer's gap now reaches down to the end of the buffer below v
+        let mut child = v;
+        let mut above = None;
+        for k in (0..len).rev() {
+            if self.r(path[k]).left() == child {
+                above = Some(k);
+                break;
+            }
+            child = path[k];
+        }
+        let below_end = me.addr - me.gap;
+        match above {
+            Some(k) => {
+                let a = self.m(path[k]);
+                a.gap = a.addr.saturating_sub(below_end);
+            }
+            None => self.top = below_end,
+        }
         let parent = if len > 0 { path[len - 1] } else { NIL };
         self.relink(parent, v, NIL);
-        self.pull_path(&path[..len]);
+        self.pull_path(&path[..len], above);
         true
     }
 
@@ -233,7 +301,8 @@ impl<'a> LiveSet<'a> {
         }
     }
 
-    /// The gaps in address order, skipping subtrees whose gaps are all below `prune` bytes.
+    /// The gaps in address order, clipped to `[start, ceiling)`, skipping subtrees whose
+    /// gaps are all below `prune` bytes and the parts of the tree below `start`.
     fn walk(
         &self,
         size: u64,
@@ -242,70 +311,54 @@ impl<'a> LiveSet<'a> {
         align: u64,
         prune: u64,
     ) -> Result<(Option<u64>, u64), ()> {
-        // in-order walk over the subtrees that can hold a gap of `size` bytes: a stack of
-        // (node, end of the buffer before its subtree, whether its left part was done)
-        let mut stack = [(NIL, 0u64, false); MAX_DEPTH];
-        let mut len = 0usize;
         let mut largest = 0u64;
-        let mut prev_end = start; // end of the last buffer passed in address order
         let gap = |lo: u64, hi: u64, largest: &mut u64| -> Option<u64> {
-            let hi = hi.min(ceiling);
+            let (lo, hi) = (lo.max(start), hi.min(ceiling));
             if hi <= lo {
                 return None;
             }
             *largest = (*largest).max(hi - lo);
             place_in_gap(lo, hi, size, align)
         };
-        if self.root != NIL {
-            stack[0] = (self.root, start, false);
-            len = 1;
-        }
-        while len > 0 {
-            let (t, before, left_done) = stack[len - 1];
-            if prev_end >= ceiling {
-                break;
-            }
-            if !left_done {
-                // can this subtree hold the gap? its leading gap or an inner one
-                let lead = self.min_addr(t).saturating_sub(before.max(prev_end));
-                if lead < prune && self.max_gap(t) < prune {
-                    // nothing here fits: pass the whole subtree
-                    prev_end = prev_end.max(self.max_end(t));
-                    len -= 1;
+        // in-order walk: a stack of the nodes whose left subtree is being walked
+        let mut stack = [NIL; MAX_DEPTH];
+        let mut len = 0usize;
+        let mut t = self.root;
+        loop {
+            // down the left side of t's subtree, as far as a gap may fit
+            while let Some(r) = self.rec.get(t as usize) {
+                if r.max_gap < prune {
+                    break; // no gap here fits: the whole subtree is passed
+                }
+                if r.addr <= start {
+                    t = r.right(); // its gap and its left subtree end at or below start
                     continue;
                 }
-                stack[len - 1].2 = true;
-                let l = self.left(t);
-                if l != NIL {
-                    if len == MAX_DEPTH {
-                        return Err(());
-                    }
-                    stack[len] = (l, before, false);
-                    len += 1;
+                if len == MAX_DEPTH {
+                    return Err(());
                 }
-                continue;
-            }
-            // the gap just before t
-            let me = self.node[t as usize];
-            if me.addr > prev_end {
-                if let Some(a) = gap(prev_end, me.addr, &mut largest) {
-                    return Ok((Some(a), 0));
-                }
-            }
-            prev_end = prev_end.max(me.end);
-            len -= 1;
-            let r = self.right(t);
-            if r != NIL {
-                stack[len] = (r, me.end, false);
+                stack[len] = t;
                 len += 1;
+                t = r.left();
             }
-        }
-        if prev_end < ceiling {
-            if let Some(a) = gap(prev_end, ceiling, &mut largest) {
+            if len == 0 {
+                break;
+            }
+            len -= 1;
+            let r = self.r(stack[len]);
+            let lo = r.below_end();
+            if lo >= ceiling {
+                return Ok((None, largest)); // this gap and every later one start too high
+            }
+            if let Some(a) = gap(lo, r.addr, &mut largest) {
                 return Ok((Some(a), 0));
             }
+            t = r.right();
         }
-        Ok((None, largest))
+        Ok(match gap(self.top, ceiling, &mut largest) {
+            Some(a) => (Some(a), 0),
+            None => (None, largest),
+        })
     }
 }
 
@@ -327,9 +380,8 @@ mod tests {
         let rounds = if cfg!(miri) { 40 } else { 3000 };
         for align in [1u64, 64] {
             let n = 64usize;
-            let mut node = [Placed::default(); 64];
-            let mut agg = [0u64; 256];
-            let mut set = LiveSet::new(&mut node, &mut agg, n).unwrap();
+            let mut words = [0u64; 4 * 64];
+            let mut set = LiveSet::new(&mut words, n).unwrap();
             let mut live: [Option<(u64, u64)>; 64] = [None; 64];
             for _ in 0..rounds {
                 let v = (next() % n as u64) as usize;
@@ -358,38 +410,62 @@ mod tests {
                         live[v] = Some((f, f + size));
                     }
                 }
-                assert_eq!(check(&set), live.iter().flatten().count());
+                assert_eq!(check(&set, &live), live.iter().flatten().count());
             }
         }
     }
 
-    /// Subtree aggregates recomputed from scratch: (lowest address, highest end, largest
-    /// inner gap, buffers); panics on a broken address order or heap order.
-    fn recount(set: &LiveSet<'_>, t: u32, parent_prio: u64) -> (u64, u64, u64, usize) {
-        let me = set.node[t as usize];
+    /// Walks the subtree of `t` in order, checking the heap order and each largest gap;
+    /// appends `(candidate, address, gap)` to `out` and returns the subtree's largest gap.
+    fn recount(
+        set: &LiveSet<'_>,
+        t: u32,
+        parent_prio: u64,
+        out: &mut [(u32, u64, u64)],
+        n: &mut usize,
+    ) -> u64 {
+        let me = *set.r(t);
         assert!(prio(t) <= parent_prio, "heap order broken at {t}");
-        let (mut lo, mut hi, mut gap, mut n) = (me.addr, me.end, 0, 1);
-        if set.left(t) != NIL {
-            let (l_lo, l_hi, l_gap, l_n) = recount(set, set.left(t), prio(t));
-            assert!(l_hi <= me.addr, "left subtree of {t} overlaps it");
-            (lo, gap, n) = (l_lo, l_gap.max(me.addr - l_hi), n + l_n);
+        let mut m = me.gap;
+        if me.left() != NIL {
+            m = m.max(recount(set, me.left(), prio(t), out, n));
         }
-        if set.right(t) != NIL {
-            let (r_lo, r_hi, r_gap, r_n) = recount(set, set.right(t), prio(t));
-            assert!(r_lo >= me.end, "right subtree of {t} overlaps it");
-            (hi, gap, n) = (r_hi, gap.max(r_gap).max(r_lo - me.end), n + r_n);
+        out[*n] = (t, me.addr, me.gap);
+        *n += 1;
+        if me.right() != NIL {
+            m = m.max(recount(set, me.right(), prio(t), out, n));
         }
-        assert_eq!((set.min_addr(t), set.max_end(t), set.max_gap(t)), (lo, hi, gap), "aggregates of {t}");
-        (lo, hi, gap, n)
+        assert_eq!(me.max_gap, m, "largest gap of {t}");
+        m
     }
 
-    /// The number of buffers in the set, after checking every node's order and aggregates.
-    fn check(set: &LiveSet<'_>) -> usize {
-        if set.root == NIL {
-            0
-        } else {
-            recount(set, set.root, u64::MAX).3
+    /// The number of buffers in the set, after checking every node's order and aggregates
+    /// against `live` (candidate `v` at `[lo, hi)` where `live[v]` is some): the in-order
+    /// walk lists them by address, each with the gap from the end of the one before (from 0
+    /// for the first), and the set's top is the last one's end.
+    fn check(set: &LiveSet<'_>, live: &[Option<(u64, u64)>]) -> usize {
+        let mut out = [(0u32, 0u64, 0u64); 4096];
+        let mut n = 0;
+        if set.root != NIL {
+            recount(set, set.root, u64::MAX, &mut out, &mut n);
         }
+        let mut want = [(0u32, 0u64, 0u64); 4096];
+        let mut k = 0;
+        for (v, r) in live.iter().enumerate() {
+            if let Some((lo, hi)) = *r {
+                want[k] = (v as u32, lo, hi);
+                k += 1;
+            }
+        }
+        want[..k].sort_unstable_by_key(|w| w.1);
+        assert_eq!(n, k, "buffers in the set");
+        let mut end = 0;
+        for (got, w) in out[..n].iter().zip(&want[..k]) {
+            assert_eq!(*got, (w.0, w.1, w.1 - end), "in-order record");
+            end = w.2;
+        }
+        assert_eq!(set.top, end, "top of the set");
+        n
     }
 
     /// The priority is SplitMix64's output function (the first outputs of seed 0 and 1 for
@@ -417,13 +493,15 @@ mod tests {
         let bufs = [(0u64, 10u64), (20, 30), (45, 50), (62, 70)];
         let orders = [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1], [3, 0, 2, 1], [1, 2, 3, 0]];
         for order in orders {
-            let mut node = [Placed::default(); 4];
-            let mut agg = [0u64; 16];
-            let mut set = LiveSet::new(&mut node, &mut agg, 4).unwrap();
+            let mut words = [0u64; 16];
+            let mut set = LiveSet::new(&mut words, 4).unwrap();
+            let mut live = [None; 4];
             for v in order {
                 assert!(set.insert(v as u32, bufs[v].0, bufs[v].1));
+                live[v] = Some(bufs[v]);
+                check(&set, &live);
             }
-            assert_eq!(check(&set), 4);
+            assert_eq!(check(&set, &live), 4);
             assert_eq!(set.first_fit(10, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
             assert_eq!(set.first_fit(15, 0, 1000, 1), Ok((Some(30), 0)), "order {order:?}");
             assert_eq!(set.first_fit(12, 0, 1000, 1), Ok((Some(30), 0)), "order {order:?}");
@@ -433,12 +511,20 @@ mod tests {
             assert_eq!(set.first_fit(16, 0, 1000, 1), Ok((Some(70), 0)), "order {order:?}");
             // remove the middle buffers one by one: the gaps join
             assert!(set.remove(1));
+            live[1] = None;
+            assert_eq!(check(&set, &live), 3);
             assert_eq!(set.first_fit(35, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
             assert!(set.remove(2));
-            assert_eq!(check(&set), 2);
+            live[2] = None;
+            assert_eq!(check(&set, &live), 2);
             assert_eq!(set.first_fit(52, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
             assert_eq!(set.first_fit(53, 0, 62, 1), Ok((None, 52)), "order {order:?}");
             assert!(!set.remove(2), "a removed buffer is not found again");
+            // the highest buffer removed: the gap above the set starts at the one below it
+            assert!(set.remove(3));
+            live[3] = None;
+            assert_eq!(check(&set, &live), 1);
+            assert_eq!(set.first_fit(990, 0, 1000, 1), Ok((Some(10), 0)), "order {order:?}");
         }
     }
 
@@ -447,42 +533,46 @@ mod tests {
     #[test]
     fn ascending_inserts_keep_the_tree_shallow() {
         let n = if cfg!(miri) { 128 } else { 4096 };
-        let mut node = [Placed::default(); 4096];
-        let mut agg = [0u64; 4 * 4096];
-        let mut set = LiveSet::new(&mut node, &mut agg, n).unwrap();
+        let mut words = [0u64; 4 * 4096];
+        let mut set = LiveSet::new(&mut words, n).unwrap();
+        let mut live = [None; 4096];
         for v in 0..n as u32 {
-            assert!(set.insert(v, 2 * u64::from(v), 2 * u64::from(v) + 1), "insert {v}");
+            let lo = 2 * u64::from(v);
+            assert!(set.insert(v, lo, lo + 1), "insert {v}");
+            live[v as usize] = Some((lo, lo + 1));
         }
-        assert_eq!(check(&set), n);
+        assert_eq!(check(&set, &live[..n]), n);
         assert_eq!(set.first_fit(1, 0, u64::MAX, 1), Ok((Some(1), 0)));
         for v in (0..n as u32).step_by(2) {
             assert!(set.remove(v), "remove {v}");
+            live[v as usize] = None;
         }
-        assert_eq!(check(&set), n / 2);
+        assert_eq!(check(&set, &live[..n]), n / 2);
         // left: [2, 3), [6, 7), ...: gaps of 2 bytes at 0, then of 3 bytes from 3 on
         assert_eq!(set.first_fit(2, 0, u64::MAX, 1), Ok((Some(0), 0)));
         assert_eq!(set.first_fit(3, 0, u64::MAX, 1), Ok((Some(3), 0)));
         assert_eq!(set.first_fit(4, 0, 2 * n as u64 - 2, 1), Ok((None, 3)));
+        // a query starting above most of the set skips the gaps below its start
+        assert_eq!(set.first_fit(3, 2 * n as u64 - 9, u64::MAX, 1), Ok((Some(2 * n as u64 - 9), 0)));
     }
 
     /// Removing the only buffer empties the set: the whole range is one gap again.
     #[test]
     fn the_last_buffer_removed_leaves_an_empty_set() {
-        let mut node = [Placed::default(); 2];
-        let mut agg = [0u64; 8];
-        let mut set = LiveSet::new(&mut node, &mut agg, 2).unwrap();
+        let mut words = [0u64; 8];
+        let mut set = LiveSet::new(&mut words, 2).unwrap();
         assert!(set.insert(1, 100, 200));
         assert_eq!(set.first_fit(150, 0, 1000, 1), Ok((Some(200), 0)));
         assert!(set.remove(1));
-        assert_eq!((check(&set), set.root), (0, NIL));
+        assert_eq!((check(&set, &[None, None]), set.root, set.top), (0, NIL, 0));
         assert_eq!(set.first_fit(150, 0, 1000, 1), Ok((Some(0), 0)));
         assert_eq!(set.first_fit(1001, 0, 1000, 1), Ok((None, 1000)));
     }
 
     #[test]
     fn too_short_storage_is_refused() {
-        let mut node = [Placed::default(); 2];
-        let mut agg = [0u64; 7];
-        assert!(LiveSet::new(&mut node, &mut agg, 2).is_none());
+        let mut words = [0u64; 7];
+        assert!(LiveSet::new(&mut words, 2).is_none());
+        assert!(LiveSet::new(&mut words, usize::MAX).is_none());
     }
 }

@@ -69,8 +69,8 @@ pub fn sweep(
     // the ends wait as `(last use << 32) | node` keys in `occupied` (unused by the tree loop)
     let keys: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..n]);
     if fit == Fit::First && max_live(nodes, &order[..n], keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
-        let agg: &mut [u64] = bytemuck::cast_slice_mut(sections);
-        if let Some(mut live) = LiveSet::new(placed, agg, n) {
+        let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
+        if let Some(mut live) = LiveSet::new(words, n) {
             if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, regions, clock)? {
                 return Ok(done);
             }
