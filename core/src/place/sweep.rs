@@ -10,7 +10,7 @@
 //! queries. The live list is kept sorted by address ([`Placed`]); ends wait in a binary
 //! min-heap keyed by last use. Within one instruction, larger buffers go first.
 //!
-//! With more than [`LIST_MAX_LIVE`] buffers live at once (and `placed` and `sections` one
+//! With more than [`LIST_MAX_LIVE`] buffers live at once (and `sections` one
 //! per candidate), the live buffers are kept in the [`LiveSet`] treap instead of the list:
 //! the same plan in O(n log d) (a 20,000-buffer clique in milliseconds).
 //!
