@@ -27,6 +27,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// How many temp names to try before giving up when they already exist.
 const TEMP_ATTEMPTS: u32 = 100;
 
+/// Bytes buffered before each write call to the staged file (1 MiB).
+const WRITE_BUFFER: usize = 1 << 20;
+
 /// Distinguishes temp files of concurrent writes from one process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
@@ -118,14 +121,15 @@ where
         _ => PathBuf::from("."),
     };
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut writer = BufWriter::new(OpenOptions::new().write(true).open(path)?);
+        let mut writer = BufWriter::with_capacity(WRITE_BUFFER, OpenOptions::new().write(true).open(path)?);
         fill(&mut writer)?;
         writer.flush()?;
         return Ok(Staged { rename: None });
     }
     let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
     let guard = TempGuard(Some(temp));
-    let mut writer = BufWriter::new(file);
+    // one write call a MiB: a 10^6-row solution is 27 MB (8 KiB buffers took 3,400 calls)
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
     fill(&mut writer)?;
     let file = writer.into_inner().map_err(io::IntoInnerError::into_error)?;
     file.sync_all()?;
