@@ -266,14 +266,18 @@ impl Search<'_> {
 
     /// The monotonic floor alone, before placing `b` at `level`: false when a section of
     /// `[s0, s1)` would hold more unplaced bytes than fit between `level` and the capacity.
-    /// O(1) outside `b`'s sections (the maxima of [`Search::edges`]), O(its sections) inside;
-    /// no placement needed.
+    /// In `b`'s own sections `b` itself counts: every other unplaced buffer there overlaps
+    /// `b`, so it goes at or above `b`'s top, and the section's whole unplaced total (`b`
+    /// included) must fit above `level` — the test [`Search::feasible_after`] makes there
+    /// after the placement, made here before it (a hatless `b` never fails it: its sections
+    /// hold `b` alone, which fits). O(1) outside `b`'s sections (the maxima of
+    /// [`Search::edges`]), O(its sections) inside; no placement needed.
     fn level_ok(&self, level: u64, b: &Slot, s0: usize, s1: usize) -> bool {
         let room = self.cap.saturating_sub(level);
         let (lo, hi) = (b.lo as usize, b.hi as usize);
         let before = if lo > s0 { self.sec[lo - 1].floor } else { 0 };
         let after = if hi + 1 < s1 { self.sec[hi + 1].low } else { 0 };
-        before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining - b.size <= room)
+        before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining <= room)
     }
 
     /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
