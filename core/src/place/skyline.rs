@@ -79,12 +79,17 @@ impl Skyline<'_> {
     fn max(&self, l: usize, r: usize) -> u64 {
         let (mut l, mut r) = (l + self.p, r + self.p);
         let mut best = 0;
-        for leaf in [l, r - 1] {
-            let mut a = leaf >> 1;
-            while a >= 1 {
-                best = best.max(self.d[a]);
-                a >>= 1;
-            }
+        // both paths climb together (the leaves are at one depth) and read their shared
+        // ancestors once
+        let (mut a, mut b) = (l >> 1, (r - 1) >> 1);
+        while a != b {
+            best = best.max(self.d[a]).max(self.d[b]);
+            a >>= 1;
+            b >>= 1;
+        }
+        while a >= 1 {
+            best = best.max(self.d[a]);
+            a >>= 1;
         }
         while l < r {
             if l & 1 == 1 {
