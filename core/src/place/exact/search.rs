@@ -399,14 +399,23 @@ impl Search<'_> {
         // room (the list is popped on return), else found by a scan per child
         let base = self.nraise;
         let listed = self.raises.len() - base >= part.1 - part.0;
+        // the tests of a child before its placement (the largest other size, the monotonic
+        // floor) read only this node's state, which every child's search restores: where the
+        // children are listed they are tested once, here, and only those that pass are sorted
+        let mut stale = true; // the section maxima of `edges` need computing
         if listed {
+            self.edges(s0, s1);
+            stale = false;
             for &v in &self.by_lo[part.0..part.1] {
                 let c = &self.slots[v as usize];
                 let key = (c.floor, c.rank);
+                let other = if v as usize == big_at { second } else { big };
                 if c.at == UNPLACED
                     && c.floor < min_top
                     && c.floor + c.size <= self.cap
                     && last.is_none_or(|l| key >= l)
+                    && c.floor + other <= self.cap
+                    && self.level_ok(c.floor, c, s0, s1)
                 {
                     self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.floor };
                     self.nraise += 1;
@@ -416,7 +425,6 @@ impl Search<'_> {
         }
         let end = self.nraise;
         let (mut next, mut after, mut result) = (base, None, Step::Dead);
-        let mut stale = true; // the section maxima of `edges` need computing
         loop {
             let b = if listed {
                 if next == end {
@@ -433,17 +441,19 @@ impl Search<'_> {
             let s = self.slots[b];
             let key = (s.floor, s.rank);
             after = Some(key);
-            // every other unplaced buffer goes at or above this level
-            let other = if b == big_at { second } else { big };
-            if s.floor + other > self.cap {
-                continue;
-            }
-            if stale {
-                self.edges(s0, s1); // a deeper node overwrote them
-                stale = false;
-            }
-            if !self.level_ok(s.floor, &s, s0, s1) {
-                continue;
+            if !listed {
+                // every other unplaced buffer goes at or above this level
+                let other = if b == big_at { second } else { big };
+                if s.floor + other > self.cap {
+                    continue;
+                }
+                if stale {
+                    self.edges(s0, s1); // a deeper node overwrote them
+                    stale = false;
+                }
+                if !self.level_ok(s.floor, &s, s0, s1) {
+                    continue;
+                }
             }
             let (mark, (w0, w1), fits, hat) = self.place(b, part);
             // the window's floors are at most the highest minimum offset (or b's top): when
