@@ -280,6 +280,14 @@ impl Search<'_> {
         before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining <= room)
     }
 
+    /// The tests of child `c` before its placement, on this node's state: every other
+    /// unplaced buffer goes at or above its offset, so the largest of them (`other` bytes)
+    /// must fit there, and the monotonic floor holds ([`Search::level_ok`]; the section
+    /// maxima of [`Search::edges`] must be current).
+    fn may_place(&self, c: &Slot, other: u64, s0: usize, s1: usize) -> bool {
+        c.floor + other <= self.cap && self.level_ok(c.floor, c, s0, s1)
+    }
+
     /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
     /// `after`, canonical after the last placement `last` = (offset, rank), not dominated
     /// (offset below `min_top`, the lowest minimum offset + size of the unplaced buffers),
@@ -402,6 +410,7 @@ impl Search<'_> {
         // the tests of a child before its placement (the largest other size, the monotonic
         // floor) read only this node's state, which every child's search restores: where the
         // children are listed they are tested once, here, and only those that pass are sorted
+        let other_of = |v: usize| if v == big_at { second } else { big };
         let mut stale = true; // the section maxima of `edges` need computing
         if listed {
             self.edges(s0, s1);
@@ -409,13 +418,11 @@ impl Search<'_> {
             for &v in &self.by_lo[part.0..part.1] {
                 let c = &self.slots[v as usize];
                 let key = (c.floor, c.rank);
-                let other = if v as usize == big_at { second } else { big };
                 if c.at == UNPLACED
                     && c.floor < min_top
                     && c.floor + c.size <= self.cap
                     && last.is_none_or(|l| key >= l)
-                    && c.floor + other <= self.cap
-                    && self.level_ok(c.floor, c, s0, s1)
+                    && self.may_place(c, other_of(v as usize), s0, s1)
                 {
                     self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.floor };
                     self.nraise += 1;
@@ -442,16 +449,11 @@ impl Search<'_> {
             let key = (s.floor, s.rank);
             after = Some(key);
             if !listed {
-                // every other unplaced buffer goes at or above this level
-                let other = if b == big_at { second } else { big };
-                if s.floor + other > self.cap {
-                    continue;
-                }
                 if stale {
                     self.edges(s0, s1); // a deeper node overwrote them
                     stale = false;
                 }
-                if !self.level_ok(s.floor, &s, s0, s1) {
+                if !self.may_place(&s, other_of(b), s0, s1) {
                     continue;
                 }
             }
