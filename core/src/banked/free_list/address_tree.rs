@@ -163,6 +163,18 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
 
     /// The lowest-address free block of at least `s` bytes.
     pub(super) fn lowest_fit(&self, s: u64) -> Option<u32> {
+        self.fit::<true>(s)
+    }
+
+    /// The highest-address free block of at least `s` bytes.
+    pub(super) fn highest_fit(&self, s: u64) -> Option<u32> {
+        self.fit::<false>(s)
+    }
+
+    /// The first free block of at least `s` bytes from the low end (`LOW`) or the high end:
+    /// one descent that goes to the near side while its largest size fits.
+    #[inline(always)]
+    fn fit<const LOW: bool>(&self, s: u64) -> Option<u32> {
         let mut n = self.root;
         if self.max_of(n) < s {
             return None;
@@ -176,30 +188,14 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         // 3.62 an operation, instructions 477 -> 506. `NONE` is past the table, so one bounds test
         // ends the walk.
         while let Some(b) = self.blocks.get(n as usize) {
-            let left = b.max_left >= s;
-            let found = u8::from(!left) & u8::from(b.size >= s);
+            let (near_max, near, far) =
+                if LOW { (b.max_left, b.left, b.right) } else { (b.max_right, b.right, b.left) };
+            let go_near = near_max >= s;
+            let found = u8::from(!go_near) & u8::from(b.size >= s);
             if core::hint::black_box(found) != 0 {
                 return Some(n);
             }
-            n = core::hint::select_unpredictable(left, b.left, b.right);
-        }
-        None
-    }
-
-    /// The highest-address free block of at least `s` bytes.
-    pub(super) fn highest_fit(&self, s: u64) -> Option<u32> {
-        let mut n = self.root;
-        if self.max_of(n) < s {
-            return None;
-        }
-        // As `lowest_fit`, mirrored.
-        while let Some(b) = self.blocks.get(n as usize) {
-            let right = b.max_right >= s;
-            let found = u8::from(!right) & u8::from(b.size >= s);
-            if core::hint::black_box(found) != 0 {
-                return Some(n);
-            }
-            n = core::hint::select_unpredictable(right, b.right, b.left);
+            n = core::hint::select_unpredictable(go_near, near, far);
         }
         None
     }
