@@ -84,7 +84,7 @@ fn run(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> (u64, u6
 fn d_and_j_cut_at_4000_nodes() {
     let d = rows(include_str!("../../sim/data/minimalloc/D.1048576.csv"));
     let j = rows(include_str!("../../sim/data/minimalloc/J.1048576.csv"));
-    let heavy = Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 };
+    let heavy = Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3, ..Schedule::DEFAULT };
     let got = [
         run(&d, 4_000, Schedule::DEFAULT),
         run(&j, 4_000, Schedule::DEFAULT),
@@ -100,6 +100,30 @@ fn d_and_j_cut_at_4000_nodes() {
             (1_086_464, 4_000, false),
             (1_137_664, 4_000, false),
             (1_061_888, 16_000, false)
+        ]
+    );
+}
+
+/// The planner's schedule (`Schedule::planner(first)`) is the default in every round that
+/// begins within its first nodes, so a run cut there is the default's node for node; the
+/// rounds that begin later give the lower-bound probe a quarter of the limit, and D at
+/// 16,000 nodes ends elsewhere.
+#[test]
+fn the_planners_schedule_changes_only_its_late_rounds() {
+    let d = rows(include_str!("../../sim/data/minimalloc/D.1048576.csv"));
+    let got = [
+        run(&d, 16_000, Schedule::planner(16_000)),
+        run(&d, 16_000, Schedule::planner(u64::MAX)),
+        run(&d, 16_000, Schedule::planner(2_000)),
+        run(&d, 16_000, Schedule::planner(0)),
+    ];
+    assert_eq!(
+        got,
+        [
+            (1_061_888, 16_000, false),
+            (1_061_888, 16_000, false),
+            (1_054_720, 16_000, false),
+            (1_054_720, 16_000, false)
         ]
     );
 }

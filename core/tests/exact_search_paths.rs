@@ -247,7 +247,7 @@ fn the_sweep_shortcut_counts_the_placed_top() {
         (8, 12, 1),
         (1, 3, 1),
     ];
-    let schedule = Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3 };
+    let schedule = Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3, ..Schedule::DEFAULT };
     assert_eq!(run_with(&iv, 3, 0, 4, schedule), (9, 44, true, true, vec![0, 7, 3, 0, 0, 0, 4, 7, 3, 6]));
     assert_eq!(
         run(&[(9, 14, 1), (5, 8, 1), (7, 11, 1), (0, 5, 1)], 0, 0, 0),

@@ -42,7 +42,8 @@
 //! [`Strategy::Exact`] runs the same, continues the branch and bound with the caller's
 //! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and gives the skyline preorders
 //! the budgeted run could not finish the caller's clock. On the same inputs, budget and a
-//! clock that does not stop it first, its search continues `auto`'s, so it is never worse.
+//! clock that does not stop it first, its search continues `auto`'s (the schedule of
+//! [`Schedule::planner`] changes only the rounds past `auto`'s nodes), so it is never worse.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
@@ -761,7 +762,7 @@ pub(crate) fn run_strategy(
                 lb,
                 best_peak,
                 align,
-                Schedule::DEFAULT,
+                Schedule::planner(auto_nodes),
                 &mut b,
             );
             if out.improved {
