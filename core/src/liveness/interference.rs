@@ -18,6 +18,8 @@ pub struct Graph<'w> {
     epoch: u32,
     /// The CSR of [`build_adjacency`] (offsets, then neighbours); empty: tree queries.
     adj: &'w [u32],
+    /// Interfering pairs counted by the lower bound's sweep, when it ran.
+    swept_pairs: Option<u64>,
 }
 
 /// Groups node indices by payload into `ids` (counting sort) and sets every Info's
@@ -39,7 +41,7 @@ pub fn build_csr(nodes: &[Node], ids: &mut [u32], infos: &mut [Info]) {
 impl<'w> Graph<'w> {
     /// Wraps a built tree and its CSR (see [`build_csr`]).
     pub fn new(tree: IntervalTree<'w>, ids: &'w [u32]) -> Graph<'w> {
-        Graph { tree, ids, epoch: 0, adj: &[] }
+        Graph { tree, ids, epoch: 0, adj: &[], swept_pairs: None }
     }
 
     /// Builds the tree over `nodes` (sorting them by `lo`), groups their indices by
@@ -82,6 +84,22 @@ impl<'w> Graph<'w> {
         let n = (*self.adj.first()? as usize).checked_sub(1)?;
         let end = *self.adj.get(n)? as u64;
         Some(end.checked_sub(n as u64 + 1)? / 2)
+    }
+
+    /// Interfering pairs of the tree's nodes (each pair once: two closed intervals that share
+    /// an instruction) as counted by the lower bound's sweep
+    /// ([`crate::place::lower_bound::max_load`], which counts them for free: each node meets
+    /// the earlier ones still live at its def), so the portfolio's cost model need not count
+    /// them again; `None` before that sweep ran, or where it could not (a candidate with
+    /// several intervals, too little scratch). With one interval per candidate, the
+    /// candidates' interfering pairs.
+    pub fn swept_pairs(&self) -> Option<u64> {
+        self.swept_pairs
+    }
+
+    /// Records the pair count of the lower bound's sweep.
+    pub(crate) fn set_swept_pairs(&mut self, pairs: u64) {
+        self.swept_pairs = Some(pairs);
     }
 
     /// The tree.

@@ -94,10 +94,14 @@ impl Estimate {
         let log_n = 64 - n.leading_zeros() as u64;
         let lifetimes = Lifetimes::of(graph);
         // E of one-interval candidates: the CSR's count where the planner holds one (the
-        // same pairs), else one sweep of the tree
+        // same pairs), else the lower bound's sweep's count where it ran (the same pairs),
+        // else one galloping pass over the tree
         let pairs = match graph.pairs() {
             Some(csr) => infos.iter().all(|i| i.interval_count == 1).then_some(csr),
-            None => overlapping_pairs(graph, infos),
+            None => match graph.swept_pairs() {
+                Some(swept) => infos.iter().all(|i| i.interval_count == 1).then_some(swept),
+                None => overlapping_pairs(graph, infos),
+            },
         };
         let (greedy, placer) = match graph.pairs() {
             Some(pairs) => (
@@ -258,5 +262,44 @@ mod tests {
         let mut ids = [0u32; 100];
         let est = Estimate::of(&Graph::build(&mut nodes, &mut ids, &mut infos), &infos);
         assert_eq!((est.pairs, est.greedy, est.placer), (Some(100), 5_000, Placer::Classes));
+    }
+
+    /// The lower bound's sweep counts the same interfering pairs as the galloping pass and a
+    /// brute force, on random intervals with repeated starts and ends (and `Estimate::of`
+    /// takes its count); before the sweep, or where it cannot run, the graph has none.
+    #[test]
+    fn the_lower_bounds_sweep_counts_the_pairs() {
+        use crate::liveness::info::Info;
+        use crate::place::lower_bound::max_load;
+        use crate::workspace::Scratch;
+        let mut seed = 0x5EED_u64;
+        let mut next = |m: u64| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % m
+        };
+        for case in 0..60u32 {
+            const N: usize = 48;
+            let iv: [(u32, u32); N] = core::array::from_fn(|_| {
+                let lo = next(20) as u32;
+                (lo, lo + next(if case % 3 == 0 { 3 } else { 12 }) as u32)
+            });
+            let want = (0..N)
+                .flat_map(|a| (a + 1..N).map(move |b| (a, b)))
+                .filter(|&(a, b)| iv[a].0 <= iv[b].1 && iv[b].0 <= iv[a].1)
+                .count() as u64;
+            let mut nodes: [Node; N] = core::array::from_fn(|k| Node::new(iv[k].0, iv[k].1, k as u32));
+            let mut infos = [Info { aligned: 8, interval_count: 1, ..Info::default() }; N];
+            let mut ids = [0u32; N];
+            let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
+            assert_eq!(graph.swept_pairs(), None);
+            let mut scratch = [Scratch::default(); N];
+            // too little scratch for the sweep: point queries, no count
+            let _ = max_load(&mut graph, &infos, &mut scratch, &mut [0u64; N - 1]).unwrap();
+            assert_eq!(graph.swept_pairs(), None, "case {case}");
+            let _ = max_load(&mut graph, &infos, &mut scratch, &mut [0u64; N]).unwrap();
+            assert_eq!(graph.swept_pairs(), Some(want), "case {case}");
+            assert_eq!(overlapping_pairs(&graph, &infos), Some(want), "case {case}");
+            assert_eq!(Estimate::of(&graph, &infos).pairs, Some(want), "case {case}");
+        }
     }
 }

@@ -28,7 +28,9 @@ pub fn max_load(
 ) -> Result<(u64, u64), PlanError> {
     let tree_nodes = graph.tree().nodes();
     if keys.len() >= tree_nodes.len() && infos.iter().all(|i| i.interval_count == 1) {
-        return Ok(sweep_load(tree_nodes, infos, keys));
+        let (all, free, pairs) = sweep_load(tree_nodes, infos, keys);
+        graph.set_swept_pairs(pairs);
+        return Ok((all, free));
     }
     let (mut best_all, mut best_free) = (0u64, 0u64);
     let mut prev: Option<u32> = None;
@@ -56,13 +58,18 @@ pub fn max_load(
     Ok((best_all, best_free))
 }
 
+/// The sweep of [`max_load`] over the `lo`-sorted `nodes`, with a min-heap of the live ends
+/// in `heap`: `(all, non-pinned, interfering pairs)`. At each node the heap holds the earlier
+/// nodes that end at or after its start, exactly those it overlaps, so their count summed
+/// over the nodes is the number of overlapping pairs (each counted once, at the later node).
 fn sweep_load(
     nodes: &[crate::liveness::interval_tree::Node],
     infos: &[Info],
     heap: &mut [u64],
-) -> (u64, u64) {
+) -> (u64, u64, u64) {
     let by_key = |a: u64, b: u64| a < b;
     let (mut all, mut free, mut best_all, mut best_free, mut len) = (0u64, 0u64, 0u64, 0u64, 0usize);
+    let mut pairs = 0u64;
     for (i, node) in nodes.iter().enumerate() {
         while len > 0 && key_hi(heap[0]) < node.lo {
             let info = &infos[nodes[heap[0] as u32 as usize].payload as usize];
@@ -79,7 +86,8 @@ fn sweep_load(
         }
         best_all = best_all.max(all);
         best_free = best_free.max(free);
+        pairs += len as u64;
         min_heap::push(heap, &mut len, end_key(node.hi, i as u32), by_key);
     }
-    (best_all, best_free)
+    (best_all, best_free, pairs)
 }
