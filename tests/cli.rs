@@ -164,6 +164,18 @@ fn plan_writes_the_solution_and_its_picture_together_or_not_at_all() {
     assert_eq!(out.code, ExitCode::from(CODE_FAILED));
     assert_eq!(first(&out), "error: /proc/no-such-dir/a.svg: No such file or directory (os error 2)");
     assert!(!sol.exists(), "a solution was left without its picture");
+    // a picture named by a directory: refused before the solution is put in place
+    let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", dir.to_str().unwrap()]);
+    assert_eq!(
+        (out.code, first(&out)),
+        (ExitCode::from(CODE_FAILED), format!("error: {}: a directory, not a file to write", dir.display()))
+    );
+    assert!(!sol.exists(), "a solution was left without its picture");
+    let out = dramalloc(&["plan", p, "-o", dir.to_str().unwrap()]);
+    assert_eq!(
+        (out.code, first(&out)),
+        (ExitCode::from(CODE_FAILED), format!("error: {}: a directory, not a file to write", dir.display()))
+    );
     let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", sol_s]);
     assert_eq!(
         (out.code, first(&out)),

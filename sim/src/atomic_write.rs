@@ -14,6 +14,9 @@
 //!
 //! A symbolic link is written through (its target replaced, the link kept).
 //!
+//! A target that is a directory is refused when it is staged (`io::ErrorKind::IsADirectory`),
+//! so a command whose second output names a directory writes neither.
+//!
 //! A target that exists and is not a regular file (`/dev/null`, a FIFO, a terminal) is
 //! written in place instead: a rename would replace the device node with a regular file
 //! (as root, `-o /dev/null` once turned the machine's `/dev/null` into a file every later
@@ -120,6 +123,11 @@ where
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // a directory cannot be renamed over: refused here, before any output of the command is
+    // put in place (found at the rename, it left a solution without its picture)
+    if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file to write"));
+    }
     if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let mut writer = BufWriter::with_capacity(WRITE_BUFFER, OpenOptions::new().write(true).open(path)?);
         fill(&mut writer)?;
