@@ -80,7 +80,7 @@ const A_AUTO: Want = (
         (M::BestFit, O::Ran { peak: 295_936, work: 1_770 }),
         (M::BestFitStart, O::Ran { peak: 295_936, work: 1_770 }),
         (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
-        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ],
 );
 
@@ -101,7 +101,7 @@ const A_TINY: Want = (
         (M::BestFit, O::Ran { peak: 295_936, work: 1_770 }),
         (M::BestFitStart, O::Ran { peak: 295_936, work: 1_770 }),
         (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
-        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ],
 );
 
@@ -147,7 +147,7 @@ const B_AUTO: Want = (
         (M::BestFit, O::Ran { peak: 273_152, work: 4_005 }),
         (M::BestFitStart, O::Ran { peak: 279_552, work: 4_005 }),
         (M::Seed, O::Ran { peak: 265_984, work: 8_100 }),
-        (M::BranchAndBound, O::Ran { peak: 240_128, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 240_128, work: 139 }),
     ],
 );
 
@@ -168,7 +168,7 @@ const B_TINY: Want = (
         (M::BestFit, O::OverBudget { cost: 4_050, left: 3_765 }),
         (M::BestFitStart, O::OverBudget { cost: 4_050, left: 3_765 }),
         (M::Seed, O::OverBudget { cost: 8_100, left: 3_765 }),
-        (M::BranchAndBound, O::Ran { peak: 240_128, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 240_128, work: 139 }),
     ],
 );
 
@@ -281,7 +281,7 @@ const A_W80: Want = (
         (M::BestFit, O::Ran { peak: 295_936, work: 1_770 }),
         (M::BestFitStart, O::Ran { peak: 295_936, work: 1_770 }),
         (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
-        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ],
 );
 
@@ -302,7 +302,7 @@ const A_W150: Want = (
         (M::BestFit, O::Ran { peak: 295_936, work: 1_770 }),
         (M::BestFitStart, O::Ran { peak: 295_936, work: 1_770 }),
         (M::Seed, O::Ran { peak: 306_176, work: 3_600 }),
-        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ],
 );
 
@@ -323,7 +323,7 @@ const A_N280: Want = (
         (M::BestFit, O::Failed),
         (M::BestFitStart, O::Failed),
         (M::Seed, O::Failed),
-        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ],
 );
 
@@ -344,7 +344,7 @@ const A_N300: Want = (
         (M::BestFit, O::Failed),
         (M::BestFitStart, O::Failed),
         (M::Seed, O::Failed),
-        (M::BranchAndBound, O::Ran { peak: 265_472, work: 20_000 }),
+        (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ],
 );
 

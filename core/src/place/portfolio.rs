@@ -771,7 +771,7 @@ pub(crate) fn run_strategy(
                 chosen = strategy;
                 report.improved_by[0] = Some(Member::BranchAndBound);
             }
-            report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: auto_nodes });
+            report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: out.nodes });
         }
     }
     // the peak repair of the best plan, with what is left of the budget

@@ -103,7 +103,8 @@ pub enum Outcome {
     Ran {
         /// Peak of its plan, bytes.
         peak: u64,
-        /// Work charged, units (about one neighbour visited or one heap step).
+        /// Work charged, units (about one neighbour visited or one heap step); for
+        /// [`Member::BranchAndBound`], the search nodes it expanded.
         work: u64,
     },
     /// It started and was stopped by its budget or the clock before it finished a plan.

@@ -546,20 +546,24 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
 /// let mut m = Members::default();
 /// m.push(Member::Sweep, Outcome::Ran { peak: 150, work: 7 });
 /// m.push(Member::Seed, Outcome::OverBudget { cost: 900, left: 40 });
+/// m.push(Member::BranchAndBound, Outcome::Ran { peak: 120, work: 806 });
 /// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100);
 /// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
 /// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
+/// assert_eq!(lines[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes");
 /// ```
 pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_bound: u64) -> Vec<String> {
-    use dramalloc_core::place::report::Outcome;
+    use dramalloc_core::place::report::{Member, Outcome};
     members
         .runs()
         .iter()
         .map(|&(m, o)| {
             let what = match o {
                 Outcome::Ran { peak, work } => format!(
-                    "ran: peak {peak} bytes ({:.4} x LB), {work} work units",
-                    crate::quality::peak_ratio(peak, lower_bound)
+                    "ran: peak {peak} bytes ({:.4} x LB), {work} {}",
+                    crate::quality::peak_ratio(peak, lower_bound),
+                    // the branch and bound counts the search nodes it expanded
+                    if m == Member::BranchAndBound { "search nodes" } else { "work units" }
                 ),
                 Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
                 Outcome::Failed => "failed (no plan within the window)".to_string(),
