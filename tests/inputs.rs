@@ -138,7 +138,7 @@ fn json_negative_bytes() {
 fn json_bytes_overflowing_page_round_up() {
     assert_eq!(
         json_error(|v| v["tensors"][3]["bytes"] = json!(u64::MAX - 4094)),
-        "bad.json: tensors[3].bytes: size 18446744073709547521 bytes overflows u64 when rounded up to 4096 bytes"
+        "bad.json: tensors[3].bytes: size 18446744073709547521 bytes overflows u64 when rounded up to a 4096-byte page (every size must, whatever --align, so any alignment up to a page can plan it)"
     );
 }
 
@@ -390,7 +390,7 @@ fn csv_zero_size() {
 fn csv_size_overflowing_page_round_up() {
     assert_eq!(
         csv_error("id,lower,upper,size\na,0,3,18446744073709551615\n"),
-        "bad.csv: line 2, column `size`: size 18446744073709551615 bytes overflows u64 when rounded up to 4096 bytes"
+        "bad.csv: line 2, column `size`: size 18446744073709551615 bytes overflows u64 when rounded up to a 4096-byte page (every size must, whatever --align, so any alignment up to a page can plan it)"
     );
 }
 

@@ -258,7 +258,7 @@ pub enum InputError {
         value: String,
     },
     /// A size whose round-up to a 4096-byte page overflows `u64`.
-    #[error("{file}: {at}: size {value} bytes overflows u64 when rounded up to 4096 bytes")]
+    #[error("{file}: {at}: size {value} bytes overflows u64 when rounded up to a 4096-byte page (every size must, whatever --align, so any alignment up to a page can plan it)")]
     SizeOverflow {
         /// The file.
         file: String,
