@@ -21,6 +21,11 @@
 //! written in place instead: a rename would replace the device node with a regular file
 //! (as root, `-o /dev/null` once turned the machine's `/dev/null` into a file every later
 //! build script read junk from), and "whole or nothing" has no meaning for a stream.
+//!
+//! So is a path that names one of this process's open descriptors (`/dev/stdout`,
+//! `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N`), appended to: it is the
+//! file the shell redirected with `>` (already emptied) or `>>` (kept). Renamed over, it
+//! replaced the file `>> log` was keeping, while the descriptor still pointed at the old one.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -110,6 +115,14 @@ pub fn stage<F>(path: &Path, fill: F) -> io::Result<Staged>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
+    // one of this process's descriptors: appended to in place (see the module docs)
+    if names_a_descriptor(path) {
+        let file = OpenOptions::new().append(true).open(path)?;
+        let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
+        fill(&mut writer)?;
+        writer.flush()?;
+        return Ok(Staged { rename: None });
+    }
     // a symbolic link is written through: its target is replaced, the link kept
     let resolved = match fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).ok(),
@@ -143,6 +156,31 @@ where
     file.sync_all()?;
     drop(file);
     Ok(Staged { rename: Some((guard, path.to_path_buf(), dir)) })
+}
+
+/// True when `path`, or a symbolic link on the way from it (at most 8), is under
+/// `/dev/fd/`, `/proc/self/fd/` or `/proc/PID/fd/`: it names an open descriptor of this
+/// process (`/dev/stdout` is a link to `/proc/self/fd/1`).
+fn names_a_descriptor(path: &Path) -> bool {
+    let under_fd = |p: &Path| {
+        let parts: Vec<_> = p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
+        matches!(parts.as_slice(), ["/", "dev", "fd", _, ..])
+            || matches!(parts.as_slice(), ["/", "proc", pid, "fd", _, ..]
+                if *pid == "self" || pid.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let mut p = path.to_path_buf();
+    for _ in 0..8 {
+        if under_fd(&p) {
+            return true;
+        }
+        match fs::read_link(&p) {
+            Ok(t) if t.is_absolute() => p = t,
+            Ok(t) => p = p.parent().unwrap_or(Path::new("/")).join(t),
+            Err(_) => return false,
+        }
+    }
+    false
 }
 
 /// Creates a fresh temp file `.NAME.tmp.PID.N` in `dir`.
@@ -212,6 +250,36 @@ mod tests {
     impl Drop for TestDir {
         fn drop(&mut self) {
             let _ = fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A file the process holds open for appending, written through its descriptor's path
+    /// (what `-o /dev/stdout >> log` does): appended to in place, the file kept (same inode,
+    /// its earlier content kept), no temp file left; the descriptor paths are recognised.
+    #[test]
+    fn a_descriptor_of_this_process_is_appended_to_in_place() {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        let dir = TestDir::new("fd");
+        let log = dir.0.join("log");
+        fs::write(&log, "kept\n").unwrap();
+        let held = OpenOptions::new().append(true).open(&log).unwrap();
+        let inode = fs::metadata(&log).unwrap().ino();
+        let through = PathBuf::from(format!("/proc/self/fd/{}", held.as_raw_fd()));
+        write_atomic(&through, b"added\n").unwrap();
+        assert_eq!(fs::read_to_string(&log).unwrap(), "kept\nadded\n");
+        assert_eq!(fs::metadata(&log).unwrap().ino(), inode, "the file was replaced");
+        assert_eq!(dir.entries(), ["log"]);
+        for (p, want) in [
+            ("/dev/stdout", true),
+            ("/dev/fd/2", true),
+            ("/proc/self/fd/1", true),
+            (&*format!("/proc/{}/fd/1", std::process::id()), true),
+            ("/proc/self/status", false),
+            ("/dev/null", false),
+            ("out.csv", false),
+        ] {
+            assert_eq!(names_a_descriptor(Path::new(p)), want, "{p}");
         }
     }
 
