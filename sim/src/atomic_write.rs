@@ -175,7 +175,7 @@ fn names_a_descriptor(path: &Path) -> bool {
             return true;
         }
         match fs::read_link(&p) {
-            Ok(t) if t.is_absolute() => p = t,
+            // a relative target is relative to the link's directory (an absolute one replaces it)
             Ok(t) => p = p.parent().unwrap_or(Path::new("/")).join(t),
             Err(_) => return false,
         }
@@ -281,6 +281,12 @@ mod tests {
         ] {
             assert_eq!(names_a_descriptor(Path::new(p)), want, "{p}");
         }
+        // a chain of links, one of them relative: `a` -> `b` -> /dev/stdout
+        std::os::unix::fs::symlink("b", dir.0.join("a")).unwrap();
+        std::os::unix::fs::symlink("/dev/stdout", dir.0.join("b")).unwrap();
+        assert!(names_a_descriptor(&dir.0.join("a")));
+        std::os::unix::fs::symlink("log", dir.0.join("c")).unwrap();
+        assert!(!names_a_descriptor(&dir.0.join("c")));
     }
 
     fn failing_fill(w: &mut dyn Write) -> io::Result<()> {
