@@ -394,6 +394,16 @@ fn csv_size_overflowing_page_round_up() {
     );
 }
 
+/// A header that is not text (a binary file given as a CSV) is said so, naming the field,
+/// not echoed as an unknown column of replacement characters.
+#[test]
+fn csv_header_not_utf8() {
+    let bytes: &[u8] = b"id,lower,\xff\xfeup,size\na,0,3,4\n";
+    let e = dramalloc_sim::input::read_buffers_from(bytes, "bin.csv", MAX).unwrap_err();
+    assert_eq!(e.to_string(), "bin.csv: line 1, column `header field 3`: not valid UTF-8 text");
+    assert!(matches!(e, InputError::CellNotUtf8 { .. }));
+}
+
 #[test]
 fn csv_empty_id() {
     assert_eq!(csv_error("id,lower,upper,size\n,0,3,4\n"), "bad.csv: line 2, column `id`: empty name");

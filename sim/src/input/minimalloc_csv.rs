@@ -135,13 +135,19 @@ impl Header {
         kind: Kind,
         line: u64,
     ) -> Result<Header, InputError> {
-        let names: Vec<String> = record
+        let names = record
             .iter()
             .enumerate()
             // a byte-order mark before the header is not part of the first name
-            .map(|(i, c)| if i == 0 { c.strip_prefix(BOM).unwrap_or(c) } else { c })
-            .map(|c| String::from_utf8_lossy(c.trim_ascii()).into_owned())
-            .collect();
+            .map(|(i, c)| (i, if i == 0 { c.strip_prefix(BOM).unwrap_or(c) } else { c }))
+            // a name that is not text (a binary file) is said so, not echoed as an unknown column
+            .map(|(i, c)| {
+                std::str::from_utf8(c.trim_ascii()).map(str::to_owned).map_err(|_| InputError::CellNotUtf8 {
+                    file: file.to_owned(),
+                    at: Location::Csv { line, column: format!("header field {}", i + 1) },
+                })
+            })
+            .collect::<Result<Vec<String>, InputError>>()?;
         let mut h = Header { index: [None; 7], inclusive_end: false, names };
         for (i, name) in h.names.iter().enumerate() {
             let Some(col) = Col::of(name) else {
