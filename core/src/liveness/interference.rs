@@ -93,6 +93,20 @@ impl<'w> Graph<'w> {
     /// them again; `None` before that sweep ran, or where it could not (a candidate with
     /// several intervals, too little scratch). With one interval per candidate, the
     /// candidates' interfering pairs.
+    ///
+    /// ```
+    /// use dramalloc_core::liveness::{info::Info, interference::Graph, interval_tree::Node};
+    /// use dramalloc_core::place::lower_bound::max_load;
+    /// use dramalloc_core::workspace::Scratch;
+    /// // [0, 2] and [1, 3] overlap; [5, 6] overlaps neither
+    /// let mut nodes = [Node::new(0, 2, 0), Node::new(1, 3, 1), Node::new(5, 6, 2)];
+    /// let mut infos = [Info { aligned: 8, ..Info::default() }; 3];
+    /// let mut ids = [0u32; 3];
+    /// let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
+    /// assert_eq!(graph.swept_pairs(), None);
+    /// let (all, _) = max_load(&mut graph, &infos, &mut [Scratch::default(); 3], &mut [0u64; 3]).unwrap();
+    /// assert_eq!((all, graph.swept_pairs()), (16, Some(1)));
+    /// ```
     pub fn swept_pairs(&self) -> Option<u64> {
         self.swept_pairs
     }

@@ -114,6 +114,13 @@ impl Schedule {
     /// ways, none worse, D 1.0561 → 1.0395–1.0530 (1.0530 after 0.56 s), two variants 1.0557 →
     /// 1.0195 and 1.0459 → 1.0215–1.0459 (the figures near the limit move with the clock);
     /// with `L / 2` D only reaches 1.0530, with `L / 16` B loses the lower bound.
+    ///
+    /// ```
+    /// use dramalloc_core::place::exact::Schedule;
+    /// let s = Schedule::planner(20_000);
+    /// assert_eq!((s.bound_shift, s.late_from, s.late_bound_shift), (0, 20_000, 2));
+    /// assert_eq!(Schedule { late_from: u64::MAX, late_bound_shift: 0, ..s }, Schedule::DEFAULT);
+    /// ```
     pub const fn planner(first_nodes: u64) -> Schedule {
         Schedule { late_from: first_nodes, late_bound_shift: 2, ..Schedule::DEFAULT }
     }
