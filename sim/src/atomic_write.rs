@@ -117,11 +117,7 @@ where
 {
     // one of this process's descriptors: appended to in place (see the module docs)
     if names_a_descriptor(path) {
-        let file = OpenOptions::new().append(true).open(path)?;
-        let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
-        fill(&mut writer)?;
-        writer.flush()?;
-        return Ok(Staged { rename: None });
+        return write_in_place(OpenOptions::new().append(true).open(path)?, fill);
     }
     // a symbolic link is written through: its target is replaced, the link kept
     let resolved = match fs::symlink_metadata(path) {
@@ -136,16 +132,15 @@ where
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    // a directory cannot be renamed over: refused here, before any output of the command is
-    // put in place (found at the rename, it left a solution without its picture)
-    if fs::metadata(path).is_ok_and(|m| m.is_dir()) {
-        return Err(io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file to write"));
-    }
-    if fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
-        let mut writer = BufWriter::with_capacity(WRITE_BUFFER, OpenOptions::new().write(true).open(path)?);
-        fill(&mut writer)?;
-        writer.flush()?;
-        return Ok(Staged { rename: None });
+    match fs::metadata(path) {
+        // a directory cannot be renamed over: refused here, before any output of the command
+        // is put in place (found at the rename, it left a solution without its picture)
+        Ok(m) if m.is_dir() => {
+            return Err(io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file to write"));
+        }
+        // a device, FIFO or terminal: written in place (see the module docs)
+        Ok(m) if !m.is_file() => return write_in_place(OpenOptions::new().write(true).open(path)?, fill),
+        _ => {}
     }
     let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
     let guard = TempGuard(Some(temp));
@@ -156,6 +151,18 @@ where
     file.sync_all()?;
     drop(file);
     Ok(Staged { rename: Some((guard, path.to_path_buf(), dir)) })
+}
+
+/// Writes what `fill` produces straight into `file` (a stream or a descriptor's file: no
+/// temp file, nothing to rename).
+fn write_in_place<F>(file: File, fill: F) -> io::Result<Staged>
+where
+    F: FnOnce(&mut dyn Write) -> io::Result<()>,
+{
+    let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
+    fill(&mut writer)?;
+    writer.flush()?;
+    Ok(Staged { rename: None })
 }
 
 /// True when `path`, or a symbolic link on the way from it (at most 8), is under
@@ -287,6 +294,18 @@ mod tests {
         assert!(names_a_descriptor(&dir.0.join("a")));
         std::os::unix::fs::symlink("log", dir.0.join("c")).unwrap();
         assert!(!names_a_descriptor(&dir.0.join("c")));
+    }
+
+    /// A directory as the target is refused at staging, with nothing written into it.
+    #[test]
+    fn a_directory_target_is_refused() {
+        let dir = TestDir::new("isdir");
+        let e = stage(&dir.0, |w| w.write_all(b"x")).unwrap_err();
+        assert_eq!(
+            (e.kind(), e.to_string()),
+            (io::ErrorKind::IsADirectory, "a directory, not a file to write".into())
+        );
+        assert!(dir.entries().is_empty());
     }
 
     fn failing_fill(w: &mut dyn Write) -> io::Result<()> {

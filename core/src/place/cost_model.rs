@@ -93,15 +93,11 @@ impl Estimate {
         let n = infos.len() as u64;
         let log_n = 64 - n.leading_zeros() as u64;
         let lifetimes = Lifetimes::of(graph);
-        // E of one-interval candidates: the CSR's count where the planner holds one (the
-        // same pairs), else the lower bound's sweep's count where it ran (the same pairs),
-        // else one galloping pass over the tree
-        let pairs = match graph.pairs() {
-            Some(csr) => infos.iter().all(|i| i.interval_count == 1).then_some(csr),
-            None => match graph.swept_pairs() {
-                Some(swept) => infos.iter().all(|i| i.interval_count == 1).then_some(swept),
-                None => overlapping_pairs(graph, infos),
-            },
+        // E of one-interval candidates: the CSR's count where the planner holds one, else the
+        // lower bound's sweep's where it ran (the same pairs), else one galloping pass
+        let pairs = match graph.pairs().or(graph.swept_pairs()) {
+            Some(counted) => infos.iter().all(|i| i.interval_count == 1).then_some(counted),
+            None => overlapping_pairs(graph, infos),
         };
         let (greedy, placer) = match graph.pairs() {
             Some(pairs) => (

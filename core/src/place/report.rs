@@ -90,6 +90,21 @@ impl Member {
             Member::SkylineTimed => "skyline (timed)",
         }
     }
+
+    /// What the `work` of its [`Outcome::Ran`] counts: search nodes for the branch and
+    /// bound, work units (about a neighbour visited or a heap step) for every other member.
+    ///
+    /// ```
+    /// use dramalloc_core::place::report::Member;
+    /// assert_eq!(Member::BranchAndBound.work_unit(), "search nodes");
+    /// assert_eq!(Member::Sweep.work_unit(), "work units");
+    /// ```
+    pub const fn work_unit(self) -> &'static str {
+        match self {
+            Member::BranchAndBound => "search nodes",
+            _ => "work units",
+        }
+    }
 }
 
 /// What happened to one member.
@@ -103,8 +118,8 @@ pub enum Outcome {
     Ran {
         /// Peak of its plan, bytes.
         peak: u64,
-        /// Work charged, units (about one neighbour visited or one heap step); for
-        /// [`Member::BranchAndBound`], the search nodes it expanded.
+        /// Work charged, in [`Member::work_unit`]s: units (about one neighbour visited or one
+        /// heap step), or for [`Member::BranchAndBound`] the search nodes it expanded.
         work: u64,
     },
     /// It started and was stopped by its budget or the clock before it finished a plan.
@@ -190,5 +205,19 @@ impl Members {
     /// ```
     pub fn runs(&self) -> &[(Member, Outcome)] {
         &self.runs[..self.len as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only the branch and bound counts search nodes; every other member, work units.
+    #[test]
+    fn the_branch_and_bound_alone_counts_nodes() {
+        assert_eq!(Member::BranchAndBound.work_unit(), "search nodes");
+        for m in [Member::Sweep, Member::SweepLong(7), Member::Skyline(1), Member::Seed, Member::Repair] {
+            assert_eq!(m.work_unit(), "work units", "{}", m.name());
+        }
     }
 }

@@ -553,7 +553,7 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
 /// assert_eq!(lines[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes");
 /// ```
 pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_bound: u64) -> Vec<String> {
-    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::place::report::Outcome;
     members
         .runs()
         .iter()
@@ -562,8 +562,7 @@ pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_boun
                 Outcome::Ran { peak, work } => format!(
                     "ran: peak {peak} bytes ({:.4} x LB), {work} {}",
                     crate::quality::peak_ratio(peak, lower_bound),
-                    // the branch and bound counts the search nodes it expanded
-                    if m == Member::BranchAndBound { "search nodes" } else { "work units" }
+                    m.work_unit()
                 ),
                 Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
                 Outcome::Failed => "failed (no plan within the window)".to_string(),
