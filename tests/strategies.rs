@@ -16,16 +16,20 @@ fn auto_is_never_worse_than_seed_greedy_size_best_fit_on_bundled_problems() {
         }
         let bufs = parse_buffers(text, name, 10_000_000).unwrap();
         for align in [1u64, 4096] {
-            // a generous clock: `auto` must not skip a member for time on a loaded machine
+            // a generous clock: `auto` must not skip a member for time on a loaded machine (a
+            // helper thread's plan at the lower bound stops it, rightly: nothing is lower)
             let auto =
                 solve_within(&bufs, align, None, Strategy::Auto, std::time::Duration::from_secs(60)).unwrap();
             assert!(auto.metrics.hwm >= auto.metrics.lower_bound, "{set}/{name}");
+            assert!(!auto.helper_at_bound || auto.metrics.hwm == auto.metrics.lower_bound, "{set}/{name}");
             use dramalloc_core::place::report::Outcome;
             assert!(
-                auto.members
-                    .runs()
-                    .iter()
-                    .all(|&(_, o)| !matches!(o, Outcome::OutOfTime | Outcome::OverBudget { .. })),
+                auto.helper_at_bound
+                    || auto
+                        .members
+                        .runs()
+                        .iter()
+                        .all(|&(_, o)| !matches!(o, Outcome::OutOfTime | Outcome::OverBudget { .. })),
                 "{set}/{name}: {:?}",
                 auto.members
             );
@@ -142,7 +146,7 @@ fn auto_runs_the_capped_skyline_above_4096_buffers() {
     }
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut never_stop = || true;
-    let mut budget = Budget { max_nodes: u64::MAX, work, keep_going: &mut never_stop };
+    let mut budget = Budget { max_nodes: u64::MAX, work, repair_work: 0, keep_going: &mut never_stop };
     let auto = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let greedy = solve(&problem, 1, None, Strategy::GreedySize).unwrap();
     assert_eq!(auto.metrics.hwm, auto.metrics.lower_bound);
@@ -261,7 +265,8 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
     let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
     let mut always = || true;
-    let mut budget = Budget { max_nodes: 0, work: sweep_cost + 3_000_000, keep_going: &mut always };
+    let mut budget =
+        Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work: 0, keep_going: &mut always };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let runs = plan.members.runs();
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
@@ -285,6 +290,106 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     // the independent verifier agrees
     let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
     verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+}
+
+/// The repair's allowance past the budget (`Budget::repair_work`, what a host with a clock
+/// passes as unbounded): the same 5,000 buffers and budget as above, with 20,000,000 more
+/// units for the repair alone. Every member's outcome is the same (the allowance is not
+/// theirs); the repair goes on from where the budget stopped it and ends lower, and the
+/// plan is valid. Deterministic: no clock.
+#[test]
+fn the_repair_goes_on_with_its_allowance_past_the_budget() {
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let bufs: Vec<Buffer> =
+        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let sweep_cost = 20 * 5000 * 13;
+    let run = |repair_work: u64| {
+        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+        let mut always = || true;
+        let mut budget =
+            Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work, keep_going: &mut always };
+        let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
+        let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+        (plan.members.runs().to_vec(), plan.metrics.hwm)
+    };
+    let (within, hwm_within) = run(0);
+    let (past, hwm_past) = run(20_000_000);
+    let n = within.len();
+    assert_eq!(within[..n - 1], past[..n - 1]);
+    assert_eq!(within[n - 1], (Member::Repair, Outcome::Ran { peak: 77_344_256, work: 3_000_000 }));
+    assert_eq!(past[n - 1], (Member::Repair, Outcome::Ran { peak: 76_789_248, work: 23_000_000 }));
+    assert_eq!((hwm_within, hwm_past), (77_344_256, 76_789_248));
+}
+
+/// The front end has a clock, so it gives `auto`'s repair no bound past the work budget: with
+/// the budget above (only the sweep fits) and a clock a minute away, the repair of the same
+/// 5,000 buffers runs until no window lowers the peak, lower than with the 20,000,000 extra
+/// units of the test before, and the plan is valid.
+#[test]
+fn the_front_ends_repair_runs_on_its_clock_past_the_budget() {
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_sim::quality::problem::{solve_limited, Limits};
+    use std::time::{Duration, Instant};
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let limits = Limits {
+        work: 20 * 5000 * 13 + 3_000_000,
+        until: Instant::now() + Duration::from_secs(60),
+        threads: 1,
+    };
+    let solved = solve_limited(&problem, 1, None, Strategy::Auto, limits, u64::MAX).unwrap();
+    let runs = solved.members.runs();
+    let (last, outcome) = runs[runs.len() - 1];
+    assert_eq!(last, Member::Repair);
+    let Outcome::Ran { peak, work } = outcome else { panic!("{runs:?}") };
+    assert_eq!((peak, solved.metrics.hwm), (72_425_728, 72_425_728));
+    assert!(work > 23_000_000, "{work}");
+    verify(&problem, &problem.with_offsets(&solved.offsets), 1, None).unwrap();
+}
+
+/// Once the clock says stop inside the repair, the repair asks it no more: the window's
+/// remaining orders are not tried (each would sort its window first, about 20 ms for a
+/// window of 65,536 buffers) and the plan is not settled (a sort of every buffer above the
+/// lowest one moved). The clock here says go for every call of a run without the repair's
+/// allowance plus five, then stop: it is asked exactly once after that, and the plan is
+/// valid and no higher than the sweep's.
+#[test]
+fn a_repair_stopped_by_the_clock_asks_it_no_more() {
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::place::report::{Member, Outcome};
+    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
+    use dramalloc_sim::host_storage::HostWorkspace;
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let bufs: Vec<Buffer> =
+        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let sweep_cost = 20 * 5000 * 13;
+    let run = |repair_work: u64, go_calls: u64| {
+        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
+        let mut calls = 0u64;
+        let mut clock = || {
+            calls += 1;
+            calls <= go_calls
+        };
+        let mut budget =
+            Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work, keep_going: &mut clock };
+        let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
+        let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+        verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+        (calls, plan.members.runs().to_vec(), plan.metrics.hwm)
+    };
+    let (asked, _, _) = run(0, u64::MAX);
+    assert_eq!(asked, 80);
+    let (asked, runs, hwm) = run(u64::MAX, 80 + 5);
+    assert_eq!(asked, 80 + 6);
+    let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
+    assert_eq!(runs[runs.len() - 1].0, Member::Repair);
+    assert!(hwm <= swept, "{hwm} > {swept}");
 }
 
 /// A skyline the clock stops in the middle settles the buffers left (each at its current
@@ -311,7 +416,7 @@ fn a_skyline_stopped_by_the_clock_settles_into_a_plan() {
         calls += 1;
         calls == 1
     };
-    let mut budget = Budget { max_nodes: 0, work: u64::MAX / 4, keep_going: &mut clock };
+    let mut budget = Budget { max_nodes: 0, work: u64::MAX / 4, repair_work: 0, keep_going: &mut clock };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let runs = plan.members.runs();
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));

@@ -68,7 +68,7 @@ fn plan_with(
     let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window, cc: CcSize::Mib(cc_mib), strategy };
-    let mut budget = Budget { max_nodes: 20_000, work, keep_going };
+    let mut budget = Budget { max_nodes: 20_000, work, repair_work: 0, keep_going };
     let got = plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget);
     let addresses = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
     (got, addresses)

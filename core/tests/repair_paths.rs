@@ -37,7 +37,7 @@ fn plan_counted(
         calls += 1;
         calls <= ticks
     };
-    let mut budget = Budget { max_nodes: 20_000, work, keep_going: &mut keep_going };
+    let mut budget = Budget { max_nodes: 20_000, work, repair_work: 0, keep_going: &mut keep_going };
     let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
     let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
     let at = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
@@ -110,14 +110,15 @@ fn the_peak_buffer_found_by_a_scan_without_the_max_tree() {
 /// neighbour visits since it was last asked (`ASK_EVERY_VISITS`): when it says stop from
 /// call 17 on, the repair does not run; from 18, it runs no window; from 19, it stops at the
 /// window's 256th buffer (the 255 tree queries before it charged, 28,260 units); from 20, at
-/// the next ask (292,250 units; 769,540 when only every 256 buffers asked). The peak stays at
-/// the greedy members' 3,502 (the bound is 3,491).
+/// the next ask, and the window's other orders are not tried (94,320 units; 292,250 when each
+/// order still asked again, 769,540 when only every 256 buffers asked). The peak stays at the
+/// greedy members' 3,502 (the bound is 3,491).
 #[test]
 fn the_clock_is_asked_every_256_buffers_of_a_window() {
     let bufs = generated();
     let outcomes: Vec<Option<Outcome>> = (16..20).map(|t| plan(&bufs, 512, 10_000_000, t).0).collect();
     let ran = |work| Some(Outcome::Ran { peak: 3_502, work });
-    assert_eq!(outcomes, [Some(Outcome::OutOfTime), ran(0), ran(28_260), ran(292_250)]);
+    assert_eq!(outcomes, [Some(Outcome::OutOfTime), ran(0), ran(28_260), ran(94_320)]);
 }
 
 /// The 300 buffers of [`the_clock_is_asked_every_256_buffers_of_a_window`].
@@ -153,4 +154,58 @@ fn the_repair_stops_asking_for_windows_once_its_work_is_out() {
     let want = |work| (Some(Outcome::Ran { peak: 195, work }), 195, 176, at.clone());
     assert_eq!(plan_counted(&bufs, 512, 1_300, u64::MAX), (want(432), 12));
     assert_eq!(plan_counted(&bufs, 512, 100_000, u64::MAX), (want(1_290), 15));
+}
+
+/// 3,000 buffers of a fixed xorshift (80 % live 1–3 instructions, 15 % 10–99, 5 %
+/// 100–999; 1 to 1,000 bytes), planned by `auto` with no branch and bound and no clock.
+fn three_thousand() -> Vec<Buffer> {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    (0..3000u32)
+        .map(|t| {
+            let r = next(100);
+            let life = if r < 80 {
+                next(3)
+            } else if r < 95 {
+                10 + next(90)
+            } else {
+                100 + next(900)
+            };
+            Buffer::new(t, t + life as u32, 1 + next(1000))
+        })
+        .collect()
+}
+
+/// The repair's allowance past the budget (`Budget::repair_work`) lasts while the peak keeps
+/// going down (`STALL_FACTOR`): on [`three_thousand`] with 1,000,000 units the members leave
+/// the repair 280,000, which bring the sweep's peak to 26,517 (the bound is 22,915); 100,000
+/// more reach 26,495 and 1,000,000 more 25,137, both spent to the unit; with no bound the
+/// repair goes on to 25,014 and stops by itself after 5,626,134 units, its last gain far
+/// behind. With no budget left at all (100,000 units) the allowance does not help: the first
+/// window gains nothing, and a repair that has gained nothing has no patience past its budget.
+#[test]
+fn the_repair_allowance_lasts_while_the_peak_goes_down() {
+    let bufs = three_thousand();
+    let run = |work: u64, repair_work: u64| {
+        let mut st: Box<StaticWorkspace<4096, 4096, 0>> = Box::new(StaticWorkspace::new());
+        let mut ws = st.workspace();
+        let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+        let mut keep_going = || true;
+        let mut budget = Budget { max_nodes: 0, work, repair_work, keep_going: &mut keep_going };
+        let p = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
+        let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
+        (repair, p.metrics.hwm)
+    };
+    let ran = |peak, work| (Some(Outcome::Ran { peak, work }), peak);
+    assert_eq!(run(1_000_000, 0), ran(26_517, 280_000));
+    assert_eq!(run(1_000_000, 100_000), ran(26_495, 380_000));
+    assert_eq!(run(1_000_000, 1_000_000), ran(25_137, 1_280_000));
+    assert_eq!(run(1_000_000, u64::MAX), ran(25_014, 5_626_134));
+    assert_eq!(run(100_000, 0), (Some(Outcome::OverBudget { cost: 1, left: 0 }), 27_086));
+    assert_eq!(run(100_000, u64::MAX), ran(27_086, 440));
 }

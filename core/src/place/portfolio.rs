@@ -28,7 +28,10 @@
 //! Then, from the best plan: the branch and bound of [`crate::place::exact`] for up to
 //! [`AUTO_EXACT_MAX`] buffers (min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes, and
 //! stopped by the caller's clock like every member), and the peak repair of
-//! [`crate::place::repair`] with the budget left.
+//! [`crate::place::repair`] with the budget left and, while it keeps lowering the peak, the
+//! caller's [`Budget::repair_work`] past it (the sim's front end, which has a clock, passes
+//! no bound: the repair then ends at the clock, at the bound, where no window lowers the peak
+//! or where it stalls).
 //!
 //! This file holds the table and the driver loop together with the skyline runs' completion
 //! (first fit or settle after a cap, the CC-region retry) and the single-strategy runners:
@@ -750,6 +753,7 @@ pub(crate) fn run_strategy(
             let mut b = Budget {
                 max_nodes: if exact { budget.max_nodes.max(auto_nodes) } else { auto_nodes },
                 work: 0,
+                repair_work: 0,
                 keep_going: budget.keep_going,
             };
             let out = branch_and_bound(
@@ -774,21 +778,23 @@ pub(crate) fn run_strategy(
             report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: out.nodes });
         }
     }
-    // the peak repair of the best plan, with what is left of the budget
+    // the peak repair of the best plan, with what is left of the budget and the caller's
+    // repair allowance past it (a host with a clock: until the clock stops it)
     if best_peak > lb {
+        let allowed = left.saturating_add(budget.repair_work);
         let outcome = if !(budget.keep_going)() {
             Outcome::OutOfTime
-        } else if left == 0 {
+        } else if allowed == 0 {
             Outcome::OverBudget { cost: 1, left }
         } else {
-            let mut w = Work::new(left, budget.keep_going);
+            let mut w = Work::with_extension(left, budget.repair_work, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
                 Some(r) => {
                     if r.peak < best_peak {
                         chosen = strategy;
                         report.improved_by[1] = Some(Member::Repair);
                     }
-                    Outcome::Ran { peak: r.peak, work: left - w.left }
+                    Outcome::Ran { peak: r.peak, work: w.used() }
                 }
                 None => Outcome::NotApplicable,
             }

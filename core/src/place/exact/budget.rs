@@ -13,6 +13,13 @@ pub struct Budget<'a> {
     /// repair (about nanoseconds on the development machine; see
     /// [`crate::place::portfolio`]); [`crate::place::portfolio::AUTO_WORK_BUDGET`] by default.
     pub work: u64,
+    /// Work units the peak repair of `auto` and `exact` may spend past what their members left
+    /// of `work`, while `keep_going` says go on and the repair keeps lowering the peak
+    /// ([`crate::place::repair::Work::with_extension`]). A host with a clock passes `u64::MAX`:
+    /// the repair is anytime, so it may use the time left instead of stopping at a unit count
+    /// that the members' estimates, upper bounds, reached early. 0 keeps the whole run within
+    /// `work`.
+    pub repair_work: u64,
     /// Called every [`CHECK_EVERY`] nodes; returning false stops the search.
     pub keep_going: &'a mut dyn FnMut() -> bool,
 }
@@ -22,6 +29,7 @@ impl core::fmt::Debug for Budget<'_> {
         f.debug_struct("Budget")
             .field("max_nodes", &self.max_nodes)
             .field("work", &self.work)
+            .field("repair_work", &self.repair_work)
             .finish_non_exhaustive()
     }
 }
@@ -61,13 +69,14 @@ mod tests {
             asks += 1;
             asks < 2
         };
-        let mut budget = Budget { max_nodes: u64::MAX, work: 0, keep_going: &mut stop_on_second_ask };
+        let mut budget =
+            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut stop_on_second_ask };
         let mut meter = Meter { budget: &mut budget, nodes: 0, stopped: false };
         let going = (0..10 * CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
         assert_eq!((going, meter.nodes, meter.stopped), (2 * CHECK_EVERY - 1, 2 * CHECK_EVERY, true));
         assert_eq!(asks, 2);
         let mut go = || true;
-        let mut budget = Budget { max_nodes: 5, work: 0, keep_going: &mut go };
+        let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go };
         let mut meter = Meter { budget: &mut budget, nodes: 0, stopped: false };
         let going = (0..10).take_while(|_| meter.tick()).count();
         assert_eq!((going, meter.nodes), (4, 5));
