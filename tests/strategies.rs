@@ -1,6 +1,7 @@
 //! `auto` is never worse than the members it runs, on every bundled problem, and every
 //! strategy's plan is valid (checked by the sim's independent verifier).
 
+use dramalloc_core::place::report::{Member, Outcome};
 use dramalloc_core::Strategy;
 use dramalloc_sim::input::parse_buffers;
 use dramalloc_sim::quality::problem::{solve, solve_within};
@@ -247,15 +248,12 @@ fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
     assert_eq!(plan.members.best, Some(Member::Sweep));
 }
 
-/// With a work budget that only the sweep fits in, every other row is over budget (or has
-/// no long set of its own: these 5,000 buffers have no 1/128 longest-lived set, since their
-/// longest lifetime class alone holds more), and the repair gets what is left: on 5,000
-/// generated buffers (no branch and bound above 2,000) it lowers the sweep's peak, and the
-/// repaired plan is valid.
-#[test]
-fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
+/// `auto` on 5,000 generated buffers (`problem(5000, 7)`, no branch and bound above 2,000)
+/// with a work budget that only the sweep and 3,000,000 units fit in, the repair's allowance
+/// `repair_work` past it and the clock `keep_going`: the members' outcomes, the plan's peak
+/// and lower bound, the plan checked by the independent verifier.
+fn plan_5000(repair_work: u64, keep_going: &mut dyn FnMut() -> bool) -> (Vec<(Member, Outcome)>, u64, u64) {
     use dramalloc_core::place::exact::Budget;
-    use dramalloc_core::place::report::{Member, Outcome};
     use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
     use dramalloc_sim::host_storage::HostWorkspace;
     let problem = dramalloc_sim::quality::generate::problem(5000, 7);
@@ -264,11 +262,21 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
     let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
-    let mut always = || true;
-    let mut budget =
-        Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work: 0, keep_going: &mut always };
+    let mut budget = Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work, keep_going };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
-    let runs = plan.members.runs();
+    let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
+    verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+    (plan.members.runs().to_vec(), plan.metrics.hwm, plan.metrics.lower_bound)
+}
+
+/// With a work budget that only the sweep fits in, every other row is over budget (or has
+/// no long set of its own: these 5,000 buffers have no 1/128 longest-lived set, since their
+/// longest lifetime class alone holds more), and the repair gets what is left: on 5,000
+/// generated buffers (no branch and bound above 2,000) it lowers the sweep's peak, and the
+/// repaired plan is valid.
+#[test]
+fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
+    let (runs, hwm, lower_bound) = plan_5000(0, &mut || true);
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1].0, Member::Sweep);
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
@@ -285,11 +293,8 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     assert_eq!(last, Member::Repair);
     let Outcome::Ran { peak, .. } = repaired else { panic!("{runs:?}") };
     // deterministic (no clock): the sweep's 1.169 x the bound, repaired to 1.121 x
-    assert_eq!((swept, peak, plan.metrics.lower_bound), (80_655_872, 77_344_256, 68_983_552));
-    assert_eq!(plan.metrics.hwm, peak);
-    // the independent verifier agrees
-    let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
-    verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
+    assert_eq!((swept, peak, lower_bound), (80_655_872, 77_344_256, 68_983_552));
+    assert_eq!(hwm, peak);
 }
 
 /// The repair's allowance past the budget (`Budget::repair_work`, what a host with a clock
@@ -299,27 +304,8 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
 /// plan is valid. Deterministic: no clock.
 #[test]
 fn the_repair_goes_on_with_its_allowance_past_the_budget() {
-    use dramalloc_core::place::exact::Budget;
-    use dramalloc_core::place::report::{Member, Outcome};
-    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
-    use dramalloc_sim::host_storage::HostWorkspace;
-    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
-    let bufs: Vec<Buffer> =
-        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
-    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
-    let sweep_cost = 20 * 5000 * 13;
-    let run = |repair_work: u64| {
-        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
-        let mut always = || true;
-        let mut budget =
-            Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work, keep_going: &mut always };
-        let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
-        let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
-        verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
-        (plan.members.runs().to_vec(), plan.metrics.hwm)
-    };
-    let (within, hwm_within) = run(0);
-    let (past, hwm_past) = run(20_000_000);
+    let (within, hwm_within, _) = plan_5000(0, &mut || true);
+    let (past, hwm_past, _) = plan_5000(20_000_000, &mut || true);
     let n = within.len();
     assert_eq!(within[..n - 1], past[..n - 1]);
     assert_eq!(within[n - 1], (Member::Repair, Outcome::Ran { peak: 77_344_256, work: 3_000_000 }));
@@ -333,7 +319,6 @@ fn the_repair_goes_on_with_its_allowance_past_the_budget() {
 /// units of the test before, and the plan is valid.
 #[test]
 fn the_front_ends_repair_runs_on_its_clock_past_the_budget() {
-    use dramalloc_core::place::report::{Member, Outcome};
     use dramalloc_sim::quality::problem::{solve_limited, Limits};
     use std::time::{Duration, Instant};
     let problem = dramalloc_sim::quality::generate::problem(5000, 7);
@@ -360,28 +345,13 @@ fn the_front_ends_repair_runs_on_its_clock_past_the_budget() {
 /// valid and no higher than the sweep's.
 #[test]
 fn a_repair_stopped_by_the_clock_asks_it_no_more() {
-    use dramalloc_core::place::exact::Budget;
-    use dramalloc_core::place::report::{Member, Outcome};
-    use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
-    use dramalloc_sim::host_storage::HostWorkspace;
-    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
-    let bufs: Vec<Buffer> =
-        problem.rows().iter().map(|b| Buffer::new(b.lower as u32, (b.upper - 1) as u32, b.size)).collect();
-    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
-    let sweep_cost = 20 * 5000 * 13;
     let run = |repair_work: u64, go_calls: u64| {
-        let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
         let mut calls = 0u64;
-        let mut clock = || {
+        let (runs, hwm, _) = plan_5000(repair_work, &mut || {
             calls += 1;
             calls <= go_calls
-        };
-        let mut budget =
-            Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work, keep_going: &mut clock };
-        let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
-        let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
-        verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
-        (calls, plan.members.runs().to_vec(), plan.metrics.hwm)
+        });
+        (calls, runs, hwm)
     };
     let (asked, _, _) = run(0, u64::MAX);
     assert_eq!(asked, 80);

@@ -121,15 +121,20 @@ fn the_clock_is_asked_every_256_buffers_of_a_window() {
     assert_eq!(outcomes, [Some(Outcome::OutOfTime), ran(0), ran(28_260), ran(94_320)]);
 }
 
-/// The 300 buffers of [`the_clock_is_asked_every_256_buffers_of_a_window`].
-fn generated() -> Vec<Buffer> {
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move |m: u64| {
+/// A xorshift from `seed` (not 0): each call gives the next value modulo `m`.
+fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut x = seed;
+    move |m: u64| {
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
         x % m
-    };
+    }
+}
+
+/// The 300 buffers of [`the_clock_is_asked_every_256_buffers_of_a_window`].
+fn generated() -> Vec<Buffer> {
+    let mut next = xorshift(0x9E37_79B9_7F4A_7C15);
     (0..300)
         .map(|_| {
             let lo = next(12) as u32;
@@ -159,13 +164,7 @@ fn the_repair_stops_asking_for_windows_once_its_work_is_out() {
 /// 3,000 buffers of a fixed xorshift (80 % live 1–3 instructions, 15 % 10–99, 5 %
 /// 100–999; 1 to 1,000 bytes), planned by `auto` with no branch and bound and no clock.
 fn three_thousand() -> Vec<Buffer> {
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    };
+    let mut next = xorshift(0x2545_F491_4F6C_DD1D);
     (0..3000u32)
         .map(|t| {
             let r = next(100);
