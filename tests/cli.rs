@@ -76,6 +76,15 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
         first(&out),
         "error: invalid value '-4' for '--align <ALIGN>': sizes are not negative: expected a byte count, optionally with a suffix K, M, G or T (powers of 1024: K = Ki = KiB = KB = 1024), e.g. 4096, 64K, 16GiB"
     );
+    // a size past u64 is too large, not malformed; a difference below 0 is negative
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--capacity", "99999999999T"]);
+    assert_eq!((out.code, first(&out)), (ExitCode::from(CODE_BAD), "error: invalid value '99999999999T' for '--capacity <CAPACITY>': too large: a size is at most 18446744073709551615 bytes (16 EiB less one byte)".to_owned()));
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--capacity", "1K-2K"]);
+    assert!(first(&out).ends_with("'1K-2K' for '--capacity <CAPACITY>': sizes are not negative: expected a byte count, optionally with a suffix K, M, G or T (powers of 1024: K = Ki = KiB = KB = 1024), e.g. 4096, 64K, 16GiB"), "{}", first(&out));
+    let out = dramalloc(&["run", "--hbm-window", "99999999999999999999999"]);
+    assert_eq!(first(&out), "error: invalid value '99999999999999999999999' for '--hbm-window <HBM_WINDOW>': too large: a size is at most 18446744073709551615 bytes (16 EiB less one byte)");
+    let out = dramalloc(&["run", "--allreduce-buffer-size", "99999999999T"]);
+    assert_eq!(first(&out), "error: invalid value '99999999999T' for '--allreduce-buffer-size <ALLREDUCE_BUFFER_SIZE>': too large: expected a number of MiB (`512`) or a size with a suffix that makes whole MiB (`512M`, `2G`), or -1 to size it from the collective operands");
     let out = dramalloc(&["run", "--cores", "-1"]);
     assert_eq!(
         first(&out),

@@ -12,8 +12,9 @@
 pub const SIZE_RULE: &str =
     "a byte count, optionally with a suffix K, M, G or T (powers of 1024: K = Ki = KiB = KB = 1024), e.g. 4096, 64K, 16GiB";
 
-/// One term: digits and an optional suffix.
-fn parse_term(t: &str) -> Option<u64> {
+/// One term: digits and an optional suffix, in bytes, saturated at `u128::MAX` (a term
+/// too large for a `u64` is still a well-formed term); `None` when it is not one.
+fn parse_term(t: &str) -> Option<u128> {
     let digits_end = t.bytes().position(|b| !b.is_ascii_digit()).unwrap_or(t.len());
     let (digits, suffix) = t.split_at(digits_end);
     if digits.is_empty() {
@@ -30,7 +31,67 @@ fn parse_term(t: &str) -> Option<u64> {
         "t" => 40,
         _ => return None,
     };
-    digits.parse::<u64>().ok()?.checked_mul(1u64 << shift)
+    let n = digits.parse::<u128>().unwrap_or(u128::MAX);
+    Some(n.saturating_mul(1u128 << shift))
+}
+
+/// Why a string is not a size ([`size_problem`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeProblem {
+    /// Not of the size form at all (see the module docs).
+    Malformed,
+    /// Of the form, but below zero (`-1`, `1K-2K`).
+    Negative,
+    /// Of the form, but more than `u64::MAX` bytes (16 EiB less one byte).
+    TooLarge,
+}
+
+/// The exact value of a well-formed size, in a wider type: `Ok(bytes)` (maybe past `u64`,
+/// saturated at `i128::MAX`) or `Err` when it is not of the size form. A leading `-` is a
+/// subtraction from 0.
+fn parse_wide(s: &str) -> Result<i128, SizeProblem> {
+    if s.is_empty() {
+        return Err(SizeProblem::Malformed);
+    }
+    let (mut total, mut plus, mut start) = (0i128, true, 0usize);
+    let bytes = s.as_bytes();
+    for i in 0..=bytes.len() {
+        if i == bytes.len() || bytes[i] == b'+' || bytes[i] == b'-' {
+            let term = &s[start..i];
+            if term.is_empty() && i == 0 && bytes.first() == Some(&b'-') {
+                plus = false; // `-N`: a negative number, not a malformed one
+                start = i + 1;
+                continue;
+            }
+            let v = parse_term(term).ok_or(SizeProblem::Malformed)?;
+            let v = i128::try_from(v).unwrap_or(i128::MAX);
+            total = if plus { total.saturating_add(v) } else { total.saturating_sub(v) };
+            if i < bytes.len() {
+                plus = bytes[i] == b'+';
+            }
+            start = i + 1;
+        }
+    }
+    Ok(total)
+}
+
+/// Why `s` is not a size, or `None` when it is one ([`parse_size`] gives its value).
+///
+/// ```
+/// use dramalloc_sim::size::{size_problem, SizeProblem};
+/// assert_eq!(size_problem("16GiB"), None);
+/// assert_eq!(size_problem("99999999999T"), Some(SizeProblem::TooLarge));
+/// assert_eq!(size_problem("-1"), Some(SizeProblem::Negative));
+/// assert_eq!(size_problem("1K-2K"), Some(SizeProblem::Negative));
+/// assert_eq!(size_problem("4X"), Some(SizeProblem::Malformed));
+/// ```
+pub fn size_problem(s: &str) -> Option<SizeProblem> {
+    match parse_wide(s) {
+        Err(p) => Some(p),
+        Ok(v) if v < 0 || s.starts_with('-') => Some(SizeProblem::Negative),
+        Ok(v) if v > i128::from(u64::MAX) => Some(SizeProblem::TooLarge),
+        Ok(_) => None,
+    }
 }
 
 /// Parses a size (see the module docs); `None` when it is not one or overflows `u64`.
@@ -44,24 +105,9 @@ fn parse_term(t: &str) -> Option<u64> {
 /// assert_eq!((parse_size("-1"), parse_size("4X"), parse_size("iB")), (None, None, None));
 /// ```
 pub fn parse_size(s: &str) -> Option<u64> {
-    let mut total: u64 = 0;
-    let mut plus = true;
-    let mut start = 0;
-    let bytes = s.as_bytes();
-    if s.is_empty() {
-        return None;
-    }
-    for i in 0..=bytes.len() {
-        if i == bytes.len() || bytes[i] == b'+' || bytes[i] == b'-' {
-            let v = parse_term(&s[start..i])?;
-            total = if plus { total.checked_add(v)? } else { total.checked_sub(v)? };
-            if i < bytes.len() {
-                plus = bytes[i] == b'+';
-            }
-            start = i + 1;
-        }
-    }
-    Some(total)
+    // (a sum whose partial total leaves `u64` but whose end is inside it is a size: `20T-19T`;
+    // a leading `-` is a negative number, even `-0`)
+    parse_wide(s).ok().filter(|_| !s.starts_with('-')).and_then(|v| u64::try_from(v).ok())
 }
 
 #[cfg(test)]
@@ -76,6 +122,33 @@ mod tests {
         assert_eq!(parse_size("3T"), Some(3 << 40));
         assert_eq!(parse_size("7"), Some(7));
         assert_eq!(parse_size("7b"), Some(7));
+    }
+
+    /// Each rejected size says why: not of the form, below zero (a leading `-` or a
+    /// difference), or past `u64` (digits past even `u128` too); a sum whose partial total
+    /// leaves `u64` but whose end is inside it is a size.
+    #[test]
+    fn every_rejected_size_has_its_problem() {
+        use SizeProblem::*;
+        let cases: [(&str, Option<SizeProblem>); 12] = [
+            ("", Some(Malformed)),
+            ("-", Some(Malformed)),
+            ("--1", Some(Malformed)),
+            ("1+", Some(Malformed)),
+            ("K", Some(Malformed)),
+            ("-1", Some(Negative)),
+            ("-0", Some(Negative)),
+            ("1K-2K", Some(Negative)),
+            ("16777216T", Some(TooLarge)),
+            ("1000000000000000000000000000000000000000000", Some(TooLarge)),
+            ("18446744073709551615", None),
+            ("16777216T-1", None),
+        ];
+        for (s, want) in cases {
+            assert_eq!(size_problem(s), want, "{s}");
+            assert_eq!(parse_size(s).is_some(), want.is_none(), "{s}");
+        }
+        assert_eq!(parse_size("16777216T-1"), Some(u64::MAX));
     }
 
     #[test]
