@@ -58,6 +58,10 @@ fn size_flags_take_binary_suffixes() {
         "error: <stdin>: no plan can fit --capacity 2047 bytes: the lower bound is 2048 bytes (the most bytes live \
          at one instant, sizes rounded up to the alignment)\n"
     );
+    // an empty window is named as such, not blamed on the CC region that does not fit in it
+    let out = dramalloc(&["run", "--hbm-window", "0"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(out.stderr, "error: --hbm-window 0: a core's HBM window holds at least one byte\n");
     // MiB flags take a plain number of MiB or a size with a suffix
     let out = dramalloc(&["run", "--hbm-window", "512MiB", "--allreduce-buffer-size", "1G"]);
     assert_eq!(out.code, ExitCode::from(CODE_BAD));

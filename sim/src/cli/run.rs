@@ -183,6 +183,9 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
         );
         return fail(con, msg, EXIT_BAD_INPUT);
     };
+    if a.hbm_window == 0 {
+        return fail(con, "--hbm-window 0: a core's HBM window holds at least one byte", EXIT_BAD_INPUT);
+    }
     if let CcSize::Mib(m) = cc {
         if m.checked_mul(1 << 20).is_none_or(|b| b > a.hbm_window) {
             let msg = format!(
