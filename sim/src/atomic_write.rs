@@ -26,11 +26,46 @@
 //! `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N`), appended to: it is the
 //! file the shell redirected with `>` (already emptied) or `>>` (kept). Renamed over, it
 //! replaced the file `>> log` was keeping, while the descriptor still pointed at the old one.
+//!
+//! The temp files in flight are listed, so a signal handler can remove them
+//! ([`remove_temp_files`]; the `dramalloc` binary does on SIGINT, SIGTERM and SIGHUP): an
+//! interrupted write leaves neither a partial target nor a `.NAME.tmp.PID.N` beside it
+//! (SIGKILL cannot be caught and still leaves the temp file).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The temp files this process holds (created, not yet renamed or removed).
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The list of live temp files, even after a panic while it was held.
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes every temp file this process holds (a write in progress, a staged output not yet
+/// committed) and returns how many it removed. For a signal handler about to exit: the
+/// targets are left as they were. A write still running afterwards fails at its rename.
+///
+/// ```
+/// use dramalloc_sim::atomic_write::{remove_temp_files, stage};
+/// let dir = std::env::temp_dir().join(format!("dramalloc-doc-rm-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let staged = stage(&dir.join("out.csv"), |w| std::io::Write::write_all(w, b"a,b\n")).unwrap();
+/// assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1); // the temp file
+/// assert_eq!(remove_temp_files(), 1);
+/// assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+/// assert!(staged.commit().is_err()); // its temp file is gone: the target is not written
+/// assert!(!dir.join("out.csv").exists());
+/// std::fs::remove_dir(&dir).unwrap();
+/// ```
+pub fn remove_temp_files() -> usize {
+    let paths = std::mem::take(&mut *live());
+    paths.iter().filter(|p| fs::remove_file(p).is_ok()).count()
+}
 
 /// How many temp names to try before giving up when they already exist.
 const TEMP_ATTEMPTS: u32 = 100;
@@ -143,7 +178,7 @@ where
         _ => {}
     }
     let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
-    let guard = TempGuard(Some(temp));
+    let guard = TempGuard::new(temp);
     // one write call a MiB: a 10^6-row solution is 27 MB (8 KiB buffers took 3,400 calls)
     let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
     fill(&mut writer)?;
@@ -211,18 +246,28 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
 struct TempGuard(Option<PathBuf>);
 
 impl TempGuard {
+    /// Guards `temp` and lists it for [`remove_temp_files`].
+    fn new(temp: PathBuf) -> TempGuard {
+        live().push(temp.clone());
+        TempGuard(Some(temp))
+    }
+
     fn path(&self) -> Option<&Path> {
         self.0.as_deref()
     }
 
+    /// The temp file was renamed into place: nothing to remove.
     fn disarm(mut self) {
-        self.0 = None;
+        if let Some(temp) = self.0.take() {
+            live().retain(|p| *p != temp);
+        }
     }
 }
 
 impl Drop for TempGuard {
     fn drop(&mut self) {
         if let Some(temp) = self.0.take() {
+            live().retain(|p| *p != temp);
             let _ = fs::remove_file(temp);
         }
     }
@@ -263,6 +308,24 @@ mod tests {
     /// A file the process holds open for appending, written through its descriptor's path
     /// (what `-o /dev/stdout >> log` does): appended to in place, the file kept (same inode,
     /// its earlier content kept), no temp file left; the descriptor paths are recognised.
+    /// A temp file is listed for [`remove_temp_files`] while it exists: from its creation
+    /// until its rename (commit) or its removal (a staged output dropped); only this test's
+    /// own paths are looked at (other tests stage files in parallel).
+    #[test]
+    fn temp_files_are_listed_while_they_exist() {
+        let dir = TestDir::new("live");
+        let listed = |dir: &Path| live().iter().filter(|p| p.starts_with(dir)).count();
+        let a = stage(&dir.0.join("a"), |w| w.write_all(b"a")).unwrap();
+        let b = stage(&dir.0.join("b"), |w| w.write_all(b"b")).unwrap();
+        assert_eq!((listed(&dir.0), dir.entries().len()), (2, 2));
+        a.commit().unwrap();
+        let entries = dir.entries();
+        assert_eq!((listed(&dir.0), entries.len(), entries[1].as_str()), (1, 2, "a"));
+        assert!(entries[0].starts_with(".b.tmp."), "{entries:?}");
+        drop(b);
+        assert_eq!((listed(&dir.0), dir.entries()), (0, vec!["a".to_owned()]));
+    }
+
     #[test]
     fn a_descriptor_of_this_process_is_appended_to_in_place() {
         use std::os::fd::AsRawFd;
