@@ -789,6 +789,8 @@ pub(crate) fn run_strategy(
         } else {
             let mut w = Work::with_extension(left, budget.repair_work, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
+                // stopped by the clock before its first unit: it did not run
+                Some(_) if w.used() == 0 && w.stopped() => Outcome::OutOfTime,
                 Some(r) => {
                     if r.peak < best_peak {
                         chosen = strategy;

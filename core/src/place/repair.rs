@@ -125,6 +125,11 @@ impl<'a> Work<'a> {
         self.used() - self.gain_at > STALL_FACTOR.saturating_mul(self.base.max(self.gain_at))
     }
 
+    /// True once the clock said stop.
+    pub fn stopped(&self) -> bool {
+        self.stopped
+    }
+
     /// Asks the clock; once it says stop, it stays stopped and answers false.
     fn go(&mut self) -> bool {
         self.stopped = self.stopped || !(self.keep_going)();

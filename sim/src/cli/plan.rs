@@ -250,7 +250,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     let helper = sol.helped.iter().find(|h| h.kept).map(|h| h.strategy.name());
     // members are judged on the sizes they placed (padded to each buffer's alignment), so
     // their ratios are to that bound; a note says so where it is not the plan's
-    let mut members = member_lines(&sol.members, sol.members.lower_bound, sol.helper_at_bound);
+    let mut members = member_lines(&sol.members, sol.members.lower_bound);
     let common = sol.both_ways.filter(|b| b.kept_common());
     // (also where the bounds agree: the members' peaks are of the padded sizes all the same)
     let kept_padded = sol.padded && common.is_none();

@@ -142,9 +142,6 @@ struct Shared {
     next: AtomicUsize,
     /// Set when the portfolio has its plan.
     stop: AtomicBool,
-    /// Set by a helper whose plan reached the lower bound while the portfolio planned: no plan
-    /// can be lower, so the portfolio's clock says stop ([`Helpers::start`]).
-    at_bound: Arc<AtomicBool>,
     /// The strategies finished so far, with their plans.
     done: Mutex<Vec<(Helped, Option<HelperPlan>)>>,
 }
@@ -161,20 +158,17 @@ pub(crate) struct Helpers {
 impl Helpers {
     /// Starts `count` helper threads on `buffers` (the problem's, in problem order; sizes
     /// rounded up to `align`), whose plans above `capacity` are dropped, each stopped at
-    /// `until` or by [`Helpers::finish`]. A helper whose plan reaches its lower bound (the
-    /// portfolio's: the same buffers) sets `at_bound`, which the portfolio's clock reads.
+    /// `until` or by [`Helpers::finish`].
     pub(crate) fn start(
         count: usize,
         buffers: Arc<[CoreBuffer]>,
         align: u64,
         capacity: Option<u64>,
         until: Instant,
-        at_bound: Arc<AtomicBool>,
     ) -> Helpers {
         let shared = Arc::new(Shared {
             next: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
-            at_bound,
             done: Mutex::new(Vec::new()),
         });
         let threads = (0..count)
@@ -275,9 +269,6 @@ fn work(shared: &Shared, buffers: &[CoreBuffer], align: u64, capacity: Option<u6
         let mut done = shared.done.lock().unwrap_or_else(|e| e.into_inner());
         // a plan finished after the portfolio's end is not reported as kept-able
         if !shared.stop.load(Ordering::Relaxed) {
-            if plan.as_ref().is_some_and(|p| p.metrics.hwm <= p.metrics.lower_bound) {
-                shared.at_bound.store(true, Ordering::Relaxed);
-            }
             done.push((Helped { strategy, outcome, kept: false }, plan));
         }
     }
@@ -293,37 +284,8 @@ mod tests {
 
     /// Runs two helpers on `problem` to their end, until `until`.
     fn run(problem: &Problem, capacity: Option<u64>, until: Instant) -> (Vec<Helped>, Option<HelperPlan>) {
-        run_flagged(problem, capacity, until).0
-    }
-
-    /// [`run`], and whether the helpers raised their at-the-bound flag.
-    fn run_flagged(
-        problem: &Problem,
-        capacity: Option<u64>,
-        until: Instant,
-    ) -> ((Vec<Helped>, Option<HelperPlan>), bool) {
         let buffers: Arc<[CoreBuffer]> = core_buffers(problem, true).collect();
-        let flag = Arc::new(AtomicBool::new(false));
-        let out = Helpers::start(2, buffers, 1, capacity, until, Arc::clone(&flag)).finish(true);
-        (out, flag.load(Ordering::Relaxed))
-    }
-
-    /// A helper whose plan reaches the lower bound raises the flag the portfolio's clock reads
-    /// (here `seed` on 10,000 layered rows, where the portfolio's own members do not);
-    /// helpers whose plans all stay above it (400 long-tail rows) leave it down.
-    #[test]
-    fn a_helper_at_the_lower_bound_raises_the_flag() {
-        let far = Instant::now() + Duration::from_secs(600);
-        let ((_, best), flag) =
-            run_flagged(&Shape::Layered.generate(10_000, 971_265_762_964_537_345), None, far);
-        let best = best.unwrap();
-        assert_eq!(
-            (best.strategy, best.metrics.hwm == best.metrics.lower_bound, flag),
-            (Strategy::Seed, true, true)
-        );
-        let ((_, best), flag) = run_flagged(&Shape::LongTail.generate(400, 7), None, far);
-        let best = best.unwrap();
-        assert_eq!((best.metrics.hwm > best.metrics.lower_bound, flag), (true, false));
+        Helpers::start(2, buffers, 1, capacity, until).finish(true)
     }
 
     /// Two helpers left to finish take every strategy once, reported in the table's order,

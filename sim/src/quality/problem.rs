@@ -5,8 +5,6 @@
 //! planning them with the core planner: the engine behind `dramalloc plan` and
 //! `dramalloc quality`.
 
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use dramalloc_core::place::exact::Budget;
@@ -89,10 +87,6 @@ pub struct Solved {
     /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
     /// with none).
     pub helped: Vec<Helped>,
-    /// True when a helper's plan reached the lower bound while the portfolio planned, which
-    /// stopped the portfolio before the clock did (its rows skipped or stopped from then on
-    /// were not out of time).
-    pub helper_at_bound: bool,
 }
 
 /// A single strategy `auto` or `exact` ran again alone because padding made its members'
@@ -384,14 +378,11 @@ pub fn solve_limited(
         let id = located(&error).filter(|&k| k < problem.len()).map(|k| problem.id(k).to_owned());
         SolveError::Plan { id, message: describe(problem, &error), error }
     };
-    let at_bound = Arc::new(AtomicBool::new(false));
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         // the clock stops a portfolio (which keeps its best plan), never a single strategy
         let clocked = matches!(strategy, Strategy::Auto | Strategy::Exact);
-        // (a helper's plan at the lower bound cannot be beaten: the portfolio stops then too)
-        let mut keep_going =
-            || !clocked || (Instant::now() < limits.until && !at_bound.load(Ordering::Relaxed));
+        let mut keep_going = || !clocked || Instant::now() < limits.until;
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
         let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going };
@@ -430,13 +421,9 @@ pub fn solve_limited(
     // threads past the host's add no core: the helpers would share the spare ones and finish less
     let threads = if portfolio && common_align.is_none() { limits.threads.min(default_threads()) } else { 1 };
     let count = helper_count(problem.len(), threads);
-    let helpers = (count > 0).then(|| {
-        let buffers = core_buffers(problem, true).collect();
-        Helpers::start(count, buffers, align, capacity, limits.until, Arc::clone(&at_bound))
-    });
+    let helpers = (count > 0)
+        .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
     let fitted = fitting(&mut host, align, true);
-    // (past the clock the rows were out of time whatever the helpers did)
-    let helper_at_bound = at_bound.load(Ordering::Relaxed) && Instant::now() < limits.until;
     let (mut helped, helper_plan) = helpers.map_or((Vec::new(), None), |h| h.finish(false));
     // a helper's plan (within the capacity) replaces a higher one, or stands in for none
     let (mut offsets, mut metrics, mut members, as_exact) = match fitted {
@@ -538,19 +525,7 @@ pub fn solve_limited(
         }
     }
     let time = start.elapsed();
-    Ok(Solved {
-        offsets,
-        metrics,
-        time,
-        members,
-        both_ways,
-        as_exact,
-        padded,
-        settled,
-        alone,
-        helped,
-        helper_at_bound,
-    })
+    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone, helped })
 }
 
 /// The core's buffers of `problem`, in problem order: each row's lifetime (`upper`
@@ -566,9 +541,7 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
 }
 
 /// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,
-/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy. With
-/// `helper_at_bound` ([`Solved::helper_at_bound`]) the rows the clock skipped or stopped say
-/// that a helper thread's plan reached the lower bound, which is what stopped them.
+/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy.
 ///
 /// ```
 /// use dramalloc_core::place::report::{Member, Members, Outcome};
@@ -576,20 +549,12 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
 /// m.push(Member::Sweep, Outcome::Ran { peak: 150, work: 7 });
 /// m.push(Member::Seed, Outcome::OverBudget { cost: 900, left: 40 });
 /// m.push(Member::BranchAndBound, Outcome::Ran { peak: 120, work: 806 });
-/// m.push(Member::Repair, Outcome::OutOfTime);
-/// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100, false);
+/// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100);
 /// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
 /// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
 /// assert_eq!(lines[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes");
-/// assert_eq!(lines[3], "repair            skipped: out of time (--time-limit)");
-/// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100, true);
-/// assert_eq!(lines[3], "repair            skipped: a helper thread's plan reached the lower bound");
 /// ```
-pub fn member_lines(
-    members: &dramalloc_core::place::report::Members,
-    lower_bound: u64,
-    helper_at_bound: bool,
-) -> Vec<String> {
+pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_bound: u64) -> Vec<String> {
     use dramalloc_core::place::report::Outcome;
     members
         .runs()
@@ -601,10 +566,6 @@ pub fn member_lines(
                     crate::quality::peak_ratio(peak, lower_bound),
                     m.work_unit()
                 ),
-                Outcome::Stopped if helper_at_bound => {
-                    "stopped before its plan was complete: a helper thread's plan reached the lower bound"
-                        .to_string()
-                }
                 Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
                 Outcome::Failed => "failed (no plan within the window)".to_string(),
                 Outcome::NotApplicable => "not applicable to this input".to_string(),
@@ -615,9 +576,6 @@ pub fn member_lines(
                 Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
-                }
-                Outcome::OutOfTime if helper_at_bound => {
-                    "skipped: a helper thread's plan reached the lower bound".to_string()
                 }
                 Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
             };
