@@ -44,6 +44,25 @@ const CODE_BAD: u8 = 2;
 
 // ------------------------------------------------------------------ inputs and flags
 
+/// A command over its `--time-limit` says so on stderr, after its summary: a limit of 0 s is
+/// always passed (the sweep that makes the first plan is not stopped); a generous one is not,
+/// and a single strategy (no clock) never gets the note.
+#[test]
+fn a_plan_past_its_time_limit_says_so() {
+    let p = "id,lower,upper,size\na,0,2,1000\nb,1,3,1000\n";
+    let note = |o: &Out| o.stderr.lines().filter(|l| l.starts_with("note: the command took")).count();
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "0"], p);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(note(&out), 1, "{}", out.stderr);
+    assert!(out.stderr.trim_end().ends_with(
+        "over its --time-limit of 0 s (reading, the member that makes the first plan and writing are not stopped by the clock)"
+    ));
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "60"], p);
+    assert_eq!((out.code, note(&out)), (ExitCode::from(CODE_OK), 0), "{}", out.stderr);
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "0", "--strategy", "sweep"], p);
+    assert_eq!((out.code, note(&out)), (ExitCode::from(CODE_OK), 0), "{}", out.stderr);
+}
+
 #[test]
 fn size_flags_take_binary_suffixes() {
     let p = "id,lower,upper,size\na,0,2,1000\nb,1,3,1000\n";

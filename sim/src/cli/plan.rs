@@ -210,6 +210,18 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         // the plan file is whole; the summary, the command's report, is lost: say so
         return stdout_failed(con, &e);
     }
+    // the limit is kept by the clock of the portfolio's members; what it cannot stop (reading,
+    // the member that makes the first plan, writing) can take the command past it: say so
+    let took = t0.elapsed();
+    if matches!(a.strategy, Strategy::Auto | Strategy::Exact) && took > a.time_limit {
+        let _ = writeln!(
+            con.stderr,
+            "note: the command took {:.2} s, over its --time-limit of {} s (reading, the member that \
+             makes the first plan and writing are not stopped by the clock)",
+            took.as_secs_f64(),
+            a.time_limit.as_secs_f64()
+        );
+    }
     if std::env::var_os("DRAMALLOC_TIMING").is_some_and(|v| v == "1") {
         if let (Some(c0), Some(c1), Some(c2), Some(c3)) = (c0, c1, c2, c3) {
             let _ = writeln!(
