@@ -9,12 +9,15 @@
 //! `retry_above_ceiling` is killed by `a_buffer_ending_at_the_ceiling_is_not_retried`), and a
 //! single strategy stopped by the caller's clock (no plan).
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
 use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member as M, Outcome as O};
 use dramalloc_core::{
     plan_buffers_with, Buffer, CcSize, Plan, PlanConfig, PlanError, StaticWorkspace, Strategy,
 };
 use std::cell::Cell;
+use xorshift::xorshift;
 
 #[path = "support/problem.rs"]
 mod generate;
@@ -424,4 +427,25 @@ fn a_single_strategy_stopped_by_the_clock_has_no_plan() {
         let (free, _) = plan_with(&bufs, s, 1 << 30, 0, 0, &mut || true);
         assert_eq!(free.map(|p| p.metrics.hwm), Ok(peak), "{s:?}");
     }
+}
+
+/// `exact` on more buffers than its branch and bound searches
+/// (`dramalloc_core::place::exact::EXACT_MAX_BUFFERS`, 2,048) reports the search as not
+/// applicable, not as a run of 0 search nodes; on 2,048 it runs. 2,049 (2,048) buffers of a
+/// fixed xorshift (lifetimes 0–39, 1 to 1,000 bytes) whose members stay above the bound.
+#[test]
+fn exact_above_its_buffer_limit_says_not_applicable() {
+    let run = |n: u32| {
+        let mut next = xorshift(0x2545_F491_4F6C_DD1D);
+        let bufs: Vec<Buffer> = (0..n).map(|t| Buffer::new(t, t + next(40) as u32, 1 + next(1000))).collect();
+        let mut st: Box<StaticWorkspace<4096, 4096, 0>> = Box::new(StaticWorkspace::new());
+        let mut ws = st.workspace();
+        let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 100, work: 10_000_000, repair_work: 0, keep_going: &mut go };
+        let p = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
+        p.members.runs().iter().find(|(m, _)| *m == M::BranchAndBound).map(|r| r.1)
+    };
+    assert_eq!(run(2049), Some(O::NotApplicable));
+    assert!(matches!(run(2048), Some(O::Ran { .. })), "{:?}", run(2048));
 }

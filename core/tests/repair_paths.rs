@@ -6,9 +6,12 @@
 //! Exact values: the repair's reported peak and work pin which windows it tried and how each
 //! was charged.
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
 use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member, Outcome};
 use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig, StaticWorkspace, Strategy};
+use xorshift::xorshift;
 
 /// Plans `bufs` with `auto` (alignment 1, no CC region) with `placed` entries of the placed
 /// list (the repair's neighbour cache: six `u32`s an entry), no sections, `work` units and a
@@ -120,17 +123,6 @@ fn the_clock_is_asked_every_256_buffers_of_a_window() {
     let outcomes: Vec<Option<Outcome>> = (16..20).map(|t| plan(&bufs, 512, 10_000_000, t).0).collect();
     let ran = |work| Some(Outcome::Ran { peak: 3_502, work });
     assert_eq!(outcomes, [Some(Outcome::OutOfTime), Some(Outcome::OutOfTime), ran(28_260), ran(94_320)]);
-}
-
-/// A xorshift from `seed` (not 0): each call gives the next value modulo `m`.
-fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
-    let mut x = seed;
-    move |m: u64| {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x % m
-    }
 }
 
 /// The 300 buffers of [`the_clock_is_asked_every_256_buffers_of_a_window`].

@@ -59,7 +59,7 @@ pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
-use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule};
+use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, EXACT_MAX_BUFFERS};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
@@ -736,7 +736,10 @@ pub(crate) fn run_strategy(
         && regions.start.is_multiple_of(regions.align.max(1))
         && stack_top(infos, regions.start).is_some()
         && best_peak > lb;
-    if exact_ok && !(budget.keep_going)() {
+    if exact_ok && n > EXACT_MAX_BUFFERS {
+        // (only `exact` gets here: `auto` searches at most AUTO_EXACT_MAX buffers)
+        report.push(Member::BranchAndBound, Outcome::NotApplicable);
+    } else if exact_ok && !(budget.keep_going)() {
         report.push(Member::BranchAndBound, Outcome::OutOfTime);
     } else if exact_ok {
         let g = &*graph;
