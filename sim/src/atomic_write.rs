@@ -258,16 +258,20 @@ impl TempGuard {
 
     /// The temp file was renamed into place: nothing to remove.
     fn disarm(mut self) {
-        if let Some(temp) = self.0.take() {
-            live().retain(|p| *p != temp);
-        }
+        self.unlist();
+    }
+
+    /// Takes the temp file's path off the guard and off the list of [`remove_temp_files`].
+    fn unlist(&mut self) -> Option<PathBuf> {
+        let temp = self.0.take()?;
+        live().retain(|p| *p != temp);
+        Some(temp)
     }
 }
 
 impl Drop for TempGuard {
     fn drop(&mut self) {
-        if let Some(temp) = self.0.take() {
-            live().retain(|p| *p != temp);
+        if let Some(temp) = self.unlist() {
             let _ = fs::remove_file(temp);
         }
     }

@@ -35,7 +35,7 @@ fn parse_term(t: &str) -> Option<u128> {
     Some(n.saturating_mul(1u128 << shift))
 }
 
-/// Why a string is not a size ([`size_problem`]).
+/// Why a string is not a size ([`check_size`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SizeProblem {
     /// Not of the size form at all (see the module docs).
@@ -46,25 +46,14 @@ pub enum SizeProblem {
     TooLarge,
 }
 
-/// The exact value of a well-formed size, in a wider type: `Ok(bytes)` (maybe past `u64`,
-/// saturated at `i128::MAX`) or `Err` when it is not of the size form. A leading `-` is a
-/// subtraction from 0.
-fn parse_wide(s: &str) -> Result<i128, SizeProblem> {
-    if s.is_empty() {
-        return Err(SizeProblem::Malformed);
-    }
+/// The exact value of a sum of terms, in a wider type (saturated at `i128::MAX`, possibly
+/// below zero or past `u64`), or `None` when it is not of the size form.
+fn parse_wide(s: &str) -> Option<i128> {
     let (mut total, mut plus, mut start) = (0i128, true, 0usize);
     let bytes = s.as_bytes();
     for i in 0..=bytes.len() {
         if i == bytes.len() || bytes[i] == b'+' || bytes[i] == b'-' {
-            let term = &s[start..i];
-            if term.is_empty() && i == 0 && bytes.first() == Some(&b'-') {
-                plus = false; // `-N`: a negative number, not a malformed one
-                start = i + 1;
-                continue;
-            }
-            let v = parse_term(term).ok_or(SizeProblem::Malformed)?;
-            let v = i128::try_from(v).unwrap_or(i128::MAX);
+            let v = i128::try_from(parse_term(&s[start..i])?).unwrap_or(i128::MAX);
             total = if plus { total.saturating_add(v) } else { total.saturating_sub(v) };
             if i < bytes.len() {
                 plus = bytes[i] == b'+';
@@ -72,29 +61,33 @@ fn parse_wide(s: &str) -> Result<i128, SizeProblem> {
             start = i + 1;
         }
     }
-    Ok(total)
+    Some(total)
 }
 
-/// Why `s` is not a size, or `None` when it is one ([`parse_size`] gives its value).
+/// Parses a size (see the module docs), or says why `s` is not one: not of the form, below
+/// zero (a leading `-`, even `-0`, or a difference), or past `u64`. A sum whose partial total
+/// leaves `u64` but whose end is inside it is a size (`20T-19T`).
 ///
 /// ```
-/// use dramalloc_sim::size::{size_problem, SizeProblem};
-/// assert_eq!(size_problem("16GiB"), None);
-/// assert_eq!(size_problem("99999999999T"), Some(SizeProblem::TooLarge));
-/// assert_eq!(size_problem("-1"), Some(SizeProblem::Negative));
-/// assert_eq!(size_problem("1K-2K"), Some(SizeProblem::Negative));
-/// assert_eq!(size_problem("4X"), Some(SizeProblem::Malformed));
+/// use dramalloc_sim::size::{check_size, SizeProblem};
+/// assert_eq!(check_size("16GiB"), Ok(16 << 30));
+/// assert_eq!(check_size("99999999999T"), Err(SizeProblem::TooLarge));
+/// assert_eq!(check_size("-1"), Err(SizeProblem::Negative));
+/// assert_eq!(check_size("1K-2K"), Err(SizeProblem::Negative));
+/// assert_eq!(check_size("4X"), Err(SizeProblem::Malformed));
 /// ```
-pub fn size_problem(s: &str) -> Option<SizeProblem> {
-    match parse_wide(s) {
-        Err(p) => Some(p),
-        Ok(v) if v < 0 || s.starts_with('-') => Some(SizeProblem::Negative),
-        Ok(v) if v > i128::from(u64::MAX) => Some(SizeProblem::TooLarge),
-        Ok(_) => None,
+pub fn check_size(s: &str) -> Result<u64, SizeProblem> {
+    if let Some(rest) = s.strip_prefix('-') {
+        return Err(if parse_wide(rest).is_some() { SizeProblem::Negative } else { SizeProblem::Malformed });
+    }
+    match parse_wide(s).ok_or(SizeProblem::Malformed)? {
+        v if v < 0 => Err(SizeProblem::Negative),
+        v => u64::try_from(v).map_err(|_| SizeProblem::TooLarge),
     }
 }
 
-/// Parses a size (see the module docs); `None` when it is not one or overflows `u64`.
+/// Parses a size (see the module docs); `None` when it is not one or overflows `u64`
+/// ([`check_size`] says which).
 ///
 /// ```
 /// use dramalloc_sim::size::parse_size;
@@ -105,9 +98,7 @@ pub fn size_problem(s: &str) -> Option<SizeProblem> {
 /// assert_eq!((parse_size("-1"), parse_size("4X"), parse_size("iB")), (None, None, None));
 /// ```
 pub fn parse_size(s: &str) -> Option<u64> {
-    // (a sum whose partial total leaves `u64` but whose end is inside it is a size: `20T-19T`;
-    // a leading `-` is a negative number, even `-0`)
-    parse_wide(s).ok().filter(|_| !s.starts_with('-')).and_then(|v| u64::try_from(v).ok())
+    check_size(s).ok()
 }
 
 #[cfg(test)]
@@ -145,7 +136,7 @@ mod tests {
             ("16777216T-1", None),
         ];
         for (s, want) in cases {
-            assert_eq!(size_problem(s), want, "{s}");
+            assert_eq!(check_size(s).err(), want, "{s}");
             assert_eq!(parse_size(s).is_some(), want.is_none(), "{s}");
         }
         assert_eq!(parse_size("16777216T-1"), Some(u64::MAX));

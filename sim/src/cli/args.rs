@@ -18,7 +18,7 @@ use super::MAX_TENSORS;
 use crate::exec::faults::Fault;
 use crate::input::import::{import_model, ImportError, ImportOptions, ModelFormat};
 use crate::input::{self, InputError, Problem, Program};
-use crate::size::{parse_size, size_problem, SizeProblem, SIZE_RULE};
+use crate::size::{check_size, SizeProblem, SIZE_RULE};
 
 /// The closing help lines on sizes, shared by the subcommands' `--help`.
 pub(super) const SIZES: &str =
@@ -72,12 +72,12 @@ pub(super) fn import(
 
 /// A size in bytes ([`crate::size`]).
 pub(super) fn size(s: &str) -> Result<u64, String> {
-    parse_size(s).ok_or_else(|| match size_problem(s) {
-        Some(SizeProblem::Negative) => format!("sizes are not negative: expected {SIZE_RULE}"),
-        Some(SizeProblem::TooLarge) => {
+    check_size(s).map_err(|problem| match problem {
+        SizeProblem::Negative => format!("sizes are not negative: expected {SIZE_RULE}"),
+        SizeProblem::TooLarge => {
             format!("too large: a size is at most {} bytes (16 EiB less one byte)", u64::MAX)
         }
-        _ => format!("expected {SIZE_RULE}"),
+        SizeProblem::Malformed => format!("expected {SIZE_RULE}"),
     })
 }
 
@@ -96,10 +96,10 @@ pub(super) fn mib(s: &str) -> Result<u64, String> {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
         return s.parse().map_err(|_| format!("too large: expected {RULE}"));
     }
-    let bytes = parse_size(s).ok_or_else(|| match size_problem(s) {
-        Some(SizeProblem::Negative) => format!("not negative: expected {RULE}"),
-        Some(SizeProblem::TooLarge) => format!("too large: expected {RULE}"),
-        _ => format!("expected {RULE}"),
+    let bytes = check_size(s).map_err(|problem| match problem {
+        SizeProblem::Negative => format!("not negative: expected {RULE}"),
+        SizeProblem::TooLarge => format!("too large: expected {RULE}"),
+        SizeProblem::Malformed => format!("expected {RULE}"),
     })?;
     if bytes % (1 << 20) != 0 {
         return Err(format!("{bytes} bytes is not a whole number of MiB: expected {RULE}"));
