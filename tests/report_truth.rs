@@ -144,7 +144,7 @@ fn auto_keeps_a_strategy_run_alone_below_its_own_plan() {
         Some(
             "  (per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
              strategies that ran on the padded sizes were also run alone (padded, settled, at the common \
-             alignment), HWM bytes: sweep 32768; greedy-load 32768; greedy-class 40960; greedy-size 32768; \
+             alignment), HWM bytes: sweep 40960; greedy-load 32768; greedy-class 40960; greedy-size 32768; \
              greedy-start 40960; best-fit 32768; best-fit-start 40960; seed 28672, kept)"
         )
     );

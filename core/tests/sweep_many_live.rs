@@ -33,8 +33,9 @@ fn a_sweep_past_the_live_list_places_every_buffer_apart() {
 }
 
 /// The sweep declines (`Ok(false)`, nothing placed) where it does not apply: a slice one
-/// entry short (placed, occupied, heap, order, each in turn), a pinned buffer, a buffer with
-/// two intervals; with full storage it places the three buffers by first fit in def order.
+/// entry short (placed, occupied, heap, order, each in turn; `pinned` with a pinned buffer),
+/// a buffer with two intervals; with full storage it places the three buffers by first fit
+/// in def order, and around a pinned one.
 #[test]
 fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
     use dramalloc_core::liveness::info::Info;
@@ -62,6 +63,7 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
         let (mut order, mut heap) = ([0u32; 3], [0u32; 3]);
         let (mut placed, mut occupied, mut sections) =
             ([Placed::default(); 3], [Span::default(); 3], [Section::default(); 3]);
+        let mut pinned = [0u32; 1];
         sweep(
             &graph,
             infos,
@@ -70,6 +72,7 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
             &mut placed[..len(0)],
             &mut occupied[..len(1)],
             &mut sections,
+            &mut pinned[..len(4) - 2],
             regions,
             Fit::First,
             &mut Clock::none(),
@@ -82,8 +85,12 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
         assert!(v.iter().all(|i| i.allocated == 0 && i.address == 0));
     }
     let mut v = infos;
-    v[1].pinned = 1;
-    assert!(!run(&mut v, 9));
+    v[1] = Info { pinned: 1, allocated: 1, address: 4, ..v[1] };
+    assert!(!run(&mut v, 4));
+    assert!(v[0].allocated == 0 && v[2].allocated == 0);
+    // B pinned at [4, 20): A (defined with it) goes above it, C (after B ends) at 0
+    assert!(run(&mut v, 9));
+    assert_eq!([v[0].address, v[1].address, v[2].address], [20, 4, 0]);
     let mut v = infos;
     v[2].interval_count = 2;
     assert!(!run(&mut v, 9));
@@ -93,29 +100,25 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
     assert_eq!([v[0].address, v[1].address, v[2].address], [16, 0, 0]);
 }
 
-/// Past the live list, with buffers expiring all along: 2,000 page-multiple buffers, four
-/// defined per instruction (distinct sizes), each live for 100–299 instructions (about 300
-/// live at once, more than `LIST_MAX_LIVE`). The treap's plan is the first-fit time sweep
-/// written plainly: in (def, size descending) order, each buffer at the lowest address where
-/// it overlaps no buffer still live.
-#[test]
-fn the_treap_sweep_with_expiries_is_the_plain_first_fit_sweep() {
-    let bufs: Vec<Buffer> = (0..2000u32)
-        .map(|i| {
-            let def = i / 4;
-            let pages = 1 + u64::from(i % 4) + 4 * u64::from((i * 37) % 5);
-            Buffer::new(def, def + 100 + (i * 13) % 200, 4096 * pages)
-        })
-        .collect();
-    // the plain sweep
+/// The first-fit time sweep written plainly: in (def, size descending) order, each unpinned
+/// buffer at the lowest address where it overlaps no buffer placed before it, nor any pinned
+/// buffer, live together with it. Returns every address and the most buffers live at once.
+fn plain_sweep(bufs: &[Buffer]) -> (Vec<u64>, usize) {
     let mut order: Vec<usize> = (0..bufs.len()).collect();
     order.sort_by_key(|&i| (bufs[i].def, std::cmp::Reverse(bufs[i].bytes), i));
-    let mut at = vec![0u64; bufs.len()];
-    let mut live: Vec<usize> = Vec::new();
+    let mut at: Vec<Option<u64>> = bufs.iter().map(|b| b.address).collect();
+    let together = |i: usize, j: usize| bufs[i].def <= bufs[j].last_use && bufs[j].def <= bufs[i].last_use;
     let mut most = 0usize;
-    for &i in &order {
-        live.retain(|&j| bufs[j].last_use >= bufs[i].def);
-        let mut spans: Vec<(u64, u64)> = live.iter().map(|&j| (at[j], at[j] + bufs[j].bytes)).collect();
+    for (k, &i) in order.iter().enumerate() {
+        most =
+            most.max(order[..=k].iter().filter(|&&j| together(i, j) && bufs[j].def <= bufs[i].def).count());
+        if at[i].is_some() {
+            continue;
+        }
+        let mut spans: Vec<(u64, u64)> = (0..bufs.len())
+            .filter(|&j| j != i && together(i, j))
+            .filter_map(|j| at[j].map(|a| (a, a + bufs[j].bytes)))
+            .collect();
         spans.sort();
         let mut a = 0u64;
         for (lo, hi) in spans {
@@ -124,17 +127,72 @@ fn the_treap_sweep_with_expiries_is_the_plain_first_fit_sweep() {
             }
             a = a.max(hi);
         }
-        at[i] = a;
-        live.push(i);
-        most = most.max(live.len());
+        at[i] = Some(a);
     }
-    assert!(most > LIST_MAX_LIVE, "{most} live at most");
-    let mut st: Box<StaticWorkspace<2000, 2000, 0>> = Box::new(StaticWorkspace::new());
+    (at.into_iter().map(Option::unwrap).collect(), most)
+}
+
+/// `n` page-multiple buffers, four defined per instruction (distinct sizes), each live for
+/// `life`–`life + spread - 1` instructions; with `pinned`, every 50th is fixed at one of 40
+/// slots 256 KiB apart from address 0 up (two fixed buffers live together never share a slot:
+/// the same slot comes back 2,000 buffers, 500 instructions, later).
+fn staggered(n: u32, life: u32, spread: u32, pinned: bool) -> Vec<Buffer> {
+    (0..n)
+        .map(|i| {
+            let def = i / 4;
+            let pages = 1 + u64::from(i % 4) + 4 * u64::from((i * 37) % 5);
+            let last = def + life + (i * 13) % spread;
+            match i % 50 {
+                0 if pinned => Buffer::pinned(def, last, 4096 * pages, (1 << 18) * u64::from(i / 50 % 40)),
+                _ => Buffer::new(def, last, 4096 * pages),
+            }
+        })
+        .collect()
+}
+
+/// Plans `bufs` by the sweep with 4 KiB pages; returns every address and the HWM.
+fn by_the_sweep<const N: usize>(bufs: &[Buffer]) -> (Vec<u64>, u64) {
+    let mut st: Box<StaticWorkspace<N, N, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
-    let plan = plan_buffers(&bufs, 4096, &cfg, &mut ws).unwrap();
-    let got: Vec<u64> = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
+    let plan = plan_buffers(bufs, 4096, &cfg, &mut ws).unwrap();
+    (ws.infos[..bufs.len()].iter().map(|i| i.address).collect(), plan.metrics.hwm)
+}
+
+/// Past the live list, with buffers expiring all along: 2,000 buffers of [`staggered`]
+/// live for 100–299 instructions (about 300 live at once, more than `LIST_MAX_LIVE`). The
+/// treap's plan is [`plain_sweep`]'s.
+#[test]
+fn the_treap_sweep_with_expiries_is_the_plain_first_fit_sweep() {
+    let bufs = staggered(2000, 100, 200, false);
+    let (at, most) = plain_sweep(&bufs);
+    assert!(most > LIST_MAX_LIVE, "{most} live at most");
+    let (got, hwm) = by_the_sweep::<2000>(&bufs);
     assert_eq!(got, at);
-    let hwm = bufs.iter().zip(&at).map(|(b, a)| a + b.bytes).max().unwrap();
-    assert_eq!(plan.metrics.hwm, hwm);
+    assert_eq!(hwm, bufs.iter().zip(&at).map(|(b, a)| a + b.bytes).max().unwrap());
+}
+
+/// Fixed buffers are obstacles to the sweep on both of its paths, including the ones defined
+/// after a buffer but while it is still live: with every 50th of [`staggered`] fixed, the
+/// sweep's plan is [`plain_sweep`]'s, past the live list (2,000 buffers, about 300 live) and
+/// within it (600 buffers live for 10–29 instructions, at most 120 live), and the fixed
+/// buffers stay where they are. Before, the sweep declined any input with a fixed buffer and
+/// `greedy-size` placed it (other addresses).
+#[test]
+fn the_sweep_places_around_fixed_buffers_on_both_paths() {
+    let wide = staggered(2000, 100, 200, true);
+    let (at, most) = plain_sweep(&wide);
+    assert!(most > LIST_MAX_LIVE, "{most} live at most");
+    let (got, hwm) = by_the_sweep::<2000>(&wide);
+    assert_eq!(got, at);
+    assert_eq!(hwm, wide.iter().zip(&at).map(|(b, a)| a + b.bytes).max().unwrap());
+    assert_eq!(got[1950], (1 << 18) * 39);
+    let narrow = staggered(600, 10, 20, true);
+    let (at, most) = plain_sweep(&narrow);
+    assert!(most <= LIST_MAX_LIVE, "{most} live at most");
+    let (got, _) = by_the_sweep::<600>(&narrow);
+    assert_eq!(got, at);
+    // without the fixed buffers the plans differ: they are obstacles, not ignored
+    let (free, _) = plain_sweep(&staggered(600, 10, 20, false));
+    assert_ne!(got, free);
 }

@@ -46,6 +46,7 @@ fn run(
         &mut placed,
         &mut occupied,
         &mut sections,
+        &mut [],
         regions,
         fit,
         clock,

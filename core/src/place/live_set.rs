@@ -301,6 +301,13 @@ impl<'a> LiveSet<'a> {
         }
     }
 
+    /// [`LiveSet::first_fit`]'s address alone (no second walk for the largest gap when
+    /// nothing fits). `Err(())` when a path is deeper than [`MAX_DEPTH`].
+    #[allow(clippy::result_unit_err)]
+    pub fn fits(&self, size: u64, start: u64, ceiling: u64, align: u64) -> Result<Option<u64>, ()> {
+        Ok(self.walk(size, start, ceiling, align, size)?.0)
+    }
+
     /// The gaps in address order, clipped to `[start, ceiling)`, skipping subtrees whose
     /// gaps are all below `prune` bytes and the parts of the tree below `start`.
     fn walk(

@@ -282,6 +282,7 @@ fn run_single(
                 st.placed,
                 st.occupied,
                 st.sections,
+                st.neighbours,
                 regions,
                 Fit::First,
                 clock,

@@ -18,7 +18,11 @@
 //! the strategy for millions of short-lived buffers, where the O(E) and O(n²) placers are
 //! too slow. Quality is that of an online allocator (often well above the lower bound on
 //! adversarial sets), so `auto` uses it only when the others do not fit the work budget.
-//! Applies to one-interval candidates without pinned ones (returns `Ok(false)` otherwise).
+//! Pinned candidates (an address from the input) are obstacles: each joins the live list at
+//! its def like the others, at its own address, and a buffer placed earlier that is still
+//! live then avoided it when placed (the pinned ones defined within its lifetime are added to
+//! its gaps' obstacles), so the plan is the same first fit over the same neighbours.
+//! Applies to one-interval candidates (returns `Ok(false)` otherwise).
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
@@ -31,11 +35,12 @@ use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::{Placed, Section};
 
-/// Places every candidate by the time sweep. `order`, `heap`, `placed`, `occupied` need
-/// `infos.len()` entries. Returns `Ok(false)` (nothing
-/// changed) when a candidate has several intervals or is pinned. `clock` is counted once per
-/// buffer placed; when it says stop the sweep returns `Ok(true)` at once with the later
-/// buffers unallocated (no plan: the caller checks [`Clock::stopped`]).
+/// Places every unpinned candidate by the time sweep, around the pinned ones. `order`,
+/// `heap`, `placed`, `occupied` need `infos.len()` entries, `pinned` one per pinned
+/// candidate. Returns `Ok(false)` (nothing changed) when a candidate has several intervals
+/// or a slice is short. `clock` is counted once per buffer; when it says stop the sweep
+/// returns `Ok(true)` at once with the later buffers unallocated (no plan: the caller checks
+/// [`Clock::stopped`]).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] naming the first buffer that fits in no gap of the window.
@@ -48,39 +53,41 @@ pub fn sweep(
     placed: &mut [Placed],
     occupied: &mut [Span],
     sections: &mut [Section],
+    pinned: &mut [u32],
     regions: Regions,
     fit: Fit,
     clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
     let n = infos.len();
-    if infos.iter().any(|i| i.interval_count != 1 || i.is_pinned())
+    if infos.iter().any(|i| i.interval_count != 1)
         || placed.len() < n
         || occupied.len() < n
         || heap.len() < n
         || order.len() < n
+        || pinned.len() < infos.iter().filter(|i| i.is_pinned()).count()
     {
         return Ok(false);
     }
     let nodes = graph.tree().nodes();
     def_order(nodes, infos, &mut order[..n]);
-    for info in infos.iter_mut() {
-        info.allocated = 0;
-    }
+    let p = pinned_in_def_order(nodes, infos, &order[..n], pinned);
+    let pinned = &pinned[..p];
+    unallocate(infos);
     // the ends wait as `(last use << 32) | node` keys in `occupied` (unused by the tree loop)
     let keys: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..n]);
     if fit == Fit::First && max_live(nodes, &order[..n], keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(words, n) {
-            if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, regions, clock)? {
+            let ahead = Ahead { nodes, pinned, placed };
+            if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, ahead, regions, clock)?
+            {
                 return Ok(done);
             }
         }
-        for info in infos.iter_mut() {
-            info.allocated = 0;
-        }
+        unallocate(infos);
     }
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
-    let (mut live, mut hlen) = (0usize, 0usize);
+    let (mut live, mut hlen, mut next_pinned) = (0usize, 0usize, 0usize);
     for &ni in order[..n].iter() {
         if !clock.tick() {
             return Ok(true);
@@ -88,11 +95,21 @@ pub fn sweep(
         let node = nodes[ni as usize];
         expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
+        if infos[v].is_pinned() {
+            // an obstacle from now on; every live buffer avoided it when placed
+            next_pinned += 1;
+            let at = Placed { lo: node.lo, hi: node.hi, addr: infos[v].address, end: infos[v].end() };
+            crate::place::scan::insert_sorted(placed, &mut live, at);
+            min_heap::push(heap, &mut hlen, ni, by_hi);
+            continue;
+        }
+        // the pinned buffers defined later in v's lifetime (not live yet)
+        let ahead = defined_by(nodes, &pinned[next_pinned..], node.hi);
         let fast = match fit {
-            Fit::First => {
+            Fit::First if ahead == 0 => {
                 first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions)
             }
-            Fit::Best => None,
+            _ => None,
         };
         let address = match fast {
             Some(a) => a,
@@ -100,7 +117,11 @@ pub fn sweep(
                 for (o, p) in occupied.iter_mut().zip(&placed[..live]) {
                     *o = Span { lo: p.addr, hi: p.end };
                 }
-                place_one(&mut occupied[..live], &infos[v], regions, fit)?
+                for (o, &q) in occupied[live..].iter_mut().zip(&pinned[next_pinned..next_pinned + ahead]) {
+                    let q = &infos[nodes[q as usize].payload as usize];
+                    *o = Span { lo: q.address, hi: q.end() };
+                }
+                place_one(&mut occupied[..live + ahead], &infos[v], regions, fit)?
             }
         };
         let info = &mut infos[v];
@@ -114,6 +135,72 @@ pub fn sweep(
         min_heap::push(heap, &mut hlen, ni, by_hi);
     }
     Ok(true)
+}
+
+/// Marks every unpinned candidate unallocated (the pinned ones stay where they are).
+fn unallocate(infos: &mut [Info]) {
+    for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
+        info.allocated = 0;
+    }
+}
+
+/// Writes the nodes of the pinned candidates into `pinned`, in the order they come in
+/// `order` (def order); returns their count. `pinned` holds at least that many.
+fn pinned_in_def_order(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &mut [u32]) -> usize {
+    let mut p = 0usize;
+    for &ni in order {
+        if infos[nodes[ni as usize].payload as usize].is_pinned() {
+            pinned[p] = ni;
+            p += 1;
+        }
+    }
+    p
+}
+
+/// How many of the leading nodes of `pinned` (in def order) are defined at or before
+/// instruction `hi`. O(the count).
+#[inline]
+fn defined_by(nodes: &[Node], pinned: &[u32], hi: u32) -> usize {
+    pinned.iter().take_while(|&&q| nodes[q as usize].lo <= hi).count()
+}
+
+/// The pinned buffers the treap sweep has not reached yet, and room to sort a buffer's
+/// obstacles among them by address.
+struct Ahead<'p, 'n> {
+    nodes: &'n [Node],
+    pinned: &'p [u32],
+    placed: &'p mut [Placed],
+}
+
+/// The first fit of `fit`'s gaps (a live set's first fit in `[from, to)`) in
+/// `[start, ceiling)` with the byte ranges of `obstacles` (sorted by address) taken out: the
+/// first fit among the live buffers and the obstacles together. Also the largest gap seen
+/// where `fit` reports one. `Err(())` from `fit`.
+fn fit_around(
+    obstacles: &[Placed],
+    start: u64,
+    ceiling: u64,
+    mut fit: impl FnMut(u64, u64) -> Result<(Option<u64>, u64), ()>,
+) -> Result<(Option<u64>, u64), ()> {
+    let (mut from, mut largest) = (start, 0u64);
+    for o in obstacles {
+        if from >= ceiling {
+            return Ok((None, largest));
+        }
+        if o.addr > from {
+            let (a, gap) = fit(from, o.addr.min(ceiling))?;
+            if a.is_some() {
+                return Ok((a, 0));
+            }
+            largest = largest.max(gap);
+        }
+        from = from.max(o.end);
+    }
+    if from >= ceiling {
+        return Ok((None, largest));
+    }
+    let (a, gap) = fit(from, ceiling)?;
+    Ok(if a.is_some() { (a, 0) } else { (None, largest.max(gap)) })
 }
 
 /// Writes the node indices `0..order.len()` into `order` in (def, size descending, index)
@@ -181,17 +268,19 @@ fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64], cap: usize) -> usiz
 /// The first-fit sweep over the [`LiveSet`] treap: the same plan as the live-list loop of
 /// [`sweep`], in O(n log d). `Ok(None)` when the treap grew deeper than its path stack (the
 /// caller then runs the list loop); `Ok(Some(true))` at once when `clock` says stop.
+#[allow(clippy::too_many_arguments)]
 fn sweep_tree(
     nodes: &[Node],
     infos: &mut [Info],
     order: &[u32],
     heap: &mut [u64],
     live: &mut LiveSet<'_>,
+    ahead: Ahead<'_, '_>,
     regions: Regions,
     clock: &mut Clock<'_>,
 ) -> Result<Option<bool>, PlanError> {
     let by_key = |a: u64, b: u64| a < b;
-    let mut hlen = 0usize;
+    let (mut hlen, mut next_pinned) = (0usize, 0usize);
     for &ni in order {
         if !clock.tick() {
             return Ok(Some(true));
@@ -205,40 +294,51 @@ fn sweep_tree(
             }
         }
         let v = node.payload as usize;
+        if infos[v].is_pinned() {
+            next_pinned += 1;
+            if !live.insert(v as u32, infos[v].address, infos[v].end()) {
+                return Ok(None);
+            }
+            min_heap::push(heap, &mut hlen, end_key(node.hi, ni), by_key);
+            continue;
+        }
+        // the pinned buffers defined later in v's lifetime, by address
+        let k = defined_by(ahead.nodes, &ahead.pinned[next_pinned..], node.hi);
+        let obstacles = &mut ahead.placed[..k];
+        for (o, &q) in obstacles.iter_mut().zip(&ahead.pinned[next_pinned..]) {
+            let q = &infos[nodes[q as usize].payload as usize];
+            *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
+        }
+        obstacles.sort_unstable_by_key(|o| (o.addr, o.end));
+        let obstacles = &*obstacles;
         let size = infos[v].aligned;
-        let Ok((found, largest)) =
-            live.first_fit(size, regions.start, regions.general_ceiling, regions.align)
-        else {
+        let align = regions.align;
+        let first = |from, to| live.fits(size, from, to, align).map(|a| (a, 0));
+        let Ok((mut found, _)) = fit_around(obstacles, regions.start, regions.general_ceiling, first) else {
             return Ok(None);
         };
-        let address = match found {
-            Some(a) => a,
-            None => {
-                let cc = if regions.window > regions.general_ceiling {
-                    match live.first_fit(size, regions.general_ceiling, regions.window, regions.align) {
-                        Ok((a, _)) => a,
-                        Err(()) => return Ok(None),
-                    }
-                } else {
-                    None
-                };
-                match cc {
-                    Some(a) => a,
-                    None => {
-                        let Ok((unbounded, _)) = live.first_fit(size, regions.start, u64::MAX, regions.align)
-                        else {
-                            return Ok(None);
-                        };
-                        return Err(PlanError::DoesNotFit {
-                            location: infos[v].location,
-                            size,
-                            needed: unbounded.map_or(u64::MAX, |a| a.saturating_add(size)),
-                            available: regions.general_ceiling,
-                            largest_gap: largest,
-                        });
-                    }
-                }
-            }
+        if found.is_none() && regions.window > regions.general_ceiling {
+            let Ok((cc, _)) = fit_around(obstacles, regions.general_ceiling, regions.window, first) else {
+                return Ok(None);
+            };
+            found = cc;
+        }
+        let Some(address) = found else {
+            // the error: the largest gap below the ceiling, the end an unbounded fit needs
+            let full = |from, to| live.first_fit(size, from, to, align);
+            let (Ok((_, largest)), Ok((unbounded, _))) = (
+                fit_around(obstacles, regions.start, regions.general_ceiling, full),
+                fit_around(obstacles, regions.start, u64::MAX, first),
+            ) else {
+                return Ok(None);
+            };
+            return Err(PlanError::DoesNotFit {
+                location: infos[v].location,
+                size,
+                needed: unbounded.map_or(u64::MAX, |a| a.saturating_add(size)),
+                available: regions.general_ceiling,
+                largest_gap: largest,
+            });
         };
         let info = &mut infos[v];
         info.address = address;
