@@ -126,7 +126,14 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
     let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "1e20"]);
     assert_eq!(
         first(&out),
-        "error: invalid value '1e20' for '--time-limit <TIME_LIMIT>': 1e20 seconds is more than the longest time limit, 18446744073709551615 seconds"
+        "error: invalid value '1e20' for '--time-limit <TIME_LIMIT>': 1e20 seconds is too long: a time limit is less than 2^64 seconds"
+    );
+    // u64::MAX seconds is 2^64 as a float: refused with the same bound (it once said it was more
+    // than the longest limit, 18446744073709551615 seconds, itself)
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "18446744073709551615"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value '18446744073709551615' for '--time-limit <TIME_LIMIT>': 18446744073709551615 seconds is too long: a time limit is less than 2^64 seconds"
     );
     let out = dramalloc(&["run", "--mb-per-core", "1536K"]);
     assert_eq!(

@@ -159,3 +159,40 @@ fn a_minimalloc_solution_becomes_a_one_core_blob() {
     let reuse = vec![rows[0].clone(), SolutionRow { lower: 2, upper: 3, offset: 0, ..rows[1].clone() }];
     assert!(read(&PlanBlob::from_solution(&reuse, 16, None).unwrap().encode().unwrap()).is_ok());
 }
+
+/// `plan -o x.bin` writes the file straight from the problem (`encode_solution`): byte for
+/// byte the file of the solution rows' blob, on 2,000 generated buffers (stacked) with every 7th fixed,
+/// 64-byte pages and a capacity; and the same errors: an alignment that is not a power of
+/// two, a size that overflows when aligned, an instant past 32 bits (naming the buffer).
+#[test]
+fn a_solution_written_straight_from_the_problem_is_the_rows_blob() {
+    use dramalloc_sim::quality::generate::Shape;
+    use dramalloc_sim::report::plan_bin::{encode_solution, BlobError};
+    let mut p = Shape::Mixed.generate(2000, 7);
+    // every buffer above the last (a valid plan, if not a good one)
+    let offsets: Vec<u64> = p
+        .iter()
+        .scan(0u64, |top, (_, r)| Some(std::mem::replace(top, *top + r.size.next_multiple_of(64))))
+        .collect();
+    for k in (0..p.len()).step_by(7) {
+        p.set_fixed(k, Some(offsets[k]));
+    }
+    let rows = p.with_offsets(&offsets).to_solution_rows();
+    let want = PlanBlob::from_solution(&rows, 64, Some(1 << 40)).unwrap().encode().unwrap();
+    let got = encode_solution(&p, &offsets, 64, Some(1 << 40)).unwrap();
+    assert_eq!(got.len(), want.len());
+    assert!(got == want, "the files differ");
+    assert_eq!(read(&got).unwrap().records().len(), 2000);
+    assert_eq!(encode_solution(&p, &offsets, 48, None), Err(BlobError::BadAlign { align: 48 }));
+    let row = |size, upper| dramalloc_sim::input::Buffer { id: "big".into(), lower: 0, upper, size };
+    let huge: dramalloc_sim::input::Problem = [row(u64::MAX, 2)].into_iter().collect();
+    assert_eq!(
+        encode_solution(&huge, &[0], 64, None),
+        Err(BlobError::SizeOverflow { id: "big".into(), size: u64::MAX, align: 64 })
+    );
+    let late: dramalloc_sim::input::Problem = [row(8, 1 << 33)].into_iter().collect();
+    assert_eq!(
+        encode_solution(&late, &[0], 64, None),
+        Err(BlobError::TimeRange { id: "big".into(), value: 1 << 33 })
+    );
+}

@@ -35,7 +35,7 @@ mod reader;
 mod record;
 mod validate;
 
-pub use checksum::file_checksum;
+pub use checksum::{file_checksum, file_checksum_wide};
 pub use error::{ErrorKind, Part, PlanFileError};
 pub use header::{
     CoreEntry, Layout, PlanHeader, CHECKSUM_OFFSET, FLAG_PROBLEM, FLAG_SLABS, FLAG_TENSOR_PARALLEL,

@@ -121,10 +121,8 @@ pub(super) fn seconds(s: &str) -> Result<Duration, String> {
     let rule = "expected a non-negative number of seconds, e.g. 1 or 0.25";
     let x: f64 = s.parse().map_err(|_| rule.to_owned())?;
     if x.is_finite() && x >= Duration::MAX.as_secs_f64() {
-        return Err(format!(
-            "{s} seconds is more than the longest time limit, {} seconds",
-            Duration::MAX.as_secs()
-        ));
+        // (`Duration::MAX`'s seconds, 2^64 - 1, round up to 2^64 as an `f64`: the bound is 2^64)
+        return Err(format!("{s} seconds is too long: a time limit is less than 2^64 seconds"));
     }
     Duration::try_from_secs_f64(x).map_err(|_| rule.to_owned())
 }

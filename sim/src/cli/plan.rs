@@ -21,7 +21,6 @@ use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::helpers::helper_lines;
 use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
-use crate::report::plan_bin::PlanBlob;
 use crate::report::solution_csv::write_solution;
 
 /// `plan --help`'s closing lines.
@@ -157,8 +156,7 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let bin = match format {
         PlanFormat::Csv => None,
         PlanFormat::Bin => {
-            let rows = sol.solution(&problem).to_solution_rows();
-            match PlanBlob::from_solution(&rows, a.align, a.capacity).and_then(|b| b.encode()) {
+            match crate::report::plan_bin::encode_solution(&problem, &sol.offsets, a.align, a.capacity) {
                 Ok(b) => Some(b),
                 Err(e) => return fail(con, format!("{}: {e}", a.output.display()), EXIT_BAD_INPUT),
             }
