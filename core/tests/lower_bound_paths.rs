@@ -92,3 +92,70 @@ fn both_paths_match_the_brute_force() {
         assert_eq!(loads(&cands), (want, want), "{cands:?}");
     }
 }
+
+/// More buffers live at once than the heap sweep keeps (`min_heap::SORT_ABOVE`): the sweep
+/// starts again over the sorted ends, with the same loads and the same interfering-pair count
+/// as a brute force (difference arrays over every instruction; the pairs counted by binary
+/// search over the sorted starts). 40,000 random candidates, about 25,000 live at the peak,
+/// every third pinned.
+#[test]
+fn past_the_heap_the_sorted_ends_give_the_same_load_and_pairs() {
+    use dramalloc_core::place::min_heap::SORT_ABOVE;
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let n = 40_000usize;
+    let cands: Vec<(u32, u32, u64, bool)> = (0..n)
+        .map(|k| {
+            let lo = (next() % 1000) as u32;
+            (lo, lo + (next() % 2000) as u32, 1 + next() % 1000, k % 3 == 0)
+        })
+        .collect();
+    let (mut all, mut free) = (vec![0i64; 3002], vec![0i64; 3002]);
+    for &(lo, hi, size, pinned) in &cands {
+        all[lo as usize] += size as i64;
+        all[hi as usize + 1] -= size as i64;
+        if !pinned {
+            free[lo as usize] += size as i64;
+            free[hi as usize + 1] -= size as i64;
+        }
+    }
+    let peak = |d: &[i64]| {
+        let mut load = 0i64;
+        d.iter()
+            .map(|v| {
+                load += v;
+                load
+            })
+            .max()
+            .unwrap()
+    };
+    let want = (peak(&all) as u64, peak(&free) as u64);
+    let mut starts: Vec<u32> = cands.iter().map(|c| c.0).collect();
+    starts.sort_unstable();
+    let mut pairs: u64 = cands
+        .iter()
+        .map(|c| (starts.partition_point(|&s| s <= c.1) - starts.partition_point(|&s| s < c.0) - 1) as u64)
+        .sum();
+    for g in starts.chunk_by(|a, b| a == b) {
+        pairs -= (g.len() * (g.len() - 1) / 2) as u64;
+    }
+    let mut nodes: Vec<Node> = cands.iter().enumerate().map(|(k, c)| Node::new(c.0, c.1, k as u32)).collect();
+    let mut infos: Vec<Info> = cands
+        .iter()
+        .map(|c| Info { aligned: c.2, pinned: c.3 as u8, interval_count: 1, ..Info::default() })
+        .collect();
+    let mut ids = vec![0u32; n];
+    let mut keys = vec![0u64; n];
+    let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
+    let mut scratch = vec![Scratch::default(); n];
+    let got = max_load(&mut graph, &infos, &mut scratch, &mut keys).unwrap();
+    assert_eq!((got, graph.swept_pairs()), (want, Some(pairs)));
+    // more live at once than the heap keeps: the sorted path ran
+    let most = (0..3000u32).map(|t| cands.iter().filter(|c| c.0 <= t && t <= c.1).count()).max().unwrap();
+    assert!(most > SORT_ABOVE, "{most} live at most");
+}

@@ -20,6 +20,18 @@ fn run(
     fit: Fit,
     clock: &mut Clock<'_>,
 ) -> (Result<bool, PlanError>, Vec<Info>) {
+    run_with(iv, regions, fit, clock, iv.len())
+}
+
+/// [`run`] with `sections` entries of sections (fewer than the candidates: no treap, so the
+/// live-list loop however many are live).
+fn run_with(
+    iv: &[(u32, u32, u64)],
+    regions: Regions,
+    fit: Fit,
+    clock: &mut Clock<'_>,
+    sections: usize,
+) -> (Result<bool, PlanError>, Vec<Info>) {
     let n = iv.len();
     let mut nodes: Vec<Node> =
         iv.iter().enumerate().map(|(k, &(lo, hi, _))| Node::new(lo, hi, k as u32)).collect();
@@ -37,7 +49,7 @@ fn run(
     let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
     let (mut order, mut heap) = (vec![0u32; n], vec![0u32; n]);
     let mut placed = vec![Placed::default(); n];
-    let (mut occupied, mut sections) = (vec![Span::default(); n], vec![Section::default(); n]);
+    let (mut occupied, mut sections) = (vec![Span::default(); n], vec![Section::default(); sections]);
     let got = sweep(
         &graph,
         &mut infos,
@@ -116,3 +128,46 @@ fn the_treap_sweep_retries_in_the_cc_region() {
         PlanError::DoesNotFit { location: 300, size: 16, needed: 4816, available: 4800, largest_gap: 0 };
     assert_eq!(got, Err(want));
 }
+
+/// Past `min_heap::SORT_ABOVE` waiting ends the treap sweep sorts every end once instead of
+/// keeping a heap: the same plan as the live-list loop (sections withheld, so no treap),
+/// address by address. 24,000 page-multiple buffers, 16 defined per instruction over 1,500
+/// instructions, each live for 300–2,299 (about 18,000 live at most: the switch comes near
+/// instruction 1,250, after the first buffers expired, so later ends are read from the middle
+/// of the sorted ones), and the clock asked once per buffer either way (a failed removal
+/// would send the sweep to its list loop, which asks again).
+#[test]
+fn past_the_heap_the_treap_sweep_reads_the_sorted_ends() {
+    use dramalloc_core::place::min_heap::SORT_ABOVE;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let iv: Vec<(u32, u32, u64)> = (0..24_000u32)
+        .map(|i| {
+            let def = i / 16;
+            (def, def + 300 + (next() % 2000) as u32, 4096 * (1 + next() % 8))
+        })
+        .collect();
+    let most = (0..4500u32).map(|t| iv.iter().filter(|b| b.0 <= t && t <= b.1).count()).max().unwrap();
+    assert!(most > SORT_ABOVE + 1000, "{most} live at most");
+    let mut asks = [0u32; 2];
+    let mut plans = Vec::new();
+    for (k, sections) in [iv.len(), 0].into_iter().enumerate() {
+        let mut count = || {
+            asks[k] += 1;
+            true
+        };
+        let (got, infos) = run_with(&iv, WIDE_40, Fit::First, &mut Clock::new(&mut count), sections);
+        assert_eq!(got, Ok(true));
+        assert!(infos.iter().all(|i| i.allocated == 1));
+        plans.push(infos.iter().map(|i| i.address).collect::<Vec<u64>>());
+    }
+    assert_eq!(plans[0], plans[1]);
+    assert_eq!(asks[0], asks[1]);
+}
+
+const WIDE_40: Regions = Regions { start: 0, general_ceiling: 1 << 40, window: 1 << 40, align: 4096 };

@@ -11,7 +11,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::place::min_heap::{self, end_key, key_hi};
+use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::workspace::Scratch;
 
 /// Peak load over instructions, bytes: `(all candidates, non-pinned candidates only)`.
@@ -62,6 +62,8 @@ pub fn max_load(
 /// in `heap`: `(all, non-pinned, interfering pairs)`. At each node the heap holds the earlier
 /// nodes that end at or after its start, exactly those it overlaps, so their count summed
 /// over the nodes is the number of overlapping pairs (each counted once, at the later node).
+/// Once more than [`SORT_ABOVE`] ends wait, the heap's steps miss the cache: the sweep starts
+/// again with every end sorted once ([`sorted_load`], the same values).
 fn sweep_load(
     nodes: &[crate::liveness::interval_tree::Node],
     infos: &[Info],
@@ -79,6 +81,9 @@ fn sweep_load(
             }
             min_heap::pop(heap, &mut len, by_key);
         }
+        if len > SORT_ABOVE {
+            return sorted_load(nodes, infos, heap);
+        }
         let info = &infos[node.payload as usize];
         all = all.saturating_add(info.aligned);
         if !info.is_pinned() {
@@ -88,6 +93,43 @@ fn sweep_load(
         best_free = best_free.max(free);
         pairs += len as u64;
         min_heap::push(heap, &mut len, end_key(node.hi, i as u32), by_key);
+    }
+    (best_all, best_free, pairs)
+}
+
+/// [`sweep_load`]'s values with every node's end key sorted once in `ends` (one entry per
+/// node) instead of a heap: at node `i` the ends below its start are exactly the expired
+/// earlier nodes (a later node ends at or after its own start), so `i` less their count are
+/// live. O(n log n) with sequential reads.
+fn sorted_load(
+    nodes: &[crate::liveness::interval_tree::Node],
+    infos: &[Info],
+    ends: &mut [u64],
+) -> (u64, u64, u64) {
+    let ends = &mut ends[..nodes.len()];
+    for (i, (e, node)) in ends.iter_mut().zip(nodes).enumerate() {
+        *e = end_key(node.hi, i as u32);
+    }
+    ends.sort_unstable();
+    let (mut all, mut free, mut best_all, mut best_free, mut gone) = (0u64, 0u64, 0u64, 0u64, 0usize);
+    let mut pairs = 0u64;
+    for (i, node) in nodes.iter().enumerate() {
+        while key_hi(ends[gone]) < node.lo {
+            let info = &infos[nodes[ends[gone] as u32 as usize].payload as usize];
+            all -= info.aligned;
+            if !info.is_pinned() {
+                free -= info.aligned;
+            }
+            gone += 1;
+        }
+        let info = &infos[node.payload as usize];
+        all = all.saturating_add(info.aligned);
+        if !info.is_pinned() {
+            free = free.saturating_add(info.aligned);
+        }
+        best_all = best_all.max(all);
+        best_free = best_free.max(free);
+        pairs += (i - gone) as u64;
     }
     (best_all, best_free, pairs)
 }

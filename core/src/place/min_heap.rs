@@ -8,6 +8,12 @@
 //! sweep and the max-load lower bound), which spares a random read of the table per
 //! comparison on large inputs.
 
+/// More keys waiting than this (128 KiB, about a core's L2 cache) and a sweep's heap steps
+/// miss the cache: the sweeps ([`crate::place::lower_bound`], the time sweep's treap path)
+/// then sort every end once and read them in order instead. A property of the machine's
+/// caches, not of any input.
+pub const SORT_ABOVE: usize = 1 << 14;
+
 /// The min-heap key of an interval's end: its last use (instruction index) in the high half,
 /// the node index below, so keys order by last use (ties by node) and the node is read back
 /// from the key alone (`key as u32`).

@@ -30,7 +30,7 @@ use crate::liveness::interference::Graph;
 use crate::liveness::interval_tree::Node;
 use crate::place::clock::Clock;
 use crate::place::live_set::LiveSet;
-use crate::place::min_heap::{self, end_key, key_hi};
+use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::{Placed, Section};
@@ -77,7 +77,7 @@ pub fn sweep(
     let keys: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..n]);
     if fit == Fit::First && max_live(nodes, &order[..n], keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
-        if let Some(mut live) = LiveSet::new(words, n) {
+        if let Some(mut live) = LiveSet::new(words, heap, n) {
             let ahead = Ahead { nodes, pinned, placed };
             if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, ahead, regions, clock)?
             {
@@ -265,6 +265,26 @@ fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64], cap: usize) -> usiz
     most
 }
 
+/// Puts node `ni`'s end among the waiting ones of the treap sweep: onto the min-heap
+/// `heap[..*hlen]` of [`end_key`]s; past [`SORT_ABOVE`] of them, every node's end key in
+/// `heap` (one entry per node) sorted once instead, `sorted` then the index of the first end
+/// not yet passed (the ends before node `ni`'s def, all of earlier nodes, were passed).
+fn wait_end(nodes: &[Node], heap: &mut [u64], hlen: &mut usize, sorted: &mut Option<usize>, ni: u32) {
+    if sorted.is_some() {
+        return;
+    }
+    min_heap::push(heap, hlen, end_key(nodes[ni as usize].hi, ni), |a: u64, b: u64| a < b);
+    if *hlen > SORT_ABOVE {
+        let heap = &mut heap[..nodes.len()];
+        for (i, (k, node)) in heap.iter_mut().zip(nodes).enumerate() {
+            *k = end_key(node.hi, i as u32);
+        }
+        heap.sort_unstable();
+        let now = nodes[ni as usize].lo;
+        *sorted = Some(heap.partition_point(|&k| key_hi(k) < now));
+    }
+}
+
 /// The first-fit sweep over the [`LiveSet`] treap: the same plan as the live-list loop of
 /// [`sweep`], in O(n log d). `Ok(None)` when the treap grew deeper than its path stack (the
 /// caller then runs the list loop); `Ok(Some(true))` at once when `clock` says stop.
@@ -281,15 +301,28 @@ fn sweep_tree(
 ) -> Result<Option<bool>, PlanError> {
     let by_key = |a: u64, b: u64| a < b;
     let (mut hlen, mut next_pinned) = (0usize, 0usize);
+    // once more than `SORT_ABOVE` ends wait, every end is sorted once and `heap[gone..]` are
+    // the ends not yet passed (the heap's steps would miss the cache)
+    let mut sorted: Option<usize> = None;
     for &ni in order {
         if !clock.tick() {
             return Ok(Some(true));
         }
         let node = nodes[ni as usize];
-        while hlen > 0 && key_hi(heap[0]) < node.lo {
-            let gone = nodes[heap[0] as u32 as usize].payload;
-            min_heap::pop(heap, &mut hlen, by_key);
-            if !live.remove(gone) {
+        loop {
+            let key = match sorted {
+                None if hlen > 0 && key_hi(heap[0]) < node.lo => {
+                    let key = heap[0];
+                    min_heap::pop(heap, &mut hlen, by_key);
+                    key
+                }
+                Some(ref mut gone) if key_hi(heap[*gone]) < node.lo => {
+                    *gone += 1;
+                    heap[*gone - 1]
+                }
+                _ => break,
+            };
+            if !live.remove(nodes[key as u32 as usize].payload) {
                 return Ok(None);
             }
         }
@@ -299,7 +332,7 @@ fn sweep_tree(
             if !live.insert(v as u32, infos[v].address, infos[v].end()) {
                 return Ok(None);
             }
-            min_heap::push(heap, &mut hlen, end_key(node.hi, ni), by_key);
+            wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
             continue;
         }
         // the pinned buffers defined later in v's lifetime, by address
@@ -346,7 +379,7 @@ fn sweep_tree(
         if !live.insert(v as u32, address, info.end()) {
             return Ok(None);
         }
-        min_heap::push(heap, &mut hlen, end_key(nodes[ni as usize].hi, ni), by_key);
+        wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
     }
     Ok(Some(true))
 }
