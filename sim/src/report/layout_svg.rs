@@ -1,5 +1,5 @@
 //! The placement picture `layout.svg`: x = instruction index, y = address.
-//! Uses: nothing else in the crate; used by: mod.rs.
+//! Uses: layout_density; used by: mod.rs.
 //!
 //! One rectangle per tensor spans its live instructions `[def, last_use]` (inclusive, drawn
 //! as `[def, last_use + 1)`) and its bytes `[address, address + bytes)`, address 0 at the
@@ -11,10 +11,14 @@
 //! by the caller (e.g. "offset above the pre-placed floor"). The canvas is a fixed 1200x800
 //! user units with thin strokes; rectangles are at least half a unit tall and
 //! [`MIN_RECT_WIDTH`] wide, so 1,000 tensors stay readable and a tensor live for one
-//! instruction of a long model is not a hairline. The legend lists only what is drawn. Plain string
-//! building, O(n) in the number of rectangles; labels are XML-escaped.
+//! instruction of a long model is not a hairline. Past [`DETAILED`] tensors only the largest
+//! are drawn one by one and the rest as a density layer (`layout_density`). The legend lists
+//! only what is drawn. Plain string building, O(n) in the number of rectangles; labels are
+//! XML-escaped.
 
 use std::fmt::Write as _;
+
+use crate::report::layout_density::Density;
 
 /// Canvas width in SVG user units.
 pub const WIDTH: f64 = 1200.0;
@@ -33,6 +37,9 @@ const MIN_RECT_HEIGHT: f64 = 0.5;
 /// Minimum drawn rectangle width (user units), so short-lived tensors of long models (the
 /// shared all-reduce slices) stay visible.
 pub const MIN_RECT_WIDTH: f64 = 2.0;
+/// Tensors drawn one by one at most: past this many the largest (by drawn area) are, and the
+/// rest go to a density layer ([`Density`]), so a picture of 10^6 tensors stays a few MB.
+pub const DETAILED: usize = 20_000;
 /// Roughly how many ticks per axis.
 const TARGET_TICKS: u64 = 8;
 /// Fill colours of private tensors, by `core % len`.
@@ -139,8 +146,35 @@ pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
         }
     }
 
+    // past DETAILED tensors, the largest (by drawn area) one by one, the rest as a density
+    let drawn_area = |r: &LayoutRect| {
+        let w = (f64::from(r.last_use) + 1.0 - f64::from(r.def)) / x_max as f64 * plot_w;
+        let h = r.bytes as f64 / y_max as f64 * plot_h;
+        w.max(MIN_RECT_WIDTH) * h.max(MIN_RECT_HEIGHT)
+    };
+    let cut = if rects.len() > DETAILED {
+        let mut areas: Vec<f64> = rects.iter().map(drawn_area).collect();
+        let (_, at, _) = areas.select_nth_unstable_by(rects.len() - DETAILED, f64::total_cmp);
+        Some(*at)
+    } else {
+        None
+    };
+    let mut density = Density::new(plot_w, plot_h);
     let _ = writeln!(s, r#"<g stroke="black" stroke-width="0.2">"#);
+    let mut detailed = 0usize;
     for r in rects {
+        if let Some(cut) = cut {
+            // ties at the cut go to the density once DETAILED are drawn
+            let area = drawn_area(r);
+            if area < cut || (area == cut && detailed == DETAILED) {
+                let (x0, x1) = (sx(f64::from(r.def)) - LEFT, sx(f64::from(r.last_use) + 1.0) - LEFT);
+                let (y0, y1) =
+                    (sy(r.address.saturating_add(r.bytes) as f64) - TOP, sy(r.address as f64) - TOP);
+                density.add(x0, x1, y0, y1);
+                continue;
+            }
+            detailed += 1;
+        }
         let x0 = sx(f64::from(r.def));
         let x1 = sx(f64::from(r.last_use) + 1.0);
         let top = r.address.saturating_add(r.bytes);
@@ -166,6 +200,9 @@ pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
         );
     }
     let _ = writeln!(s, "</g>");
+    if density.count() > 0 {
+        density.render(&mut s, LEFT, TOP, CORE_COLOURS[0]);
+    }
 
     if let Some(hwm) = opts.hwm {
         let y = sy(hwm as f64);
@@ -235,14 +272,14 @@ pub fn render_layout(rects: &[LayoutRect], opts: &LayoutOptions) -> String {
     );
 
     let cc_drawn = opts.cc_region.is_some_and(|(start, end)| end > start);
-    legend(&mut s, rects, cc_drawn, opts.hwm.is_some());
+    legend(&mut s, rects, cc_drawn, opts.hwm.is_some(), density.count());
     s.push_str("</svg>\n");
     s
 }
 
 /// The legend in the right margin: one swatch per core present, then shared, CC and HWM
 /// where they are drawn.
-fn legend(s: &mut String, rects: &[LayoutRect], cc: bool, hwm: bool) {
+fn legend(s: &mut String, rects: &[LayoutRect], cc: bool, hwm: bool, dense: usize) {
     /// What to draw left of a legend label.
     enum Swatch {
         /// A filled box of this colour and opacity.
@@ -269,6 +306,9 @@ fn legend(s: &mut String, rects: &[LayoutRect], cc: bool, hwm: bool) {
     }
     if rects.iter().any(|r| r.shared) {
         entries.push((Swatch::Fill(SHARED_COLOUR, 1.0), "shared".to_owned()));
+    }
+    if dense > 0 {
+        entries.push((Swatch::Fill(CORE_COLOURS[0], 0.5), format!("{dense} as density")));
     }
     if cc {
         entries.push((Swatch::Fill(CC_COLOUR, 0.15), "CC region".to_owned()));
@@ -446,6 +486,25 @@ mod tests {
         let svg = render_layout(&long, &LayoutOptions::default());
         assert!(svg.contains(r#"width="2.00" height="#), "{svg}");
         assert!(svg.contains(">address</text>"));
+    }
+
+    /// Past `DETAILED` tensors the largest are drawn one by one and the rest as the density
+    /// layer, named in the legend: 20,000 tall tensors and 30,000 one-byte ones.
+    #[test]
+    fn past_the_detail_limit_the_small_tensors_are_a_density() {
+        let mut rects: Vec<_> = (0..DETAILED as u32).map(|i| rect("big", i, i, 1 << 20, 1 << 20)).collect();
+        rects.extend((0..30_000u32).map(|i| rect("small", i, i, u64::from(i), 1)));
+        let svg = render_layout(&rects, &LayoutOptions::default());
+        assert_eq!(svg.matches("<title>big").count(), DETAILED);
+        assert_eq!(svg.matches("<title>small").count(), 0);
+        assert!(svg.contains("<title>30000 tensors too small to draw one by one"), "the layer");
+        assert!(svg.contains(">30000 as density</text>"), "the legend");
+        // one tensor past the limit: the smallest goes to the layer
+        let mut few: Vec<_> = (0..DETAILED as u32).map(|i| rect("big", i, i, 0, 1 << 20)).collect();
+        few.push(rect("tiny", 5, 5, 0, 1));
+        let svg = render_layout(&few, &LayoutOptions::default());
+        assert_eq!((svg.matches("<title>big").count(), svg.matches("<title>tiny").count()), (DETAILED, 0));
+        assert!(svg.contains(">1 as density</text>"));
     }
 
     #[test]

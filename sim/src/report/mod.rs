@@ -9,6 +9,7 @@
 
 pub mod banked;
 pub mod bounds;
+pub mod layout_density;
 pub mod layout_svg;
 pub mod plan_bin;
 pub mod plan_h;
