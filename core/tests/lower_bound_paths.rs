@@ -9,6 +9,9 @@ use dramalloc_core::liveness::interval_tree::Node;
 use dramalloc_core::place::lower_bound::max_load;
 use dramalloc_core::workspace::Scratch;
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
+
 /// A candidate: its closed intervals, its aligned size (bytes), whether it is pinned.
 type Cand<'a> = (&'a [(u32, u32)], u64, bool);
 
@@ -101,18 +104,12 @@ fn both_paths_match_the_brute_force() {
 #[test]
 fn past_the_heap_the_sorted_ends_give_the_same_load_and_pairs() {
     use dramalloc_core::place::min_heap::SORT_ABOVE;
-    let mut x = 0x2545_F491_4F6C_DD1Du64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift::xorshift(0x2545_F491_4F6C_DD1D);
     let n = 40_000usize;
     let cands: Vec<(u32, u32, u64, bool)> = (0..n)
         .map(|k| {
-            let lo = (next() % 1000) as u32;
-            (lo, lo + (next() % 2000) as u32, 1 + next() % 1000, k % 3 == 0)
+            let lo = next(1000) as u32;
+            (lo, lo + next(2000) as u32, 1 + next(1000), k % 3 == 0)
         })
         .collect();
     let (mut all, mut free) = (vec![0i64; 3002], vec![0i64; 3002]);

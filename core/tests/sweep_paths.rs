@@ -12,6 +12,9 @@ use dramalloc_core::place::seed::select::Regions;
 use dramalloc_core::place::sweep::{sweep, LIST_MAX_LIVE};
 use dramalloc_core::workspace::{Placed, Section};
 
+#[path = "support/xorshift.rs"]
+mod xorshift;
+
 /// Sweeps the candidates `iv` = (def, last use, aligned size), candidate k at location k;
 /// returns the sweep's answer and the Infos (addresses) it left.
 fn run(
@@ -139,17 +142,11 @@ fn the_treap_sweep_retries_in_the_cc_region() {
 #[test]
 fn past_the_heap_the_treap_sweep_reads_the_sorted_ends() {
     use dramalloc_core::place::min_heap::SORT_ABOVE;
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut next = xorshift::xorshift(0x9E37_79B9_7F4A_7C15);
     let iv: Vec<(u32, u32, u64)> = (0..24_000u32)
         .map(|i| {
             let def = i / 16;
-            (def, def + 300 + (next() % 2000) as u32, 4096 * (1 + next() % 8))
+            (def, def + 300 + next(2000) as u32, 4096 * (1 + next(8)))
         })
         .collect();
     let most = (0..4500u32).map(|t| iv.iter().filter(|b| b.0 <= t && t <= b.1).count()).max().unwrap();

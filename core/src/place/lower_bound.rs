@@ -70,31 +70,20 @@ fn sweep_load(
     heap: &mut [u64],
 ) -> (u64, u64, u64) {
     let by_key = |a: u64, b: u64| a < b;
-    let (mut all, mut free, mut best_all, mut best_free, mut len) = (0u64, 0u64, 0u64, 0u64, 0usize);
-    let mut pairs = 0u64;
+    let (mut load, mut len, mut pairs) = (Load::default(), 0usize, 0u64);
     for (i, node) in nodes.iter().enumerate() {
         while len > 0 && key_hi(heap[0]) < node.lo {
-            let info = &infos[nodes[heap[0] as u32 as usize].payload as usize];
-            all -= info.aligned;
-            if !info.is_pinned() {
-                free -= info.aligned;
-            }
+            load.remove(&infos[nodes[heap[0] as u32 as usize].payload as usize]);
             min_heap::pop(heap, &mut len, by_key);
         }
         if len > SORT_ABOVE {
             return sorted_load(nodes, infos, heap);
         }
-        let info = &infos[node.payload as usize];
-        all = all.saturating_add(info.aligned);
-        if !info.is_pinned() {
-            free = free.saturating_add(info.aligned);
-        }
-        best_all = best_all.max(all);
-        best_free = best_free.max(free);
+        load.add(&infos[node.payload as usize]);
         pairs += len as u64;
         min_heap::push(heap, &mut len, end_key(node.hi, i as u32), by_key);
     }
-    (best_all, best_free, pairs)
+    (load.best_all, load.best_free, pairs)
 }
 
 /// [`sweep_load`]'s values with every node's end key sorted once in `ends` (one entry per
@@ -111,25 +100,44 @@ fn sorted_load(
         *e = end_key(node.hi, i as u32);
     }
     ends.sort_unstable();
-    let (mut all, mut free, mut best_all, mut best_free, mut gone) = (0u64, 0u64, 0u64, 0u64, 0usize);
-    let mut pairs = 0u64;
+    let (mut load, mut gone, mut pairs) = (Load::default(), 0usize, 0u64);
     for (i, node) in nodes.iter().enumerate() {
         while key_hi(ends[gone]) < node.lo {
-            let info = &infos[nodes[ends[gone] as u32 as usize].payload as usize];
-            all -= info.aligned;
-            if !info.is_pinned() {
-                free -= info.aligned;
-            }
+            load.remove(&infos[nodes[ends[gone] as u32 as usize].payload as usize]);
             gone += 1;
         }
-        let info = &infos[node.payload as usize];
-        all = all.saturating_add(info.aligned);
-        if !info.is_pinned() {
-            free = free.saturating_add(info.aligned);
-        }
-        best_all = best_all.max(all);
-        best_free = best_free.max(free);
+        load.add(&infos[node.payload as usize]);
         pairs += (i - gone) as u64;
     }
-    (best_all, best_free, pairs)
+    (load.best_all, load.best_free, pairs)
+}
+
+/// The bytes live during a sweep, of all candidates and of the unpinned ones, and the most
+/// of each so far.
+#[derive(Default)]
+struct Load {
+    all: u64,
+    free: u64,
+    best_all: u64,
+    best_free: u64,
+}
+
+impl Load {
+    /// A candidate becomes live: its aligned size joins the sums (saturating).
+    fn add(&mut self, info: &Info) {
+        self.all = self.all.saturating_add(info.aligned);
+        if !info.is_pinned() {
+            self.free = self.free.saturating_add(info.aligned);
+        }
+        self.best_all = self.best_all.max(self.all);
+        self.best_free = self.best_free.max(self.free);
+    }
+
+    /// A live candidate expires.
+    fn remove(&mut self, info: &Info) {
+        self.all -= info.aligned;
+        if !info.is_pinned() {
+            self.free -= info.aligned;
+        }
+    }
 }
