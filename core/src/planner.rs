@@ -20,6 +20,7 @@ use crate::liveness::program::Function;
 use crate::metrics::Metrics;
 use crate::place::exact::Budget;
 use crate::place::lower_bound::max_load;
+use crate::place::pinned_clash::{pinned_clash, Clash};
 use crate::place::portfolio::{
     run_strategy, Storage, AUTO_WORK_BUDGET, EXACT_DEFAULT_NODES, EXACT_DEFAULT_WORK,
 };
@@ -304,29 +305,45 @@ fn plan_built_with(
     }
 
     let mut pinned = 0u64;
-    for v in 0..n {
-        if !infos[v].is_pinned() {
-            continue;
-        }
+    for a in infos.iter().filter(|i| i.is_pinned()) {
         pinned += 1;
-        let a = infos[v];
         if a.end() > cfg.window {
             return Err(PlanError::OutsideWindow { location: a.location, end: a.end(), window: cfg.window });
+        }
+    }
+    // two pinned candidates live together must not overlap: one sweep over the pinned ones
+    // where it applies, else (or to name a clash it found) the neighbour queries
+    let swept = if pinned == 0 {
+        Clash::None
+    } else {
+        let words: &mut [u64] = bytemuck::cast_slice_mut(&mut sections[..]);
+        let ends: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..]);
+        pinned_clash(graph.tree().nodes(), infos, words, &mut heap[..], ends)
+    };
+    // the sweep's suspect first; every pinned candidate where the sweep did not apply (or,
+    // which cannot happen, its suspect has no partner)
+    let suspects = match swept {
+        Clash::None => 0..0,
+        Clash::At(v) => v as usize..n,
+        Clash::NotSwept => 0..n,
+    };
+    for v in suspects {
+        let a = infos[v];
+        if !a.is_pinned() {
+            continue;
         }
         let mut clash = None;
         graph.for_each_neighbour(v as u32, infos, scratch, |u, _| {
             let b = &infos[u as usize];
-            if clash.is_none()
-                && b.is_pinned()
-                && u as usize > v
-                && a.address < b.end()
-                && b.address < a.end()
-            {
-                clash = Some(b.location);
+            // the sweep names the later of a pair: its partner may have either index
+            let partner = if swept == Clash::At(v as u32) { u as usize != v } else { u as usize > v };
+            if clash.is_none() && b.is_pinned() && partner && a.address < b.end() && b.address < a.end() {
+                clash = Some(u as usize);
             }
         })?;
-        if let Some(b) = clash {
-            return Err(PlanError::PinnedOverlap { a: a.location, b });
+        if let Some(u) = clash {
+            let (x, y) = (v.min(u), v.max(u));
+            return Err(PlanError::PinnedOverlap { a: infos[x].location, b: infos[y].location });
         }
     }
     // every plan's HWM is at least the floor, with or without anything to place above it,

@@ -272,3 +272,45 @@ fn a_pinned_buffer_end_is_a_bound() {
         assert_eq!((m.hwm, m.lower_bound, addrs[0]), (45_056, 45_056, 40_960), "{s:?}");
     }
 }
+
+/// The pinned buffers' clash check is one sweep over them: 3,000 pinned buffers (every
+/// other of 6,000, each at its own offset in a stacked plan, so none clash) plan; then one
+/// pair live together, the higher-indexed one defined first, is moved onto the same bytes,
+/// and the error names the pair lower index first, as the neighbour queries did; and two
+/// pinned buffers whose lifetimes only meet at one instruction clash too.
+#[test]
+fn the_pinned_clash_sweep_finds_a_clash_among_thousands() {
+    let mut bufs: Vec<Buffer> = (0..6000u32)
+        .map(|i| {
+            let def = (i * 7) % 3000;
+            let last = def + [0, 3, 40, 900][(i / 2 % 4) as usize];
+            Buffer::new(def, last, 4096 * (1 + u64::from(i % 3)))
+        })
+        .collect();
+    let mut top = 0u64;
+    for b in bufs.iter_mut().step_by(2) {
+        *b = Buffer::pinned(b.def, b.last_use, b.bytes, top);
+        top += b.bytes;
+    }
+    let run = |bufs: &[Buffer]| {
+        let mut st: Box<StaticWorkspace<6000, 6000, 0>> = Box::new(StaticWorkspace::new());
+        let mut ws = st.workspace();
+        plan_buffers(bufs, 4096, &cfg(1 << 40, 0, Strategy::Sweep), &mut ws).map(|p| p.metrics.pinned)
+    };
+    assert_eq!(run(&bufs), Ok(3000));
+    let together = |x: usize, y: usize| bufs[x].def <= bufs[y].last_use && bufs[y].def <= bufs[x].last_use;
+    let (x, y) = (1000..6000)
+        .step_by(2)
+        .flat_map(|x| (x + 2..6000).step_by(2).map(move |y| (x, y)))
+        .find(|&(x, y)| together(x, y) && bufs[y].def < bufs[x].def)
+        .unwrap();
+    let mut clash = bufs.clone();
+    clash[x].address = bufs[y].address;
+    assert_eq!(run(&clash), Err(PlanError::PinnedOverlap { a: x as u32, b: y as u32 }));
+    // lifetimes meeting at one instruction: [5, 9] and [9, 12] at the same offset
+    let meet = [Buffer::pinned(5, 9, 4096, 0), Buffer::pinned(9, 12, 4096, 0), Buffer::new(0, 20, 4096)];
+    let mut st: Box<Ws> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let err = plan_buffers(&meet, 4096, &cfg(1 << 30, 0, Strategy::Sweep), &mut ws).map(|_| ());
+    assert_eq!(err, Err(PlanError::PinnedOverlap { a: 0, b: 1 }));
+}

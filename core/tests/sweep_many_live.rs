@@ -196,3 +196,43 @@ fn the_sweep_places_around_fixed_buffers_on_both_paths() {
     let (free, _) = plain_sweep(&staggered(600, 10, 20, false));
     assert_ne!(got, free);
 }
+
+/// Where looking ahead for the pinned buffers would cost more than the sweep
+/// (`sweep::LOOKAHEAD_PER_BUFFER` visits a buffer on average), the free buffers go above every
+/// pinned one: free buffers live over [0, 3000], 3,000 pinned 4 KiB ones, one a step over
+/// [k, k] in the 4 KiB slots 0–7 but slot 3 (so the pinned top is 32 KiB and slot 3 is free
+/// throughout). With 200 free buffers (600,000 look-ahead visits for 3,200 buffers, past the
+/// limit) they stack from 32 KiB up; with 50 (150,000, under it) the sweep looks ahead, the
+/// first takes slot 3 (12 KiB) and the rest stack from 32 KiB: the plain sweep's plan.
+#[test]
+fn with_too_much_to_look_ahead_the_free_buffers_go_above_the_pinned() {
+    use dramalloc_core::place::sweep::LOOKAHEAD_PER_BUFFER;
+    const SLOTS: [u64; 7] = [0, 1, 2, 4, 5, 6, 7];
+    let problem = |free: u32| -> Vec<Buffer> {
+        (0..free)
+            .map(|_| Buffer::new(0, 3000, 4096))
+            .chain((0..3000u32).map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7])))
+            .collect()
+    };
+    let pinned_at = (0..3000usize).map(|k| 4096 * SLOTS[k % 7]);
+    let heavy = problem(200);
+    const { assert!(200 * 3000 > LOOKAHEAD_PER_BUFFER * 3200) };
+    let (got, hwm) = by_the_sweep::<3200>(&heavy);
+    let want: Vec<u64> = (0..200u64).map(|k| 32768 + 4096 * k).chain(pinned_at.clone()).collect();
+    assert_eq!((got, hwm), (want, 32768 + 4096 * 200));
+    let light = problem(50);
+    const { assert!(50 * 3000 <= LOOKAHEAD_PER_BUFFER * 3050) };
+    let (got, hwm) = by_the_sweep::<3200>(&light);
+    let want: Vec<u64> =
+        [12288].into_iter().chain((0..49u64).map(|k| 32768 + 4096 * k)).chain(pinned_at).collect();
+    assert_eq!((&got, hwm), (&want, 32768 + 4096 * 49));
+    assert_eq!(got, plain_sweep(&light).0);
+    // 200 free buffers in a window that holds them only with slot 3 used: above the pinned
+    // they do not fit, so the sweep looks ahead after all
+    let window = 32768 + 4096 * 199;
+    let mut st: Box<StaticWorkspace<3200, 3200, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
+    let plan = plan_buffers(&heavy, 4096, &cfg, &mut ws).unwrap();
+    assert_eq!((ws.infos[0].address, plan.metrics.hwm), (12288, window));
+}

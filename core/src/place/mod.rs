@@ -14,6 +14,7 @@ pub mod greedy;
 pub mod live_set;
 pub mod lower_bound;
 pub mod min_heap;
+pub mod pinned_clash;
 pub mod placed_list;
 pub mod portfolio;
 pub mod repair;

@@ -72,15 +72,72 @@ pub fn sweep(
     def_order(nodes, infos, &mut order[..n]);
     let p = pinned_in_def_order(nodes, infos, &order[..n], pinned);
     let pinned = &pinned[..p];
+    // where the look-ahead would cost more than the sweep, the free buffers go above every
+    // pinned one (no look-ahead: nothing pinned is up there), unless that does not fit
+    let top = infos.iter().filter(|i| i.is_pinned()).map(Info::end).max().unwrap_or(0);
+    if top <= regions.general_ceiling
+        && lookahead(nodes, infos, &order[..n], pinned) > LOOKAHEAD_PER_BUFFER * n as u64
+    {
+        let above = Regions { start: regions.start.max(top), ..regions };
+        match sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, &[], above, fit, clock) {
+            Err(PlanError::DoesNotFit { .. }) => {}
+            done => return done,
+        }
+    }
+    sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, pinned, regions, fit, clock)
+}
+
+/// Past this many look-ahead visits per buffer on average (one per pair of a free buffer and
+/// a pinned one defined during its life), [`sweep`] places the free buffers above every
+/// pinned one instead: the sweep's own work is one live-list entry or treap level per buffer
+/// and step, tens to hundreds a buffer, so beyond this the look-ahead would dominate (10^6
+/// layered rows with half of them pinned: 2.8 × 10^10 visits). A cost-model constant, not
+/// fitted to an input.
+pub const LOOKAHEAD_PER_BUFFER: u64 = 64;
+
+/// The look-ahead's visits: for each free buffer in `order` (def order), the pinned ones
+/// (`pinned`, in def order) defined after it up to its last use. O(n log p).
+fn lookahead(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &[u32]) -> u64 {
+    if pinned.is_empty() {
+        return 0;
+    }
+    let (mut seen, mut total) = (0usize, 0u64);
+    for &ni in order {
+        let node = &nodes[ni as usize];
+        if infos[node.payload as usize].is_pinned() {
+            seen += 1;
+        } else {
+            total += pinned[seen..].partition_point(|&q| nodes[q as usize].lo <= node.hi) as u64;
+        }
+    }
+    total
+}
+
+/// The sweep of [`sweep`] over `order` (def order) with `pinned` (the pinned nodes in def
+/// order, or none where every pinned buffer lies below `regions.start`) looked ahead of.
+#[allow(clippy::too_many_arguments)]
+fn sweep_in(
+    nodes: &[Node],
+    infos: &mut [Info],
+    order: &[u32],
+    heap: &mut [u32],
+    placed: &mut [Placed],
+    occupied: &mut [Span],
+    sections: &mut [Section],
+    pinned: &[u32],
+    regions: Regions,
+    fit: Fit,
+    clock: &mut Clock<'_>,
+) -> Result<bool, PlanError> {
+    let n = infos.len();
     unallocate(infos);
     // the ends wait as `(last use << 32) | node` keys in `occupied` (unused by the tree loop)
     let keys: &mut [u64] = bytemuck::cast_slice_mut(&mut occupied[..n]);
-    if fit == Fit::First && max_live(nodes, &order[..n], keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
+    if fit == Fit::First && max_live(nodes, order, keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(words, heap, n) {
             let ahead = Ahead { nodes, pinned, placed };
-            if let Some(done) = sweep_tree(nodes, infos, &order[..n], keys, &mut live, ahead, regions, clock)?
-            {
+            if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
             }
         }
@@ -88,7 +145,7 @@ pub fn sweep(
     }
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen, mut next_pinned) = (0usize, 0usize, 0usize);
-    for &ni in order[..n].iter() {
+    for &ni in order {
         if !clock.tick() {
             return Ok(true);
         }
@@ -104,7 +161,8 @@ pub fn sweep(
             continue;
         }
         // the pinned buffers defined later in v's lifetime (not live yet)
-        let ahead = defined_by(nodes, &pinned[next_pinned..], node.hi);
+        let later = pinned.get(next_pinned..).unwrap_or(&[]);
+        let ahead = defined_by(nodes, later, node.hi);
         let fast = match fit {
             Fit::First if ahead == 0 => {
                 first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions)
@@ -117,7 +175,7 @@ pub fn sweep(
                 for (o, p) in occupied.iter_mut().zip(&placed[..live]) {
                     *o = Span { lo: p.addr, hi: p.end };
                 }
-                for (o, &q) in occupied[live..].iter_mut().zip(&pinned[next_pinned..next_pinned + ahead]) {
+                for (o, &q) in occupied[live..].iter_mut().zip(&later[..ahead]) {
                     let q = &infos[nodes[q as usize].payload as usize];
                     *o = Span { lo: q.address, hi: q.end() };
                 }
@@ -336,9 +394,10 @@ fn sweep_tree(
             continue;
         }
         // the pinned buffers defined later in v's lifetime, by address
-        let k = defined_by(ahead.nodes, &ahead.pinned[next_pinned..], node.hi);
+        let later = ahead.pinned.get(next_pinned..).unwrap_or(&[]);
+        let k = defined_by(ahead.nodes, later, node.hi);
         let obstacles = &mut ahead.placed[..k];
-        for (o, &q) in obstacles.iter_mut().zip(&ahead.pinned[next_pinned..]) {
+        for (o, &q) in obstacles.iter_mut().zip(later) {
             let q = &infos[nodes[q as usize].payload as usize];
             *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
         }
