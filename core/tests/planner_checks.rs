@@ -23,8 +23,23 @@ fn plan_lent(
     adjacency: usize,
     tree_index: usize,
 ) -> Result<(Plan, Vec<u64>), PlanError> {
+    plan_with(bufs, cfg, adjacency, tree_index, true)
+}
+
+/// As [`plan_lent`]; without `sections` the workspace lends no sections, so the pinned
+/// clash check cannot sweep and asks every pinned buffer's neighbours instead.
+fn plan_with(
+    bufs: &[Buffer],
+    cfg: PlanConfig,
+    adjacency: usize,
+    tree_index: usize,
+    sections: bool,
+) -> Result<(Plan, Vec<u64>), PlanError> {
     let mut st: Box<Ws> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
+    if !sections {
+        ws.sections = &mut [];
+    }
     let mut adj = vec![0u32; adjacency];
     ws.adjacency = &mut adj;
     let mut index = vec![0u32; tree_index];
@@ -46,11 +61,17 @@ fn a_pinned_buffer_past_the_window_is_named() {
 }
 
 /// Two pinned buffers clash only when they overlap in time and in bytes; the error names the
-/// earlier one first, whichever order they are checked in, with or without stored lists.
+/// earlier one first, whichever order they are checked in, with or without stored lists, by
+/// the sweep over the pinned buffers or (no sections lent) by neighbour queries.
 #[test]
 fn pinned_buffers_clash_only_when_they_overlap_in_time_and_bytes() {
-    for adjacency in [0usize, 256] {
+    for (adjacency, sections) in [(0usize, true), (256, true), (0, false), (256, false)] {
+        let plan = |bufs: &[Buffer], c, adjacency| plan_with(bufs, c, adjacency, 0, sections);
         let c = cfg(1 << 30, 0, Strategy::GreedySize);
+        // a free buffer defined first: the clash's later buffer meets it before its partner
+        let free_first =
+            [Buffer::new(0, 9, 4096), Buffer::pinned(1, 4, 8192, 0), Buffer::pinned(4, 8, 4096, 4096)];
+        assert_eq!(plan(&free_first, c, adjacency).map(|_| ()), Err(PlanError::PinnedOverlap { a: 1, b: 2 }));
         let clash =
             [Buffer::new(0, 9, 4096), Buffer::pinned(0, 4, 8192, 0), Buffer::pinned(4, 8, 4096, 4096)];
         assert_eq!(plan(&clash, c, adjacency).map(|_| ()), Err(PlanError::PinnedOverlap { a: 1, b: 2 }));
