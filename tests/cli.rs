@@ -126,14 +126,27 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
     let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "1e20"]);
     assert_eq!(
         first(&out),
-        "error: invalid value '1e20' for '--time-limit <TIME_LIMIT>': 1e20 seconds is too long: a time limit is less than 2^64 seconds"
+        "error: invalid value '1e20' for '--time-limit <TIME_LIMIT>': 1e20 seconds is too long: a time limit is at most 18446744073709549568 seconds"
     );
     // u64::MAX seconds is 2^64 as a float: refused with the same bound (it once said it was more
-    // than the longest limit, 18446744073709551615 seconds, itself)
+    // than the longest limit, 18446744073709551615 seconds, itself); the bound is accepted, and
+    // an infinite limit is too long too
+    let out = dramalloc(&["plan", "-", "-o", "-", "--time-limit", "18446744073709549568"]);
+    assert!(!out.stderr.contains("--time-limit"), "{}", out.stderr);
+    // a plan file's alignment is a power of two: refused before the input is read (x.csv does
+    // not exist) rather than after planning
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.bin", "--align", "3"]);
+    assert_eq!(out.code, ExitCode::from(2));
+    assert_eq!(out.stderr, "error: y.bin: alignment 3: a plan file's alignment is a power of two\n");
+    let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "inf"]);
+    assert_eq!(
+        first(&out),
+        "error: invalid value 'inf' for '--time-limit <TIME_LIMIT>': inf seconds is too long: a time limit is at most 18446744073709549568 seconds"
+    );
     let out = dramalloc(&["plan", "x.csv", "-o", "y.csv", "--time-limit", "18446744073709551615"]);
     assert_eq!(
         first(&out),
-        "error: invalid value '18446744073709551615' for '--time-limit <TIME_LIMIT>': 18446744073709551615 seconds is too long: a time limit is less than 2^64 seconds"
+        "error: invalid value '18446744073709551615' for '--time-limit <TIME_LIMIT>': 18446744073709551615 seconds is too long: a time limit is at most 18446744073709549568 seconds"
     );
     let out = dramalloc(&["run", "--mb-per-core", "1536K"]);
     assert_eq!(

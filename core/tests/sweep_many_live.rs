@@ -208,12 +208,25 @@ fn the_sweep_places_around_fixed_buffers_on_both_paths() {
 fn with_too_much_to_look_ahead_the_free_buffers_go_above_the_pinned() {
     use dramalloc_core::place::sweep::LOOKAHEAD_PER_BUFFER;
     const SLOTS: [u64; 7] = [0, 1, 2, 4, 5, 6, 7];
-    let problem = |free: u32| -> Vec<Buffer> {
+    let problem_of = |free: u32, pinned: u32| -> Vec<Buffer> {
         (0..free)
             .map(|_| Buffer::new(0, 3000, 4096))
-            .chain((0..3000u32).map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7])))
+            .chain((0..pinned).map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7])))
             .collect()
     };
+    let problem = |free: u32| problem_of(free, 3000);
+    // pinned buffers defined before a free one are not looked ahead of: 3,000 pinned over
+    // [1, 3000], then 200 free over [3001, 6000] (no look-ahead at all) start at 0
+    let before: Vec<Buffer> = (0..3000u32)
+        .map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7]))
+        .chain((0..200).map(|_| Buffer::new(3001, 6000, 4096)))
+        .collect();
+    let (got, _) = by_the_sweep::<3200>(&before);
+    assert_eq!(got[3000..3002], [0, 4096]);
+    // exactly at the limit (128 x 128 visits = 64 x 256 buffers) the sweep still looks ahead
+    const { assert!(128 * 128 == LOOKAHEAD_PER_BUFFER * 256) };
+    let (got, _) = by_the_sweep::<3200>(&problem_of(128, 128));
+    assert_eq!(got[..2], [12288, 32768]);
     let pinned_at = (0..3000usize).map(|k| 4096 * SLOTS[k % 7]);
     let heavy = problem(200);
     const { assert!(200 * 3000 > LOOKAHEAD_PER_BUFFER * 3200) };

@@ -120,9 +120,11 @@ pub(super) fn mib_or_auto(s: &str) -> Result<i64, String> {
 pub(super) fn seconds(s: &str) -> Result<Duration, String> {
     let rule = "expected a non-negative number of seconds, e.g. 1 or 0.25";
     let x: f64 = s.parse().map_err(|_| rule.to_owned())?;
-    if x.is_finite() && x >= Duration::MAX.as_secs_f64() {
-        // (`Duration::MAX`'s seconds, 2^64 - 1, round up to 2^64 as an `f64`: the bound is 2^64)
-        return Err(format!("{s} seconds is too long: a time limit is less than 2^64 seconds"));
+    // `Duration::MAX`'s seconds (2^64 - 1) round up to 2^64 as an `f64`: the longest limit is
+    // the largest `f64` below that, 2^64 - 2^11 seconds (an infinite one is too long as well)
+    if x >= Duration::MAX.as_secs_f64() {
+        let longest = f64::from_bits(Duration::MAX.as_secs_f64().to_bits() - 1);
+        return Err(format!("{s} seconds is too long: a time limit is at most {longest:.0} seconds"));
     }
     Duration::try_from_secs_f64(x).map_err(|_| rule.to_owned())
 }

@@ -113,6 +113,11 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
             return fail(con, format!("--svg {}: the same file as -o", svg.display()), EXIT_BAD_INPUT);
         }
     }
+    // the plan file holds a power-of-two alignment only: refused before any planning
+    if format == PlanFormat::Bin && !a.align.max(1).is_power_of_two() {
+        let e = crate::report::plan_bin::BlobError::BadAlign { align: a.align };
+        return fail(con, format!("{}: {e}", a.output.display()), EXIT_BAD_INPUT);
+    }
     let spin = Progress::spinner(con, &format!("reading {}", a.input.display()));
     let problem = match read_problem(&a.input, &a.input_shape, con) {
         Ok(p) => p,
