@@ -197,15 +197,17 @@ fn the_sweep_places_around_fixed_buffers_on_both_paths() {
     assert_ne!(got, free);
 }
 
-/// Where looking ahead for the pinned buffers would cost more than the sweep
-/// (`sweep::LOOKAHEAD_PER_BUFFER` visits a buffer on average), the free buffers go above every
-/// pinned one: free buffers live over [0, 3000], 3,000 pinned 4 KiB ones, one a step over
-/// [k, k] in the 4 KiB slots 0–7 but slot 3 (so the pinned top is 32 KiB and slot 3 is free
-/// throughout). With 200 free buffers (600,000 look-ahead visits for 3,200 buffers, past the
-/// limit) they stack from 32 KiB up; with 50 (150,000, under it) the sweep looks ahead, the
-/// first takes slot 3 (12 KiB) and the rest stack from 32 KiB: the plain sweep's plan.
+/// A free buffer with more than `sweep::LOOKAHEAD_PER_BUFFER` pinned buffers defined during
+/// its life goes above every pinned one, where it fits there. Free buffers live over
+/// [0, 3000]; pinned 4 KiB ones, one a step over [k, k] in the 4 KiB slots 0–7 but slot 3 (so
+/// the pinned top is 32 KiB and slot 3 is free throughout). With 3,000 pinned ones, 200 free
+/// ones stack from 32 KiB up; with 64 (exactly the bound) the sweep looks ahead, the first
+/// free one takes slot 3 (12 KiB) and the rest stack from 32 KiB, the plain sweep's plan; with
+/// 65 the first goes above too. A window too small for the 200th above the pinned sends it to
+/// slot 3 after all; the same with 300 free ones (the treap path); pinned buffers defined
+/// before a free one are not counted.
 #[test]
-fn with_too_much_to_look_ahead_the_free_buffers_go_above_the_pinned() {
+fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     use dramalloc_core::place::sweep::LOOKAHEAD_PER_BUFFER;
     const SLOTS: [u64; 7] = [0, 1, 2, 4, 5, 6, 7];
     let problem_of = |free: u32, pinned: u32| -> Vec<Buffer> {
@@ -214,38 +216,45 @@ fn with_too_much_to_look_ahead_the_free_buffers_go_above_the_pinned() {
             .chain((0..pinned).map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7])))
             .collect()
     };
-    let problem = |free: u32| problem_of(free, 3000);
-    // pinned buffers defined before a free one are not looked ahead of: 3,000 pinned over
-    // [1, 3000], then 200 free over [3001, 6000] (no look-ahead at all) start at 0
-    let before: Vec<Buffer> = (0..3000u32)
-        .map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7]))
-        .chain((0..200).map(|_| Buffer::new(3001, 6000, 4096)))
-        .collect();
-    let (got, _) = by_the_sweep::<3200>(&before);
-    assert_eq!(got[3000..3002], [0, 4096]);
-    // exactly at the limit (128 x 128 visits = 64 x 256 buffers) the sweep still looks ahead
-    const { assert!(128 * 128 == LOOKAHEAD_PER_BUFFER * 256) };
-    let (got, _) = by_the_sweep::<3200>(&problem_of(128, 128));
-    assert_eq!(got[..2], [12288, 32768]);
-    let pinned_at = (0..3000usize).map(|k| 4096 * SLOTS[k % 7]);
-    let heavy = problem(200);
-    const { assert!(200 * 3000 > LOOKAHEAD_PER_BUFFER * 3200) };
+    let pinned_at = |count: usize| (0..count).map(|k| 4096 * SLOTS[k % 7]);
+    const { assert!(LOOKAHEAD_PER_BUFFER == 64) };
+    let heavy = problem_of(200, 3000);
     let (got, hwm) = by_the_sweep::<3200>(&heavy);
-    let want: Vec<u64> = (0..200u64).map(|k| 32768 + 4096 * k).chain(pinned_at.clone()).collect();
+    let want: Vec<u64> = (0..200u64).map(|k| 32768 + 4096 * k).chain(pinned_at(3000)).collect();
     assert_eq!((got, hwm), (want, 32768 + 4096 * 200));
-    let light = problem(50);
-    const { assert!(50 * 3000 <= LOOKAHEAD_PER_BUFFER * 3050) };
+    let light = problem_of(50, 64);
     let (got, hwm) = by_the_sweep::<3200>(&light);
     let want: Vec<u64> =
-        [12288].into_iter().chain((0..49u64).map(|k| 32768 + 4096 * k)).chain(pinned_at).collect();
+        [12288].into_iter().chain((0..49u64).map(|k| 32768 + 4096 * k)).chain(pinned_at(64)).collect();
     assert_eq!((&got, hwm), (&want, 32768 + 4096 * 49));
     assert_eq!(got, plain_sweep(&light).0);
-    // 200 free buffers in a window that holds them only with slot 3 used: above the pinned
-    // they do not fit, so the sweep looks ahead after all
+    let (got, _) = by_the_sweep::<3200>(&problem_of(50, 65));
+    assert_eq!(got[..2], [32768, 36864]);
+    // the 200th free buffer does not fit above the pinned in this window: it looks ahead
     let window = 32768 + 4096 * 199;
     let mut st: Box<StaticWorkspace<3200, 3200, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
     let plan = plan_buffers(&heavy, 4096, &cfg, &mut ws).unwrap();
-    assert_eq!((ws.infos[0].address, plan.metrics.hwm), (12288, window));
+    assert_eq!((ws.infos[0].address, ws.infos[199].address, plan.metrics.hwm), (32768, 12288, window));
+    // past the live list (300 free buffers live at once: the treap) the same: above the
+    // pinned, the 300th to slot 3 in a window one buffer short
+    let wide = problem_of(300, 3000);
+    let (got, _) = by_the_sweep::<3300>(&wide);
+    assert_eq!(got[..300], (0..300u64).map(|k| 32768 + 4096 * k).collect::<Vec<u64>>()[..]);
+    let window = 32768 + 4096 * 299;
+    let mut st: Box<StaticWorkspace<3300, 3300, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
+    let plan = plan_buffers(&wide, 4096, &cfg, &mut ws).unwrap();
+    assert_eq!((ws.infos[0].address, ws.infos[299].address, plan.metrics.hwm), (32768, 12288, window));
+    // pinned buffers defined before a free one are not looked ahead of: 3,000 pinned over
+    // [1, 3000], then 200 free over [3001, 6000] start at 0
+    let before: Vec<Buffer> = pinned_at(3000)
+        .enumerate()
+        .map(|(k, at)| Buffer::pinned(k as u32 + 1, k as u32 + 1, 4096, at))
+        .chain((0..200).map(|_| Buffer::new(3001, 6000, 4096)))
+        .collect();
+    let (got, _) = by_the_sweep::<3200>(&before);
+    assert_eq!(got[3000..3002], [0, 4096]);
 }

@@ -84,9 +84,10 @@ pub fn pinned_clash(
             }
             gone += 1;
         }
-        // the whole range must be one free gap (page 1: no page rule)
+        // the whole range must be one free gap (page 1: no page rule; a fit within
+        // `[address, end)` of `end - address` bytes can only be at `address`)
         match live.fits(info.aligned, info.address, info.end(), 1) {
-            Ok(Some(a)) if a == info.address => {}
+            Ok(Some(_)) => {}
             Ok(_) => return Clash::At(v),
             Err(()) => return Clash::NotSwept,
         }

@@ -72,49 +72,24 @@ pub fn sweep(
     def_order(nodes, infos, &mut order[..n]);
     let p = pinned_in_def_order(nodes, infos, &order[..n], pinned);
     let pinned = &pinned[..p];
-    // where the look-ahead would cost more than the sweep, the free buffers go above every
-    // pinned one (no look-ahead: nothing pinned is up there), unless that does not fit
+    // a free buffer with too many pinned ones to look ahead of goes above every pinned one
+    // (nothing pinned is up there), where it fits
     let top = infos.iter().filter(|i| i.is_pinned()).map(Info::end).max().unwrap_or(0);
-    if top <= regions.general_ceiling
-        && lookahead(nodes, infos, &order[..n], pinned) > LOOKAHEAD_PER_BUFFER * n as u64
-    {
-        let above = Regions { start: regions.start.max(top), ..regions };
-        match sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, &[], above, fit, clock) {
-            Err(PlanError::DoesNotFit { .. }) => {}
-            done => return done,
-        }
-    }
-    sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, pinned, regions, fit, clock)
+    let above =
+        (top <= regions.general_ceiling).then_some(Regions { start: regions.start.max(top), ..regions });
+    sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, pinned, above, regions, fit, clock)
 }
 
-/// Past this many look-ahead visits per buffer on average (one per pair of a free buffer and
-/// a pinned one defined during its life), [`sweep`] places the free buffers above every
-/// pinned one instead: the sweep's own work is one live-list entry or treap level per buffer
-/// and step, tens to hundreds a buffer, so beyond this the look-ahead would dominate (10^6
-/// layered rows with half of them pinned: 2.8 × 10^10 visits). A cost-model constant, not
-/// fitted to an input.
-pub const LOOKAHEAD_PER_BUFFER: u64 = 64;
-
-/// The look-ahead's visits: for each free buffer in `order` (def order), the pinned ones
-/// (`pinned`, in def order) defined after it up to its last use. O(n log p).
-fn lookahead(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &[u32]) -> u64 {
-    if pinned.is_empty() {
-        return 0;
-    }
-    let (mut seen, mut total) = (0usize, 0u64);
-    for &ni in order {
-        let node = &nodes[ni as usize];
-        if infos[node.payload as usize].is_pinned() {
-            seen += 1;
-        } else {
-            total += pinned[seen..].partition_point(|&q| nodes[q as usize].lo <= node.hi) as u64;
-        }
-    }
-    total
-}
+/// A free buffer with more pinned buffers than this defined during its life (the look-ahead's
+/// visits) is placed above every pinned one, where it fits there, instead of among them: the
+/// look-ahead then costs at most this many visits a buffer (the sweep's own work is one
+/// live-list entry or treap level a buffer and step, tens to hundreds a buffer). Without the
+/// bound, 10^6 layered rows with every 100th fixed cost 1.2 × 10^9 visits, with half of
+/// them fixed 2.8 × 10^10. A cost-model constant, not fitted to an input.
+pub const LOOKAHEAD_PER_BUFFER: usize = 64;
 
 /// The sweep of [`sweep`] over `order` (def order) with `pinned` (the pinned nodes in def
-/// order, or none where every pinned buffer lies below `regions.start`) looked ahead of.
+/// order) looked ahead of; `above`: the regions above every pinned buffer, if they exist.
 #[allow(clippy::too_many_arguments)]
 fn sweep_in(
     nodes: &[Node],
@@ -125,6 +100,7 @@ fn sweep_in(
     occupied: &mut [Span],
     sections: &mut [Section],
     pinned: &[u32],
+    above: Option<Regions>,
     regions: Regions,
     fit: Fit,
     clock: &mut Clock<'_>,
@@ -136,7 +112,7 @@ fn sweep_in(
     if fit == Fit::First && max_live(nodes, order, keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(words, heap, n) {
-            let ahead = Ahead { nodes, pinned, placed };
+            let ahead = Ahead { nodes, pinned, placed, above };
             if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
             }
@@ -162,25 +138,16 @@ fn sweep_in(
         }
         // the pinned buffers defined later in v's lifetime (not live yet)
         let later = pinned.get(next_pinned..).unwrap_or(&[]);
-        let ahead = defined_by(nodes, later, node.hi);
-        let fast = match fit {
-            Fit::First if ahead == 0 => {
-                first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions)
+        let k = defined_by(nodes, later, node.hi);
+        let high = match above {
+            Some(high) if k > LOOKAHEAD_PER_BUFFER => {
+                list_fit(&placed[..live], occupied, &[], infos, nodes, v, high, fit).ok()
             }
             _ => None,
         };
-        let address = match fast {
+        let address = match high {
             Some(a) => a,
-            None => {
-                for (o, p) in occupied.iter_mut().zip(&placed[..live]) {
-                    *o = Span { lo: p.addr, hi: p.end };
-                }
-                for (o, &q) in occupied[live..].iter_mut().zip(&later[..ahead]) {
-                    let q = &infos[nodes[q as usize].payload as usize];
-                    *o = Span { lo: q.address, hi: q.end() };
-                }
-                place_one(&mut occupied[..live + ahead], &infos[v], regions, fit)?
-            }
+            None => list_fit(&placed[..live], occupied, &later[..k], infos, nodes, v, regions, fit)?,
         };
         let info = &mut infos[v];
         info.address = address;
@@ -216,10 +183,39 @@ fn pinned_in_def_order(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &m
 }
 
 /// How many of the leading nodes of `pinned` (in def order) are defined at or before
-/// instruction `hi`. O(the count).
+/// instruction `hi`. O(log p).
 #[inline]
 fn defined_by(nodes: &[Node], pinned: &[u32], hi: u32) -> usize {
-    pinned.iter().take_while(|&&q| nodes[q as usize].lo <= hi).count()
+    pinned.partition_point(|&q| nodes[q as usize].lo <= hi)
+}
+
+/// The address of candidate `v` among the live list `live` and the pinned nodes `later`
+/// (defined during its life) by `fit` in `regions`: the fast first fit over the list where
+/// nothing is ahead, else [`place_one`] over both (in `occupied`).
+#[allow(clippy::too_many_arguments)]
+fn list_fit(
+    live: &[Placed],
+    occupied: &mut [Span],
+    later: &[u32],
+    infos: &[Info],
+    nodes: &[Node],
+    v: usize,
+    regions: Regions,
+    fit: Fit,
+) -> Result<u64, PlanError> {
+    if fit == Fit::First && later.is_empty() {
+        if let Some(a) = first_fit_sorted(live.iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions) {
+            return Ok(a);
+        }
+    }
+    for (o, p) in occupied.iter_mut().zip(live) {
+        *o = Span { lo: p.addr, hi: p.end };
+    }
+    for (o, &q) in occupied[live.len()..].iter_mut().zip(later) {
+        let q = &infos[nodes[q as usize].payload as usize];
+        *o = Span { lo: q.address, hi: q.end() };
+    }
+    place_one(&mut occupied[..live.len() + later.len()], &infos[v], regions, fit)
 }
 
 /// The pinned buffers the treap sweep has not reached yet, and room to sort a buffer's
@@ -228,6 +224,8 @@ struct Ahead<'p, 'n> {
     nodes: &'n [Node],
     pinned: &'p [u32],
     placed: &'p mut [Placed],
+    /// The regions above every pinned buffer, if they exist.
+    above: Option<Regions>,
 }
 
 /// The first fit of `fit`'s gaps (a live set's first fit in `[from, to)`) in
@@ -393,44 +391,30 @@ fn sweep_tree(
             wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
             continue;
         }
-        // the pinned buffers defined later in v's lifetime, by address
+        // the pinned buffers defined later in v's lifetime
         let later = ahead.pinned.get(next_pinned..).unwrap_or(&[]);
         let k = defined_by(ahead.nodes, later, node.hi);
-        let obstacles = &mut ahead.placed[..k];
-        for (o, &q) in obstacles.iter_mut().zip(later) {
-            let q = &infos[nodes[q as usize].payload as usize];
-            *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
-        }
-        obstacles.sort_unstable_by_key(|o| (o.addr, o.end));
-        let obstacles = &*obstacles;
-        let size = infos[v].aligned;
-        let align = regions.align;
-        let first = |from, to| live.fits(size, from, to, align).map(|a| (a, 0));
-        let Ok((mut found, _)) = fit_around(obstacles, regions.start, regions.general_ceiling, first) else {
-            return Ok(None);
+        let high = match ahead.above {
+            Some(high) if k > LOOKAHEAD_PER_BUFFER => match tree_fit(live, &[], &infos[v], high) {
+                Err(()) => return Ok(None),
+                Ok(found) => found.ok(),
+            },
+            _ => None,
         };
-        if found.is_none() && regions.window > regions.general_ceiling {
-            let Ok((cc, _)) = fit_around(obstacles, regions.general_ceiling, regions.window, first) else {
-                return Ok(None);
-            };
-            found = cc;
-        }
-        let Some(address) = found else {
-            // the error: the largest gap below the ceiling, the end an unbounded fit needs
-            let full = |from, to| live.first_fit(size, from, to, align);
-            let (Ok((_, largest)), Ok((unbounded, _))) = (
-                fit_around(obstacles, regions.start, regions.general_ceiling, full),
-                fit_around(obstacles, regions.start, u64::MAX, first),
-            ) else {
-                return Ok(None);
-            };
-            return Err(PlanError::DoesNotFit {
-                location: infos[v].location,
-                size,
-                needed: unbounded.map_or(u64::MAX, |a| a.saturating_add(size)),
-                available: regions.general_ceiling,
-                largest_gap: largest,
-            });
+        let address = match high {
+            Some(a) => a,
+            None => {
+                let obstacles = &mut ahead.placed[..k];
+                for (o, &q) in obstacles.iter_mut().zip(later) {
+                    let q = &infos[nodes[q as usize].payload as usize];
+                    *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
+                }
+                obstacles.sort_unstable_by_key(|o| (o.addr, o.end));
+                match tree_fit(live, obstacles, &infos[v], regions) {
+                    Err(()) => return Ok(None),
+                    Ok(found) => found?,
+                }
+            }
         };
         let info = &mut infos[v];
         info.address = address;
@@ -441,6 +425,37 @@ fn sweep_tree(
         wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
     }
     Ok(Some(true))
+}
+
+/// The first-fit address of `info` among the live set and `obstacles` (sorted by address)
+/// in `regions`: the general region, then the CC region; else the error naming it, with the
+/// largest gap below the ceiling and the end an unbounded fit needs. `Err(())` when a walk of
+/// the set is deeper than its path stack.
+fn tree_fit(
+    live: &LiveSet<'_>,
+    obstacles: &[Placed],
+    info: &Info,
+    regions: Regions,
+) -> Result<Result<u64, PlanError>, ()> {
+    let (size, align) = (info.aligned, regions.align);
+    let first = |from, to| live.fits(size, from, to, align).map(|a| (a, 0));
+    let (mut found, _) = fit_around(obstacles, regions.start, regions.general_ceiling, first)?;
+    if found.is_none() && regions.window > regions.general_ceiling {
+        found = fit_around(obstacles, regions.general_ceiling, regions.window, first)?.0;
+    }
+    if let Some(a) = found {
+        return Ok(Ok(a));
+    }
+    let full = |from, to| live.first_fit(size, from, to, align);
+    let (_, largest) = fit_around(obstacles, regions.start, regions.general_ceiling, full)?;
+    let (unbounded, _) = fit_around(obstacles, regions.start, u64::MAX, first)?;
+    Ok(Err(PlanError::DoesNotFit {
+        location: info.location,
+        size,
+        needed: unbounded.map_or(u64::MAX, |a| a.saturating_add(size)),
+        available: regions.general_ceiling,
+        largest_gap: largest,
+    }))
 }
 
 #[cfg(test)]
