@@ -237,8 +237,11 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
     let plan = plan_buffers(&heavy, 4096, &cfg, &mut ws).unwrap();
     assert_eq!((ws.infos[0].address, ws.infos[199].address, plan.metrics.hwm), (32768, 12288, window));
-    // past the live list (300 free buffers live at once: the treap) the same: above the
-    // pinned, the 300th to slot 3 in a window one buffer short
+    // past the live list (300 free buffers live at once: the treap) the same: the bound at
+    // 64 and 65, above the pinned, the 300th to slot 3 in a window one buffer short
+    let (at64, _) = by_the_sweep::<3300>(&problem_of(300, 64));
+    let (at65, _) = by_the_sweep::<3300>(&problem_of(300, 65));
+    assert_eq!((&at64[..2], &at65[..2]), (&[12288, 32768][..], &[32768, 36864][..]));
     let wide = problem_of(300, 3000);
     let (got, _) = by_the_sweep::<3300>(&wide);
     assert_eq!(got[..300], (0..300u64).map(|k| 32768 + 4096 * k).collect::<Vec<u64>>()[..]);
