@@ -161,7 +161,8 @@ fn a_minimalloc_solution_becomes_a_one_core_blob() {
 }
 
 /// `plan -o x.bin` writes the file straight from the problem (`encode_solution`): byte for
-/// byte the file of the solution rows' blob, on 2,000 generated buffers (stacked) with every 7th fixed,
+/// byte the file of the solution rows' blob with the fixed rows' records flagged pinned, on
+/// 2,000 generated buffers (stacked) with every 7th fixed (286),
 /// 64-byte pages and a capacity; and the same errors: an alignment that is not a power of
 /// two, a size that overflows when aligned, an instant past 32 bits (naming the buffer).
 #[test]
@@ -178,11 +179,19 @@ fn a_solution_written_straight_from_the_problem_is_the_rows_blob() {
         p.set_fixed(k, Some(offsets[k]));
     }
     let rows = p.with_offsets(&offsets).to_solution_rows();
-    let want = PlanBlob::from_solution(&rows, 64, Some(1 << 40)).unwrap().encode().unwrap();
+    let mut blob = PlanBlob::from_solution(&rows, 64, Some(1 << 40)).unwrap();
+    // a row does not say it was fixed; the problem does: those records carry FLAG_PINNED
+    for r in blob.records.iter_mut().step_by(7) {
+        r.flags = dramalloc_core::plan_file::U16Le::new(dramalloc_core::plan_file::FLAG_PINNED);
+    }
+    let want = blob.encode().unwrap();
     let got = encode_solution(&p, &offsets, 64, Some(1 << 40)).unwrap();
     assert_eq!(got.len(), want.len());
     assert!(got == want, "the files differ");
-    assert_eq!(read(&got).unwrap().records().len(), 2000);
+    let file = read(&got).unwrap();
+    assert_eq!(file.records().len(), 2000);
+    let pinned = file.records().iter().filter(|r| r.flags.get() == dramalloc_core::plan_file::FLAG_PINNED);
+    assert_eq!(pinned.count(), 286);
     assert_eq!(encode_solution(&p, &offsets, 48, None), Err(BlobError::BadAlign { align: 48 }));
     let row = |size, upper| dramalloc_sim::input::Buffer { id: "big".into(), lower: 0, upper, size };
     let huge: dramalloc_sim::input::Problem = [row(u64::MAX, 2)].into_iter().collect();

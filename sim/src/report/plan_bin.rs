@@ -246,7 +246,7 @@ impl PlanBlob {
         capacity: Option<u64>,
     ) -> Result<PlanBlob, BlobError> {
         let (header, core, records) = solution_tables(
-            rows.iter().map(|r| (r.id.as_str(), r.lower, r.upper, r.size, r.offset)),
+            rows.iter().map(|r| (r.id.as_str(), r.lower, r.upper, r.size, r.offset, false)),
             align,
             capacity,
         )?;
@@ -272,8 +272,9 @@ impl PlanBlob {
 }
 
 /// The file of [`PlanBlob::from_solution`] for `problem` with buffer `k` at `offsets[k]`,
-/// byte for byte, written straight from the problem: no row or name is copied (at 10^6
-/// rows the copies took about half of `plan -o x.bin`'s write time and 100 MB).
+/// byte for byte but for the fixed buffers' records, which carry [`FLAG_PINNED`] (a row does
+/// not say it was fixed), written straight from the problem: no row or name is copied (at
+/// 10^6 rows the copies took about half of `plan -o x.bin`'s write time and 100 MB).
 ///
 /// # Errors
 /// Those of [`PlanBlob::from_solution`] and [`PlanBlob::encode`].
@@ -296,9 +297,11 @@ pub fn encode_solution(
     align: u64,
     capacity: Option<u64>,
 ) -> Result<Vec<u8>, BlobError> {
-    let rows = problem.iter().zip(&offsets[..problem.len()]);
+    let rows = problem.iter().zip(&offsets[..problem.len()]).enumerate();
     let (header, core, records) = solution_tables(
-        rows.map(|((id, r), &offset)| (id, r.lower, r.upper, r.size, offset)),
+        rows.map(|(k, ((id, r), &offset))| {
+            (id, r.lower, r.upper, r.size, offset, problem.fixed(k).is_some())
+        }),
         align,
         capacity,
     )?;
@@ -306,9 +309,10 @@ pub fn encode_solution(
 }
 
 /// The header, the one core entry and the records of a minimalloc solution given as
-/// `(id, lower, upper exclusive, size, offset)` rows ([`PlanBlob::from_solution`]).
+/// `(id, lower, upper exclusive, size, offset, fixed)` rows ([`PlanBlob::from_solution`]; a
+/// fixed row's record carries [`FLAG_PINNED`]).
 fn solution_tables<'a>(
-    rows: impl ExactSizeIterator<Item = (&'a str, u64, u64, u64, u64)>,
+    rows: impl ExactSizeIterator<Item = (&'a str, u64, u64, u64, u64, bool)>,
     align: u64,
     capacity: Option<u64>,
 ) -> Result<(PlanHeader, CoreEntry, Vec<Record>), BlobError> {
@@ -317,7 +321,7 @@ fn solution_tables<'a>(
     }
     let mut records = Vec::with_capacity(rows.len());
     let (mut hwm, mut instructions) = (0u64, 0u32);
-    for (i, (id, lower, upper, size, offset)) in rows.enumerate() {
+    for (i, (id, lower, upper, size, offset, fixed)) in rows.enumerate() {
         let tensor = count("names", i, u64::from(u32::MAX) - 1)?;
         let aligned = size.checked_next_multiple_of(align.max(1)).ok_or_else(|| BlobError::SizeOverflow {
             id: id.to_owned(),
@@ -328,7 +332,8 @@ fn solution_tables<'a>(
         let last = upper.saturating_sub(1).max(def);
         hwm = hwm.max(offset.saturating_add(aligned));
         instructions = instructions.max(upper);
-        records.push(record(tensor, 0, 0, offset, size, aligned, def, last));
+        let flags = if fixed { FLAG_PINNED } else { 0 };
+        records.push(record(tensor, 0, flags, offset, size, aligned, def, last));
     }
     let core = CoreEntry {
         hwm: U64Le::new(hwm),
