@@ -133,6 +133,18 @@ fn negative_and_malformed_values_say_what_the_flag_accepts() {
     // an infinite limit is too long too
     let out = dramalloc(&["plan", "-", "-o", "-", "--time-limit", "18446744073709549568"]);
     assert!(!out.stderr.contains("--time-limit"), "{}", out.stderr);
+    // a fixed offset off the alignment names where the alignment comes from (it said "its
+    // alignment" of `--align` alone)
+    let out = dramalloc_in(
+        &["plan", "-", "-o", "-", "--align", "4096"],
+        "id,lower,upper,size,offset\nF,0,3,4096,100\n",
+    );
+    assert_eq!(out.code, ExitCode::from(2));
+    assert_eq!(
+        out.stderr,
+        "error: <stdin>: buffer `F` (line 2): fixed offset 100 is not a multiple of 4096 (--align, and the buffer's own \
+         alignment where it has one)\n"
+    );
     // a plan file's alignment is a power of two: refused before the input is read (x.csv does
     // not exist) rather than after planning
     let out = dramalloc(&["plan", "x.csv", "-o", "y.bin", "--align", "3"]);

@@ -97,7 +97,11 @@ pub fn describe(problem: &Problem, error: &PlanError) -> String {
             format!("{}: lifetime [{def}, {last_use}] ends before it starts", name(location))
         }
         PlanError::MisalignedFixed { location, address, align } => {
-            format!("{}: fixed offset {address} is not a multiple of its alignment {align}", name(location))
+            format!(
+                "{}: fixed offset {address} is not a multiple of {align} (--align, and the buffer's own alignment \
+                 where it has one)",
+                name(location)
+            )
         }
         PlanError::PinnedOverlap { a, b } => {
             let range = |k: u32| {
