@@ -112,7 +112,7 @@ fn sweep_in(
     if fit == Fit::First && max_live(nodes, order, keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(words, heap, n) {
-            let ahead = Ahead { nodes, pinned, placed, above };
+            let ahead = Ahead { pinned, placed, above };
             if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
             }
@@ -137,7 +137,7 @@ fn sweep_in(
             continue;
         }
         // the pinned buffers defined later in v's lifetime (not live yet)
-        let later = pinned.get(next_pinned..).unwrap_or(&[]);
+        let later = &pinned[next_pinned..];
         let k = defined_by(nodes, later, node.hi);
         let high = match above {
             Some(high) if k > LOOKAHEAD_PER_BUFFER => {
@@ -220,8 +220,7 @@ fn list_fit(
 
 /// The pinned buffers the treap sweep has not reached yet, and room to sort a buffer's
 /// obstacles among them by address.
-struct Ahead<'p, 'n> {
-    nodes: &'n [Node],
+struct Ahead<'p> {
     pinned: &'p [u32],
     placed: &'p mut [Placed],
     /// The regions above every pinned buffer, if they exist.
@@ -351,7 +350,7 @@ fn sweep_tree(
     order: &[u32],
     heap: &mut [u64],
     live: &mut LiveSet<'_>,
-    ahead: Ahead<'_, '_>,
+    ahead: Ahead<'_>,
     regions: Regions,
     clock: &mut Clock<'_>,
 ) -> Result<Option<bool>, PlanError> {
@@ -392,8 +391,8 @@ fn sweep_tree(
             continue;
         }
         // the pinned buffers defined later in v's lifetime
-        let later = ahead.pinned.get(next_pinned..).unwrap_or(&[]);
-        let k = defined_by(ahead.nodes, later, node.hi);
+        let later = &ahead.pinned[next_pinned..];
+        let k = defined_by(nodes, later, node.hi);
         let high = match ahead.above {
             Some(high) if k > LOOKAHEAD_PER_BUFFER => match tree_fit(live, &[], &infos[v], high) {
                 Err(()) => return Ok(None),
