@@ -28,14 +28,17 @@
 //! ```
 
 mod checksum;
+mod collisions;
 mod error;
 mod header;
 mod le;
+mod rank_set;
 mod reader;
 mod record;
 mod validate;
 
 pub use checksum::{file_checksum, file_checksum_wide};
+pub use collisions::scratch_for;
 pub use error::{ErrorKind, Part, PlanFileError};
 pub use header::{
     CoreEntry, Layout, PlanHeader, CHECKSUM_OFFSET, FLAG_PROBLEM, FLAG_SLABS, FLAG_TENSOR_PARALLEL,

@@ -214,9 +214,9 @@ impl<'a> PlanFile<'a> {
         Some((self.first_record(core) + p as u32, &recs[p]))
     }
 
-    /// Scratch entries [`PlanFile::validate`] needs for its O(n log n) collision check: the
-    /// largest record count of one core.
+    /// Scratch entries [`PlanFile::validate`] needs for its O(n log n) collision check:
+    /// [`super::scratch_for`] of the largest record count of one core (about 2.03 per record).
     pub fn scratch_len(&self) -> usize {
-        self.cores.iter().map(|c| c.record_count.get() as usize).max().unwrap_or(0)
+        super::scratch_for(self.cores.iter().map(|c| c.record_count.get() as usize).max().unwrap_or(0))
     }
 }

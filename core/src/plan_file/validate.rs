@@ -9,21 +9,11 @@
 //! shared twins at one address, and no two records of a core that are live together sharing
 //! bytes.
 
+use super::collisions::{pairwise_collisions, sweep_collisions};
 use super::error::PlanFileError;
 use super::header::{CoreEntry, FLAG_SLABS, NO_ACCESS};
 use super::reader::PlanFile;
 use super::record::{Record, FLAG_CC, FLAG_PREPLACED, FLAG_SHARED};
-
-/// Closed lifetime `[first, last]` a record occupies, `None` when it occupies no time.
-fn lifetime(r: &Record, instructions: u32) -> Option<(u32, u32)> {
-    if r.has(FLAG_PREPLACED) {
-        return instructions.checked_sub(1).map(|last| (0, last));
-    }
-    match (r.def.get(), r.last_use.get()) {
-        (NO_ACCESS, _) | (_, NO_ACCESS) => None,
-        (d, u) => Some((d, u)),
-    }
-}
 
 /// True when `r` starts inside core `c`'s CC region.
 fn in_cc(r: &Record, c: &CoreEntry) -> bool {
@@ -45,22 +35,14 @@ fn collision(file: &PlanFile<'_>, core: u32, a: usize, b: usize) -> PlanFileErro
     }
 }
 
-fn overlaps(x: &Record, y: &Record, instructions: u32) -> bool {
-    let (Some((a0, a1)), Some((b0, b1))) = (lifetime(x, instructions), lifetime(y, instructions)) else {
-        return false;
-    };
-    let (xs, ys) = (x.address.get(), y.address.get());
-    let (xe, ye) = (xs.saturating_add(x.aligned.get()), ys.saturating_add(y.aligned.get()));
-    a0 <= b1 && b0 <= a1 && xs < ye && ys < xe
-}
-
 impl PlanFile<'_> {
     /// Checks the plan (see the module docs), in this order: the alignment; per core its CC
     /// region and per record its aligned size, window, alignment, lifetime and CC flag; shared
-    /// twins; the shared region; collisions; per core the stored floor, HWM and CC usage. `scratch` lends index storage: with at least
-    /// [`PlanFile::scratch_len`] entries the collision check sorts by address, O(n log n +
-    /// p) per core for p address-overlapping pairs; with less it compares every pair of a
-    /// core, O(n²). Twins cost O(log n) each. No heap.
+    /// twins; the shared region; collisions; per core the stored floor, HWM and CC usage.
+    /// `scratch` lends index storage: with at least [`PlanFile::scratch_len`] entries the
+    /// collision check is a sweep, O(n log n) per core of n records; with less it compares
+    /// every pair of a core, O(n²) (both name the same pair when only one collides; see
+    /// [`super::scratch_for`]). Twins cost O(log n) each. No heap.
     ///
     /// # Errors
     /// The first failing check, as a [`PlanFileError`] of kind
@@ -262,34 +244,10 @@ impl PlanFile<'_> {
 
     fn check_collisions(&self, k: u32, instructions: u32, scratch: &mut [u32]) -> Result<(), PlanFileError> {
         let recs = self.core_records(k);
-        let n = recs.len();
-        if let Some(order) = scratch.get_mut(..n) {
-            for (i, s) in order.iter_mut().enumerate() {
-                *s = i as u32;
-            }
-            order.sort_unstable_by_key(|&i| (recs[i as usize].address.get(), i));
-            for (p, &i) in order.iter().enumerate() {
-                let a = &recs[i as usize];
-                let end = a.address.get().saturating_add(a.aligned.get());
-                for &j in &order[p + 1..] {
-                    let b = &recs[j as usize];
-                    if b.address.get() >= end {
-                        break;
-                    }
-                    if overlaps(a, b, instructions) {
-                        return Err(collision(self, k, i as usize, j as usize));
-                    }
-                }
-            }
-        } else {
-            for i in 0..n {
-                for j in i + 1..n {
-                    if overlaps(&recs[i], &recs[j], instructions) {
-                        return Err(collision(self, k, i, j));
-                    }
-                }
-            }
-        }
-        Ok(())
+        let pair = match sweep_collisions(recs, instructions, scratch) {
+            Some(found) => found,
+            None => pairwise_collisions(recs, instructions),
+        };
+        pair.map_or(Ok(()), |(a, b)| Err(collision(self, k, a, b)))
     }
 }

@@ -11,7 +11,7 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::{debug, hprintln};
 use dramalloc_core::multicore::digest::{address_checksum, view_hwm};
 use dramalloc_core::multicore::{ModuleState, MultiConfig, Pipeline};
-use dramalloc_core::plan_file::PlanFile;
+use dramalloc_core::plan_file::{scratch_for, PlanFile};
 use dramalloc_core::static_storage::{StaticMulti, TakeOnce};
 use panic_semihosting as _;
 
@@ -27,7 +27,8 @@ static PLAN_BIN: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/plan.bin"));
 
 type Storage = StaticMulti<CORES, LOCATIONS, INTERVALS, LOCATIONS, ACCESSES, EDGES, PRESSURE>;
 static STORAGE: TakeOnce<Storage> = TakeOnce::new(StaticMulti::new());
-static SCRATCH: TakeOnce<[u32; LOCATIONS]> = TakeOnce::new([0; LOCATIONS]);
+/// The plan check's scratch: [`scratch_for`] a core's records (one per location at most).
+static SCRATCH: TakeOnce<[u32; scratch_for(LOCATIONS)]> = TakeOnce::new([0; scratch_for(LOCATIONS)]);
 
 /// Prints the core's milestone events (the `log` facade) through semihosting.
 struct Semihosting;
