@@ -333,6 +333,31 @@ fn the_front_ends_repair_runs_on_its_clock_past_the_budget() {
     verify(&problem, &problem.with_offsets(&solved.offsets), 1, None).unwrap();
 }
 
+/// Within a capacity the portfolio plans unbounded and checks the capacity at the end, so a
+/// sweep that misses the capacity still hands its plan to the repair: the same 5,000 buffers
+/// and limits as the test before, with the repair's final peak as the capacity, give that
+/// plan (a window fails the sweep, the only member the budget affords, and leaves the repair
+/// nothing; the front end used to try that first and lose its time).
+#[test]
+fn a_capacity_the_sweep_misses_is_met_by_its_repair() {
+    use dramalloc_sim::quality::problem::{solve_limited, Limits};
+    use std::time::{Duration, Instant};
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let limits = Limits {
+        work: 20 * 5000 * 13 + 3_000_000,
+        until: Instant::now() + Duration::from_secs(60),
+        threads: 1,
+    };
+    let capacity = 72_425_728;
+    let solved = solve_limited(&problem, 1, Some(capacity), Strategy::Auto, limits, u64::MAX).unwrap();
+    let runs = solved.members.runs();
+    let sweep = runs.iter().find(|(m, _)| *m == Member::Sweep).map(|&(_, o)| o);
+    let Some(Outcome::Ran { peak: sweep_peak, .. }) = sweep else { panic!("{runs:?}") };
+    assert!(sweep_peak > capacity, "{sweep_peak}");
+    assert_eq!(solved.metrics.hwm, capacity);
+    verify(&problem, &problem.with_offsets(&solved.offsets), 1, Some(capacity)).unwrap();
+}
+
 /// Once the clock says stop inside the repair, the repair asks it no more: the window's
 /// remaining orders are not tried (each would sort its window first, about 20 ms for a
 /// window of 65,536 buffers) and the plan is not settled (a sort of every buffer above the

@@ -390,12 +390,31 @@ pub fn solve_limited(
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
     // not fit, while an unbounded plan of the same strategy may still end below the capacity:
-    // try bounded first (its error names the buffer), then unbounded, and keep whichever fits.
-    // `auto` within a capacity it did not meet goes on as `exact` (its branch and bound on
-    // the clock until a plan fits or the time limit; the same members first): a capacity
-    // asks for any plan that fits, and the heuristics' miss is not a proof that none does.
+    // a single strategy tries bounded first (its error names the buffer), then unbounded, and
+    // keeps whichever fits. A portfolio plans unbounded first: a member that would miss the
+    // capacity on its way (the sweep's first plan) then still hands its plan to the repair,
+    // which may bring the peak under it; a window would fail that member and leave nothing
+    // to repair (`--capacity` on 10^6 buffers failed in 1 s where the plan fits). `auto`
+    // within a capacity it did not meet goes on as `exact` (its branch and bound on the
+    // clock until a plan fits or the time limit; the same members first): a capacity asks
+    // for any plan that fits, and the heuristics' miss is not a proof that none does. When
+    // nothing fits, a bounded run names the buffer that does not (past the deadline a
+    // portfolio makes its first plan only).
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
+        if let Some(c) = capacity.filter(|_| portfolio) {
+            match run(u64::MAX, host, align, own, strategy) {
+                Ok(p) if fits(&p) => return Ok((p, false)),
+                Ok(_) => {}
+                Err(e) => return Err(e),
+            }
+            if strategy == Strategy::Auto && Instant::now() < limits.until {
+                if let Some(p) = run(u64::MAX, host, align, own, Strategy::Exact).ok().filter(|p| fits(p)) {
+                    return Ok((p, true));
+                }
+            }
+            return run(c, host, align, own, strategy).map(|p| (p, false));
+        }
         match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
             Ok(p) => Ok((p, false)),
             // a portfolio past its deadline does not start again (its first plan is not stopped)
