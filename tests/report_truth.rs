@@ -125,8 +125,9 @@ fn auto_goes_on_as_exact_to_meet_a_capacity() {
 }
 
 /// With per-buffer alignments `auto` compares its members on padded sizes, so the strategies
-/// that ran are also run alone and the lowest real peak is kept: here `seed`'s 28,672 bytes,
-/// where `auto`'s own plan (the common alignment, settled) ends at 32,768.
+/// that ran are also run alone and the lowest real peak is kept: here `greedy-load`'s 28,672
+/// bytes (the first of the two at that peak; `seed` ties it), where `auto`'s own plan (the
+/// common alignment, settled) ends at 32,768.
 #[test]
 fn auto_keeps_a_strategy_run_alone_below_its_own_plan() {
     let csv = "id,lower,upper,size,offset,alignment\nb0,6,14,5000,,48\nb1,16,22,5000,,\nb2,1,4,5000,,\n\
@@ -137,15 +138,15 @@ fn auto_keeps_a_strategy_run_alone_below_its_own_plan() {
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
-        Some("<stdin>: 11 buffers, strategy auto (plan from its seed member), HWM 28672 bytes, lower bound 20480 bytes, ratio 1.4000")
+        Some("<stdin>: 11 buffers, strategy auto (plan from its greedy-load member), HWM 28672 bytes, lower bound 20480 bytes, ratio 1.4000")
     );
     assert_eq!(
         lines.last().copied(),
         Some(
             "  (per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
              strategies that ran on the padded sizes were also run alone (padded, settled, at the common \
-             alignment), HWM bytes: sweep 40960; greedy-load 32768; greedy-class 40960; greedy-size 32768; \
-             greedy-start 40960; best-fit 32768; best-fit-start 40960; seed 28672, kept)"
+             alignment), HWM bytes: sweep 40960; greedy-load 28672, kept; greedy-class 40960; greedy-size \
+             32768; greedy-start 40960; best-fit 32768; best-fit-start 40960; seed 28672)"
         )
     );
     // the plan is seed's alone, offset for offset

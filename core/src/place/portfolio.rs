@@ -64,8 +64,8 @@ use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
 use crate::place::scan::{interval_of, scan};
-use crate::place::sections::section_totals;
 use crate::place::sections::UNPLACED;
+use crate::place::sections::{prepare_loads, section_totals};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_among_neighbours, select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
@@ -185,7 +185,7 @@ fn run_greedy(
 ) -> Result<u64, PlanError> {
     // the load order needs the section totals; without them it is the size order
     let o =
-        if o == Order::LoadLife && !prepare_loads(graph, infos, st, regions) { Order::SizeLife } else { o };
+        if o == Order::LoadLife && !section_loads(graph, infos, st, regions) { Order::SizeLife } else { o };
     let k = sort_order(o, graph, infos, st.slots, st.scratch, st.order);
     place_in_order(graph, infos, st, k, regions, fit, placer, clock)?;
     Ok(peak(infos))
@@ -233,13 +233,21 @@ fn place_in_order(
     select(graph, infos, &st.order[..k], &mut buf, regions, fit, clock)
 }
 
-/// Sets every slot's section total ([`prepare`], which keeps `best`); false where it does
-/// not apply (pinned candidates, several intervals, short storage).
-fn prepare_loads(graph: &Graph<'_>, infos: &[Info], st: &mut Storage<'_, '_>, regions: Regions) -> bool {
+/// Sets every slot's section total ([`prepare_loads`], which keeps `best`; pinned buffers
+/// count in the loads); false where it does not apply (several intervals, short storage).
+fn section_loads(graph: &Graph<'_>, infos: &[Info], st: &mut Storage<'_, '_>, regions: Regions) -> bool {
     if infos.iter().any(|i| i.interval_count != 1) {
         return false;
     }
-    match prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, st.order, st.heap) {
+    match prepare_loads(
+        infos,
+        |i| interval_of(graph, i),
+        regions.start,
+        st.slots,
+        st.sections,
+        st.order,
+        st.heap,
+    ) {
         Some(count) => {
             section_totals(st.slots, st.sections, count, &st.heap[..infos.len()]);
             true

@@ -23,7 +23,8 @@ pub const UNPLACED: u64 = u64::MAX;
 /// `best` (the caller's incumbent plan). On return `by_lo[..n]` holds the candidates sorted
 /// by first instruction (ties by index) and `by_hi[..n]` by last instruction. Returns the
 /// section count, or `None` (nothing changed but scratch) when a slice is shorter than n,
-/// `n == 0` or a candidate is pinned.
+/// `n == 0` or a candidate is pinned (the branch and bound and the skyline place every
+/// slot; [`prepare_loads`] takes pinned candidates too).
 pub fn prepare(
     infos: &[Info],
     interval: impl Fn(&Info) -> (u32, u32),
@@ -33,14 +34,26 @@ pub fn prepare(
     by_lo: &mut [u32],
     by_hi: &mut [u32],
 ) -> Option<usize> {
+    if infos.iter().any(Info::is_pinned) {
+        return None;
+    }
+    prepare_loads(infos, interval, start, slots, sections, by_lo, by_hi)
+}
+
+/// As [`prepare`], pinned candidates included: for the section loads alone
+/// ([`section_totals`]: a pinned buffer's bytes count in every section it is live in, as
+/// any other's), which the load orders of the greedy members and the repair rank by.
+pub fn prepare_loads(
+    infos: &[Info],
+    interval: impl Fn(&Info) -> (u32, u32),
+    start: u64,
+    slots: &mut [Slot],
+    sections: &mut [Section],
+    by_lo: &mut [u32],
+    by_hi: &mut [u32],
+) -> Option<usize> {
     let n = infos.len();
-    if slots.len() < n
-        || sections.len() < n
-        || by_lo.len() < n
-        || by_hi.len() < n
-        || n == 0
-        || infos.iter().any(Info::is_pinned)
-    {
+    if slots.len() < n || sections.len() < n || by_lo.len() < n || by_hi.len() < n || n == 0 {
         return None;
     }
     for (k, info) in infos.iter().enumerate() {
@@ -192,6 +205,11 @@ mod tests {
         pinned[1] = Info { allocated: 1, pinned: 1, address: 64, ..pinned[1] };
         assert!(pinned[1].is_pinned());
         assert_eq!(prepare(&pinned, at, 0, &mut slots, &mut secs, &mut a, &mut b), None);
+        // for the loads alone a pinned buffer counts as any other: the same sections
+        assert_eq!(prepare_loads(&pinned, at, 0, &mut slots, &mut secs, &mut a, &mut b), Some(3));
+        section_totals(&mut slots, &mut secs, 3, &b);
+        let totals: [u64; 3] = core::array::from_fn(|k| slots[k].total);
+        assert_eq!(totals, [16, 16, 16]);
         assert_eq!(prepare(&infos, at, 4096, &mut slots, &mut secs, &mut a, &mut b), Some(3));
         assert!(slots.iter().all(|s| s.floor == 4096 && s.at == UNPLACED));
         assert!(secs.iter().all(|s| s.floor == 4096));
