@@ -204,4 +204,16 @@ fn a_solution_written_straight_from_the_problem_is_the_rows_blob() {
         encode_solution(&late, &[0], 64, None),
         Err(BlobError::TimeRange { id: "big".into(), value: 1 << 33 })
     );
+    // an exclusive `upper` of u32::MAX is an instruction count the format holds (the last use
+    // one below it, under the NO_ACCESS sentinel); one more is not
+    let last: dramalloc_sim::input::Problem = [row(8, u32::MAX.into())].into_iter().collect();
+    let bytes = encode_solution(&last, &[0], 64, None).unwrap();
+    let file = read(&bytes).unwrap();
+    let (core, rec) = (&file.cores()[0], &file.records()[0]);
+    assert_eq!((core.instructions.get(), rec.def.get(), rec.last_use.get()), (u32::MAX, 0, u32::MAX - 1));
+    let past: dramalloc_sim::input::Problem = [row(8, u64::from(u32::MAX) + 1)].into_iter().collect();
+    assert_eq!(
+        encode_solution(&past, &[0], 64, None),
+        Err(BlobError::TimeRange { id: "big".into(), value: 1 << 32 })
+    );
 }

@@ -328,7 +328,10 @@ fn solution_tables<'a>(
             size,
             align,
         })?;
-        let (def, upper) = (instant(id, lower)?, instant(id, upper)?);
+        // `upper` is exclusive, an instruction count: u32::MAX is one (the last use below it)
+        let def = instant(id, lower)?;
+        let upper =
+            u32::try_from(upper).map_err(|_| BlobError::TimeRange { id: id.to_string(), value: upper })?;
         let last = upper.saturating_sub(1).max(def);
         hwm = hwm.max(offset.saturating_add(aligned));
         instructions = instructions.max(upper);
