@@ -303,3 +303,42 @@ fn plan_s_bin_of_a_program_checks_against_that_program_s_problem() {
     assert_eq!(cli(&["check-plan", s(&bin), s(&other)]), ExitCode::from(1));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `plan -o X.bin` of a minimalloc CSV checks against that CSV: a fixed buffer's record at
+/// its offset and flagged pinned; the same file against the CSV without the fixed offset
+/// (its record flagged pinned, the problem leaving it free), a moved fixed record, and a
+/// `run` plan against a CSV are wrong plans (exit 1, named).
+#[test]
+fn plan_s_bin_of_a_csv_checks_against_that_csv() {
+    use dramalloc_sim::input::parse_buffers;
+    use dramalloc_sim::verify::plan_file::check_plan_file_against_problem;
+    let d = dir("csv");
+    let csv = "id,lower,upper,size,offset\na,0,4,4096,8192\nb,2,6,4096,\nc,5,9,8192,\n";
+    let free = "id,lower,upper,size,offset\na,0,4,4096,\nb,2,6,4096,\nc,5,9,8192,\n";
+    let (path, bin) = (d.join("p.csv"), d.join("p.bin"));
+    std::fs::write(&path, csv).unwrap();
+    assert_eq!(cli(&["plan", s(&path), "-o", s(&bin)]), ExitCode::SUCCESS);
+    assert_eq!(cli(&["check-plan", s(&bin), s(&path)]), ExitCode::SUCCESS);
+    let bytes = std::fs::read(&bin).unwrap();
+    let problem = parse_buffers(csv, "p.csv", 10).unwrap();
+    let r = check_plan_file_against_problem(&bytes, &problem).unwrap();
+    assert_eq!((r.cores, r.records, r.against_program), (1, 3, true));
+    assert_eq!(
+        check_plan_file_against_problem(&bytes, &parse_buffers(free, "free.csv", 10).unwrap()).unwrap_err(),
+        CheckPlanError::Invalid(
+            "record 0 (`a` on core 0): flagged pinned, the problem leaves it free".into()
+        )
+    );
+    // `a` (record 0) moved from 8192 to 4096 (c there is live only after it): still a valid
+    // plan alone, not the problem's
+    let at = std::mem::size_of::<PlanHeader>() + std::mem::size_of::<CoreEntry>() + 8;
+    let moved = edit(&bytes, at, 4096, 8);
+    assert!(check_plan_file(&moved, None).is_ok());
+    assert_eq!(
+        check_plan_file_against_problem(&moved, &problem).unwrap_err(),
+        CheckPlanError::Invalid("record 0 (`a` on core 0): at 4096, the problem fixes it at 8192".into())
+    );
+    let run_bin = tiny_run(&d).join("plan.bin");
+    assert_eq!(cli(&["check-plan", s(&run_bin), s(&path)]), ExitCode::from(1));
+    std::fs::remove_dir_all(&d).unwrap();
+}

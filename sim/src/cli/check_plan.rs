@@ -1,15 +1,16 @@
-//! `dramalloc check-plan PLAN.bin [PROGRAM.json]`: decodes and validates a plan file, runs the
-//! geometric verifier over it (and checks it against the program).
+//! `dramalloc check-plan PLAN.bin [PROGRAM.json|PROBLEM.csv]`: decodes and validates a plan
+//! file, runs the geometric verifier over it (and checks it against the program, or the
+//! minimalloc problem `dramalloc plan` planned).
 //! Uses: args, console, input, verify (plan_file); used by: mod.rs.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{display, is_dash, read_program, STDIN};
+use super::args::{display, is_dash, read_problem, read_program, STDIN};
 use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
 use crate::input::InputError;
-use crate::verify::plan_file::check_plan_file;
+use crate::verify::plan_file::{check_plan_file, check_plan_file_against_problem};
 
 /// `check-plan --help`'s closing lines.
 const AFTER: &str = "\
@@ -22,7 +23,8 @@ unreadable or corrupt plan file, an unreadable program, or a bad flag.";
 pub struct CheckPlanArgs {
     /// The plan file; `-`: standard input.
     pub plan: PathBuf,
-    /// The program JSON it plans (cores and split come from the plan file); `-`: standard input.
+    /// The program JSON it plans (cores and split come from the plan file), or the minimalloc
+    /// CSV (`.csv`) `dramalloc plan -o X.bin` planned; `-`: standard input (a program JSON).
     pub program: Option<PathBuf>,
 }
 
@@ -46,11 +48,23 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
             return fail(con, InputError::Io { file, source }, EXIT_BAD_INPUT);
         }
     };
-    let program = match a.program.as_deref().map(|p| read_program(p, con)).transpose() {
-        Ok(p) => p,
-        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    let csv = a
+        .program
+        .as_deref()
+        .filter(|p| !is_dash(p) && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
+    let checked = if let Some(path) = csv {
+        match read_problem(path, &[], con) {
+            Ok(problem) => check_plan_file_against_problem(&bytes, &problem),
+            Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+        }
+    } else {
+        match a.program.as_deref().map(|p| read_program(p, con)).transpose() {
+            Ok(program) => check_plan_file(&bytes, program.as_ref()),
+            Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+        }
     };
-    match check_plan_file(&bytes, program.as_ref()) {
+    let against = if csv.is_some() { ", matches the problem" } else { ", matches the program" };
+    match checked {
         Ok(r) => {
             let written = con.write_out(|o| {
                 writeln!(
@@ -58,7 +72,7 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
                     "OK: {name}: {} core(s), {} records, valid{}",
                     r.cores,
                     r.records,
-                    if r.against_program { ", matches the program" } else { "" }
+                    if r.against_program { against } else { "" }
                 )?;
                 for (k, (hwm, v)) in r.per_core.iter().enumerate() {
                     writeln!(

@@ -234,20 +234,26 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
 }
 
 /// Checks a [`FLAG_PROBLEM`] file (`dramalloc plan -o X.bin` of a program) against the
-/// program's problem ([`problem_from_program`], what `plan` planned): one record per buffer,
-/// by name, with its size and lifetime `[lower, upper - 1]`, and no other record.
+/// program's problem ([`problem_from_program`], what `plan` planned); see [`against_rows`].
 fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError> {
+    against_rows(file, &problem_from_program(program), "the program's problem")
+}
+
+/// Checks a [`FLAG_PROBLEM`] file against `problem` (`what` names it in messages): one
+/// record per buffer, by name, with its size and lifetime `[lower, upper - 1]`, a fixed
+/// buffer's record at its fixed offset and flagged [`FLAG_PINNED`] (and no free buffer's
+/// flagged), and no other record.
+fn against_rows(file: &PlanFile<'_>, problem: &Problem, what: &str) -> Result<(), CheckPlanError> {
     let bad = |m: String| CheckPlanError::Invalid(m);
-    let problem = problem_from_program(program);
     let index: HashMap<&str, u32> =
         (0..file.names().len() as u32).filter_map(|t| file.name(t).map(|n| (n, t))).collect();
-    for (id, row) in problem.iter() {
+    for (k, (id, row)) in problem.iter().enumerate() {
         let Some((i, r)) = index.get(id).and_then(|&t| file.find(0, t)) else {
-            return Err(bad(format!("buffer `{id}` of the program's problem has no record")));
+            return Err(bad(format!("buffer `{id}` of {what} has no record")));
         };
         if r.bytes.get() != row.size {
             return Err(bad(format!(
-                "{}: {} bytes, the program says {}",
+                "{}: {} bytes, {what} says {}",
                 named(file, i),
                 r.bytes.get(),
                 row.size
@@ -256,7 +262,7 @@ fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPl
         let want = (row.lower, row.upper - 1);
         if (u64::from(r.def.get()), u64::from(r.last_use.get())) != want {
             return Err(bad(format!(
-                "{}: lifetime [{}, {}], the program's problem says [{}, {}]",
+                "{}: lifetime [{}, {}], {what} says [{}, {}]",
                 named(file, i),
                 r.def.get(),
                 r.last_use.get(),
@@ -264,13 +270,21 @@ fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPl
                 want.1
             )));
         }
+        if let Some(offset) = problem.fixed(k) {
+            if r.address.get() != offset || !r.has(FLAG_PINNED) {
+                return Err(bad(format!(
+                    "{}: at {}{}, {what} fixes it at {offset}",
+                    named(file, i),
+                    r.address.get(),
+                    if r.has(FLAG_PINNED) { "" } else { " (not flagged pinned)" },
+                )));
+            }
+        } else if r.has(FLAG_PINNED) {
+            return Err(bad(format!("{}: flagged pinned, {what} leaves it free", named(file, i))));
+        }
     }
     if file.records().len() != problem.len() {
-        return Err(bad(format!(
-            "{} records, the program's problem has {} buffers",
-            file.records().len(),
-            problem.len()
-        )));
+        return Err(bad(format!("{} records, {what} has {} buffers", file.records().len(), problem.len())));
     }
     Ok(())
 }
@@ -298,4 +312,29 @@ pub fn check_plan_file(bytes: &[u8], program: Option<&Program>) -> Result<CheckR
         per_core,
         against_program: program.is_some(),
     })
+}
+
+/// As [`check_plan_file`], checked against a minimalloc `problem` instead of a program: the
+/// file must be one `dramalloc plan -o X.bin` wrote ([`FLAG_PROBLEM`]), and each record
+/// match its buffer (name, size, lifetime `[lower, upper - 1]`, a fixed buffer's offset),
+/// with no other record.
+///
+/// # Errors
+/// As [`check_plan_file`]; [`CheckPlanError::Invalid`] for a file without [`FLAG_PROBLEM`]
+/// (a `run` plan, checked against its program instead) or a record that does not match.
+pub fn check_plan_file_against_problem(
+    bytes: &[u8],
+    problem: &Problem,
+) -> Result<CheckReport, CheckPlanError> {
+    let report = check_plan_file(bytes, None)?;
+    let file = PlanFile::parse(bytes).map_err(CheckPlanError::Corrupt)?;
+    if file.header().flags.get() & FLAG_PROBLEM == 0 {
+        return Err(CheckPlanError::Invalid(
+            "the file is a plan of a program (`dramalloc run`), not of a minimalloc problem: check it against its \
+             program JSON"
+                .to_owned(),
+        ));
+    }
+    against_rows(&file, problem, "the problem")?;
+    Ok(CheckReport { against_program: true, ..report })
 }
