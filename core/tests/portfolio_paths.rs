@@ -242,15 +242,15 @@ fn no_branch_and_bound_at_the_lower_bound() {
 }
 
 /// The plan's strategy is the portfolio's only when the repair lowered the best member's
-/// peak: on `c` (`a` with one buffer pinned) the repair lowers the best member's (`greedy-load`)
-/// 282,624 to 273,152, so the strategy is `auto`; on the same construction from seed
-/// multiplier 5 the repair ends at the seed order's 219,648, no lower, and the strategy stays
-/// the seed's.
+/// peak: on `a`'s construction from seed multiplier 2 with one buffer pinned, the repair
+/// lowers the best member's (`greedy-load`) plan to 281,088, so the strategy is `auto`; from
+/// seed multiplier 6 (`c`) the repair ends at the third skyline's 272,896, no lower, and the
+/// strategy stays the skyline's.
 #[test]
 fn the_strategy_is_auto_only_when_the_repair_lowers_the_peak() {
     for (k, repaired, hwm, best, strategy) in [
-        (6, O::Ran { peak: 273_152, work: 100_423 }, 273_152, M::GreedyLoad, Strategy::Auto),
-        (5, O::Ran { peak: 219_648, work: 24_468 }, 219_648, M::Seed, Strategy::Seed),
+        (2, O::Ran { peak: 281_088, work: 48_640 }, 281_088, M::GreedyLoad, Strategy::Auto),
+        (6, O::Ran { peak: 272_896, work: 54_302 }, 272_896, M::Skyline(2), Strategy::Skyline),
     ] {
         let mut c = small(k);
         c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);

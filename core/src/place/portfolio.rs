@@ -335,8 +335,9 @@ fn run_sweep_long(
 }
 
 /// Whether the skyline rule can place these candidates: at least one, all with one
-/// interval and unpinned, an aligned start, storage of at least n (what [`prepare`] needs as
-/// well), and sizes whose sum does not overflow `u64`.
+/// interval, an aligned start, storage of at least n (what [`prepare_loads`] needs as well),
+/// and sizes whose sum does not overflow `u64`. Pinned candidates stay where they are, the
+/// skyline raised over them ([`crate::place::skyline::skyline`]).
 fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Regions) -> bool {
     let n = infos.len();
     n > 0
@@ -347,7 +348,7 @@ fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Regions) -> bo
         && regions.start.is_multiple_of(regions.align.max(1))
         && st.order.len() >= n
         && st.heap.len() >= n
-        && infos.iter().all(|i| i.interval_count == 1 && !i.is_pinned())
+        && infos.iter().all(|i| i.interval_count == 1)
         && stack_top(infos, regions.start).is_some()
 }
 
@@ -385,11 +386,15 @@ fn run_skyline(
         let left = *max_rekeys;
         let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
         let Some(count) =
-            prepare(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
+            prepare_loads(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
         else {
             return Ok(None);
         };
         let slots = &mut st.slots[..n];
+        // a pinned buffer stays where it is: the skyline starts raised over it
+        for (slot, info) in slots.iter_mut().zip(infos.iter()).filter(|(_, i)| i.is_pinned()) {
+            slot.at = info.address;
+        }
         let mut used = 0u64;
         let run = skyline(
             slots,

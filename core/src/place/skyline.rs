@@ -152,6 +152,12 @@ fn sift_down(heap: &mut [Placed], len: usize) {
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
 /// each slot's address to `at` and returns the peak (bytes, `max(at + size)`).
 ///
+/// A slot whose `at` is not [`UNPLACED`] on entry is *fixed* there (a pinned buffer, set up
+/// by [`crate::place::sections::prepare_loads`] and its caller): it stays, and the skyline
+/// starts raised to its top over its sections, so every buffer live with it goes above it
+/// (valid wherever it is; wasteful where it sits high above the others, which the portfolio
+/// judges by the peak like any member's). Its top counts in the peak.
+///
 /// At most `max_rekeys` re-keys (`u64::MAX`: no limit); `keep_going` is asked every
 /// [`CHECK_EVERY`] re-keys. Past the limit the run stops with [`Stop::Capped`] — or, with
 /// `settle`, *settles*: each buffer popped from then on goes at its current minimum offset
@@ -209,22 +215,27 @@ pub fn skyline(
         s.total = sky.max(s.lo as usize, s.hi as usize + 1);
     }
     preorder(slots, &mut ids[..n], h);
-    // the skyline starts flat at 0 (offsets below are relative to `start`); all keys are
-    // (0, rank), so the preorder itself is a heap
+    // the skyline starts flat at 0 (offsets below are relative to `start`), raised over each
+    // fixed slot's sections to its top; all keys are (0, rank), so the preorder itself (less
+    // the fixed slots) is a heap, and a key a fixed slot made stale is re-keyed when popped
     sky.t.fill(0);
     sky.d.fill(0);
-    for s in slots.iter_mut() {
-        s.at = UNPLACED;
-    }
     // heap entries carry what a pop needs inline (`lo` = slot, `hi` = rank, `addr` =
     // minimum offset when keyed, `end` = first section << 32 | last section): a stale pop
     // touches no slot
-    for (e, &v) in heap.iter_mut().zip(ids[..n].iter()) {
-        let c = &slots[v as usize];
-        *e = Placed { lo: v, hi: c.rank, addr: 0, end: (c.lo as u64) << 32 | c.hi as u64 };
-    }
-    let (mut len, mut rekeys) = (n, 0u64);
+    let (mut len, mut rekeys) = (0usize, 0u64);
     let mut peak = start;
+    for &v in &ids[..n] {
+        let c = &slots[v as usize];
+        if c.at != UNPLACED {
+            let top = c.at.saturating_add(c.size);
+            sky.chmax(c.lo as usize, c.hi as usize + 1, top.saturating_sub(start));
+            peak = peak.max(top);
+            continue;
+        }
+        heap[len] = Placed { lo: v, hi: c.rank, addr: 0, end: (c.lo as u64) << 32 | c.hi as u64 };
+        len += 1;
+    }
     let mut out_of_time = false;
     while len > 0 {
         let top = heap[0];
@@ -388,5 +399,45 @@ mod tests {
             &mut || true,
         );
         assert_eq!(out, Err(Stop::Storage));
+    }
+
+    /// A fixed slot (its `at` set before the run) stays where it is, the buffers live with it
+    /// go above it and the others from the start, and its top counts in the peak: A [0, 3]
+    /// fixed at 100 (16 bytes), B [2, 5] and C [6, 9] (8 bytes each), from start 0: B at
+    /// 116, C at 0, peak 124; with A fixed at 300 instead B goes to 316 (the skyline over a
+    /// fixed slot is its top, wherever it sits), peak 324.
+    #[test]
+    fn a_fixed_slot_stays_and_raises_the_skyline_over_it() {
+        let iv = [(0u32, 3u32, 16u64), (2, 5, 8), (6, 9, 8)];
+        let infos: [Info; 3] =
+            core::array::from_fn(|k| Info { aligned: iv[k].2, location: k as u32, ..Info::default() });
+        let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
+        for (fixed, want_b, want_peak) in [(100u64, 116u64, 124u64), (300, 316, 324)] {
+            let mut slots = [Slot::default(); 3];
+            let mut secs = [Section::default(); 3];
+            let (mut by_lo, mut ids, mut heap) = ([0u32; 3], [0u32; 3], [Placed::default(); 3]);
+            let mut scratch = [Scratch::default(); 3];
+            let count = crate::place::sections::prepare_loads(
+                &infos, interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids,
+            )
+            .unwrap();
+            slots[0].at = fixed;
+            let peak = skyline(
+                &mut slots,
+                &mut secs,
+                count,
+                &mut by_lo,
+                &mut heap,
+                &mut scratch,
+                0,
+                0,
+                u64::MAX,
+                false,
+                &mut || true,
+            )
+            .unwrap();
+            let at: [u64; 3] = core::array::from_fn(|k| slots[k].at);
+            assert_eq!((peak, at), (want_peak, [fixed, want_b, 0]), "A fixed at {fixed}");
+        }
     }
 }
