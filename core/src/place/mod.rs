@@ -23,5 +23,6 @@ pub mod scan;
 pub mod sections;
 pub mod seed;
 pub mod skyline;
+mod skyline_member;
 pub mod sweep;
 pub mod sweep_long;

@@ -1,6 +1,6 @@
 //! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
 //! within one work budget, then the branch and bound and the peak repair of the best plan.
-//! Uses: every strategy of place, class_index, cost_model, sweep_long, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
+//! Uses: every strategy of place, skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
@@ -64,12 +64,11 @@ use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
 use crate::place::scan::{interval_of, scan};
-use crate::place::sections::UNPLACED;
 use crate::place::sections::{prepare_loads, section_totals};
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{place_among_neighbours, select, Regions, SelectBuffers};
+use crate::place::seed::select::{select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
-use crate::place::skyline::{skyline, Stop};
+use crate::place::skyline_member::{run_skyline, skyline_applies, Finish};
 use crate::place::sweep::sweep;
 use crate::place::sweep_long::sweep_long;
 use crate::strategy::Strategy;
@@ -142,14 +141,15 @@ pub(crate) struct Storage<'s, 'w> {
     pub(crate) raises: &'s mut &'w mut [Raise],
 }
 
-fn peak(infos: &[Info]) -> u64 {
+/// The highest end of the candidates, bytes (0 for none).
+pub(super) fn peak(infos: &[Info]) -> u64 {
     infos.iter().map(Info::end).max().unwrap_or(0)
 }
 
 /// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. Every
 /// offset and top the skyline and the branch and bound compute is at most this, so where it
 /// exists their arithmetic cannot wrap; where it does not they are skipped.
-fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
+pub(super) fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
     infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
 }
 
@@ -332,213 +332,6 @@ fn run_sweep_long(
     let k = est.lifetimes.cut(share as u32);
     Ok(sweep_long(graph, infos, k, st.order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
         .then(|| peak(infos)))
-}
-
-/// Whether the skyline rule can place these candidates: at least one, all with one
-/// interval, an aligned start, storage of at least n (what [`prepare_loads`] needs as well),
-/// and sizes whose sum does not overflow `u64`. Pinned candidates stay where they are, the
-/// skyline raised over them ([`crate::place::skyline::skyline`]).
-fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Regions) -> bool {
-    let n = infos.len();
-    n > 0
-        && st.slots.len() >= n
-        && st.sections.len() >= n
-        && st.scratch.len() >= n
-        && st.placed.len() >= n
-        && regions.start.is_multiple_of(regions.align.max(1))
-        && st.order.len() >= n
-        && st.heap.len() >= n
-        && infos.iter().all(|i| i.interval_count == 1)
-        && stack_top(infos, regions.start).is_some()
-}
-
-/// Places by the skyline rule ([`crate::place::skyline`]), keeping the best of the preorders `hs`
-/// (ties: the first), all of them together stopped after `*max_rekeys` re-keys (counted
-/// down, in steps of [`crate::place::skyline::CHECK_EVERY`]; a preorder
-/// that reaches the cap is dropped) or when `keep_going` says so; returns its peak, or
-/// `None` where it does not apply (a candidate with several intervals or pinned, an
-/// unaligned start, storage shorter than n, sizes whose sum overflows `u64`) or every run
-/// stopped.
-///
-/// Where the peak passes the general region's ceiling, the buffers above it are retried as
-/// `select` retries them ([`retry_above_ceiling`]: below the ceiling, else in the CC region;
-/// `None` when `keep_going` stops that retry).
-///
-/// # Errors
-/// [`PlanError::DoesNotFit`] from that retry.
-#[allow(clippy::too_many_arguments)]
-fn run_skyline(
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-    hs: &[usize],
-    max_rekeys: &mut u64,
-    finish: &mut Finish,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<Option<u64>, PlanError> {
-    let n = infos.len();
-    if !skyline_applies(infos, st, regions) {
-        return Ok(None);
-    }
-    let mut best: Option<u64> = None;
-    for &h in hs {
-        let left = *max_rekeys;
-        let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
-        let Some(count) =
-            prepare_loads(infos, |i| interval_of(graph, i), regions.start, st.slots, st.sections, by_lo, ids)
-        else {
-            return Ok(None);
-        };
-        let slots = &mut st.slots[..n];
-        // a pinned buffer stays where it is: the skyline starts raised over it
-        for (slot, info) in slots.iter_mut().zip(infos.iter()).filter(|(_, i)| i.is_pinned()) {
-            slot.at = info.address;
-        }
-        let mut used = 0u64;
-        let run = skyline(
-            slots,
-            st.sections,
-            count,
-            by_lo,
-            st.placed,
-            st.scratch,
-            h,
-            regions.start,
-            left,
-            finish.settle,
-            &mut || {
-                used += crate::place::skyline::CHECK_EVERY;
-                keep_going()
-            },
-        );
-        *max_rekeys = left.saturating_sub(used);
-        let peak = match run {
-            Ok(peak) => peak,
-            // at its re-key limit, and nothing better kept yet: the buffers it placed stay,
-            // the rest go by first fit in preorder rank (the gaps under the skyline included)
-            Err(Stop::Capped) if best.is_none() => {
-                if !complete_by_first_fit(graph, infos, st, regions, finish, keep_going)? {
-                    continue; // no budget to finish it
-                }
-                let p = peak(infos);
-                best = Some(p);
-                continue;
-            }
-            Err(_) => continue, // stopped by the caller, or nothing to keep
-        };
-        if best.is_none_or(|b| peak < b) {
-            best = Some(peak);
-            for (info, slot) in infos.iter_mut().zip(slots.iter()) {
-                info.address = slot.at;
-                info.allocated = 1;
-            }
-        }
-    }
-    let Some(peak) = best else { return Ok(None) };
-    if peak > regions.general_ceiling {
-        return retry_above_ceiling(graph, infos, st, regions, keep_going);
-    }
-    Ok(Some(peak))
-}
-
-/// Completes a skyline run stopped at its re-key limit: its placed slots' addresses go to
-/// `infos`, and the unplaced candidates are placed by first fit
-/// ([`crate::place::seed::select::place_one`]) among everything placed, in preorder rank.
-///
-/// # Errors
-/// [`PlanError::DoesNotFit`] from `place_one`.
-fn complete_by_first_fit(
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-    finish: &mut Finish,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<bool, PlanError> {
-    let unplaced = st.slots[..infos.len()].iter().filter(|s| s.at == UNPLACED).count() as u64;
-    let cost = finish.per_buffer.saturating_mul(unplaced);
-    if cost > finish.left {
-        return Ok(false);
-    }
-    finish.left -= cost;
-    let mut k = 0usize;
-    for (v, (info, slot)) in infos.iter_mut().zip(st.slots.iter()).enumerate() {
-        if slot.at == UNPLACED {
-            info.allocated = 0;
-            st.order[k] = v as u32;
-            k += 1;
-        } else {
-            info.address = slot.at;
-            info.allocated = 1;
-        }
-    }
-    st.order[..k].sort_unstable_by_key(|&v| st.slots[v as usize].rank);
-    place_each(graph, infos, st, k, regions, keep_going)
-}
-
-/// How a skyline run stopped at its re-key limit finishes its plan: by settling (cheap, in
-/// the run) or by first fit with at most `left` units at `per_buffer` each (a greedy pass's
-/// estimate over n).
-pub(crate) struct Finish {
-    /// Settle instead of stopping.
-    pub(crate) settle: bool,
-    /// Units left for a first-fit completion.
-    pub(crate) left: u64,
-    /// Units per buffer placed by first fit.
-    pub(crate) per_buffer: u64,
-}
-
-/// Places `st.order[..k]` (unallocated, first element first) one by one by first fit among
-/// every allocated candidate, leaving the others where they are; `false` (some left
-/// unallocated) when `keep_going` says stop (asked every 256 buffers).
-///
-/// # Errors
-/// [`PlanError::DoesNotFit`] from `place_one`.
-fn place_each(
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    k: usize,
-    regions: Regions,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<bool, PlanError> {
-    for (done, &v) in st.order[..k].iter().enumerate() {
-        if done % 256 == 255 && !keep_going() {
-            return Ok(false);
-        }
-        let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
-        place_among_neighbours(graph, infos, v, &mut buf, regions, Fit::First)?;
-    }
-    Ok(true)
-}
-
-/// The seed's second `search` for a plan made without it (the skyline's): every buffer
-/// ending above the general region's ceiling is lifted out and placed again, lowest first,
-/// by [`crate::place::seed::select::place_one`] among all the others (first fit below the
-/// ceiling, else in the CC region). Returns the new peak, `None` when `keep_going` (asked
-/// every 256 buffers) said stop first.
-///
-/// # Errors
-/// [`PlanError::DoesNotFit`] from `place_one`, naming the buffer, the end first fit would
-/// need and the largest gap it saw.
-fn retry_above_ceiling(
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<Option<u64>, PlanError> {
-    let mut k = 0usize;
-    for (v, info) in infos.iter_mut().enumerate() {
-        if !info.is_pinned() && info.end() > regions.general_ceiling {
-            info.allocated = 0;
-            st.order[k] = v as u32;
-            k += 1;
-        }
-    }
-    st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
-    Ok(place_each(graph, infos, st, k, regions, keep_going)?.then(|| peak(infos)))
 }
 
 /// Runs `strategy` on the prepared graph: a single strategy alone, `auto` and `exact` as the

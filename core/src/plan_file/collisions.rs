@@ -20,9 +20,16 @@ use super::header::NO_ACCESS;
 use super::rank_set::RankSet;
 use super::record::{Record, FLAG_PREPLACED};
 
-/// `u32` scratch entries [`sweep_collisions`] needs for a core of `records` records: two
-/// per record (address order, sweep order) and the [`RankSet`] over them. What
-/// [`super::PlanFile::scratch_len`] asks for its largest core.
+/// `u32` scratch entries the O(n log n) collision check of [`super::PlanFile::validate`]
+/// needs for a core of `records` records: two per record (address order, sweep order) and a
+/// rank bitmap of about one word per 31 records. What [`super::PlanFile::scratch_len`] asks
+/// for its largest core; a `const fn`, so firmware can size a `static` with it.
+///
+/// ```
+/// use dramalloc_core::plan_file::scratch_for;
+/// assert_eq!(scratch_for(0), 1);
+/// assert_eq!(scratch_for(1000), 2000 + 32 + 1);
+/// ```
 pub const fn scratch_for(records: usize) -> usize {
     2 * records + RankSet::words_for(records)
 }
