@@ -338,6 +338,20 @@ fn plan_s_bin_of_a_csv_checks_against_that_csv() {
         check_plan_file_against_problem(&moved, &problem).unwrap_err(),
         CheckPlanError::Invalid("record 0 (`a` on core 0): at 4096, the problem fixes it at 8192".into())
     );
+    // a buffer's own alignment (the `alignment` column) holds too: `c` at 4096 is not 8192-aligned
+    let aligned = "id,lower,upper,size,offset,alignment\na,0,4,4096,8192,\nb,2,6,4096,,\nc,5,9,8192,,8192\n";
+    assert_eq!(
+        check_plan_file_against_problem(&bytes, &parse_buffers(aligned, "al.csv", 10).unwrap()).unwrap_err(),
+        CheckPlanError::Invalid(
+            "record 2 (`c` on core 0): at 4096, not a multiple of its own alignment 8192 (the problem's \
+             `alignment`)"
+                .into()
+        )
+    );
+    // the CSV is told by its text, not its name (as `plan` reads it): `.txt` checks too
+    let txt = d.join("p.txt");
+    std::fs::write(&txt, csv).unwrap();
+    assert_eq!(cli(&["check-plan", s(&bin), s(&txt)]), ExitCode::SUCCESS);
     let run_bin = tiny_run(&d).join("plan.bin");
     assert_eq!(cli(&["check-plan", s(&run_bin), s(&path)]), ExitCode::from(1));
     std::fs::remove_dir_all(&d).unwrap();

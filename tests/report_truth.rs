@@ -111,8 +111,8 @@ fn auto_goes_on_as_exact_to_meet_a_capacity() {
              bound on the clock made this plan; the lines above are exact's)"
         )
     );
-    // below the lower bound nothing fits, a proof: exit 1 before any search (this message comes
-    // from the front end's check alone), the bound named
+    // below the lower bound nothing fits, a proof: exit 1, the bound named (`auto` checks it once
+    // its plans missed the capacity, off its planning clock; a single strategy before planning)
     let out = dramalloc_in(&[&args[..], &["--capacity", "1048575"]].concat(), "");
     assert_eq!(out.code, ExitCode::from(1), "{}", out.stderr);
     assert_eq!(

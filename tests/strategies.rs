@@ -358,6 +358,33 @@ fn a_capacity_the_sweep_misses_is_met_by_its_repair() {
     verify(&problem, &problem.with_offsets(&solved.offsets), 1, Some(capacity)).unwrap();
 }
 
+/// When every plan of a portfolio misses the capacity, the error says how close the best came
+/// (not a proof), and a capacity below the bound is still a proof. With the clock already
+/// out, `auto` makes its first plan only (the sweep's, 1,479,680 bytes on the hard set's D)
+/// and does not go on as `exact`; the capacity between the bound and that plan gets
+/// `AboveCapacity` naming both, one byte under the bound `BelowLowerBound`.
+#[test]
+fn a_missed_capacity_names_the_best_plan_and_the_bound() {
+    use dramalloc_sim::quality::problem::{solve_limited, Limits};
+    use dramalloc_sim::quality::solve_error::SolveError;
+    use std::time::Instant;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/sim/data/minimalloc/D.1048576.csv");
+    let problem = dramalloc_sim::input::read_buffers(std::path::Path::new(path), 10_000).unwrap();
+    let limits = Limits { work: u64::MAX, until: Instant::now(), threads: 1 };
+    let solve_at =
+        |c: u64| solve_limited(&problem, 1, Some(c), Strategy::Auto, limits, u64::MAX).unwrap_err();
+    assert_eq!(
+        solve_at(1_000_000),
+        SolveError::AboveCapacity { capacity: 1_000_000, best: 1_479_680, lower_bound: 986_112 }
+    );
+    assert_eq!(solve_at(986_111), SolveError::BelowLowerBound { capacity: 986_111, lower_bound: 986_112 });
+    assert_eq!(
+        solve_at(1_000_000).to_string(),
+        "no plan found within --capacity 1000000 bytes: the best plan found peaks at 1479680 bytes (the lower bound \
+         is 986112 bytes, so a plan may exist)"
+    );
+}
+
 /// Once the clock says stop inside the repair, the repair asks it no more: the window's
 /// remaining orders are not tried (each would sort its window first, about 20 ms for a
 /// window of 65,536 buffers) and the plan is not settled (a sort of every buffer above the

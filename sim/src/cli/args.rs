@@ -187,7 +187,7 @@ pub(super) fn display(path: &Path) -> String {
 
 /// True when the first character that is not white space (after a byte-order mark) is `{`:
 /// standard input holds a program JSON, not a CSV.
-fn looks_like_json(head: &[u8]) -> bool {
+pub(super) fn looks_like_json(head: &[u8]) -> bool {
     let head = head.strip_prefix(input::minimalloc_csv::BOM).unwrap_or(head);
     head.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }

@@ -6,8 +6,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{display, is_dash, read_problem, read_program, STDIN};
+use super::args::{display, is_dash, looks_like_json, read_text, STDIN};
 use super::console::{stdout_failed, Console};
+use super::MAX_TENSORS;
 use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
 use crate::input::InputError;
 use crate::verify::plan_file::{check_plan_file, check_plan_file_against_problem};
@@ -24,7 +25,8 @@ pub struct CheckPlanArgs {
     /// The plan file; `-`: standard input.
     pub plan: PathBuf,
     /// The program JSON it plans (cores and split come from the plan file), or the minimalloc
-    /// CSV (`.csv`) `dramalloc plan -o X.bin` planned; `-`: standard input (a program JSON).
+    /// CSV `dramalloc plan -o X.bin` planned (any text not starting with `{`); `-`: standard
+    /// input.
     pub program: Option<PathBuf>,
 }
 
@@ -48,22 +50,27 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
             return fail(con, InputError::Io { file, source }, EXIT_BAD_INPUT);
         }
     };
-    let csv = a
-        .program
-        .as_deref()
-        .filter(|p| !is_dash(p) && p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")));
-    let checked = if let Some(path) = csv {
-        match read_problem(path, &[], con) {
-            Ok(problem) => check_plan_file_against_problem(&bytes, &problem),
-            Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+    // the second file is a program JSON when its text starts with `{`, else a minimalloc CSV
+    // (as `plan` reads its input)
+    let mut csv = false;
+    let checked = match a.program.as_deref().map(|p| read_text(p, con)).transpose() {
+        Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+        Ok(None) => check_plan_file(&bytes, None),
+        Ok(Some((text, file))) if looks_like_json(text.as_bytes()) => {
+            match crate::input::parse_program(&text, &file, MAX_TENSORS) {
+                Ok(program) => check_plan_file(&bytes, Some(&program)),
+                Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+            }
         }
-    } else {
-        match a.program.as_deref().map(|p| read_program(p, con)).transpose() {
-            Ok(program) => check_plan_file(&bytes, program.as_ref()),
-            Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+        Ok(Some((text, file))) => {
+            csv = true;
+            match crate::input::parse_buffers(&text, &file, MAX_TENSORS) {
+                Ok(problem) => check_plan_file_against_problem(&bytes, &problem),
+                Err(e) => return fail(con, e, EXIT_BAD_INPUT),
+            }
         }
     };
-    let against = if csv.is_some() { ", matches the problem" } else { ", matches the program" };
+    let against = if csv { ", matches the problem" } else { ", matches the program" };
     match checked {
         Ok(r) => {
             let written = con.write_out(|o| {

@@ -137,8 +137,11 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
             let input = args::display(&a.input);
             // a portfolio that found no plan within the capacity stopped at the limit
             // (only where the clock ended the search: a plan that failed before it was not cut short)
-            let missed = matches!(e, SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. })
-                && Instant::now() >= limits.until;
+            let missed = matches!(
+                e,
+                SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. }
+                    | SolveError::AboveCapacity { .. }
+            ) && Instant::now() >= limits.until;
             let hint = if missed && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
                 format!(
                     " ({} stops at --time-limit {} s: a longer limit may find a plan)",

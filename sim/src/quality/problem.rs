@@ -5,6 +5,7 @@
 //! planning them with the core planner: the engine behind `dramalloc plan` and
 //! `dramalloc quality`.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use dramalloc_core::place::exact::Budget;
@@ -355,12 +356,16 @@ pub fn solve_limited(
             });
         }
     }
-    // a capacity below the lower bound is a proof that no plan fits: say so at once
-    if let Some(capacity) = capacity {
+    // a capacity below the lower bound is a proof that no plan fits: a single strategy says so
+    // at once; a portfolio, which is on the clock, only once its plan missed the capacity (the
+    // bound's O(n log n) would otherwise come out of its planning time: 70 ms of 10^6 rows)
+    let portfolio = matches!(strategy, Strategy::Auto | Strategy::Exact);
+    let below_bound = |capacity: u64| {
         let lower_bound = crate::quality::max_load(problem, align);
-        if lower_bound > capacity {
-            return Err(SolveError::BelowLowerBound { capacity, lower_bound });
-        }
+        (lower_bound > capacity).then_some(SolveError::BelowLowerBound { capacity, lower_bound })
+    };
+    if let Some(e) = capacity.filter(|_| !portfolio).and_then(below_bound) {
+        return Err(e);
     }
     let start = Instant::now();
     let work = limits.work;
@@ -368,7 +373,6 @@ pub fn solve_limited(
     // the interference graph, where it fits and pays: a portfolio holds it only when one
     // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
     let entries = problem.len() as u64 + 1 + 2 * overlapping_pairs(problem);
-    let portfolio = matches!(strategy, Strategy::Auto | Strategy::Exact);
     if entries <= ADJACENCY_MAX_ENTRIES
         && (!portfolio || entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= work)
     {
@@ -398,22 +402,32 @@ pub fn solve_limited(
     // within a capacity it did not meet goes on as `exact` (its branch and bound on the
     // clock until a plan fits or the time limit; the same members first): a capacity asks
     // for any plan that fits, and the heuristics' miss is not a proof that none does. When
-    // nothing fits, a bounded run names the buffer that does not (past the deadline a
-    // portfolio makes its first plan only).
+    // nothing fits, `missed` keeps the lowest peak found (the error says how close it came)
+    // and the closure's error names the buffer ending highest in the last plan.
+    let missed: Cell<Option<u64>> = Cell::new(None);
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
         if let Some(c) = capacity.filter(|_| portfolio) {
+            let note = |p: &dramalloc_core::Plan| {
+                missed.set(Some(missed.get().map_or(p.metrics.hwm, |m| m.min(p.metrics.hwm))))
+            };
             match run(u64::MAX, host, align, own, strategy) {
                 Ok(p) if fits(&p) => return Ok((p, false)),
-                Ok(_) => {}
+                Ok(p) => note(&p),
                 Err(e) => return Err(e),
             }
             if strategy == Strategy::Auto && Instant::now() < limits.until {
-                if let Some(p) = run(u64::MAX, host, align, own, Strategy::Exact).ok().filter(|p| fits(p)) {
-                    return Ok((p, true));
+                match run(u64::MAX, host, align, own, Strategy::Exact) {
+                    Ok(p) if fits(&p) => return Ok((p, true)),
+                    Ok(p) => note(&p),
+                    Err(_) => {}
                 }
             }
-            return run(c, host, align, own, strategy).map(|p| (p, false));
+            // (the buffer ending highest, lowest index first; a plan that missed has one)
+            let infos = &host.infos()[..problem.len()];
+            let top = infos.iter().enumerate().max_by_key(|&(k, i)| (i.end(), core::cmp::Reverse(k)));
+            let (location, size, needed) = top.map_or((0, 0, 0), |(k, i)| (k as u32, i.aligned, i.end()));
+            return Err(PlanError::DoesNotFit { location, size, needed, available: c, largest_gap: 0 });
         }
         match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
             Ok(p) => Ok((p, false)),
@@ -458,6 +472,16 @@ pub fn solve_limited(
                 Default::default(),
                 false,
             )
+        }
+        // a portfolio's plans all missed the capacity: a proof where the capacity is below
+        // the bound, else how close the best came
+        Err(PlanError::DoesNotFit { .. }) if missed.get().is_some() => {
+            let (capacity, best) = (capacity.unwrap_or(u64::MAX), missed.get().unwrap_or(u64::MAX));
+            return Err(below_bound(capacity).unwrap_or_else(|| SolveError::AboveCapacity {
+                capacity,
+                best,
+                lower_bound: crate::quality::max_load(problem, align),
+            }));
         }
         Err(e) => return Err(name(e)),
     };

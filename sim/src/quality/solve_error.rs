@@ -32,6 +32,20 @@ pub enum SolveError {
         /// The max-load lower bound, bytes.
         lower_bound: u64,
     },
+    /// `auto` or `exact` found no plan within `--capacity`, though the max-load bound allows
+    /// one: not a proof that none fits; `best` says how close the search came.
+    #[error(
+        "no plan found within --capacity {capacity} bytes: the best plan found peaks at {best} bytes (the lower \
+         bound is {lower_bound} bytes, so a plan may exist)"
+    )]
+    AboveCapacity {
+        /// The capacity asked for, bytes.
+        capacity: u64,
+        /// The lowest peak of the plans found, bytes.
+        best: u64,
+        /// The max-load lower bound, bytes.
+        lower_bound: u64,
+    },
     /// The planner failed; `id` names the buffer when the error names one.
     #[error("{message}")]
     Plan {
@@ -47,7 +61,8 @@ pub enum SolveError {
 impl SolveError {
     /// True when the input is at fault (a time past the planner's 32-bit index, overlapping,
     /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]
-    /// (no plan found within the capacity), [`SolveError::BelowLowerBound`] (none can be) and
+    /// (no plan found within the capacity), [`SolveError::AboveCapacity`] (the same, by a
+    /// portfolio), [`SolveError::BelowLowerBound`] (none can be) and
     /// [`PlanError::Stopped`] (the clock stopped a single strategy). `plan` exits 2 for the
     /// first, 1 for the others.
     pub fn is_bad_input(&self) -> bool {
@@ -55,6 +70,7 @@ impl SolveError {
             self,
             SolveError::Plan { error: PlanError::DoesNotFit { .. } | PlanError::Stopped, .. }
                 | SolveError::BelowLowerBound { .. }
+                | SolveError::AboveCapacity { .. }
         )
     }
 }

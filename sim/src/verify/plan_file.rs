@@ -242,7 +242,7 @@ fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPl
 /// Checks a [`FLAG_PROBLEM`] file against `problem` (`what` names it in messages): one
 /// record per buffer, by name, with its size and lifetime `[lower, upper - 1]`, a fixed
 /// buffer's record at its fixed offset and flagged [`FLAG_PINNED`] (and no free buffer's
-/// flagged), and no other record.
+/// flagged), every record at a multiple of its buffer's own alignment, and no other record.
 fn against_rows(file: &PlanFile<'_>, problem: &Problem, what: &str) -> Result<(), CheckPlanError> {
     let bad = |m: String| CheckPlanError::Invalid(m);
     let index: HashMap<&str, u32> =
@@ -281,6 +281,14 @@ fn against_rows(file: &PlanFile<'_>, problem: &Problem, what: &str) -> Result<()
             }
         } else if r.has(FLAG_PINNED) {
             return Err(bad(format!("{}: flagged pinned, {what} leaves it free", named(file, i))));
+        }
+        let own = problem.alignment(k);
+        if own > 1 && r.address.get() % own != 0 {
+            return Err(bad(format!(
+                "{}: at {}, not a multiple of its own alignment {own} ({what}'s `alignment`)",
+                named(file, i),
+                r.address.get()
+            )));
         }
     }
     if file.records().len() != problem.len() {
