@@ -144,6 +144,19 @@ fn lifetimes_at_their_limits() {
             instructions: 5
         }
     );
+    // said as it is: a lifetime that ends before it starts, not one outside the program
+    assert_eq!(
+        read(&backwards).unwrap_err().to_string(),
+        format!(
+            "record {} (tensor {}): lifetime [3, 2] ends before it starts (core of 5 instructions)",
+            index(0, "b"),
+            t("b")
+        )
+    );
+    assert_eq!(
+        read(&bad).unwrap_err().to_string(),
+        format!("record {} (tensor {}): lifetime [3, 5] is not within 5 instructions", index(0, "b"), t("b"))
+    );
     let half = edited(0, "b", |r| r.last_use = U32Le::new(NO_ACCESS));
     assert_eq!(
         read(&half).unwrap_err(),

@@ -396,6 +396,12 @@ impl fmt::Display for PlanFileError {
             AlignedTooSmall { record, tensor, bytes, aligned } => {
                 write!(f, "record {record} (tensor {tensor}): aligned size {aligned} < size {bytes}")
             }
+            // (a def of NO_ACCESS, u32::MAX, is a half-missing lifetime: the arm below)
+            BadLifetime { record, tensor, def, last_use, instructions } if def > last_use && def != u32::MAX => write!(
+                f,
+                "record {record} (tensor {tensor}): lifetime [{def}, {last_use}] ends before it starts \
+                 (core of {instructions} instructions)"
+            ),
             BadLifetime { record, tensor, def, last_use, instructions } => write!(
                 f,
                 "record {record} (tensor {tensor}): lifetime [{def}, {last_use}] is not within {instructions} instructions"
