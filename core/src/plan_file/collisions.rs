@@ -31,7 +31,9 @@ use super::record::{Record, FLAG_PREPLACED};
 /// assert_eq!(scratch_for(1000), 2000 + 32 + 1);
 /// ```
 pub const fn scratch_for(records: usize) -> usize {
-    2 * records + RankSet::words_for(records)
+    // saturating: on a 32-bit target a count past 2^31 asks for more than any slice holds
+    // (the sweep then declines, and the pairwise check runs), never for a wrapped small length
+    records.saturating_mul(2).saturating_add(RankSet::words_for(records))
 }
 
 /// Closed lifetime `[first, last]` a record occupies, `None` when it occupies nothing (no
@@ -147,6 +149,11 @@ mod tests {
     fn sweep(recs: &[Record], instructions: u32) -> Option<(usize, usize)> {
         let mut scratch = [0u32; scratch_for(64)];
         sweep_collisions(recs, instructions, &mut scratch).expect("scratch for 64 records")
+    }
+
+    #[test]
+    fn a_scratch_length_past_usize_saturates() {
+        assert_eq!(scratch_for(usize::MAX / 2 + 1), usize::MAX);
     }
 
     #[test]
