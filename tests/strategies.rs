@@ -309,20 +309,27 @@ fn the_repair_goes_on_with_its_allowance_past_the_budget() {
     assert_eq!((hwm_within, hwm_past), (77_344_256, 76_789_248));
 }
 
+/// The 5,000 generated buffers of the tests below and limits whose work budget affords the
+/// sweep alone (plus the repair's own 3,000,000 units), with a clock a minute away.
+fn sweep_only_5000() -> (dramalloc_sim::input::Problem, dramalloc_sim::quality::problem::Limits) {
+    use std::time::{Duration, Instant};
+    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
+    let limits = dramalloc_sim::quality::problem::Limits {
+        work: 20 * 5000 * 13 + 3_000_000,
+        until: Instant::now() + Duration::from_secs(60),
+        threads: 1,
+    };
+    (problem, limits)
+}
+
 /// The front end has a clock, so it gives `auto`'s repair no bound past the work budget: with
 /// the budget above (only the sweep fits) and a clock a minute away, the repair of the same
 /// 5,000 buffers runs until no window lowers the peak, lower than with the 20,000,000 extra
 /// units of the test before, and the plan is valid.
 #[test]
 fn the_front_ends_repair_runs_on_its_clock_past_the_budget() {
-    use dramalloc_sim::quality::problem::{solve_limited, Limits};
-    use std::time::{Duration, Instant};
-    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
-    let limits = Limits {
-        work: 20 * 5000 * 13 + 3_000_000,
-        until: Instant::now() + Duration::from_secs(60),
-        threads: 1,
-    };
+    use dramalloc_sim::quality::problem::solve_limited;
+    let (problem, limits) = sweep_only_5000();
     let solved = solve_limited(&problem, 1, None, Strategy::Auto, limits, u64::MAX).unwrap();
     let runs = solved.members.runs();
     let (last, outcome) = runs[runs.len() - 1];
@@ -340,14 +347,8 @@ fn the_front_ends_repair_runs_on_its_clock_past_the_budget() {
 /// nothing; the front end used to try that first and lose its time).
 #[test]
 fn a_capacity_the_sweep_misses_is_met_by_its_repair() {
-    use dramalloc_sim::quality::problem::{solve_limited, Limits};
-    use std::time::{Duration, Instant};
-    let problem = dramalloc_sim::quality::generate::problem(5000, 7);
-    let limits = Limits {
-        work: 20 * 5000 * 13 + 3_000_000,
-        until: Instant::now() + Duration::from_secs(60),
-        threads: 1,
-    };
+    use dramalloc_sim::quality::problem::solve_limited;
+    let (problem, limits) = sweep_only_5000();
     let capacity = 72_425_728;
     let solved = solve_limited(&problem, 1, Some(capacity), Strategy::Auto, limits, u64::MAX).unwrap();
     let runs = solved.members.runs();
