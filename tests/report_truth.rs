@@ -153,6 +153,17 @@ fn auto_runs_its_strategies_alone_and_keeps_the_lowest() {
     // the kept plan and seed's alone coincide here, offset for offset (both settled)
     let seed = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096", "--strategy", "seed"], csv);
     assert_eq!(out.stdout, seed.stdout);
+    // a capacity is checked on that final plan, not on the padded one (40,960): 28,672 fits,
+    // and one page less names the final peak
+    let fits = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096", "--capacity", "28672"], csv);
+    assert_eq!((fits.code, &fits.stdout), (ExitCode::from(0), &out.stdout), "{}", fits.stderr);
+    let misses = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096", "--capacity", "24576"], csv);
+    assert_eq!(misses.code, ExitCode::from(1));
+    assert_eq!(
+        misses.stderr,
+        "error: <stdin>: no plan found within --capacity 24576 bytes: the best plan found peaks at 28672 bytes (the \
+         lower bound is 20480 bytes, so a plan may exist)\n"
+    );
 }
 
 /// `--shape` shapes generated problems only: given with files it is refused (exit 2), not

@@ -405,6 +405,11 @@ pub fn solve_limited(
     // nothing fits, `missed` keeps the lowest peak found (the error says how close it came)
     // and the closure's error names the buffer ending highest in the last plan.
     let missed: Cell<Option<u64>> = Cell::new(None);
+    // With per-buffer alignments the portfolio's peak is of padded sizes, above the plan's once
+    // settled: a portfolio's plan that misses the capacity is kept, and the capacity checked on
+    // the final plan (after the settle, the common alignment and the strategies run alone).
+    let common_align = common_alignment(problem, align);
+    let defer = common_align.is_some();
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
         if let Some(c) = capacity.filter(|_| portfolio) {
@@ -412,7 +417,7 @@ pub fn solve_limited(
                 missed.set(Some(missed.get().map_or(p.metrics.hwm, |m| m.min(p.metrics.hwm))))
             };
             match run(u64::MAX, host, align, own, strategy) {
-                Ok(p) if fits(&p) => return Ok((p, false)),
+                Ok(p) if fits(&p) || defer => return Ok((p, false)),
                 Ok(p) => note(&p),
                 Err(e) => return Err(e),
             }
@@ -450,7 +455,6 @@ pub fn solve_limited(
     };
     // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
     // alignments the single strategies run alone after it instead (below)
-    let common_align = common_alignment(problem, align);
     // threads past the host's add no core: the helpers would share the spare ones and finish less
     let threads = if portfolio && common_align.is_none() { limits.threads.min(default_threads()) } else { 1 };
     let count = helper_count(problem.len(), threads);
@@ -566,6 +570,15 @@ pub fn solve_limited(
             }
             alone.push(Alone { strategy: s, hwm, kept });
         }
+    }
+    // (with per-buffer alignments the capacity was left to here; otherwise a plan above it
+    // was refused on the way)
+    if let Some(c) = capacity.filter(|&c| metrics.hwm > c) {
+        return Err(below_bound(c).unwrap_or_else(|| SolveError::AboveCapacity {
+            capacity: c,
+            best: metrics.hwm,
+            lower_bound: crate::quality::max_load(problem, align),
+        }));
     }
     let time = start.elapsed();
     Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone, helped })
