@@ -7,6 +7,7 @@
 pub mod common_alignment;
 pub mod generate;
 pub mod helpers;
+pub mod limits;
 pub mod problem;
 pub mod settle;
 pub mod solve_error;

@@ -1,5 +1,5 @@
 //! Planning problems in the minimalloc form, planned with the core planner (`plan`, `quality`).
-//! Uses: host_storage, input, dramalloc-core; used by: mod.rs, cli.
+//! Uses: host_storage, input, limits (re-exported), dramalloc-core; used by: mod.rs, cli.
 //!
 //! Planning problems in the minimalloc form (`id, lower, upper, size`, `upper` exclusive) and
 //! planning them with the core planner: the engine behind `dramalloc plan` and
@@ -18,6 +18,10 @@ use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::common_alignment::{common_alignment, BothWays};
 use crate::quality::helpers::{helper_count, Helped, Helpers};
+pub use crate::quality::limits::{
+    default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
+    WORK_UNITS_PER_SECOND,
+};
 use crate::quality::settle::{peak_of, settle};
 use crate::quality::solve_error::located;
 pub use crate::quality::solve_error::{describe, SolveError};
@@ -198,24 +202,6 @@ fn pairs_by_count(rows: &[Row], span: usize) -> u64 {
     same + later
 }
 
-/// Default time limit of `auto` and `exact`: 1 s.
-pub const DEFAULT_TIME_LIMIT: Duration = Duration::from_secs(1);
-
-/// Work units of the core's portfolio per second of a time limit: its units are about
-/// nanoseconds on the development machine ([`dramalloc_core::place::portfolio`]), and 80 %
-/// of the limit is given as work, the rest left for the front end and slower machines.
-pub const WORK_UNITS_PER_SECOND: f64 = 0.8e9;
-
-/// The portfolio's work budget for a time limit ([`WORK_UNITS_PER_SECOND`]).
-///
-/// ```
-/// use std::time::Duration;
-/// assert_eq!(dramalloc_sim::quality::problem::work_for(Duration::from_secs(1)), 800_000_000);
-/// ```
-pub fn work_for(time_limit: Duration) -> u64 {
-    (time_limit.as_secs_f64() * WORK_UNITS_PER_SECOND).min(u64::MAX as f64) as u64
-}
-
 /// As [`solve`], with `auto` and `exact` bounded by `time_limit`: their work budget is
 /// [`work_for`] the limit (deterministic), and the clock (measured from the start of the plan
 /// with [`Instant`]) stops whatever still runs when the limit is reached; the best plan found
@@ -251,89 +237,6 @@ pub fn solve_bounded(
     solve_limited(problem, align, capacity, strategy, Limits::within(time_limit), max_nodes)
 }
 
-/// What bounds `auto` and `exact`: a work budget (deterministic) and a deadline on the wall
-/// clock (stops whatever still runs).
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    /// Work units of the portfolio ([`work_for`] a time limit).
-    pub work: u64,
-    /// When the clock stops the members still running.
-    pub until: Instant,
-    /// Threads `auto` and `exact` may use, the portfolio's included (the others are helper
-    /// threads, [`crate::quality::helpers`]); [`default_threads`] unless set with
-    /// [`Limits::with_threads`]; never more than [`default_threads`] are used.
-    pub threads: usize,
-}
-
-/// The threads a host offers (`std::thread::available_parallelism`, 1 where unknown).
-pub fn default_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// Work units a row costs the front end's reading and writing of a problem, charged against
-/// a whole-process limit ([`Limits::whole_process`]): reading a minimalloc CSV and writing its
-/// solution take about 0.25 µs a row on the development machine (10^6 rows: read 0.11–0.18 s,
-/// write with its `fsync` 0.09–0.10 s), at [`WORK_UNITS_PER_SECOND`].
-pub const IO_UNITS_PER_ROW: u64 = 200;
-
-/// Time a row takes after the planner's clock stops, kept free at the end of a
-/// whole-process limit: the planner's finish (its last window and settle, unpadding, the
-/// metrics; 10^6 rows: 10–80 ms past the clock) and writing the solution (format, write and
-/// `fsync`; 10^6 rows: 0.09–0.10 s), both on the development machine.
-pub const TAIL_NANOS_PER_ROW: u64 = 160;
-
-/// Time kept free at the end of a whole-process limit whatever the rows: creating, writing,
-/// `fsync`ing and renaming the output file and the process's exit (measured 8–38 ms for
-/// 28,526 rows on the 2026-12-02 Intel host, where the plan of `iopddl_S_1` ended 11 ms past
-/// a clock with no fixed part and the whole process took 1.06 s of 1 s).
-pub const TAIL_FIXED: Duration = Duration::from_millis(40);
-
-impl Limits {
-    /// The limits of a plan alone: [`work_for`] `time_limit`, and the clock from now (a
-    /// whole process of no rows started now).
-    pub fn within(time_limit: Duration) -> Limits {
-        let now = Instant::now();
-        Limits {
-            work: work_for(time_limit),
-            until: now.checked_add(time_limit).unwrap_or(now + FAR),
-            threads: default_threads(),
-        }
-    }
-
-    /// These limits with `threads` threads in all (1: no helper thread).
-    pub fn with_threads(self, threads: usize) -> Limits {
-        Limits { threads: threads.max(1), ..self }
-    }
-
-    /// The limits of a whole `dramalloc plan` process started at `started` that must end
-    /// within `time_limit` with `rows` rows read and written: the work budget is
-    /// [`work_for`] the limit less [`IO_UNITS_PER_ROW`] a row (a function of the input alone,
-    /// so the plan stays deterministic), and the clock stops the planning [`TAIL_FIXED`] plus
-    /// [`TAIL_NANOS_PER_ROW`] a row before the limit, leaving the time to finish and write.
-    ///
-    /// ```
-    /// use std::time::{Duration, Instant};
-    /// use dramalloc_sim::quality::problem::Limits;
-    /// let t0 = Instant::now();
-    /// let l = Limits::whole_process(t0, Duration::from_secs(1), 1_000_000);
-    /// assert_eq!(l.work, 600_000_000);
-    /// assert_eq!(l.until, t0 + Duration::from_millis(800));
-    /// ```
-    pub fn whole_process(started: Instant, time_limit: Duration, rows: usize) -> Limits {
-        let io = (rows as u64).saturating_mul(IO_UNITS_PER_ROW);
-        let tail = TAIL_FIXED + Duration::from_nanos((rows as u64).saturating_mul(TAIL_NANOS_PER_ROW));
-        let end = started.checked_add(time_limit).unwrap_or(started + FAR);
-        Limits {
-            work: work_for(time_limit).saturating_sub(io),
-            until: end.checked_sub(tail).unwrap_or(started),
-            threads: default_threads(),
-        }
-    }
-}
-
-/// A deadline past any run (about 31 years), for limits whose end does not fit an `Instant`.
-const FAR: Duration = Duration::from_secs(1 << 30);
-
 /// As [`solve_bounded`], bounded by `limits` instead of a time limit from now.
 ///
 /// # Errors
@@ -367,6 +270,15 @@ pub fn solve_limited(
     if let Some(e) = capacity.filter(|_| !portfolio).and_then(below_bound) {
         return Err(e);
     }
+    // no plan found within `capacity`, the best peaking at `best`: the proof where the capacity
+    // is below the bound, else how close the search came
+    let missed_by = |capacity: u64, best: u64| {
+        below_bound(capacity).unwrap_or_else(|| SolveError::AboveCapacity {
+            capacity,
+            best,
+            lower_bound: crate::quality::max_load(problem, align),
+        })
+    };
     let start = Instant::now();
     let work = limits.work;
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
@@ -403,7 +315,7 @@ pub fn solve_limited(
     // clock until a plan fits or the time limit; the same members first): a capacity asks
     // for any plan that fits, and the heuristics' miss is not a proof that none does. When
     // nothing fits, `missed` keeps the lowest peak found (the error says how close it came)
-    // and the closure's error names the buffer ending highest in the last plan.
+    // and the closure's error is `None` (a planner's error is `Some`).
     let missed: Cell<Option<u64>> = Cell::new(None);
     // With per-buffer alignments the portfolio's peak is of padded sizes, above the plan's once
     // settled: a portfolio's plan that misses the capacity is kept, and the capacity checked on
@@ -412,14 +324,14 @@ pub fn solve_limited(
     let defer = common_align.is_some();
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
-        if let Some(c) = capacity.filter(|_| portfolio) {
+        if capacity.is_some() && portfolio {
             let note = |p: &dramalloc_core::Plan| {
                 missed.set(Some(missed.get().map_or(p.metrics.hwm, |m| m.min(p.metrics.hwm))))
             };
             match run(u64::MAX, host, align, own, strategy) {
                 Ok(p) if fits(&p) || defer => return Ok((p, false)),
                 Ok(p) => note(&p),
-                Err(e) => return Err(e),
+                Err(e) => return Err(Some(e)),
             }
             if strategy == Strategy::Auto && Instant::now() < limits.until {
                 match run(u64::MAX, host, align, own, Strategy::Exact) {
@@ -428,13 +340,9 @@ pub fn solve_limited(
                     Err(_) => {}
                 }
             }
-            // (the buffer ending highest, lowest index first; a plan that missed has one)
-            let infos = &host.infos()[..problem.len()];
-            let top = infos.iter().enumerate().max_by_key(|&(k, i)| (i.end(), core::cmp::Reverse(k)));
-            let (location, size, needed) = top.map_or((0, 0, 0), |(k, i)| (k as u32, i.aligned, i.end()));
-            return Err(PlanError::DoesNotFit { location, size, needed, available: c, largest_gap: 0 });
+            return Err(None);
         }
-        match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
+        let bounded_first = match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
             Ok(p) => Ok((p, false)),
             // a portfolio past its deadline does not start again (its first plan is not stopped)
             Err(bounded @ PlanError::DoesNotFit { .. }) if portfolio && Instant::now() >= limits.until => {
@@ -451,7 +359,8 @@ pub fn solve_limited(
                 _ => Err(bounded),
             },
             Err(e) => Err(e),
-        }
+        };
+        bounded_first.map_err(Some)
     };
     // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
     // alignments the single strategies run alone after it instead (below)
@@ -468,7 +377,7 @@ pub fn solve_limited(
             let offsets = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
             (offsets, plan.metrics, plan.members, as_exact)
         }
-        Err(PlanError::DoesNotFit { .. }) if helper_plan.is_some() => {
+        Err(None | Some(PlanError::DoesNotFit { .. })) if helper_plan.is_some() => {
             let lower_bound = helper_plan.as_ref().map_or(0, |h| h.metrics.lower_bound);
             (
                 Vec::new(),
@@ -477,17 +386,11 @@ pub fn solve_limited(
                 false,
             )
         }
-        // a portfolio's plans all missed the capacity: a proof where the capacity is below
-        // the bound, else how close the best came
-        Err(PlanError::DoesNotFit { .. }) if missed.get().is_some() => {
-            let (capacity, best) = (capacity.unwrap_or(u64::MAX), missed.get().unwrap_or(u64::MAX));
-            return Err(below_bound(capacity).unwrap_or_else(|| SolveError::AboveCapacity {
-                capacity,
-                best,
-                lower_bound: crate::quality::max_load(problem, align),
-            }));
+        // a portfolio's plans all missed the capacity
+        Err(None) => {
+            return Err(missed_by(capacity.unwrap_or(u64::MAX), missed.get().unwrap_or(u64::MAX)));
         }
-        Err(e) => return Err(name(e)),
+        Err(Some(e)) => return Err(name(e)),
     };
     if let Some(h) = helper_plan.filter(|h| h.metrics.hwm < metrics.hwm) {
         helped.iter_mut().filter(|x| x.strategy == h.strategy).for_each(|x| x.kept = true);
@@ -574,11 +477,7 @@ pub fn solve_limited(
     // (with per-buffer alignments the capacity was left to here; otherwise a plan above it
     // was refused on the way)
     if let Some(c) = capacity.filter(|&c| metrics.hwm > c) {
-        return Err(below_bound(c).unwrap_or_else(|| SolveError::AboveCapacity {
-            capacity: c,
-            best: metrics.hwm,
-            lower_bound: crate::quality::max_load(problem, align),
-        }));
+        return Err(missed_by(c, metrics.hwm));
     }
     let time = start.elapsed();
     Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone, helped })
