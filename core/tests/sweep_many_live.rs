@@ -197,15 +197,58 @@ fn the_sweep_places_around_fixed_buffers_on_both_paths() {
     assert_ne!(got, free);
 }
 
-/// A free buffer with more than `sweep::LOOKAHEAD_PER_BUFFER` pinned buffers defined during
-/// its life goes above every pinned one, where it fits there. Free buffers live over
+/// Random problems with some buffers pinned at the addresses the plain sweep gave them (so
+/// no two pinned ones collide), long-lived enough that up to hundreds of pinned ones are
+/// defined during a free one's life, past `sweep::LOOKAHEAD_PER_BUFFER`: the sweep's plan is
+/// [`plain_sweep`]'s on the list path (600 buffers, at most about 200 live, 40 % pinned) and
+/// on the treap path (2,000 buffers, over a thousand live, 10 % pinned). Before the index of
+/// the pinned buffers, a free buffer with more than the bound ahead went above them all.
+#[test]
+fn any_number_of_pinned_ones_ahead_gives_the_plain_sweeps_plan() {
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move |m: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % m
+    };
+    for round in 0..6 {
+        let (n, per_step, life, share) =
+            if round % 2 == 0 { (600u32, 1, 200, 40) } else { (2000, 4, 600, 10) };
+        // sizes differ within an instruction (the sweep breaks ties of def and size by its
+        // own node order, the plain sweep by buffer index)
+        let free: Vec<Buffer> = (0..n)
+            .map(|i| {
+                let def = i / per_step;
+                let pages = 1 + u64::from(i % per_step) + u64::from(per_step) * next(8);
+                Buffer::new(def, def + next(life) as u32, 4096 * pages)
+            })
+            .collect();
+        let (at, _) = plain_sweep(&free);
+        let bufs: Vec<Buffer> = free
+            .iter()
+            .zip(&at)
+            .map(|(b, &a)| if next(100) < share { Buffer::pinned(b.def, b.last_use, b.bytes, a) } else { *b })
+            .collect();
+        let (want, most) = plain_sweep(&bufs);
+        assert_eq!(most > LIST_MAX_LIVE, round % 2 == 1, "{most} live at most");
+        let got = if round % 2 == 0 { by_the_sweep::<600>(&bufs).0 } else { by_the_sweep::<2000>(&bufs).0 };
+        assert_eq!(got, want, "round {round}");
+    }
+}
+
+/// A free buffer avoids every pinned buffer defined during its life. Free buffers live over
 /// [0, 3000]; pinned 4 KiB ones, one a step over [k, k] in the 4 KiB slots 0–7 but slot 3 (so
-/// the pinned top is 32 KiB and slot 3 is free throughout). With 3,000 pinned ones, 200 free
-/// ones stack from 32 KiB up; with 64 (exactly the bound) the sweep looks ahead, the first
-/// free one takes slot 3 (12 KiB) and the rest stack from 32 KiB, the plain sweep's plan; with
-/// 65 the first goes above too. A window too small for the 200th above the pinned sends it to
-/// slot 3 after all; the same with 300 free ones (the treap path); pinned buffers defined
-/// before a free one are not counted.
+/// the pinned top is 32 KiB and slot 3 is free throughout). The look-ahead goes through the
+/// index of the pinned buffers (in the sections on the list path, in `placed` past the pinned
+/// ones on the treap path) wherever the index answers in `sweep::LOOKAHEAD_PER_BUFFER` runs:
+/// with 65 or 1,000 pinned ones the first free one takes slot 3 (12 KiB) and the rest stack
+/// from 32 KiB, the plain sweep's plan. Where the index has too few levels for that (3,000
+/// pinned in a workspace of 3,200: two levels, runs of at most 2), a free buffer with more
+/// than the bound ahead of it goes above every pinned one, where it fits there: 200 free ones
+/// stack from 32 KiB; with 64 (exactly the bound) it looks ahead by sorting them. A window too
+/// small for the 200th above the pinned sends it to slot 3 after all; the same with 300 free
+/// ones (the treap path); pinned buffers defined before a free one are not counted.
 #[test]
 fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     use dramalloc_core::place::sweep::LOOKAHEAD_PER_BUFFER;
@@ -222,14 +265,17 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     let (got, hwm) = by_the_sweep::<3200>(&heavy);
     let want: Vec<u64> = (0..200u64).map(|k| 32768 + 4096 * k).chain(pinned_at(3000)).collect();
     assert_eq!((got, hwm), (want, 32768 + 4096 * 200));
-    let light = problem_of(50, 64);
-    let (got, hwm) = by_the_sweep::<3200>(&light);
-    let want: Vec<u64> =
-        [12288].into_iter().chain((0..49u64).map(|k| 32768 + 4096 * k)).chain(pinned_at(64)).collect();
-    assert_eq!((&got, hwm), (&want, 32768 + 4096 * 49));
-    assert_eq!(got, plain_sweep(&light).0);
-    let (got, _) = by_the_sweep::<3200>(&problem_of(50, 65));
-    assert_eq!(got[..2], [32768, 36864]);
+    for (pinned, room) in [(64u32, false), (65, true), (1000, true)] {
+        let light = problem_of(50, pinned);
+        let (got, hwm) = by_the_sweep::<3200>(&light);
+        let want: Vec<u64> = [12288]
+            .into_iter()
+            .chain((0..49u64).map(|k| 32768 + 4096 * k))
+            .chain(pinned_at(pinned as usize))
+            .collect();
+        assert_eq!((&got, hwm), (&want, 32768 + 4096 * 49), "{pinned} pinned (index: {room})");
+        assert_eq!(got, plain_sweep(&light).0);
+    }
     // the 200th free buffer does not fit above the pinned in this window: it looks ahead
     let window = 32768 + 4096 * 199;
     let mut st: Box<StaticWorkspace<3200, 3200, 0>> = Box::new(StaticWorkspace::new());
@@ -237,11 +283,13 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
     let plan = plan_buffers(&heavy, 4096, &cfg, &mut ws).unwrap();
     assert_eq!((ws.infos[0].address, ws.infos[199].address, plan.metrics.hwm), (32768, 12288, window));
-    // past the live list (300 free buffers live at once: the treap) the same: the bound at
-    // 64 and 65, above the pinned, the 300th to slot 3 in a window one buffer short
-    let (at64, _) = by_the_sweep::<3300>(&problem_of(300, 64));
+    // past the live list (300 free buffers live at once: the treap) the same: slot 3 with 65
+    // and with 400 pinned where the index has room, above the pinned with 3,000 in a
+    // workspace of 3,300 (room past the pinned for no level), the 300th to slot 3 in a window
+    // one buffer short
     let (at65, _) = by_the_sweep::<3300>(&problem_of(300, 65));
-    assert_eq!((&at64[..2], &at65[..2]), (&[12288, 32768][..], &[32768, 36864][..]));
+    let (at400, _) = by_the_sweep::<3300>(&problem_of(300, 400));
+    assert_eq!((&at65[..2], &at400[..2]), (&[12288, 32768][..], &[12288, 32768][..]));
     let wide = problem_of(300, 3000);
     let (got, _) = by_the_sweep::<3300>(&wide);
     assert_eq!(got[..300], (0..300u64).map(|k| 32768 + 4096 * k).collect::<Vec<u64>>()[..]);

@@ -299,38 +299,47 @@ impl<'a> LiveSet<'a> {
         ceiling: u64,
         align: u64,
     ) -> Result<(Option<u64>, u64), ()> {
-        match self.walk(size, start, ceiling, align, size)? {
-            (Some(a), _) => Ok((Some(a), 0)),
-            // nothing fits: one unpruned walk for the largest gap
-            (None, _) => self.walk(size, start, ceiling, align, 0),
+        if let Some(a) = self.fits(size, start, ceiling, align)? {
+            return Ok((Some(a), 0));
         }
+        // nothing fits: one unpruned walk for the largest gap
+        let mut largest = 0u64;
+        let a = self.walk_gaps(start, ceiling, 0, |lo, hi| {
+            largest = largest.max(hi - lo);
+            place_in_gap(lo, hi, size, align)
+        })?;
+        Ok(match a {
+            Some(a) => (Some(a), 0),
+            None => (None, largest),
+        })
     }
 
     /// [`LiveSet::first_fit`]'s address alone (no second walk for the largest gap when
     /// nothing fits). `Err(())` when a path is deeper than [`MAX_DEPTH`].
     #[allow(clippy::result_unit_err)]
     pub fn fits(&self, size: u64, start: u64, ceiling: u64, align: u64) -> Result<Option<u64>, ()> {
-        Ok(self.walk(size, start, ceiling, align, size)?.0)
+        self.walk_gaps(start, ceiling, size, |lo, hi| place_in_gap(lo, hi, size, align))
     }
 
-    /// The gaps in address order, clipped to `[start, ceiling)`, skipping subtrees whose
-    /// gaps are all below `prune` bytes and the parts of the tree below `start`.
-    fn walk(
+    /// Walks the gaps between the live buffers in address order, clipped to `[start,
+    /// ceiling)` and non-empty, skipping subtrees whose gaps are all below `prune` bytes and
+    /// the parts of the tree below `start`; returns the first answer of `in_gap(lo, hi)`
+    /// (e.g. [`place_in_gap`]'s, or a first fit among further obstacles inside the gap),
+    /// `None` when no gap gave one. `Err(())` when a path is deeper than [`MAX_DEPTH`].
+    #[allow(clippy::result_unit_err)]
+    pub fn walk_gaps(
         &self,
-        size: u64,
         start: u64,
         ceiling: u64,
-        align: u64,
         prune: u64,
-    ) -> Result<(Option<u64>, u64), ()> {
-        let mut largest = 0u64;
-        let gap = |lo: u64, hi: u64, largest: &mut u64| -> Option<u64> {
+        mut in_gap: impl FnMut(u64, u64) -> Option<u64>,
+    ) -> Result<Option<u64>, ()> {
+        let mut gap = |lo: u64, hi: u64| -> Option<u64> {
             let (lo, hi) = (lo.max(start), hi.min(ceiling));
             if hi <= lo {
                 return None;
             }
-            *largest = (*largest).max(hi - lo);
-            place_in_gap(lo, hi, size, align)
+            in_gap(lo, hi)
         };
         // in-order walk: a stack of the nodes whose left subtree is being walked
         let mut stack = [NIL; MAX_DEPTH];
@@ -360,17 +369,14 @@ impl<'a> LiveSet<'a> {
             let r = self.r(stack[len]);
             let lo = r.below_end();
             if lo >= ceiling {
-                return Ok((None, largest)); // this gap and every later one start too high
+                return Ok(None); // this gap and every later one start too high
             }
-            if let Some(a) = gap(lo, r.addr, &mut largest) {
-                return Ok((Some(a), 0));
+            if let Some(a) = gap(lo, r.addr) {
+                return Ok(Some(a));
             }
             t = r.right();
         }
-        Ok(match gap(self.top, ceiling, &mut largest) {
-            Some(a) => (Some(a), 0),
-            None => (None, largest),
-        })
+        Ok(gap(self.top, ceiling))
     }
 }
 

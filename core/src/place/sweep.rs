@@ -1,5 +1,5 @@
 //! Time-sweep placement (the `sweep` strategy): buffers placed in def order among the live ones.
-//! Uses: error, liveness, min_heap, scan, seed, workspace; used by: portfolio.
+//! Uses: error, liveness, live_set, min_heap, scan, seed, sweep_ahead, workspace; used by: portfolio.
 //!
 //! Time-sweep placement (the `sweep` strategy): buffers are placed in the order they become
 //! live, like a run-time allocator replaying the program, each into a gap among the buffers
@@ -21,7 +21,12 @@
 //! Pinned candidates (an address from the input) are obstacles: each joins the live list at
 //! its def like the others, at its own address, and a buffer placed earlier that is still
 //! live then avoided it when placed (the pinned ones defined within its lifetime are added to
-//! its gaps' obstacles), so the plan is the same first fit over the same neighbours.
+//! its gaps' obstacles), so the plan is the same first fit over the same neighbours. Up to
+//! [`LOOKAHEAD_PER_BUFFER`] of those are sorted by address with the live ones; past that they
+//! are asked of the index in `place/pinned_index.rs`, a merge-sort tree over the pinned buffers in
+//! def order lent in storage the sweep leaves unused (the sections on the list path, `placed`
+//! past one entry per pinned buffer on the treap path), while the sweep's budget of its visits
+//! lasts; elsewhere such a buffer goes above every pinned one.
 //! Applies to one-interval candidates (returns `Ok(false)` otherwise).
 
 use crate::error::PlanError;
@@ -32,7 +37,11 @@ use crate::place::clock::Clock;
 use crate::place::live_set::LiveSet;
 use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::place::seed::search::{Fit, Span};
-use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
+use crate::place::seed::select::Regions;
+pub use crate::place::sweep_ahead::LOOKAHEAD_PER_BUFFER;
+use crate::place::sweep_ahead::{
+    ask_index, defined_by, index_pinned, indexed_tree_fit, list_fit, lookahead_budget, tree_fit, Ahead,
+};
 use crate::workspace::{Placed, Section};
 
 /// Places every unpinned candidate by the time sweep, around the pinned ones. `order`,
@@ -80,14 +89,6 @@ pub fn sweep(
     sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, pinned, above, regions, fit, clock)
 }
 
-/// A free buffer with more pinned buffers than this defined during its life (the look-ahead's
-/// visits) is placed above every pinned one, where it fits there, instead of among them: the
-/// look-ahead then costs at most this many visits a buffer (the sweep's own work is one
-/// live-list entry or treap level a buffer and step, tens to hundreds a buffer). Without the
-/// bound, 10^6 layered rows with every 100th fixed cost 1.2 × 10^9 visits, with half of
-/// them fixed 2.8 × 10^10. A cost-model constant, not fitted to an input.
-pub const LOOKAHEAD_PER_BUFFER: usize = 64;
-
 /// The sweep of [`sweep`] over `order` (def order) with `pinned` (the pinned nodes in def
 /// order) looked ahead of; `above`: the regions above every pinned buffer, if they exist.
 #[allow(clippy::too_many_arguments)]
@@ -112,13 +113,22 @@ fn sweep_in(
     if fit == Fit::First && max_live(nodes, order, keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(words, heap, n) {
-            let ahead = Ahead { pinned, placed, above };
+            // room to sort a buffer's pinned obstacles, and the index of them past it
+            let (scratch, rest) = placed.split_at_mut(pinned.len().min(placed.len()));
+            let index = index_pinned(bytemuck::cast_slice_mut(rest), nodes, infos, pinned);
+            let ahead = Ahead { pinned, placed: scratch, index, above };
             if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
             }
         }
         unallocate(infos);
     }
+    // the list loop's index lives in the sections (the treap's words above)
+    let index = match fit {
+        Fit::First => index_pinned(bytemuck::cast_slice_mut(sections), nodes, infos, pinned),
+        Fit::Best => None,
+    };
+    let mut left = lookahead_budget(n);
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen, mut next_pinned) = (0usize, 0usize, 0usize);
     for &ni in order {
@@ -139,16 +149,23 @@ fn sweep_in(
         // the pinned buffers defined later in v's lifetime (not live yet)
         let later = &pinned[next_pinned..];
         let k = defined_by(nodes, later, node.hi);
+        let indexed = ask_index(index.as_ref(), next_pinned, k, left);
         let high = match above {
-            Some(high) if k > LOOKAHEAD_PER_BUFFER => {
-                list_fit(&placed[..live], occupied, &[], infos, nodes, v, high, fit).ok()
+            Some(high) if k > LOOKAHEAD_PER_BUFFER && indexed.is_none() => {
+                list_fit(&placed[..live], occupied, &[], None, infos, nodes, v, high, fit).ok()
             }
             _ => None,
         };
         let address = match high {
             Some(a) => a,
-            None => list_fit(&placed[..live], occupied, &later[..k], infos, nodes, v, regions, fit)?,
+            None => {
+                let asked = indexed.map(|(ix, _)| (ix, next_pinned, next_pinned + k));
+                list_fit(&placed[..live], occupied, &later[..k], asked, infos, nodes, v, regions, fit)?
+            }
         };
+        if let Some((ix, visits)) = indexed {
+            left = left.saturating_sub(ix.take_probes() * visits);
+        }
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
@@ -180,82 +197,6 @@ fn pinned_in_def_order(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &m
         }
     }
     p
-}
-
-/// How many of the leading nodes of `pinned` (in def order) are defined at or before
-/// instruction `hi`. O(log p).
-#[inline]
-fn defined_by(nodes: &[Node], pinned: &[u32], hi: u32) -> usize {
-    pinned.partition_point(|&q| nodes[q as usize].lo <= hi)
-}
-
-/// The address of candidate `v` among the live list `live` and the pinned nodes `later`
-/// (defined during its life) by `fit` in `regions`: the fast first fit over the list where
-/// nothing is ahead, else [`place_one`] over both (in `occupied`).
-#[allow(clippy::too_many_arguments)]
-fn list_fit(
-    live: &[Placed],
-    occupied: &mut [Span],
-    later: &[u32],
-    infos: &[Info],
-    nodes: &[Node],
-    v: usize,
-    regions: Regions,
-    fit: Fit,
-) -> Result<u64, PlanError> {
-    if fit == Fit::First && later.is_empty() {
-        if let Some(a) = first_fit_sorted(live.iter().map(|p| (p.addr, p.end)), infos[v].aligned, regions) {
-            return Ok(a);
-        }
-    }
-    for (o, p) in occupied.iter_mut().zip(live) {
-        *o = Span { lo: p.addr, hi: p.end };
-    }
-    for (o, &q) in occupied[live.len()..].iter_mut().zip(later) {
-        let q = &infos[nodes[q as usize].payload as usize];
-        *o = Span { lo: q.address, hi: q.end() };
-    }
-    place_one(&mut occupied[..live.len() + later.len()], &infos[v], regions, fit)
-}
-
-/// The pinned buffers the treap sweep has not reached yet, and room to sort a buffer's
-/// obstacles among them by address.
-struct Ahead<'p> {
-    pinned: &'p [u32],
-    placed: &'p mut [Placed],
-    /// The regions above every pinned buffer, if they exist.
-    above: Option<Regions>,
-}
-
-/// The first fit of `fit`'s gaps (a live set's first fit in `[from, to)`) in
-/// `[start, ceiling)` with the byte ranges of `obstacles` (sorted by address) taken out: the
-/// first fit among the live buffers and the obstacles together. Also the largest gap seen
-/// where `fit` reports one. `Err(())` from `fit`.
-fn fit_around(
-    obstacles: &[Placed],
-    start: u64,
-    ceiling: u64,
-    mut fit: impl FnMut(u64, u64) -> Result<(Option<u64>, u64), ()>,
-) -> Result<(Option<u64>, u64), ()> {
-    let (mut from, mut largest) = (start, 0u64);
-    for o in obstacles {
-        if from >= ceiling {
-            return Ok((None, largest));
-        }
-        if o.addr > from {
-            let (a, gap) = fit(from, o.addr.min(ceiling))?;
-            if a.is_some() {
-                return Ok((a, 0));
-            }
-            largest = largest.max(gap);
-        }
-        from = from.max(o.end);
-    }
-    if from >= ceiling {
-        return Ok((None, largest));
-    }
-    let (a, gap) = fit(from, ceiling)?;
-    Ok(if a.is_some() { (a, 0) } else { (None, largest.max(gap)) })
 }
 
 /// Writes the node indices `0..order.len()` into `order` in (def, size descending, index)
@@ -356,6 +297,7 @@ fn sweep_tree(
 ) -> Result<Option<bool>, PlanError> {
     let by_key = |a: u64, b: u64| a < b;
     let (mut hlen, mut next_pinned) = (0usize, 0usize);
+    let mut left = lookahead_budget(order.len());
     // once more than `SORT_ABOVE` ends wait, every end is sorted once and `heap[gone..]` are
     // the ends not yet passed (the heap's steps would miss the cache)
     let mut sorted: Option<usize> = None;
@@ -393,14 +335,28 @@ fn sweep_tree(
         // the pinned buffers defined later in v's lifetime
         let later = &ahead.pinned[next_pinned..];
         let k = defined_by(nodes, later, node.hi);
+        let indexed = ask_index(ahead.index.as_ref(), next_pinned, k, left);
+        let found = match indexed {
+            Some((ix, visits)) => {
+                let found = indexed_tree_fit(live, ix, next_pinned, next_pinned + k, &infos[v], regions);
+                left = left.saturating_sub(ix.take_probes() * visits);
+                match found {
+                    Err(()) => return Ok(None),
+                    Ok(found) => found,
+                }
+            }
+            None => None,
+        };
         let high = match ahead.above {
-            Some(high) if k > LOOKAHEAD_PER_BUFFER => match tree_fit(live, &[], &infos[v], high) {
-                Err(()) => return Ok(None),
-                Ok(found) => found.ok(),
-            },
+            Some(high) if indexed.is_none() && k > LOOKAHEAD_PER_BUFFER => {
+                match tree_fit(live, &[], &infos[v], high) {
+                    Err(()) => return Ok(None),
+                    Ok(found) => found.ok(),
+                }
+            }
             _ => None,
         };
-        let address = match high {
+        let address = match found.or(high) {
             Some(a) => a,
             None => {
                 let obstacles = &mut ahead.placed[..k];
@@ -424,37 +380,6 @@ fn sweep_tree(
         wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
     }
     Ok(Some(true))
-}
-
-/// The first-fit address of `info` among the live set and `obstacles` (sorted by address)
-/// in `regions`: the general region, then the CC region; else the error naming it, with the
-/// largest gap below the ceiling and the end an unbounded fit needs. `Err(())` when a walk of
-/// the set is deeper than its path stack.
-fn tree_fit(
-    live: &LiveSet<'_>,
-    obstacles: &[Placed],
-    info: &Info,
-    regions: Regions,
-) -> Result<Result<u64, PlanError>, ()> {
-    let (size, align) = (info.aligned, regions.align);
-    let first = |from, to| live.fits(size, from, to, align).map(|a| (a, 0));
-    let (mut found, _) = fit_around(obstacles, regions.start, regions.general_ceiling, first)?;
-    if found.is_none() && regions.window > regions.general_ceiling {
-        found = fit_around(obstacles, regions.general_ceiling, regions.window, first)?.0;
-    }
-    if let Some(a) = found {
-        return Ok(Ok(a));
-    }
-    let full = |from, to| live.first_fit(size, from, to, align);
-    let (_, largest) = fit_around(obstacles, regions.start, regions.general_ceiling, full)?;
-    let (unbounded, _) = fit_around(obstacles, regions.start, u64::MAX, first)?;
-    Ok(Err(PlanError::DoesNotFit {
-        location: info.location,
-        size,
-        needed: unbounded.map_or(u64::MAX, |a| a.saturating_add(size)),
-        available: regions.general_ceiling,
-        largest_gap: largest,
-    }))
 }
 
 #[cfg(test)]
