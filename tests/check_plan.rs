@@ -354,5 +354,11 @@ fn plan_s_bin_of_a_csv_checks_against_that_csv() {
     assert_eq!(cli(&["check-plan", s(&bin), s(&txt)]), ExitCode::SUCCESS);
     let run_bin = tiny_run(&d).join("plan.bin");
     assert_eq!(cli(&["check-plan", s(&run_bin), s(&path)]), ExitCode::from(1));
+    // a CSV no plan can be made of (an exclusive upper past 32 bits) is bad input, exit 2 as
+    // in `plan`, not a wrong plan (exit 1)
+    let past = d.join("past.csv");
+    std::fs::write(&past, "id,lower,upper,size\na,0,4294967296,4096\nb,2,6,4096\nc,5,9,8192\n").unwrap();
+    assert_eq!(cli(&["plan", s(&past), "-o", s(&d.join("past.bin"))]), ExitCode::from(2));
+    assert_eq!(cli(&["check-plan", s(&bin), s(&past)]), ExitCode::from(2));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -275,3 +275,26 @@ fn collisions_are_named_on_core_1_and_in_address_order() {
     assert_eq!(read(&bad).unwrap_err(), want);
     assert_eq!(PlanFile::parse(&bad).unwrap().validate(&mut []).unwrap_err(), want);
 }
+
+#[test]
+fn an_end_past_64_bits_is_outside_the_window_and_says_it_overflows() {
+    // `b` at 100 bytes under 2^64: its address plus its aligned size overflows
+    let e = read(&edited(0, "b", |r| r.address = U64Le::new(u64::MAX - 100))).unwrap_err();
+    let PlanFileError::OutsideWindow { record, tensor, end, window } = e else { panic!("{e:?}") };
+    assert_eq!((end, window), (u64::MAX, WINDOW));
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "record {record} (tensor {tensor}): its address plus its aligned size reaches 2^64 - 1 or overflows, \
+             past the {WINDOW}-byte window"
+        )
+    );
+    // an end that fits 64 bits is said as it is
+    let e = read(&edited(0, "b", |r| r.address = U64Le::new(WINDOW))).unwrap_err();
+    let PlanFileError::OutsideWindow { record, tensor, end, .. } = e else { panic!("{e:?}") };
+    assert!(end > WINDOW && end < u64::MAX);
+    assert_eq!(
+        e.to_string(),
+        format!("record {record} (tensor {tensor}) ends at {end}, past the {WINDOW}-byte window")
+    );
+}

@@ -387,6 +387,12 @@ impl fmt::Display for PlanFileError {
             }
             NameOutOfRange { name } => write!(f, "name {name} lies outside the string table"),
             NameNotUtf8 { name } => write!(f, "name {name} is not UTF-8"),
+            // an end of u64::MAX is also where `address + aligned` overflowed
+            OutsideWindow { record, tensor, end: u64::MAX, window } => write!(
+                f,
+                "record {record} (tensor {tensor}): its address plus its aligned size reaches 2^64 - 1 or \
+                 overflows, past the {window}-byte window"
+            ),
             OutsideWindow { record, tensor, end, window } => {
                 write!(f, "record {record} (tensor {tensor}) ends at {end}, past the {window}-byte window")
             }

@@ -64,7 +64,15 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
         }
         Ok(Some((text, file))) => {
             csv = true;
-            match crate::input::parse_buffers(&text, &file, MAX_TENSORS) {
+            // a problem no plan can be made of (a time past 32 bits) is bad input, as in `plan`
+            let problem = crate::input::parse_buffers(&text, &file, MAX_TENSORS)
+                .map_err(|e| e.to_string())
+                .and_then(|p| {
+                    crate::quality::problem::check_time_range(&p)
+                        .map(|()| p)
+                        .map_err(|e| format!("{file}: {e}"))
+                });
+            match problem {
                 Ok(problem) => check_plan_file_against_problem(&bytes, &problem),
                 Err(e) => return fail(con, e, EXIT_BAD_INPUT),
             }

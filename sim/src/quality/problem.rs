@@ -237,6 +237,23 @@ pub fn solve_bounded(
     solve_limited(problem, align, capacity, strategy, Limits::within(time_limit), max_nodes)
 }
 
+/// Refuses a problem whose times do not fit the planner's 32-bit instruction index (an
+/// exclusive `upper` past `u32::MAX`), as every plan of it does.
+///
+/// # Errors
+/// [`SolveError::TimeRange`] naming the first such buffer, its line and its `upper`.
+pub fn check_time_range(problem: &Problem) -> Result<(), SolveError> {
+    match problem.rows().iter().position(|b| b.upper > u64::from(u32::MAX)) {
+        Some(index) => Err(SolveError::TimeRange {
+            index,
+            id: problem.id(index).to_owned(),
+            line: problem.line(index),
+            upper: problem.rows()[index].upper,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// As [`solve_bounded`], bounded by `limits` instead of a time limit from now.
 ///
 /// # Errors
@@ -249,16 +266,7 @@ pub fn solve_limited(
     limits: Limits,
     max_nodes: u64,
 ) -> Result<Solved, SolveError> {
-    for (index, b) in problem.rows().iter().enumerate() {
-        if b.upper > u32::MAX as u64 {
-            return Err(SolveError::TimeRange {
-                index,
-                id: problem.id(index).to_owned(),
-                line: problem.line(index),
-                upper: b.upper,
-            });
-        }
-    }
+    check_time_range(problem)?;
     // a capacity below the lower bound is a proof that no plan fits: a single strategy says so
     // at once; a portfolio, which is on the clock, only once its plan missed the capacity (the
     // bound's O(n log n) would otherwise come out of its planning time: 70 ms of 10^6 rows)
