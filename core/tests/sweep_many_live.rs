@@ -309,3 +309,35 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     let (got, _) = by_the_sweep::<3200>(&before);
     assert_eq!(got[3000..3002], [0, 4096]);
 }
+
+/// The index's visits are a budget of the sweep (`sweep::LOOKAHEAD_PER_BUFFER` a buffer,
+/// spent where needed): 20 free 8 KiB buffers live throughout, each with all of 990 pinned
+/// 4 KiB ones ahead of it (one a step, at the even 4 KiB slots 0–1998 but ten holes of 12 KiB
+/// near the top, at 1957, 1961, …, 1993), in a workspace whose index has six levels. A free
+/// buffer walks about 980 pieces of 4 KiB, two probes each of about 39 runs, to reach the
+/// lowest hole: about 76,000 visits, more than the whole budget (64 × 1,010). So the first
+/// free buffer takes the lowest hole and the other 19 go above the pinned ones (slot 1999 on);
+/// the plain sweep would fill all ten holes.
+#[test]
+fn the_index_is_asked_while_the_sweep_s_budget_of_visits_lasts() {
+    let holes: Vec<u64> = (0..10).map(|j| 1958 + 4 * j).collect();
+    let bufs: Vec<Buffer> = (0..20)
+        .map(|_| Buffer::new(0, 2000, 8192))
+        .chain(
+            (0..1000u64)
+                .map(|k| 2 * k)
+                .filter(|s| !holes.contains(s))
+                .enumerate()
+                .map(|(k, s)| Buffer::pinned(k as u32 + 1, k as u32 + 1, 4096, 4096 * s)),
+        )
+        .collect();
+    let (got, hwm) = by_the_sweep::<3000>(&bufs);
+    let mut free: Vec<u64> = got[..20].iter().map(|a| a / 4096).collect();
+    free.sort_unstable();
+    let above: Vec<u64> = (0..19).map(|k| 1999 + 2 * k).collect();
+    assert_eq!((free[0], &free[1..]), (1957, &above[..]));
+    assert_eq!(hwm, 4096 * (1999 + 2 * 19));
+    let mut plain: Vec<u64> = plain_sweep(&bufs).0[..20].iter().map(|a| a / 4096).collect();
+    plain.sort_unstable();
+    assert_eq!(&plain[..10], &(0..10).map(|j| 1957 + 4 * j).collect::<Vec<u64>>()[..]);
+}
