@@ -340,4 +340,23 @@ fn the_index_is_asked_while_the_sweep_s_budget_of_visits_lasts() {
     let mut plain: Vec<u64> = plain_sweep(&bufs).0[..20].iter().map(|a| a / 4096).collect();
     plain.sort_unstable();
     assert_eq!(&plain[..10], &(0..10).map(|j| 1957 + 4 * j).collect::<Vec<u64>>()[..]);
+    // the treap path (300 free buffers, 490 pinned over slots 0–998 but holes at 957, 961,
+    // …, 993, eight levels in `placed` past the pinned ones, about 10,000 visits a buffer
+    // against 64 × 790): the first eight fill holes, the rest go above (slot 999 on)
+    let holes: Vec<u64> = (0..10).map(|j| 958 + 4 * j).collect();
+    let bufs: Vec<Buffer> = (0..300)
+        .map(|_| Buffer::new(0, 1000, 8192))
+        .chain(
+            (0..500u64)
+                .map(|k| 2 * k)
+                .filter(|s| !holes.contains(s))
+                .enumerate()
+                .map(|(k, s)| Buffer::pinned(k as u32 + 1, k as u32 + 1, 4096, 4096 * s)),
+        )
+        .collect();
+    let (got, _) = by_the_sweep::<3300>(&bufs);
+    let mut free: Vec<u64> = got[..300].iter().map(|a| a / 4096).collect();
+    free.sort_unstable();
+    let want: Vec<u64> = (0..8).map(|j| 957 + 4 * j).chain((0..292).map(|k| 999 + 2 * k)).collect();
+    assert_eq!(free, want);
 }
