@@ -174,9 +174,10 @@ pub(crate) fn fit_around(
 }
 
 /// The first-fit address of `info` among the live set and the pinned buffers `[i, j)` of
-/// `index` in `regions` (the general region, then the CC region): [`tree_fit`]'s address
-/// over them sorted, or `None` where it has none (the caller asks [`tree_fit`] for the
-/// error). `Err(())` when a walk of the set is deeper than its path stack.
+/// `index` in the general region of `regions`: [`tree_fit`]'s first answer over them sorted,
+/// or `None` where the general region has none (the caller then asks [`tree_fit`] over them
+/// sorted, which retries in the CC region or names the error, as the list path asks
+/// `place_one`). `Err(())` when a walk of the set is deeper than its path stack.
 pub(crate) fn indexed_tree_fit(
     live: &LiveSet<'_>,
     index: &PinnedIndex<'_>,
@@ -187,13 +188,7 @@ pub(crate) fn indexed_tree_fit(
 ) -> Result<Option<u64>, ()> {
     let (size, align) = (info.aligned, regions.align);
     let piece = |lo, hi| index.fit_in(i, j, lo, hi, |a, b| place_in_gap(a, b, size, align));
-    if let Some(a) = live.walk_gaps(regions.start, regions.general_ceiling, size, piece)? {
-        return Ok(Some(a));
-    }
-    if regions.window > regions.general_ceiling {
-        return live.walk_gaps(regions.general_ceiling, regions.window, size, piece);
-    }
-    Ok(None)
+    live.walk_gaps(regions.start, regions.general_ceiling, size, piece)
 }
 
 /// The first-fit address of `info` among the live set and `obstacles` (sorted by address)
