@@ -207,7 +207,7 @@ const C_AUTO: Want = (
         (M::GreedyLoad, O::Ran { peak: 282_624, work: 1_111 }),
         (M::GreedyClass, O::Ran { peak: 292_096, work: 1_233 }),
         (M::GreedySize, O::Ran { peak: 292_096, work: 1_260 }),
-        (M::SweepLong(1), O::NotApplicable),
+        (M::SweepLong(1), O::Ran { peak: 307_712, work: 14_438 }),
         (M::Skyline(2), O::Ran { peak: 272_896, work: 54_006 }),
         (M::GreedyStart, O::Ran { peak: 292_096, work: 1_262 }),
         (M::Skyline(0), O::Ran { peak: 284_416, work: 54_006 }),
@@ -228,7 +228,7 @@ const C_TINY: Want = (
         (M::GreedyLoad, O::Ran { peak: 282_624, work: 1_111 }),
         (M::GreedyClass, O::Ran { peak: 292_096, work: 1_233 }),
         (M::GreedySize, O::Ran { peak: 292_096, work: 1_260 }),
-        (M::SweepLong(1), O::NotApplicable),
+        (M::SweepLong(1), O::Ran { peak: 307_712, work: 14_438 }),
         (M::Skyline(2), O::OverBudget { cost: 54_006, left: 34_758 }),
         (M::GreedyStart, O::Ran { peak: 292_096, work: 1_262 }),
         (M::Skyline(0), O::OverBudget { cost: 54_006, left: 33_496 }),
@@ -249,7 +249,7 @@ const C_CLOCK: Want = (
         (M::GreedyLoad, O::Ran { peak: 282_624, work: 1_111 }),
         (M::GreedyClass, O::Ran { peak: 292_096, work: 1_233 }),
         (M::GreedySize, O::Ran { peak: 292_096, work: 1_260 }),
-        (M::SweepLong(1), O::NotApplicable),
+        (M::SweepLong(1), O::Ran { peak: 307_712, work: 14_438 }),
         (M::Skyline(2), O::OutOfTime),
         (M::GreedyStart, O::OutOfTime),
         (M::Skyline(0), O::OutOfTime),
@@ -581,4 +581,31 @@ fn padded_buffers_skip_no_member_at_the_padded_bound() {
     let (lb, hwm, runs) = run(1);
     assert_eq!((lb, hwm), (100, 100));
     assert_eq!(runs.last(), Some(&(M::Seed, O::AtLowerBound)));
+}
+
+/// A member that declines the input before any work gives its estimate back: with no
+/// sections lent, `sweep-long/2` cannot build its class index and declines (not applicable),
+/// and the members after it see the budget as it was before it.
+#[test]
+fn a_member_that_declines_is_not_charged() {
+    let [_, _, c] = problems();
+    let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    ws.sections = &mut [];
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut keep_going = || true;
+    let mut budget = Budget { max_nodes: 20_000, work: 60_000, repair_work: 0, keep_going: &mut keep_going };
+    let p = plan_buffers_with(&c, 256, &cfg, &mut ws, &mut budget).unwrap();
+    let r = runs(&p);
+    assert_eq!(r[7], (M::SweepLong(1), O::NotApplicable));
+    // the repair gets all the runs left: 60,000 - 7,200 - 1,260 - 1,233 - 1,260 - 1,262 -
+    // 1,770 - 1,770 - 3,600 (charged its 14,438, the declined row would leave 26,207)
+    let ran: u64 = r
+        .iter()
+        .filter_map(|(m, o)| match o {
+            O::Ran { work, .. } if *m != M::Repair => Some(*work),
+            _ => None,
+        })
+        .sum();
+    assert_eq!((ran, r.last()), (19_355, Some(&(M::Repair, O::Ran { peak: 285_952, work: 40_645 }))));
 }

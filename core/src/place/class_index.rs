@@ -78,7 +78,7 @@ pub struct ClassIndex<'a> {
 
 impl<'a> ClassIndex<'a> {
     /// Bins the candidates of `graph` (one interval each: `None` otherwise) whose lifetime
-    /// class is at least `min_class` (0: all), none placed, into `records` (one per
+    /// class is at least `min_class` (0: all) or which are pinned, none placed, into `records` (one per
     /// candidate), `table` (one per candidate plus one per non-empty class) and `at` (one per candidate;
     /// `u32::MAX` for the candidates left out). `None` also when a slice is too short. O(n).
     pub fn new(
@@ -97,11 +97,11 @@ impl<'a> ClassIndex<'a> {
         if infos.iter().any(|i| i.interval_count != 1) {
             return None;
         }
+        let kept = |lo: u32, hi: u32, v: u32| class_of(lo, hi) >= min_class || infos[v as usize].is_pinned();
         let mut count = [0u32; CLASSES];
-        for nd in nodes {
+        for nd in nodes.iter().filter(|nd| kept(nd.lo, nd.hi, nd.payload)) {
             count[class_of(nd.lo, nd.hi)] += 1;
         }
-        count[..min_class.min(CLASSES)].fill(0);
         let mut runs = [Run::default(); CLASSES];
         let (mut classes, mut used, mut next) = ([0u8; CLASSES], 0usize, 0u32);
         for (k, &c) in count.iter().enumerate() {
@@ -119,7 +119,7 @@ impl<'a> ClassIndex<'a> {
         // the nodes come sorted by `lo`, so each run fills in `lo` order
         for nd in nodes {
             let k = class_of(nd.lo, nd.hi);
-            if k < min_class {
+            if !kept(nd.lo, nd.hi, nd.payload) {
                 at[nd.payload as usize] = u32::MAX;
                 continue;
             }

@@ -313,7 +313,7 @@ fn run_single(
 }
 
 /// Places by the sweep around the `n >> share` longest-lived ([`crate::place::sweep_long`]);
-/// `None` where it does not apply (several intervals, pinned candidates, short storage); an
+/// `None` where it does not apply (several intervals, short storage); an
 /// incomplete plan when `clock` says stop (the caller checks [`Clock::stopped`]).
 ///
 /// # Errors
@@ -480,7 +480,12 @@ pub(crate) fn run_strategy(
                     skyline_stopped = true;
                     Outcome::Stopped
                 }
-                Ok(None) => Outcome::NotApplicable,
+                Ok(None) => {
+                    // it declined the input before any work (sweep-long with short storage):
+                    // its estimate goes back to the budget
+                    left = before_run;
+                    Outcome::NotApplicable
+                }
                 Err(e) => {
                     first_err.get_or_insert(e);
                     Outcome::Failed

@@ -19,6 +19,9 @@
 //!    from a pointer into the long ones in def order: those not entered yet, up to its last
 //!    use), so no later long buffer lands on it.
 //!
+//! Pinned (fixed) candidates count with the long set: the long ones avoid them in step 1 and
+//! they enter the live list at their def in step 2, looked ahead of like the long ones.
+//!
 //! Every pair is kept apart: two long ones by step 1; a short one and an earlier one by the
 //! live list; a short one and a later short one by the later one's live list; a short one and
 //! a later long one by the look-ahead. Quality lies between the sweep's and the greedy
@@ -32,6 +35,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::liveness::interval_tree::Node;
 use crate::place::class_index::{class_of, place_listed, ClassIndex, CLASSES};
 use crate::place::clock::Clock;
 use crate::place::min_heap;
@@ -105,9 +109,10 @@ pub fn long_class(graph: &Graph<'_>, share: u32) -> usize {
 
 /// Places every candidate as described in the module docs, with long set "class ≥ `k`".
 /// `order`, `heap`, `placed` and `occupied` need one entry per candidate, `sections` one per
-/// candidate (its bytes hold the class index's table and the long ones' list). Returns
-/// `Ok(false)` (nothing placed) when a candidate has several intervals or is pinned, or
-/// storage is short.
+/// candidate (its bytes hold the class index's table and the long ones' list). Pinned
+/// candidates stay where they are and count with the long set: obstacles to the long ones in
+/// step 1, entering the live list at their def and looked ahead of in step 2. Returns
+/// `Ok(false)` (nothing placed) when a candidate has several intervals, or storage is short.
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] naming the first buffer that fits in no gap of the window.
@@ -128,13 +133,14 @@ pub fn sweep_long(
     let words: &mut [u32] = bytemuck::cast_slice_mut(sections);
     // `placed`, `heap` and `words` are checked by the class index of step 1 (it needs at
     // least as much of each), before anything is written
-    if infos.iter().any(|i| i.interval_count != 1 || i.is_pinned()) || occupied.len() < n || order.len() < n {
+    if infos.iter().any(|i| i.interval_count != 1) || occupied.len() < n || order.len() < n {
         return Ok(false);
     }
     let nodes = graph.tree().nodes();
+    // placed first: the long free ones (the pinned ones are where the input puts them)
     let long = |v: usize| {
         let nd = &nodes[graph.intervals_of(&infos[v])[0] as usize];
-        class_of(nd.lo, nd.hi) >= k
+        class_of(nd.lo, nd.hi) >= k && !infos[v].is_pinned()
     };
     // step 1: the long ones, size order, first fit among themselves
     let mut nl = 0usize;
@@ -152,13 +158,17 @@ pub fn sweep_long(
         let (ia, ib) = (&infos[a as usize], &infos[b as usize]);
         ib.aligned.cmp(&ia.aligned).then(life(b).cmp(&life(a))).then(a.cmp(&b))
     });
-    for info in infos.iter_mut() {
+    for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
         info.allocated = 0;
     }
     {
         let Some(mut index) = ClassIndex::new(graph, infos, k, placed, words, heap) else {
             return Ok(false);
         };
+        // the pinned ones are obstacles to the long ones
+        for (v, info) in infos.iter().enumerate().filter(|(_, i)| i.is_pinned()) {
+            index.place(v, info.address, info.end());
+        }
         place_listed(&mut index, graph, infos, &order[..nl], occupied, regions, Fit::First, clock)?;
     }
     if clock.stopped() {
@@ -166,12 +176,14 @@ pub fn sweep_long(
     }
     // step 2: the sweep in (def, size descending, index) order; nodes are sorted by lo
     def_order(nodes, infos, &mut order[..n]);
-    // the long ones' nodes in sweep order
+    // the long ones' and the pinned ones' nodes in sweep order: placed before the sweep
+    let before =
+        |nd: &Node, infos: &[Info]| class_of(nd.lo, nd.hi) >= k || infos[nd.payload as usize].is_pinned();
     let longs = &mut words[..n];
     let mut nl = 0usize;
     for &ni in order[..n].iter() {
         let nd = &nodes[ni as usize];
-        if class_of(nd.lo, nd.hi) >= k {
+        if before(nd, infos) {
             longs[nl] = ni;
             nl += 1;
         }
@@ -185,8 +197,8 @@ pub fn sweep_long(
         let node = nodes[ni as usize];
         expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
-        if class_of(node.lo, node.hi) >= k {
-            // placed in step 1: it enters the live list at its def
+        if before(&node, infos) {
+            // placed in step 1 or pinned: it enters the live list at its def
             entered += 1;
             let info = &mut infos[v];
             info.allocated = 1;
@@ -366,16 +378,27 @@ mod tests {
     }
 
     #[test]
-    fn a_buffer_that_fits_nowhere_is_named_and_pinned_input_is_declined() {
+    fn a_buffer_that_fits_nowhere_is_named() {
         let iv = [(0, 9, 64), (2, 3, 64)];
         let small = Regions { start: 0, general_ceiling: 100, window: 100, align: 1 };
         match run(&mut problem(&iv), 1, small) {
             Err(PlanError::DoesNotFit { location: 1, size: 64, .. }) => {}
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A pinned buffer is an obstacle to both steps: long L [0, 30] (class 5, 64 bytes) goes
+    /// first, above pinned P [5, 6] at [0, 32), at 32; short S [0, 3] (16) sees nothing ahead
+    /// and takes 0 (it has gone when P comes); short T [4, 8] (16) sees P ahead and goes above
+    /// L, at 96. P stays at 0. (Without P among the long set, L would take 0.)
+    #[test]
+    fn pinned_buffers_are_obstacles_to_the_long_ones_and_looked_ahead_of() {
+        let iv = [(0, 30, 64), (5, 6, 32), (0, 3, 16), (4, 8, 16)];
         let mut p = problem(&iv);
-        p.infos[0].pinned = 1;
-        assert_eq!(run(&mut p, 1, WIDE), Ok(None));
+        p.infos[1].pinned = 1;
+        let got = run(&mut p, 5, WIDE).unwrap().unwrap();
+        assert_eq!(got[..4], [32, 0, 0, 96]);
+        assert_eq!(run(&mut problem(&iv), 5, WIDE).unwrap().unwrap()[..4], [0, 80, 64, 64]);
     }
 
     #[test]
