@@ -360,5 +360,25 @@ fn plan_s_bin_of_a_csv_checks_against_that_csv() {
     std::fs::write(&past, "id,lower,upper,size\na,0,4294967296,4096\nb,2,6,4096\nc,5,9,8192\n").unwrap();
     assert_eq!(cli(&["plan", s(&past), "-o", s(&d.join("past.bin"))]), ExitCode::from(2));
     assert_eq!(cli(&["check-plan", s(&bin), s(&past)]), ExitCode::from(2));
+    // so is a CSV whose fixed rows overlap, or break their own alignment (`plan` refuses
+    // both, exit 2); a CSV that is only not this plan's stays a wrong plan (exit 1)
+    for (name, text, code) in [
+        ("clash.csv", "id,lower,upper,size,offset\na,0,4,4096,8192\nb,2,6,4096,8192\nc,5,9,8192,\n", 2),
+        (
+            "align.csv",
+            "id,lower,upper,size,offset,alignment\na,0,4,4096,8192,16384\nb,2,6,4096,,\nc,5,9,8192,,\n",
+            2,
+        ),
+        ("other.csv", "id,lower,upper,size,offset\na,0,4,4096,8192\nb,2,6,4097,\nc,5,9,8192,\n", 1),
+    ] {
+        let f = d.join(name);
+        std::fs::write(&f, text).unwrap();
+        assert_eq!(
+            cli(&["plan", s(&f), "-o", s(&d.join("x.bin"))]) == ExitCode::from(2),
+            code == 2,
+            "{name}"
+        );
+        assert_eq!(cli(&["check-plan", s(&bin), s(&f)]), ExitCode::from(code), "{name}");
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }

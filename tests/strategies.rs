@@ -386,6 +386,30 @@ fn a_missed_capacity_names_the_best_plan_and_the_bound() {
     );
 }
 
+/// A fixed buffer that ends past `--capacity` is refused the same way by every strategy:
+/// the single strategies' window names it, and `auto` and `exact`, which plan unbounded
+/// first, said "a plan may exist" with a lower bound that left the fixed buffer's place out.
+#[test]
+fn a_fixed_buffer_past_the_capacity_is_refused_alike_by_every_strategy() {
+    use dramalloc_sim::quality::problem::{solve_limited, Limits};
+    use dramalloc_sim::quality::solve_error::SolveError;
+    use std::time::{Duration, Instant};
+    let csv = "id,lower,upper,size,offset\na,0,10,100,\nb,2,5,50,1000\n";
+    let problem = dramalloc_sim::input::parse_buffers(csv, "c1.csv", 10).unwrap();
+    let limits = Limits { work: u64::MAX, until: Instant::now() + Duration::from_secs(5), threads: 1 };
+    for s in [Strategy::Auto, Strategy::Exact, Strategy::Sweep, Strategy::GreedySize] {
+        let e = solve_limited(&problem, 1, Some(1024), s, limits, u64::MAX).unwrap_err();
+        assert!(matches!(e, SolveError::Plan { .. }), "{s:?}: {e:?}");
+        assert_eq!(
+            e.to_string(),
+            "fixed buffer `b` (line 3) ends at byte 1050, past the capacity of 1024 bytes",
+            "{s:?}"
+        );
+        // at its end the fixed buffer fits
+        assert!(solve_limited(&problem, 1, Some(1050), s, limits, u64::MAX).is_ok(), "{s:?}");
+    }
+}
+
 /// Once the clock says stop inside the repair, the repair asks it no more: the window's
 /// remaining orders are not tried (each would sort its window first, about 20 ms for a
 /// window of 65,536 buffers) and the plan is not settled (a sort of every buffer above the

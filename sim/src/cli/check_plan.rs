@@ -10,13 +10,27 @@ use super::args::{display, is_dash, looks_like_json, read_text, STDIN};
 use super::console::{stdout_failed, Console};
 use super::MAX_TENSORS;
 use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
-use crate::input::InputError;
-use crate::verify::plan_file::{check_plan_file, check_plan_file_against_problem};
+use std::time::{Duration, Instant};
+
+use crate::input::{InputError, Problem};
+use crate::quality::problem::{solve_limited, Limits};
+use crate::quality::solve_error::SolveError;
+use crate::verify::plan_file::{check_plan_file, check_plan_file_against_problem, CheckPlanError};
+use dramalloc_core::Strategy;
+
+/// Why no plan can be made of `problem` whatever the alignment, as `plan` says it (fixed
+/// buffers that overlap or break their own alignment, an empty buffer), or `None`: the
+/// sweep's input checks, run only once a plan file has disagreed with the problem. O(n log n).
+fn unplannable(problem: &Problem) -> Option<SolveError> {
+    let limits = Limits { work: u64::MAX, until: Instant::now() + Duration::from_secs(3600), threads: 1 };
+    solve_limited(problem, 1, None, Strategy::Sweep, limits, u64::MAX).err().filter(SolveError::is_bad_input)
+}
 
 /// `check-plan --help`'s closing lines.
 const AFTER: &str = "\
 Exit codes: 0 valid; 1 a wrong plan (the records are named by tensor and core); 2 an
-unreadable or corrupt plan file, an unreadable program, or a bad flag.";
+unreadable or corrupt plan file, an unreadable program, a CSV no plan can be made of (as
+`plan` says it), or a bad flag.";
 
 /// Options of `dramalloc check-plan`.
 #[derive(Debug, Clone, clap::Args)]
@@ -73,7 +87,15 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
                         .map_err(|e| format!("{file}: {e}"))
                 });
             match problem {
-                Ok(problem) => check_plan_file_against_problem(&bytes, &problem),
+                Ok(problem) => match check_plan_file_against_problem(&bytes, &problem) {
+                    // a problem no plan can be made of is bad input (exit 2, `plan`'s message),
+                    // not a wrong plan
+                    Err(e @ CheckPlanError::Invalid(_)) => match unplannable(&problem) {
+                        Some(bad) => return fail(con, format!("{file}: {bad}"), EXIT_BAD_INPUT),
+                        None => Err(e),
+                    },
+                    checked => checked,
+                },
                 Err(e) => return fail(con, e, EXIT_BAD_INPUT),
             }
         }

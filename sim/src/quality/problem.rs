@@ -302,6 +302,18 @@ pub fn solve_limited(
         let id = located(&error).filter(|&k| k < problem.len()).map(|k| problem.id(k).to_owned());
         SolveError::Plan { id, message: describe(problem, &error), error }
     };
+    // a fixed buffer past the capacity: no plan can fit, said as a single strategy's window
+    // says it (a portfolio plans unbounded first, where it would pass)
+    if let Some(capacity) = capacity.filter(|_| portfolio) {
+        let end = |k: usize| {
+            let size = problem.row(k).size.checked_next_multiple_of(align.max(1)).unwrap_or(u64::MAX);
+            problem.fixed(k).map(|at| at.saturating_add(size))
+        };
+        if let Some(k) = (0..problem.len()).find(|&k| end(k).is_some_and(|e| e > capacity)) {
+            let (location, end) = (k as u32, end(k).unwrap_or(u64::MAX));
+            return Err(name(PlanError::OutsideWindow { location, end, window: capacity }));
+        }
+    }
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         // the clock stops a portfolio (which keeps its best plan), never a single strategy
