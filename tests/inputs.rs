@@ -382,7 +382,7 @@ fn csv_duplicate_id() {
 fn csv_zero_size() {
     assert_eq!(
         csv_error("id,lower,upper,size\na,0,3,0\n"),
-        "bad.csv: line 2, column `size`: `a` has size 0 bytes (only inputs and weights may be empty)"
+        "bad.csv: line 2, column `size`: `a` has size 0 bytes (a buffer of a minimalloc CSV holds at least one byte)"
     );
 }
 

@@ -79,6 +79,15 @@ pub enum Location {
     },
 }
 
+/// Why a zero-byte size is refused where it is written: a program's planned tensors must
+/// hold a byte (its inputs and weights may be empty), a CSV's buffers all must.
+fn zero_rule(at: &Location) -> &'static str {
+    match at {
+        Location::Csv { .. } => "a buffer of a minimalloc CSV holds at least one byte",
+        Location::Json(_) => "only inputs and weights may be empty",
+    }
+}
+
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -268,7 +277,7 @@ pub enum InputError {
         value: u64,
     },
     /// A planned tensor (intermediate or output) or a CSV buffer of zero bytes.
-    #[error("{file}: {at}: `{name}` has size 0 bytes (only inputs and weights may be empty)")]
+    #[error("{file}: {at}: `{name}` has size 0 bytes ({})", zero_rule(at))]
     ZeroSize {
         /// The file.
         file: String,
