@@ -72,9 +72,15 @@ fn the_cc_region_must_lie_in_the_window_at_its_top() {
         c.cc_bytes = U64Le::new(0);
         c.cc_base = U64Le::new(WINDOW + 1);
     });
+    let e = read(&empty).unwrap_err();
+    assert_eq!(e, PlanFileError::CcRegionNotAtTop { core: 0, cc_base: WINDOW + 1, cc_bytes: 0, top: WINDOW });
     assert_eq!(
-        read(&empty).unwrap_err(),
-        PlanFileError::CcRegionNotAtTop { core: 0, cc_base: WINDOW + 1, cc_bytes: 0, top: WINDOW }
+        e.to_string(),
+        format!(
+            "core 0: no CC region, but its base {} is not the window's top {WINDOW} (an empty CC region sits at \
+             the top: the header's window or the core's CC base is wrong)",
+            WINDOW + 1
+        )
     );
 }
 

@@ -451,6 +451,12 @@ impl fmt::Display for PlanFileError {
             FloorMismatch { core, stored, computed } => {
                 write!(f, "core {core}: stored floor {stored}, its pre-placed records give {computed}")
             }
+            // an empty region only marks its place: the window or the base is wrong
+            CcRegionNotAtTop { core, cc_base, cc_bytes: 0, top } => write!(
+                f,
+                "core {core}: no CC region, but its base {cc_base} is not the window's top {top} (an empty \
+                 CC region sits at the top: the header's window or the core's CC base is wrong)"
+            ),
             CcRegionNotAtTop { core, cc_base, cc_bytes, top } => write!(
                 f,
                 "core {core}: CC region [{cc_base}, {cc_base} + {cc_bytes}) does not end at the window's top, {top}"

@@ -86,7 +86,8 @@ pub struct PlanHeader {
     pub shared_base: U64Le,
     /// Bytes of the shared region in use.
     pub shared_bytes: U64Le,
-    /// Alignment every address is a multiple of, bytes (4096 for DRAM; 0 or 1: none).
+    /// Alignment every address is a multiple of, bytes: a power of two (4096 for DRAM; 1: none;
+    /// 0 is refused as [`super::PlanFileError::BadAlign`]).
     pub align: U64Le,
 }
 
