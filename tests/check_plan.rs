@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use dramalloc_core::plan_file::{
     file_checksum, CoreEntry, PlanFile, PlanFileError, PlanHeader, Record, CHECKSUM_OFFSET, FLAG_PREPLACED,
-    FLAG_SHARED,
+    FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS,
 };
 use dramalloc_sim::input::parse_program;
 use dramalloc_sim::verify::plan_file::{check_plan_file, CheckPlanError};
@@ -337,6 +337,19 @@ fn plan_s_bin_of_a_csv_checks_against_that_csv() {
     assert_eq!(
         check_plan_file_against_problem(&moved, &problem).unwrap_err(),
         CheckPlanError::Invalid("record 0 (`a` on core 0): at 4096, the problem fixes it at 8192".into())
+    );
+    // `plan` writes one core and only the problem flag: the same file marked sliced into slabs
+    // (still a valid plan alone, its floors at 0) is not the problem's plan
+    let at = std::mem::offset_of!(PlanHeader, flags);
+    let slabs = edit(&bytes, at, u64::from(FLAG_PROBLEM | FLAG_SLABS), 4);
+    assert!(check_plan_file(&slabs, None).is_ok());
+    assert_eq!(
+        check_plan_file_against_problem(&slabs, &problem).unwrap_err(),
+        CheckPlanError::Invalid(
+            "the file has 1 core(s) and header flags 0x6: `dramalloc plan` writes one core and only the problem \
+             flag (0x4)"
+                .into()
+        )
     );
     // a buffer's own alignment (the `alignment` column) holds too: `c` at 4096 is not 8192-aligned
     let aligned = "id,lower,upper,size,offset,alignment\na,0,4,4096,8192,\nb,2,6,4096,,\nc,5,9,8192,,8192\n";

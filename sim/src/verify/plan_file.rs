@@ -343,6 +343,14 @@ pub fn check_plan_file_against_problem(
                 .to_owned(),
         ));
     }
+    // `plan` writes one core and no other flag: a problem's plan split or sliced is not its plan
+    let (flags, cores) = (file.header().flags.get(), file.header().core_count.get());
+    if flags & (FLAG_SLABS | FLAG_TENSOR_PARALLEL) != 0 || cores != 1 {
+        return Err(CheckPlanError::Invalid(format!(
+            "the file has {cores} core(s) and header flags {flags:#x}: `dramalloc plan` writes one core and \
+             only the problem flag ({FLAG_PROBLEM:#x})"
+        )));
+    }
     against_rows(&file, problem, "the problem")?;
     Ok(CheckReport { against_program: true, ..report })
 }
