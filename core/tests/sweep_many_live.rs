@@ -310,6 +310,30 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
     assert_eq!(got[3000..3002], [0, 4096]);
 }
 
+/// `free` 8 KiB buffers live over `[0, 2 pairs]`, then pinned 4 KiB ones, one a step, at the
+/// even 4 KiB slots below `2 pairs` but ten holes of 12 KiB just under the top (slots
+/// `2 pairs - 43 + 4 j`, j < 10, free, with the odd slots around them).
+fn comb(free: usize, pairs: u64) -> Vec<Buffer> {
+    let holes: Vec<u64> = (0..10).map(|j| 2 * pairs - 42 + 4 * j).collect();
+    (0..free)
+        .map(|_| Buffer::new(0, 2 * pairs as u32, 8192))
+        .chain(
+            (0..pairs)
+                .map(|k| 2 * k)
+                .filter(|s| !holes.contains(s))
+                .enumerate()
+                .map(|(k, s)| Buffer::pinned(k as u32 + 1, k as u32 + 1, 4096, 4096 * s)),
+        )
+        .collect()
+}
+
+/// The free buffers' addresses of `got` (the first `free`), in 4 KiB slots, sorted.
+fn slots_of(got: &[u64], free: usize) -> Vec<u64> {
+    let mut slots: Vec<u64> = got[..free].iter().map(|a| a / 4096).collect();
+    slots.sort_unstable();
+    slots
+}
+
 /// The index's visits are a budget of the sweep (`sweep::LOOKAHEAD_PER_BUFFER` a buffer,
 /// spent where needed): 20 free 8 KiB buffers live throughout, each with all of 990 pinned
 /// 4 KiB ones ahead of it (one a step, at the even 4 KiB slots 0–1998 but ten holes of 12 KiB
@@ -320,43 +344,18 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
 /// the plain sweep would fill all ten holes.
 #[test]
 fn the_index_is_asked_while_the_sweep_s_budget_of_visits_lasts() {
-    let holes: Vec<u64> = (0..10).map(|j| 1958 + 4 * j).collect();
-    let bufs: Vec<Buffer> = (0..20)
-        .map(|_| Buffer::new(0, 2000, 8192))
-        .chain(
-            (0..1000u64)
-                .map(|k| 2 * k)
-                .filter(|s| !holes.contains(s))
-                .enumerate()
-                .map(|(k, s)| Buffer::pinned(k as u32 + 1, k as u32 + 1, 4096, 4096 * s)),
-        )
-        .collect();
+    let bufs = comb(20, 1000);
     let (got, hwm) = by_the_sweep::<3000>(&bufs);
-    let mut free: Vec<u64> = got[..20].iter().map(|a| a / 4096).collect();
-    free.sort_unstable();
     let above: Vec<u64> = (0..19).map(|k| 1999 + 2 * k).collect();
+    let free = slots_of(&got, 20);
     assert_eq!((free[0], &free[1..]), (1957, &above[..]));
     assert_eq!(hwm, 4096 * (1999 + 2 * 19));
-    let mut plain: Vec<u64> = plain_sweep(&bufs).0[..20].iter().map(|a| a / 4096).collect();
-    plain.sort_unstable();
+    let plain = slots_of(&plain_sweep(&bufs).0, 20);
     assert_eq!(&plain[..10], &(0..10).map(|j| 1957 + 4 * j).collect::<Vec<u64>>()[..]);
     // the treap path (300 free buffers, 490 pinned over slots 0–998 but holes at 957, 961,
     // …, 993, eight levels in `placed` past the pinned ones, about 10,000 visits a buffer
     // against 64 × 790): the first eight fill holes, the rest go above (slot 999 on)
-    let holes: Vec<u64> = (0..10).map(|j| 958 + 4 * j).collect();
-    let bufs: Vec<Buffer> = (0..300)
-        .map(|_| Buffer::new(0, 1000, 8192))
-        .chain(
-            (0..500u64)
-                .map(|k| 2 * k)
-                .filter(|s| !holes.contains(s))
-                .enumerate()
-                .map(|(k, s)| Buffer::pinned(k as u32 + 1, k as u32 + 1, 4096, 4096 * s)),
-        )
-        .collect();
-    let (got, _) = by_the_sweep::<3300>(&bufs);
-    let mut free: Vec<u64> = got[..300].iter().map(|a| a / 4096).collect();
-    free.sort_unstable();
+    let (got, _) = by_the_sweep::<3300>(&comb(300, 500));
     let want: Vec<u64> = (0..8).map(|j| 957 + 4 * j).chain((0..292).map(|k| 999 + 2 * k)).collect();
-    assert_eq!(free, want);
+    assert_eq!(slots_of(&got, 300), want);
 }
