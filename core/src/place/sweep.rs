@@ -38,10 +38,10 @@ use crate::place::live_set::LiveSet;
 use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::Regions;
-pub use crate::place::sweep_ahead::LOOKAHEAD_PER_BUFFER;
 use crate::place::sweep_ahead::{
     ask_index, defined_by, index_pinned, indexed_tree_fit, list_fit, lookahead_budget, tree_fit, Ahead,
 };
+pub use crate::place::sweep_ahead::{LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER};
 use crate::workspace::{Placed, Section};
 
 /// Places every unpinned candidate by the time sweep, around the pinned ones. `order`,
