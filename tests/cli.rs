@@ -856,6 +856,12 @@ fn generate_writes_the_shape_the_library_generates() {
     let out = dramalloc_line("generate --shape layered -n 700 --seed 3 -o -");
     assert_eq!(out.code, ExitCode::SUCCESS);
     assert_eq!(out.stderr, "700 buffers of shape layered (seed 3) -> -\n");
+    // one buffer is said in the singular
+    let one = dramalloc_line("generate --shape short -n 1 --seed 3 -o -");
+    assert_eq!(
+        (one.code, one.stderr.as_str()),
+        (ExitCode::SUCCESS, "1 buffer of shape short (seed 3) -> -\n")
+    );
     let expected = Shape::Layered.generate(700, 3);
     let mut want = String::from("id,lower,upper,size\n");
     for (id, r) in expected.iter() {

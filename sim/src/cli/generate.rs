@@ -76,8 +76,9 @@ pub(super) fn cmd_generate(a: &GenerateArgs, con: &mut Console<'_>) -> ExitCode 
     let sink: &mut dyn Write = if is_dash(&a.output) { con.stderr } else { con.stdout };
     let _ = writeln!(
         sink,
-        "{} buffers of shape {} (seed {}) -> {}",
+        "{} buffer{} of shape {} (seed {}) -> {}",
         problem.len(),
+        if problem.len() == 1 { "" } else { "s" },
         a.shape.name(),
         a.seed,
         a.output.display()
