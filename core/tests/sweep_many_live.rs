@@ -276,13 +276,6 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
         assert_eq!((&got, hwm), (&want, 32768 + 4096 * 49), "{pinned} pinned (index: {room})");
         assert_eq!(got, plain_sweep(&light).0);
     }
-    // an index of three levels (runs of at most 4, a workspace of 1,600): 800 pinned ahead
-    // take about 200 runs a probe, within `sweep::MAX_RUNS_PER_PROBE` (256): still the plain
-    // sweep's plan
-    const { assert!(dramalloc_core::place::sweep::MAX_RUNS_PER_PROBE == 256) };
-    let few_levels = problem_of(50, 800);
-    let (got, _) = by_the_sweep::<1600>(&few_levels);
-    assert_eq!((got[0], &got), (12288, &plain_sweep(&few_levels).0));
     // the 200th free buffer does not fit above the pinned in this window: it looks ahead
     let window = 32768 + 4096 * 199;
     let mut st: Box<StaticWorkspace<3200, 3200, 0>> = Box::new(StaticWorkspace::new());

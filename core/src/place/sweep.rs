@@ -41,7 +41,7 @@ use crate::place::seed::select::Regions;
 use crate::place::sweep_ahead::{
     ask_index, defined_by, index_pinned, indexed_tree_fit, list_fit, lookahead_budget, tree_fit, Ahead,
 };
-pub use crate::place::sweep_ahead::{LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER, MAX_RUNS_PER_PROBE};
+pub use crate::place::sweep_ahead::{LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER};
 use crate::workspace::{Placed, Section};
 
 /// Places every unpinned candidate by the time sweep, around the pinned ones. `order`,

@@ -14,7 +14,7 @@ use crate::workspace::Placed;
 
 /// Up to this many pinned buffers defined during a free buffer's life are sorted with the live
 /// ones (the seed's gap walk). Past it the sweep asks the index of the pinned buffers, where a
-/// probe of it searches at most [`MAX_RUNS_PER_PROBE`] runs and the sweep has index visits left
+/// probe of it searches at most this many runs and the sweep has index visits left
 /// ([`LOOKAHEAD_BUDGET_PER_BUFFER`] a buffer, spent where needed); where it cannot, the buffer is placed above every pinned
 /// one, where it fits there, instead of among them. So the look-ahead costs at most about
 /// this many visits a buffer sorted and the budget's in the index (the sweep's own work is one
@@ -109,13 +109,6 @@ pub(crate) fn index_pinned<'w>(
     })
 }
 
-/// The most runs one probe of the index may search (an index with too few levels for a long
-/// range of pinned buffers needs more): past it a probe, a binary search in each run, costs
-/// about what sorting a few hundred obstacles does, and the buffer goes above the pinned ones
-/// instead. The total the probes spend is bounded by [`LOOKAHEAD_BUDGET_PER_BUFFER`], not by
-/// this. A cost-model constant, not fitted to an input.
-pub const MAX_RUNS_PER_PROBE: usize = 256;
-
 /// The index's run visits one sweep may spend, a buffer (spent where they are needed: a few
 /// buffers with many pinned ones ahead of them may use the share of many with none). A visit
 /// is a binary search in a run, tens of nanoseconds, so the look-ahead at most about doubles
@@ -133,7 +126,7 @@ pub(crate) fn lookahead_budget(n: usize) -> u64 {
 /// Whether a free buffer with the `k` pinned buffers from `first` on (in def order) ahead
 /// of it asks `index`, and the runs a probe searches: only past [`LOOKAHEAD_PER_BUFFER`] of
 /// them (fewer are sorted, the seed's gap walk, at no more cost), where a probe searches at
-/// most [`MAX_RUNS_PER_PROBE`] runs and the sweep's budget of visits (`left`) is not spent. Elsewhere a
+/// most that many runs and the sweep's budget of visits (`left`) is not spent. Elsewhere a
 /// buffer with more than the bound ahead goes above every pinned one.
 pub(crate) fn ask_index<'i, 'w>(
     index: Option<&'i PinnedIndex<'w>>,
@@ -142,8 +135,8 @@ pub(crate) fn ask_index<'i, 'w>(
     left: u64,
 ) -> Option<(&'i PinnedIndex<'w>, u64)> {
     let index = index.filter(|_| k > LOOKAHEAD_PER_BUFFER && left > 0)?;
-    let visits = index.visits(first, first + k, MAX_RUNS_PER_PROBE);
-    (visits <= MAX_RUNS_PER_PROBE).then_some((index, visits as u64))
+    let visits = index.visits(first, first + k, LOOKAHEAD_PER_BUFFER);
+    (visits <= LOOKAHEAD_PER_BUFFER).then_some((index, visits as u64))
 }
 
 /// The pinned buffers the treap sweep has not reached yet, room to sort a buffer's
