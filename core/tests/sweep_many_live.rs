@@ -334,18 +334,18 @@ fn slots_of(got: &[u64], free: usize) -> Vec<u64> {
     slots
 }
 
-/// The index's visits are a budget of the sweep (`sweep::LOOKAHEAD_BUDGET_PER_BUFFER`, 16,
+/// The index's visits are a budget of the sweep (`sweep::LOOKAHEAD_BUDGET_PER_BUFFER`, 64,
 /// a buffer, spent where needed): 20 free 8 KiB buffers live throughout, each with all of 990 pinned
 /// 4 KiB ones ahead of it (one a step, at the even 4 KiB slots 0–1998 but ten holes of 12 KiB
 /// near the top, at 1957, 1961, …, 1993), in a workspace whose index has six levels. A free
 /// buffer walks about 980 pieces of 4 KiB, two probes each of about 39 runs, to reach the
-/// lowest hole: about 76,000 visits, more than the whole budget (16 × 1,010). So the first
+/// lowest hole: about 76,000 visits, more than the whole budget (64 × 1,010). So the first
 /// free buffer takes the lowest hole and the other 19 go above the pinned ones (slot 1999 on);
 /// the plain sweep would fill all ten holes.
 #[test]
 fn the_index_is_asked_while_the_sweep_s_budget_of_visits_lasts() {
     use dramalloc_core::place::sweep::LOOKAHEAD_BUDGET_PER_BUFFER;
-    const { assert!(LOOKAHEAD_BUDGET_PER_BUFFER == 16) };
+    const { assert!(LOOKAHEAD_BUDGET_PER_BUFFER == 64) };
     let bufs = comb(20, 1000);
     let (got, hwm) = by_the_sweep::<3000>(&bufs);
     let above: Vec<u64> = (0..19).map(|k| 1999 + 2 * k).collect();
@@ -356,8 +356,8 @@ fn the_index_is_asked_while_the_sweep_s_budget_of_visits_lasts() {
     assert_eq!(&plain[..10], &(0..10).map(|j| 1957 + 4 * j).collect::<Vec<u64>>()[..]);
     // the treap path (300 free buffers, 490 pinned over slots 0–998 but holes at 957, 961,
     // …, 993, eight levels in `placed` past the pinned ones, about 10,000 visits a buffer
-    // against 16 × 790): the first two fill holes, the rest go above (slot 999 on)
+    // against 64 × 790): the first eight fill holes, the rest go above (slot 999 on)
     let (got, _) = by_the_sweep::<3300>(&comb(300, 500));
-    let want: Vec<u64> = [957, 961].into_iter().chain((0..298).map(|k| 999 + 2 * k)).collect();
+    let want: Vec<u64> = (0..8).map(|j| 957 + 4 * j).chain((0..292).map(|k| 999 + 2 * k)).collect();
     assert_eq!(slots_of(&got, 300), want);
 }

@@ -111,11 +111,13 @@ pub(crate) fn index_pinned<'w>(
 
 /// The index's run visits one sweep may spend, a buffer (spent where they are needed: a few
 /// buffers with many pinned ones ahead of them may use the share of many with none). A visit
-/// is a binary search in a run, tens of nanoseconds, so the look-ahead at most about doubles
-/// the sweep's own work (about 20 log2 n units a buffer, 400 at 10^6). Measured use: 0.4–0.7
-/// million visits of 10^5 layered rows with 1–10 % fixed, 6.7 and 7.0 million of 10^6
-/// layered or mixed rows with 1 or 10 % fixed, all under this budget.
-pub const LOOKAHEAD_BUDGET_PER_BUFFER: u64 = 16;
+/// is a binary search in a run, tens of nanoseconds: an input built to spend it all adds about
+/// 1–2 µs a buffer to the sweep, which is not on the clock when it makes `auto`'s first plan.
+/// Measured use: 0.4–0.7 million visits of 10^5 layered rows with 1–10 % fixed, 6.7 and 7.0
+/// million of 10^6 layered or mixed rows with 1 or 10 % fixed. 16 was tried: the sweep's plan
+/// of 2 × 10^4 layered rows with 1 % fixed went from 1.0106 to 1.8198 × the lower bound (the
+/// budget ran out and the rest went above the fixed ones).
+pub const LOOKAHEAD_BUDGET_PER_BUFFER: u64 = 64;
 
 /// The index's visits one sweep over `n` buffers may spend: [`LOOKAHEAD_BUDGET_PER_BUFFER`]
 /// a buffer.
