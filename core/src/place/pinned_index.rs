@@ -17,7 +17,8 @@
 //!
 //! Storage: two lent `u64` words per pinned buffer per level; with fewer words than all
 //! `ceil(log2 p) + 1` levels the top levels are left out and a long range takes more runs
-//! (see [`PinnedIndex::visits`]).
+//! (see [`PinnedIndex::visits`]). The index carries the caller's budget of run visits: every
+//! probe spends the runs it searches ([`PinnedIndex::has_budget`]).
 
 /// One entry of a run: a pinned buffer's first byte, and the largest end (one past the last
 /// byte) of the run's entries up to this one.
@@ -32,15 +33,21 @@ pub(crate) struct PinnedIndex<'a> {
     entries: &'a [Entry],
     p: usize,
     levels: u32,
-    /// Probes made since [`PinnedIndex::take_probes`] last read them.
-    probes: Cell<u64>,
+    /// Run visits left of the budget given to [`PinnedIndex::build`].
+    left: Cell<u64>,
 }
 
 impl<'a> PinnedIndex<'a> {
     /// Builds the index of the byte ranges `span(0)..span(p - 1)` (`[first byte, end)`, in
-    /// def order) in `words`, as many levels as fit (at most `ceil(log2 p) + 1`); `None` when
-    /// `p` is 0 or not even level 0 fits. O(p log p).
-    pub(crate) fn build(words: &'a mut [u64], p: usize, span: impl Fn(usize) -> (u64, u64)) -> Option<Self> {
+    /// def order) in `words`, as many levels as fit (at most `ceil(log2 p) + 1`), with a
+    /// budget of `budget` run visits for its probes; `None` when `p` is 0 or not even level 0
+    /// fits. O(p log p).
+    pub(crate) fn build(
+        words: &'a mut [u64],
+        p: usize,
+        budget: u64,
+        span: impl Fn(usize) -> (u64, u64),
+    ) -> Option<Self> {
         let full = if p <= 1 { 1 } else { usize::BITS - (p - 1).leading_zeros() + 1 };
         let levels = full.min(u32::try_from(words.len() / 2 / p.max(1)).unwrap_or(u32::MAX));
         if p == 0 || levels == 0 {
@@ -65,7 +72,7 @@ impl<'a> PinnedIndex<'a> {
         }
         let top = levels as usize - 1;
         running_max(&mut entries[top * p..(top + 1) * p], 1 << top);
-        Some(PinnedIndex { entries, p, levels, probes: Cell::new(0) })
+        Some(PinnedIndex { entries, p, levels, left: Cell::new(budget) })
     }
 
     /// The runs covering the pinned buffers `[i, j)`, in order: `(level, first buffer)`.
@@ -92,18 +99,19 @@ impl<'a> PinnedIndex<'a> {
         self.runs(i, j).take(cap.saturating_add(1)).count()
     }
 
-    /// The probes [`PinnedIndex::fit_in`] made since the last call (each searches
-    /// [`PinnedIndex::visits`] runs), and counts from zero again.
-    pub(crate) fn take_probes(&self) -> u64 {
-        self.probes.replace(0)
+    /// Whether the budget of run visits given to [`PinnedIndex::build`] is not spent yet
+    /// (a query started before it ran out runs to its end).
+    pub(crate) fn has_budget(&self) -> bool {
+        self.left.get() > 0
     }
 
     /// Over the pinned buffers `[i, j)`: the largest end among those starting at or below
-    /// byte `a` (0 if none), and the lowest start above `a` (`u64::MAX` if none).
+    /// byte `a` (0 if none), and the lowest start above `a` (`u64::MAX` if none). Spends the
+    /// runs it searches from the budget.
     fn probe(&self, i: usize, j: usize, a: u64) -> (u64, u64) {
-        self.probes.set(self.probes.get() + 1);
-        let (mut cover, mut next) = (0u64, u64::MAX);
+        let (mut cover, mut next, mut searched) = (0u64, u64::MAX, 0u64);
         for (l, at) in self.runs(i, j) {
+            searched += 1;
             let base = l as usize * self.p + at;
             let run = &self.entries[base..base + (1 << l)];
             let k = run.partition_point(|e| e[0] <= a);
@@ -114,6 +122,7 @@ impl<'a> PinnedIndex<'a> {
                 next = next.min(e[0]);
             }
         }
+        self.left.set(self.left.get().saturating_sub(searched));
         (cover, next)
     }
 
@@ -222,7 +231,7 @@ mod tests {
             }
             for levels in 1..=7usize {
                 let mut words = [0u64; 2 * 40 * 7];
-                let ix = PinnedIndex::build(&mut words[..2 * p * levels], p, |i| spans[i]).unwrap();
+                let ix = PinnedIndex::build(&mut words[..2 * p * levels], p, u64::MAX, |i| spans[i]).unwrap();
                 assert_eq!(
                     ix.levels as usize,
                     levels.min(if p == 1 { 1 } else { 1 + (p - 1).ilog2() as usize + 1 })
@@ -258,7 +267,7 @@ mod tests {
     #[test]
     fn runs_cover_a_range_with_aligned_powers_of_two() {
         let mut words = [0u64; 2 * 16 * 5];
-        let ix = PinnedIndex::build(&mut words, 16, |i| (i as u64, i as u64 + 1)).unwrap();
+        let ix = PinnedIndex::build(&mut words, 16, u64::MAX, |i| (i as u64, i as u64 + 1)).unwrap();
         assert_eq!(ix.levels, 5);
         let mut runs = [(0u32, 0usize); 8];
         let mut k = 0;
@@ -270,10 +279,19 @@ mod tests {
         assert_eq!((ix.visits(0, 16, 9), ix.visits(0, 15, 9), ix.visits(5, 6, 9)), (1, 4, 1));
         // two levels only: runs of 2 at most
         let mut words = [0u64; 2 * 16 * 2];
-        let ix = PinnedIndex::build(&mut words, 16, |i| (i as u64, i as u64 + 1)).unwrap();
+        let ix = PinnedIndex::build(&mut words, 16, u64::MAX, |i| (i as u64, i as u64 + 1)).unwrap();
         assert_eq!((ix.levels, ix.visits(0, 16, 9), ix.visits(1, 16, 9), ix.visits(1, 16, 5)), (2, 8, 8, 6));
+        // each probe spends the runs it searches: a budget of 5 lasts one probe of 4 runs
+        // over [0, 15), not two
+        let mut words = [0u64; 2 * 16 * 5];
+        let ix = PinnedIndex::build(&mut words, 16, 5, |i| (2 * i as u64, 2 * i as u64 + 1)).unwrap();
+        assert_eq!((ix.visits(0, 15, 9), ix.has_budget()), (4, true));
+        assert_eq!(ix.probe(0, 15, 3), (3, 4));
+        assert!(ix.has_budget());
+        assert_eq!(ix.probe(0, 15, 4), (5, 6));
+        assert!(!ix.has_budget());
         // no room for one level, or nothing to index
-        assert!(PinnedIndex::build(&mut [0u64; 31], 16, |i| (i as u64, 1)).is_none());
-        assert!(PinnedIndex::build(&mut [0u64; 8], 0, |i| (i as u64, 1)).is_none());
+        assert!(PinnedIndex::build(&mut [0u64; 31], 16, u64::MAX, |i| (i as u64, 1)).is_none());
+        assert!(PinnedIndex::build(&mut [0u64; 8], 0, u64::MAX, |i| (i as u64, 1)).is_none());
     }
 }

@@ -39,7 +39,7 @@ use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::Regions;
 use crate::place::sweep_ahead::{
-    ask_index, defined_by, index_pinned, indexed_tree_fit, list_fit, lookahead_budget, tree_fit, Ahead,
+    ask_index, defined_by, index_pinned, indexed_tree_fit, list_fit, tree_fit, Ahead,
 };
 pub use crate::place::sweep_ahead::{LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER};
 use crate::workspace::{Placed, Section};
@@ -128,7 +128,6 @@ fn sweep_in(
         Fit::First => index_pinned(bytemuck::cast_slice_mut(sections), nodes, infos, pinned),
         Fit::Best => None,
     };
-    let mut left = lookahead_budget(n);
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen, mut next_pinned) = (0usize, 0usize, 0usize);
     for &ni in order {
@@ -149,7 +148,7 @@ fn sweep_in(
         // the pinned buffers defined later in v's lifetime (not live yet)
         let later = &pinned[next_pinned..];
         let k = defined_by(nodes, later, node.hi);
-        let indexed = ask_index(index.as_ref(), next_pinned, k, left);
+        let indexed = ask_index(index.as_ref(), next_pinned, k);
         let high = match above {
             Some(high) if k > LOOKAHEAD_PER_BUFFER && indexed.is_none() => {
                 list_fit(&placed[..live], occupied, &[], None, infos, nodes, v, high, fit).ok()
@@ -159,13 +158,10 @@ fn sweep_in(
         let address = match high {
             Some(a) => a,
             None => {
-                let asked = indexed.map(|(ix, _)| (ix, next_pinned, next_pinned + k));
+                let asked = indexed.map(|ix| (ix, next_pinned, next_pinned + k));
                 list_fit(&placed[..live], occupied, &later[..k], asked, infos, nodes, v, regions, fit)?
             }
         };
-        if let Some((ix, visits)) = indexed {
-            left = left.saturating_sub(ix.take_probes() * visits);
-        }
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
@@ -297,7 +293,6 @@ fn sweep_tree(
 ) -> Result<Option<bool>, PlanError> {
     let by_key = |a: u64, b: u64| a < b;
     let (mut hlen, mut next_pinned) = (0usize, 0usize);
-    let mut left = lookahead_budget(order.len());
     // once more than `SORT_ABOVE` ends wait, every end is sorted once and `heap[gone..]` are
     // the ends not yet passed (the heap's steps would miss the cache)
     let mut sorted: Option<usize> = None;
@@ -335,16 +330,12 @@ fn sweep_tree(
         // the pinned buffers defined later in v's lifetime
         let later = &ahead.pinned[next_pinned..];
         let k = defined_by(nodes, later, node.hi);
-        let indexed = ask_index(ahead.index.as_ref(), next_pinned, k, left);
-        let found = match indexed {
-            Some((ix, visits)) => {
-                let found = indexed_tree_fit(live, ix, next_pinned, next_pinned + k, &infos[v], regions);
-                left = left.saturating_sub(ix.take_probes() * visits);
-                match found {
-                    Err(()) => return Ok(None),
-                    Ok(found) => found,
-                }
-            }
+        let indexed = ask_index(ahead.index.as_ref(), next_pinned, k);
+        let found = match indexed
+            .map(|ix| indexed_tree_fit(live, ix, next_pinned, next_pinned + k, &infos[v], regions))
+        {
+            Some(Err(())) => return Ok(None),
+            Some(Ok(found)) => found,
             None => None,
         };
         let high = match ahead.above {

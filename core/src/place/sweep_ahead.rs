@@ -95,15 +95,16 @@ pub(crate) fn sorted_gaps(
     }
 }
 
-/// The index of the pinned nodes `pinned` (def order) by their byte ranges, in `words`
-/// (`None` where it has no room, or nothing is pinned).
+/// The index of the pinned nodes `pinned` (def order) by their byte ranges, in `words`,
+/// with the budget of a sweep over `infos` ([`lookahead_budget`]); `None` where it has no
+/// room, or nothing is pinned.
 pub(crate) fn index_pinned<'w>(
     words: &'w mut [u64],
     nodes: &[Node],
     infos: &[Info],
     pinned: &[u32],
 ) -> Option<PinnedIndex<'w>> {
-    PinnedIndex::build(words, pinned.len(), |i| {
+    PinnedIndex::build(words, pinned.len(), lookahead_budget(infos.len()), |i| {
         let q = &infos[nodes[pinned[i] as usize].payload as usize];
         (q.address, q.end())
     })
@@ -121,24 +122,22 @@ pub const LOOKAHEAD_BUDGET_PER_BUFFER: u64 = 64;
 
 /// The index's visits one sweep over `n` buffers may spend: [`LOOKAHEAD_BUDGET_PER_BUFFER`]
 /// a buffer.
-pub(crate) fn lookahead_budget(n: usize) -> u64 {
+fn lookahead_budget(n: usize) -> u64 {
     (n as u64).saturating_mul(LOOKAHEAD_BUDGET_PER_BUFFER)
 }
 
 /// Whether a free buffer with the `k` pinned buffers from `first` on (in def order) ahead
 /// of it asks `index`, and the runs a probe searches: only past [`LOOKAHEAD_PER_BUFFER`] of
 /// them (fewer are sorted, the seed's gap walk, at no more cost), where a probe searches at
-/// most that many runs and the sweep's budget of visits (`left`) is not spent. Elsewhere a
-/// buffer with more than the bound ahead goes above every pinned one.
+/// most that many runs and the index's budget of visits is not spent. Elsewhere a buffer with
+/// more than the bound ahead goes above every pinned one.
 pub(crate) fn ask_index<'i, 'w>(
     index: Option<&'i PinnedIndex<'w>>,
     first: usize,
     k: usize,
-    left: u64,
-) -> Option<(&'i PinnedIndex<'w>, u64)> {
-    let index = index.filter(|_| k > LOOKAHEAD_PER_BUFFER && left > 0)?;
-    let visits = index.visits(first, first + k, LOOKAHEAD_PER_BUFFER);
-    (visits <= LOOKAHEAD_PER_BUFFER).then_some((index, visits as u64))
+) -> Option<&'i PinnedIndex<'w>> {
+    let index = index.filter(|ix| k > LOOKAHEAD_PER_BUFFER && ix.has_budget())?;
+    (index.visits(first, first + k, LOOKAHEAD_PER_BUFFER) <= LOOKAHEAD_PER_BUFFER).then_some(index)
 }
 
 /// The pinned buffers the treap sweep has not reached yet, room to sort a buffer's
