@@ -124,6 +124,38 @@ fn auto_goes_on_as_exact_to_meet_a_capacity() {
     );
 }
 
+/// An 11-byte buffer aligned to 100 below a fixed one at byte 48: padded to 110 bytes it no
+/// longer fits there, and every member and strategy alone (padded, settled, at the common
+/// alignment 200, which the fixed offset rules out) peaks at 111 bytes; first fit with each
+/// buffer's own alignment puts it at 0 and the other (aligned to 8) at 16: 58 bytes, the bound.
+#[test]
+fn auto_keeps_first_fit_with_each_buffers_own_alignment_where_lower() {
+    let csv = "id,lower,upper,size,offset,alignment\nb0,0,5,10,,8\nb1,4,7,11,,100\nb2,3,7,10,48,8\n";
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], csv);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines[0].split("; read ").next(),
+        Some(
+            "<stdin>: 3 buffers, strategy auto (plan from first fit with each buffer's own alignment, in size \
+             order), HWM 58 bytes, lower bound 58 bytes, ratio 1.0000"
+        )
+    );
+    assert!(lines.iter().any(|l| l.ends_with("seed 111)")), "{}", out.stderr);
+    assert!(
+        lines.last().is_some_and(|l| l.ends_with("the size order's HWM 58 bytes, kept)")),
+        "{}",
+        out.stderr
+    );
+    assert_eq!(
+        out.stdout,
+        "id,lower,upper,size,alignment,offset,align\nb0,0,5,10,8,16,1\nb1,4,7,11,100,0,1\nb2,3,7,10,8,48,1\n"
+    );
+    // a single strategy stays that strategy: padded and settled, 111 bytes
+    let single = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1", "--strategy", "greedy-size"], csv);
+    assert!(single.stderr.contains("HWM 111 bytes"), "{}", single.stderr);
+}
+
 /// With per-buffer alignments `auto` compares its members on padded sizes, so the strategies
 /// that ran are also run alone and the lowest real peak is kept, its own plan where none is
 /// lower: here its `skyline-taw` member's 28,672 bytes, which `greedy-load` and `seed` alone
@@ -142,12 +174,21 @@ fn auto_runs_its_strategies_alone_and_keeps_the_lowest() {
         Some("<stdin>: 11 buffers, strategy auto (plan from its skyline-taw member), HWM 28672 bytes, lower bound 20480 bytes, ratio 1.4000")
     );
     assert_eq!(
-        lines.last().copied(),
+        lines[lines.len() - 2..].first().copied(),
         Some(
             "  (per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
              strategies that ran on the padded sizes were also run alone (padded, settled, at the common \
              alignment), HWM bytes: sweep 40960; skyline 32768; greedy-load 28672; greedy-class 40960; \
              greedy-size 32768; greedy-start 40960; best-fit 32768; best-fit-start 40960; seed 28672)"
+        )
+    );
+    // then first fit with each buffer's own alignment, unpadded: not lower here
+    assert_eq!(
+        lines.last().copied(),
+        Some(
+            "  (per-buffer alignments: also first fit with each buffer's own alignment, unpadded, in four \
+             orders (sizes, sizes then starts, padded sizes, alignments), settled: the size order's HWM 40960 \
+             bytes, not lower)"
         )
     );
     // the kept plan and seed's alone coincide here, offset for offset (both settled)

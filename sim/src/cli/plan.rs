@@ -19,6 +19,7 @@ use dramalloc_core::{PlanError, Strategy};
 use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use crate::quality::aligned_fit::ORDERS;
 use crate::quality::helpers::helper_lines;
 use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
 use crate::report::solution_csv::write_solution;
@@ -266,6 +267,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     };
     let ratio = crate::quality::peak_ratio(m.hwm, m.lower_bound);
     let helper = sol.helped.iter().find(|h| h.kept).map(|h| h.strategy.name());
+    // the order of first fit with each buffer's own alignment, where its plan was kept
+    let aligned = sol.aligned.filter(|x| x.kept).map(|x| x.order.name());
     // members are judged on the sizes they placed (padded to each buffer's alignment), so
     // their ratios are to that bound; a note says so where it is not the plan's
     let mut members = member_lines(&sol.members, sol.members.lower_bound);
@@ -320,6 +323,21 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             each.join("; ")
         ));
     }
+    if let Some(x) = sol.aligned {
+        members.push(format!(
+            "(per-buffer alignments: also first fit with each buffer's own alignment, unpadded, in {} \
+             (sizes, sizes then starts, padded sizes, alignments{}), settled: the {} order's HWM {} bytes{})",
+            if x.orders == ORDERS.len() {
+                "four orders".to_owned()
+            } else {
+                format!("{} of four orders", x.orders)
+            },
+            if x.orders == ORDERS.len() { "" } else { "; the rest stopped by the clock" },
+            x.order.name(),
+            x.hwm,
+            if x.kept { ", kept" } else { ", not lower" }
+        ));
+    }
     members.extend(helper_lines(&sol.helped, m.lower_bound));
     if sol.as_exact {
         members.push(
@@ -335,8 +353,10 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "buffers": buffers,
             "strategy": a.strategy.name(),
             // the portfolio's member whose plan was kept; none where a helper's was
-            "member": if helper.is_some() { None } else { Some(member_name) },
+            "member": if helper.is_some() || aligned.is_some() { None } else { Some(member_name) },
             "helper": helper,
+            // the order of first fit with each buffer's own alignment, where its plan was kept
+            "aligned_order": aligned,
             "improved_by": improvers,
             "hwm": m.hwm,
             "lower_bound": m.lower_bound,
@@ -351,7 +371,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         let _ = writeln!(o, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
-    let chosen = if let Some(h) = helper {
+    let chosen = if let Some(order) = aligned {
+        format!(" (plan from first fit with each buffer's own alignment, in {order} order)")
+    } else if let Some(h) = helper {
         format!(" (plan from {h}, run alone on a helper thread)")
     } else if !improvers.is_empty() {
         format!(" (plan from its {member_name} member, improved by its {})", improvers.join(" and its "))

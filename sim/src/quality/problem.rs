@@ -16,6 +16,7 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
+use crate::quality::aligned_fit::{aligned_first_fit, AlignedOrder};
 use crate::quality::common_alignment::{common_alignment, BothWays};
 use crate::quality::helpers::{helper_count, Helped, Helpers};
 pub use crate::quality::limits::{
@@ -89,6 +90,9 @@ pub struct Solved {
     pub settled: Option<crate::quality::settle::Settled>,
     /// With padding, `auto`'s and `exact`'s members run again alone (empty otherwise).
     pub alone: Vec<Alone>,
+    /// With padding, `auto`'s and `exact`'s first fit with each buffer's own alignment
+    /// ([`crate::quality::aligned_fit`]): its best order and peak; `None` where it did not run.
+    pub aligned: Option<Aligned>,
     /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
     /// with none).
     pub helped: Vec<Helped>,
@@ -103,6 +107,20 @@ pub struct Alone {
     /// Its plan's peak, bytes (padded, settled, or at the common alignment, as it kept);
     /// `None` when its members' work, as time, no longer fitted before the limit, or it failed.
     pub hwm: Option<u64>,
+    /// True when its plan is the one kept.
+    pub kept: bool,
+}
+
+/// What first fit with each buffer's own alignment gave `auto` or `exact` ([`solve_limited`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Aligned {
+    /// Its lowest order.
+    pub order: AlignedOrder,
+    /// How many of its orders were planned before the clock stopped it
+    /// ([`crate::quality::aligned_fit::ORDERS`]).
+    pub orders: usize,
+    /// That order's peak, settled, bytes.
+    pub hwm: u64,
     /// True when its plan is the one kept.
     pub kept: bool,
 }
@@ -494,13 +512,39 @@ pub fn solve_limited(
             alone.push(Alone { strategy: s, hwm, kept });
         }
     }
+    // and first fit with each buffer's own alignment, unpadded (`aligned_fit`), kept where lower
+    let mut aligned = None;
+    if padded && portfolio && metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
+        if let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, limits.until) {
+            let kept = fit.hwm < metrics.hwm;
+            aligned = Some(Aligned { order: fit.order, orders: fit.orders, hwm: fit.hwm, kept });
+            if kept {
+                alone.iter_mut().for_each(|a: &mut Alone| a.kept = false);
+                (offsets, metrics.hwm) = (fit.offsets, fit.hwm);
+                members.best = None;
+                members.improved_by = [None; 2];
+            }
+        }
+    }
     // (with per-buffer alignments the capacity was left to here; otherwise a plan above it
     // was refused on the way)
     if let Some(c) = capacity.filter(|&c| metrics.hwm > c) {
         return Err(missed_by(c, metrics.hwm));
     }
     let time = start.elapsed();
-    Ok(Solved { offsets, metrics, time, members, both_ways, as_exact, padded, settled, alone, helped })
+    Ok(Solved {
+        offsets,
+        metrics,
+        time,
+        members,
+        both_ways,
+        as_exact,
+        padded,
+        settled,
+        alone,
+        aligned,
+        helped,
+    })
 }
 
 /// The core's buffers of `problem`, in problem order: each row's lifetime (`upper`

@@ -88,23 +88,7 @@ pub fn settle(
             (offsets[v], offsets[v].saturating_add(foot(v)))
         }));
         below.sort_unstable();
-        let len = foot(k);
-        // first fit from 0 on multiples of `own`, past every buffer taken that it meets
-        let mut at = 0u64;
-        for &(lo, hi) in &below {
-            if at.checked_add(len).is_some_and(|end| end <= lo) {
-                break;
-            }
-            if hi > at {
-                match hi.checked_next_multiple_of(own) {
-                    Some(next) => at = next,
-                    None => {
-                        at = u64::MAX;
-                        break;
-                    }
-                }
-            }
-        }
+        let at = lowest_fit(&below, foot(k), own);
         // never up (the old offset is free: module docs); the guard keeps it so on any input
         offsets[k] = at.min(offsets[k]);
     }
@@ -118,21 +102,41 @@ pub(crate) fn peak_of(problem: &Problem, offsets: &[u64], align: u64) -> u64 {
     let up = |size: u64| size.div_ceil(align).saturating_mul(align);
     problem.rows().iter().zip(offsets).map(|(b, &o)| o.saturating_add(up(b.size))).max().unwrap_or(0)
 }
+/// The lowest multiple of `own` from 0 on where `len` bytes meet none of `below` (byte ranges
+/// `[lo, hi)` sorted by `lo`): first fit, past every range it meets. `u64::MAX` where the next
+/// multiple past a range overflows.
+pub(crate) fn lowest_fit(below: &[(u64, u64)], len: u64, own: u64) -> u64 {
+    let mut at = 0u64;
+    for &(lo, hi) in below {
+        if at.checked_add(len).is_some_and(|end| end <= lo) {
+            break;
+        }
+        if hi > at {
+            match hi.checked_next_multiple_of(own) {
+                Some(next) => at = next,
+                None => return u64::MAX,
+            }
+        }
+    }
+    at
+}
+
 /// Each buffer's buffers live with it (lifetimes `[lower, upper)` overlap), in one array.
-struct Neighbours {
+pub(crate) struct Neighbours {
     start: Vec<u32>,
     list: Vec<u32>,
 }
 
 impl Neighbours {
-    fn of(&self, k: usize) -> &[u32] {
+    /// The buffers live with buffer `k`.
+    pub(crate) fn of(&self, k: usize) -> &[u32] {
         &self.list[self.start[k] as usize..self.start[k + 1] as usize]
     }
 }
 
 /// The pairs of buffers live together, each listed from both ends; `None` past `max_pairs`
 /// pairs (or past the `u32` positions of the list).
-fn pairs(problem: &Problem, max_pairs: u64) -> Option<Neighbours> {
+pub(crate) fn pairs(problem: &Problem, max_pairs: u64) -> Option<Neighbours> {
     let rows = problem.rows();
     let n = rows.len();
     let mut by_lower: Vec<u32> = (0..n as u32).collect();
