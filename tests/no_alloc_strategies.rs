@@ -47,7 +47,6 @@ fn every_strategy_plans_10000_buffers_without_heap_allocation() {
             work: AUTO_WORK_BUDGET,
             repair_work: 0,
             keep_going: &mut keep_going,
-            shared: None,
         };
         plan_buffers_with(small, 1, &cfg, &mut host.workspace(), &mut budget)
     });

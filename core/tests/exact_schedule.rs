@@ -49,7 +49,7 @@ fn run(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> (u64, u6
     }
     let total: u64 = rows.iter().map(|r| r.2).sum();
     let mut go = || true;
-    let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go, shared: None };
+    let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go };
     let out = branch_and_bound(
         &mut slots,
         &mut secs[..count],

@@ -162,7 +162,7 @@ fn budget_and_take_once_debug_and_take() {
     use dramalloc_core::place::exact::Budget;
     use dramalloc_core::static_storage::TakeOnce;
     let mut go = || true;
-    let budget = Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go, shared: None };
+    let budget = Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go };
     assert_eq!(format!("{budget:?}"), "Budget { max_nodes: 7, work: 9, repair_work: 0, .. }");
     static CELL: TakeOnce<u32> = TakeOnce::new(5);
     assert_eq!(format!("{CELL:?}"), "TakeOnce");

@@ -71,7 +71,7 @@ fn plan_with(
     let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window, cc: CcSize::Mib(cc_mib), strategy };
-    let mut budget = Budget { max_nodes: 20_000, work, repair_work: 0, keep_going, shared: None };
+    let mut budget = Budget { max_nodes: 20_000, work, repair_work: 0, keep_going };
     let got = plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget);
     let addresses = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
     (got, addresses)
@@ -443,8 +443,7 @@ fn exact_above_its_buffer_limit_says_not_applicable() {
         let mut ws = st.workspace();
         let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes: 100, work: 10_000_000, repair_work: 0, keep_going: &mut go, shared: None };
+        let mut budget = Budget { max_nodes: 100, work: 10_000_000, repair_work: 0, keep_going: &mut go };
         let p = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
         p.members.runs().iter().find(|(m, _)| *m == M::BranchAndBound).map(|r| r.1)
     };

@@ -57,7 +57,7 @@ pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
-use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, SharedProbes, EXACT_MAX_BUFFERS};
+use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, EXACT_MAX_BUFFERS};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
@@ -568,7 +568,6 @@ pub(crate) fn run_strategy(
                 work: 0,
                 repair_work: 0,
                 keep_going: budget.keep_going,
-                shared: budget.shared.as_deref_mut().map(|s| -> &mut dyn SharedProbes { s }),
             };
             let out = branch_and_bound(
                 slots,

@@ -339,16 +339,6 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         ));
     }
     members.extend(helper_lines(&sol.helped, m.lower_bound));
-    if let Some(p) = sol.probed {
-        members.push(format!(
-            "branch-and-bound  {}: {} run ahead, {} of them skipped by the search as ended at their node \
-             limits ({} nodes; the same plan and node count as alone)",
-            count_of(p.threads, "probe helper thread"),
-            count_of(p.ran as usize, "lower-bound probe"),
-            p.skipped,
-            p.skipped_nodes
-        ));
-    }
     if sol.as_exact {
         members.push(
             "(auto's plan did not meet --capacity: it went on as exact, whose members and branch and \

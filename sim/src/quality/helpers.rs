@@ -220,7 +220,7 @@ impl Helpers {
 /// runs a thread only on a core nothing else wants; elsewhere the lowest priority), so a
 /// helper takes no time from the portfolio's thread or the host's other work. `Err`: the
 /// host refused.
-pub(crate) fn idle_priority() -> Result<(), thread_priority::Error> {
+fn idle_priority() -> Result<(), thread_priority::Error> {
     #[cfg(target_os = "linux")]
     {
         use thread_priority::unix::{
@@ -251,8 +251,7 @@ fn work(shared: &Shared, buffers: &[CoreBuffer], align: u64, capacity: Option<u6
         };
         let host = host.get_or_insert_with(|| HostWorkspace::new(rows, rows, 1));
         let mut keep_going = || !stopped();
-        let mut budget =
-            Budget { max_nodes: 0, work: 0, repair_work: 0, keep_going: &mut keep_going, shared: None };
+        let mut budget = Budget { max_nodes: 0, work: 0, repair_work: 0, keep_going: &mut keep_going };
         let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy };
         let run =
             plan_buffer_iter_with(buffers.iter().copied(), align, &cfg, &mut host.workspace(), &mut budget);

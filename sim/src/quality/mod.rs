@@ -9,7 +9,6 @@ pub mod common_alignment;
 pub mod generate;
 pub mod helpers;
 pub mod limits;
-pub mod probe_helper;
 pub mod problem;
 pub mod settle;
 pub mod solve_error;

@@ -5,10 +5,10 @@
 //! planning them with the core planner: the engine behind `dramalloc plan` and
 //! `dramalloc quality`.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use dramalloc_core::place::exact::{Budget, SharedProbes, EXACT_MAX_BUFFERS, PREORDERS};
+use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member, Outcome};
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
@@ -23,7 +23,6 @@ pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
     WORK_UNITS_PER_SECOND,
 };
-use crate::quality::probe_helper::{ProbeHelp, ProbeHelpers};
 use crate::quality::settle::{peak_of, settle};
 use crate::quality::solve_error::located;
 pub use crate::quality::solve_error::{describe, SolveError};
@@ -94,9 +93,6 @@ pub struct Solved {
     /// With padding, `auto`'s and `exact`'s first fit with each buffer's own alignment
     /// ([`crate::quality::aligned_fit`]): its best order and peak; `None` where it did not run.
     pub aligned: Option<Aligned>,
-    /// What `auto`'s and `exact`'s probe helpers did ([`crate::quality::probe_helper`]; `None`
-    /// without them).
-    pub probed: Option<ProbeHelp>,
     /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
     /// with none).
     pub helped: Vec<Helped>,
@@ -336,9 +332,6 @@ pub fn solve_limited(
             return Err(name(PlanError::OutsideWindow { location, end, window: capacity }));
         }
     }
-    // helper threads running the branch and bound's lower-bound probes ahead (`probe_helper`),
-    // started below; the portfolio's search reads their board
-    let probing: OnceCell<ProbeHelpers> = OnceCell::new();
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         // the clock stops a portfolio (which keeps its best plan), never a single strategy
@@ -346,9 +339,7 @@ pub fn solve_limited(
         let mut keep_going = || !clocked || Instant::now() < limits.until;
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
-        let mut lead = probing.get().map(|h| h.lead(limits.until));
-        let shared = lead.as_mut().map(|l| -> &mut dyn SharedProbes { l });
-        let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going, shared };
+        let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going };
         plan_buffer_iter_with(core_buffers(problem, own), align, &cfg, &mut host.workspace(), &mut budget)
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
@@ -413,24 +404,11 @@ pub fn solve_limited(
     // alignments the single strategies run alone after it instead (below)
     // threads past the host's add no core: the helpers would share the spare ones and finish less
     let threads = if portfolio && common_align.is_none() { limits.threads.min(default_threads()) } else { 1 };
-    // (where the branch and bound applies, the greedy helpers would only repeat members: those
-    // inputs get probe helpers, one per preorder past the portfolio's own)
     let count = helper_count(problem.len(), threads);
-    let probes = portfolio && problem.len() <= EXACT_MAX_BUFFERS;
-    if count > 0 && probes {
-        let count = count.min(PREORDERS - 1);
-        let _ = probing.set(ProbeHelpers::start(
-            count,
-            core_buffers(problem, true).collect(),
-            align,
-            limits.until,
-        ));
-    }
-    let helpers = (count > 0 && !probes)
+    let helpers = (count > 0)
         .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
     let fitted = fitting(&mut host, align, true);
     let (mut helped, helper_plan) = helpers.map_or((Vec::new(), None), |h| h.finish(false));
-    let probed = probing.get().map(ProbeHelpers::finish);
     // a helper's plan (within the capacity) replaces a higher one, or stands in for none
     let (mut offsets, mut metrics, mut members, as_exact) = match fitted {
         Ok((plan, as_exact)) => {
@@ -566,7 +544,6 @@ pub fn solve_limited(
         alone,
         aligned,
         helped,
-        probed,
     })
 }
 

@@ -1,7 +1,5 @@
 //! The budget of one branch-and-bound run: node limit, the caller's callback, the node count.
-//! Uses: shared_probes; used by: mod.rs, planner, portfolio, search, sim.
-
-use super::shared_probes::SharedProbes;
+//! Uses: nothing else in the crate; used by: mod.rs, planner, portfolio, search, sim.
 
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
@@ -24,9 +22,6 @@ pub struct Budget<'a> {
     pub repair_work: u64,
     /// Called every [`CHECK_EVERY`] nodes; returning false stops the search.
     pub keep_going: &'a mut dyn FnMut() -> bool,
-    /// Lower-bound probes shared with other threads (a host with more cores; see
-    /// [`super::SharedProbes`]); `None`: this thread alone.
-    pub shared: Option<&'a mut dyn SharedProbes>,
 }
 
 impl core::fmt::Debug for Budget<'_> {
@@ -59,17 +54,6 @@ impl Meter<'_, '_> {
         }
         !self.stopped
     }
-
-    /// Counts `nodes` another thread expanded for this run (a lower-bound probe it ran to its
-    /// limit, [`super::SharedProbes`]) and asks `keep_going` once; false when the run must
-    /// end. The caller skips only probes that end below `max_nodes`.
-    pub(super) fn skip(&mut self, nodes: u64) -> bool {
-        self.nodes += nodes;
-        if !(self.budget.keep_going)() {
-            self.stopped = true;
-        }
-        !self.stopped
-    }
 }
 
 #[cfg(test)]
@@ -85,19 +69,14 @@ mod tests {
             asks += 1;
             asks < 2
         };
-        let mut budget = Budget {
-            max_nodes: u64::MAX,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut stop_on_second_ask,
-            shared: None,
-        };
+        let mut budget =
+            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut stop_on_second_ask };
         let mut meter = Meter { budget: &mut budget, nodes: 0, stopped: false };
         let going = (0..10 * CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
         assert_eq!((going, meter.nodes, meter.stopped), (2 * CHECK_EVERY - 1, 2 * CHECK_EVERY, true));
         assert_eq!(asks, 2);
         let mut go = || true;
-        let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go, shared: None };
+        let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go };
         let mut meter = Meter { budget: &mut budget, nodes: 0, stopped: false };
         let going = (0..10).take_while(|_| meter.tick()).count();
         assert_eq!((going, meter.nodes), (4, 5));

@@ -61,11 +61,9 @@
 mod budget;
 mod preorder;
 mod search;
-mod shared_probes;
 
 pub use budget::{Budget, CHECK_EVERY};
 pub use preorder::{preorder, PREORDERS};
-pub use shared_probes::{fingerprint, Claim, ProbeKey, SharedProbes};
 
 pub use crate::place::sections::prepare;
 use crate::workspace::{Raise, Section, Slot};
@@ -197,19 +195,9 @@ pub fn branch_and_bound(
             sec.cuts += 1;
         }
     }
-    let problem = fingerprint(slots, sections.len(), start, lower_bound);
-    let mut shared = budget.shared.take();
     let mut meter = Meter { budget, nodes: 0, stopped: false };
-    if let Some(helper) = shared.as_deref_mut().filter(|s| s.helper()) {
-        help(helper, problem, slots, sections, by_lo, ids, raises, start, lower_bound, schedule, &mut meter);
-        out.nodes = meter.nodes;
-        out.stopped = true;
-        meter.budget.shared = shared;
-        return out;
-    }
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
-    let mut round = 0u32;
     let mut heuristic = usize::MAX;
     // highest capacity that failed at its node limit: bisection probes above it until it
     // meets the best peak, then starts again from the proven bound with larger limits
@@ -243,18 +231,7 @@ pub fn branch_and_bound(
                 } else {
                     (limit >> schedule.bisect_shift) + n as u64
                 };
-                // a lower-bound probe another thread ran to its limit: skipped, its nodes counted
-                let key = ProbeKey { problem, round, preorder: h as u8, limit: probe_limit };
-                let ran = match shared.as_deref_mut().filter(|_| cap == lower_bound) {
-                    Some(lead) => lead.lead(key).filter(|&k| meter.nodes + k < meter.budget.max_nodes),
-                    None => None,
-                };
-                let outcome = match ran {
-                    Some(nodes) if meter.skip(nodes) => Probe::Limit,
-                    Some(_) => Probe::Stopped,
-                    None => s.probe(probe_limit, &mut meter),
-                };
-                match outcome {
+                match s.probe(probe_limit, &mut meter) {
                     Probe::Found(p) => {
                         out.peak = p;
                         out.improved = true;
@@ -304,70 +281,10 @@ pub fn branch_and_bound(
             break;
         }
         limit = limit.saturating_mul(2);
-        round += 1;
-    }
-    if let Some(lead) = shared.as_deref_mut() {
-        lead.finished();
     }
     out.nodes = meter.nodes;
     out.stopped = meter.stopped;
-    meter.budget.shared = shared;
     out
-}
-
-/// A helper's run ([`SharedProbes::helper`]): the lead's lower-bound probes of `problem` in
-/// round and preorder order, each claimed first and reported after, until the host says stop
-/// or the budget ends. The node limits are those of the lead's early rounds
-/// (`schedule.bound_shift`); a lead past `schedule.late_from` asks for other limits and runs
-/// those probes itself.
-#[allow(clippy::too_many_arguments)]
-fn help(
-    host: &mut dyn SharedProbes,
-    problem: u64,
-    slots: &mut [Slot],
-    sections: &mut [Section],
-    by_lo: &[u32],
-    ids: &mut [u32],
-    raises: &mut [Raise],
-    start: u64,
-    lower_bound: u64,
-    schedule: Schedule,
-    meter: &mut Meter<'_, '_>,
-) {
-    let n = slots.len() as u64;
-    let mut heuristic = usize::MAX;
-    for round in 0..u64::BITS - 2 {
-        let limit = ((2 * n) << round >> schedule.bound_shift).max(n);
-        for h in 0..PREORDERS {
-            let key = ProbeKey { problem, round, preorder: h as u8, limit };
-            match host.claim(key) {
-                Claim::Stop => return,
-                Claim::Taken => continue,
-                Claim::Run => {}
-            }
-            if heuristic != h {
-                preorder(slots, ids, h);
-                heuristic = h;
-            }
-            let mut s = Search {
-                slots: &mut *slots,
-                sec: &mut *sections,
-                by_lo,
-                heap: &mut *ids,
-                raises: &mut *raises,
-                nraise: 0,
-                start,
-                cap: lower_bound,
-                heuristic: h,
-            };
-            let before = meter.nodes;
-            let outcome = s.probe(limit, meter);
-            host.done(key, outcome == Probe::Limit, meter.nodes - before);
-            if outcome == Probe::Stopped {
-                return;
-            }
-        }
-    }
 }
 
 #[cfg(test)]
@@ -436,8 +353,7 @@ mod tests {
     #[test]
     fn returns_the_incumbent_where_it_does_not_search() {
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go, shared: None };
+        let mut budget = Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go };
         let mut slots = [Slot { lo: 0, hi: 0, size: 4, ..Slot::default() }; 3];
         let mut secs = [Section { remaining: 12, ..Section::default() }; 1];
         let mut run = |slots: &mut [Slot], ids: &mut [u32], by_lo: &[u32], lb: u64, inc: u64| {
@@ -521,7 +437,7 @@ mod tests {
             lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
         }
         let mut go = || true;
-        let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go, shared: None };
+        let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go };
         let out = branch_and_bound(
             &mut slots[..n],
             &mut secs[..count],
@@ -679,8 +595,7 @@ mod tests {
         let (mut by_lo, mut ids) = ([0u32; 2], [0u32; 2]);
         let count = prepare(&infos, |_| (0, 3), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes: 1 << 12, work: 0, repair_work: 0, keep_going: &mut go, shared: None };
+        let mut budget = Budget { max_nodes: 1 << 12, work: 0, repair_work: 0, keep_going: &mut go };
         let out = branch_and_bound(
             &mut slots,
             &mut secs[..count],
@@ -718,8 +633,7 @@ mod tests {
         let count =
             prepare(&infos, |i| (at(i), at(i)), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go, shared: None };
+        let mut budget = Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go };
         let out = branch_and_bound(
             &mut slots,
             &mut secs[..count],
