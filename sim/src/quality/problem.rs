@@ -380,6 +380,11 @@ pub fn solve_limited(
             }
             return Err(None);
         }
+        // with per-buffer alignments a single strategy's peak is of padded sizes, above the
+        // final plan's: it plans as without a capacity, which is checked on the final plan
+        if defer {
+            return run(u64::MAX, host, align, own, strategy).map(|p| (p, false)).map_err(Some);
+        }
         let bounded_first = match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
             Ok(p) => Ok((p, false)),
             // a portfolio past its deadline does not start again (its first plan is not stopped)
