@@ -188,6 +188,42 @@ fn a_capacity_with_alignments_holds_a_single_strategy_to_its_final_plan() {
     assert!(misses.stdout.is_empty());
 }
 
+/// Fifteen 100-byte buffers live together, aligned to the primes 3 to 53, planned at 4096:
+/// the common alignment (4096 times their product) overflows `u64`, and the plan is padded
+/// all the same, so it is settled (the padded members peak at 1,552,384 bytes). Settled, the
+/// buffers sit at 4096 times distinct multiples of their primes, 53 at 0 and the rest at 4096
+/// times the prime: 48 pages, the optimum. Before, an overflowing common alignment counted as
+/// no padding: nothing was settled and `auto` kept 1,523,712 bytes (a fresh-user trial: 100,000
+/// rows aligned to primes up to 71 at 3.70 x the bound, 1.44 x now).
+#[test]
+fn alignments_whose_common_multiple_overflows_are_settled() {
+    let primes = [3u64, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53];
+    let mut csv = String::from("id,lower,upper,size,alignment\n");
+    for (k, p) in primes.iter().enumerate() {
+        csv.push_str(&format!("b{k},0,1,100,{p}\n"));
+    }
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096"], &csv);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert!(out.stderr.contains("HWM 196608 bytes, lower bound 61440 bytes"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "(per-buffer alignments: the plan with each buffer padded to its own alignment settled down from HWM \
+             1552384 to 196608 bytes)"
+        ),
+        "{}",
+        out.stderr
+    );
+    // each buffer at a multiple of 4096 times its prime, no two at one offset
+    let mut offsets: Vec<u64> =
+        out.stdout.lines().skip(1).map(|l| l.split(',').nth(5).unwrap().parse().unwrap()).collect();
+    for (o, p) in offsets.iter().zip(primes) {
+        assert_eq!(o % (4096 * p), 0, "{}", out.stdout);
+    }
+    offsets.sort_unstable();
+    offsets.dedup();
+    assert_eq!((offsets.len(), offsets.last().copied()), (15, Some(47 * 4096)));
+}
+
 /// With per-buffer alignments `auto` compares its members on padded sizes, so the strategies
 /// that ran are also run alone and the lowest real peak is kept, its own plan where none is
 /// lower: here its `skyline-taw` member's 28,672 bytes, which `greedy-load` and `seed` alone

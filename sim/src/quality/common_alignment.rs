@@ -40,6 +40,29 @@ pub fn common_alignment(problem: &Problem, align: u64) -> Option<u64> {
     (m > align).then_some(m)
 }
 
+/// Whether some buffer's own alignment asks for more than `align` (its `lcm(align, alignment)`
+/// is above `align`, or overflows `u64`), so the core pads it; `align` 0 counts as 1. True
+/// also where [`common_alignment`] is `None` for overflowing.
+///
+/// ```
+/// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_sim::quality::common_alignment::{common_alignment, pads};
+/// let mut p = Problem::default();
+/// p.push("a", Row { lower: 0, upper: 2, size: 100 });
+/// p.set_alignment(0, 64);
+/// assert!(!pads(&p, 4096) && pads(&p, 48));
+/// for (k, prime) in [3u64, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53].into_iter().enumerate() {
+///     p.push(&k.to_string(), Row { lower: 0, upper: 2, size: 100 });
+///     p.set_alignment(k + 1, prime);
+/// }
+/// // 4096 times the primes 3 to 53 overflows u64: no common alignment, padded all the same
+/// assert_eq!((common_alignment(&p, 4096), pads(&p, 4096)), (None, true));
+/// ```
+pub fn pads(problem: &Problem, align: u64) -> bool {
+    let align = align.max(1);
+    (0..problem.len()).any(|k| lcm(align, problem.alignment(k)).is_none_or(|m| m > align))
+}
+
 /// `lcm(a, b)` for `a >= 1` (`b` 0 counts as 1), `None` on overflow.
 pub(crate) fn lcm(a: u64, b: u64) -> Option<u64> {
     let b = b.max(1);

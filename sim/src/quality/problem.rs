@@ -17,7 +17,7 @@ use dramalloc_core::{
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::aligned_fit::{aligned_first_fit, AlignedOrder};
-use crate::quality::common_alignment::{common_alignment, BothWays};
+use crate::quality::common_alignment::{common_alignment, pads, BothWays};
 use crate::quality::helpers::{helper_count, Helped, Helpers};
 pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
@@ -359,7 +359,9 @@ pub fn solve_limited(
     // settled: a portfolio's plan that misses the capacity is kept, and the capacity checked on
     // the final plan (after the settle, the common alignment and the strategies run alone).
     let common_align = common_alignment(problem, align);
-    let defer = common_align.is_some();
+    // (padded also where the common alignment overflows: primes up to 71 times 4096)
+    let padded = pads(problem, align);
+    let defer = padded;
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
         if capacity.is_some() && portfolio {
@@ -408,7 +410,7 @@ pub fn solve_limited(
     // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
     // alignments the single strategies run alone after it instead (below)
     // threads past the host's add no core: the helpers would share the spare ones and finish less
-    let threads = if portfolio && common_align.is_none() { limits.threads.min(default_threads()) } else { 1 };
+    let threads = if portfolio && !padded { limits.threads.min(default_threads()) } else { 1 };
     let count = helper_count(problem.len(), threads);
     let helpers = (count > 0)
         .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
@@ -448,7 +450,7 @@ pub fn solve_limited(
     // down (`settle`), plan again at the buffers' common alignment, settle that too, and keep
     // the lower peak (`common_alignment`).
     let (mut both_ways, mut settled) = (None, None);
-    if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound) {
+    if padded && metrics.hwm > metrics.lower_bound {
         // only on the clock: listing the pairs alone is O(E)
         if Instant::now() < limits.until {
             settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
@@ -456,6 +458,8 @@ pub fn solve_limited(
         if let Some(s) = settled {
             metrics.hwm = s.after;
         }
+    }
+    if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound) {
         let mut both = BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None };
         if metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
             if let Ok((p, _)) = fitting(&mut host, m, false) {
@@ -480,7 +484,6 @@ pub fn solve_limited(
             both_ways = Some(both);
         }
     }
-    let padded = common_align.is_some();
     // With padding the portfolio compares its members on padded peaks: each single strategy
     // whose member ran is also run alone (padded, settled, at the common alignment, as `plan
     // --strategy` would) while the clock allows, and the lowest real peak is kept, so `auto`
