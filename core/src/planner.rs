@@ -264,6 +264,7 @@ fn plan_built_with(
         raises,
         adjacency,
         tree_index,
+        lookahead,
         ..
     } = ws;
     let infos = &mut infos[..n];
@@ -373,8 +374,18 @@ fn plan_built_with(
         Status::NothingToPlace
     } else {
         let (sc, hp) = (&mut *scratch, &mut *heap);
-        let mut st =
-            Storage { scratch: sc, order, heap: hp, neighbours, occupied, placed, slots, sections, raises };
+        let mut st = Storage {
+            scratch: sc,
+            order,
+            heap: hp,
+            neighbours,
+            occupied,
+            placed,
+            slots,
+            sections,
+            raises,
+            lookahead,
+        };
         let (chosen, report) =
             run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
         members = report;

@@ -182,6 +182,13 @@ pub struct Workspace<'a> {
     /// no overlap (the same answers in the same order, so the same plans); shorter (or empty)
     /// means queries without it.
     pub tree_index: &'a mut [u32],
+    /// Optional: words for the sweep's index of the fixed (pinned) buffers it looks ahead of
+    /// ([`pinned_index_words`](crate::place::sweep::pinned_index_words)`(p)` for `p` pinned
+    /// candidates: two per pinned buffer and level). The sweep builds the index in the longest
+    /// of this and the storage it leaves unused; with too few words for enough levels a free
+    /// buffer with many pinned ones ahead goes above them all. Shorter (or empty) means that
+    /// unused storage alone.
+    pub lookahead: &'a mut [u64],
 }
 
 impl Workspace<'_> {
@@ -319,6 +326,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             raises: &mut self.raises,
             adjacency: &mut [],
             tree_index: &mut [],
+            lookahead: &mut [],
         }
     }
 }

@@ -73,6 +73,7 @@ fn the_sweep_declines_short_storage_and_pinned_or_split_buffers() {
             &mut occupied[..len(1)],
             &mut sections,
             &mut pinned[..len(4) - 2],
+            &mut [],
             regions,
             Fit::First,
             &mut Clock::none(),
@@ -308,6 +309,46 @@ fn with_too_much_to_look_ahead_a_free_buffer_goes_above_the_pinned() {
         .collect();
     let (got, _) = by_the_sweep::<3200>(&before);
     assert_eq!(got[3000..3002], [0, 4096]);
+}
+
+/// Words lent for the index of the pinned buffers (`Workspace::lookahead`,
+/// `place::sweep::pinned_index_words`) give it every level where the storage the sweep leaves
+/// unused has room for none: 200 (the list) or 300 (the treap) free buffers with 3,000 pinned
+/// ones ahead in workspaces of 3,200 and 3,300, which above sent every free buffer above the
+/// pinned, now plan as [`plain_sweep`]: the first free buffer in slot 3 (12 KiB), the rest
+/// above. Fewer words than all levels (the 6 of 13 that 36,000 words give: runs of 32 pinned,
+/// 94 to cover 3,000) leave them above.
+#[test]
+fn words_lent_for_the_index_look_ahead_of_thousands_of_pinned() {
+    use dramalloc_core::place::sweep::pinned_index_words;
+    const SLOTS: [u64; 7] = [0, 1, 2, 4, 5, 6, 7];
+    let problem_of = |free: u32| -> Vec<Buffer> {
+        (0..free)
+            .map(|_| Buffer::new(0, 3000, 4096))
+            .chain((0..3000).map(|k| Buffer::pinned(k + 1, k + 1, 4096, 4096 * SLOTS[k as usize % 7])))
+            .collect()
+    };
+    assert_eq!(pinned_index_words(3000), 2 * 3000 * 13);
+    fn lent<const N: usize>(bufs: &[Buffer], words: usize) -> Vec<u64> {
+        let mut lookahead = vec![0u64; words];
+        let mut st: Box<StaticWorkspace<N, N, 0>> = Box::new(StaticWorkspace::new());
+        let mut ws = st.workspace();
+        ws.lookahead = &mut lookahead;
+        let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Sweep };
+        plan_buffers(bufs, 4096, &cfg, &mut ws).unwrap();
+        ws.infos[..bufs.len()].iter().map(|i| i.address).collect()
+    }
+    for (free, list) in [(200u32, true), (300, false)] {
+        let bufs = problem_of(free);
+        assert_eq!(list, free as usize <= LIST_MAX_LIVE);
+        let plain = plain_sweep(&bufs).0;
+        let got =
+            if list { lent::<3200>(&bufs, pinned_index_words(3000)) } else { lent::<3300>(&bufs, 78_000) };
+        assert_eq!(got, plain, "{free} free");
+        assert_eq!(got[..2], [12288, 32768]);
+        let short = if list { lent::<3200>(&bufs, 36_000) } else { lent::<3300>(&bufs, 36_000) };
+        assert_eq!(short[..2], [32768, 36864], "{free} free");
+    }
 }
 
 /// `free` 8 KiB buffers live over `[0, 2 pairs]`, then pinned 4 KiB ones, one a step, at the

@@ -62,6 +62,7 @@ fn run_with(
         &mut occupied,
         &mut sections,
         &mut [],
+        &mut [],
         regions,
         fit,
         clock,

@@ -41,6 +41,7 @@ pub struct HostWorkspace {
     raises: Vec<Raise>,
     adjacency: Vec<u32>,
     tree_index: Vec<u32>,
+    lookahead: Vec<u64>,
 }
 
 /// `n` zeroed records, allocated zeroed (pages committed on first write).
@@ -97,6 +98,13 @@ impl HostWorkspace {
         self
     }
 
+    /// Also lends the sweep `words` `u64`s for its index of the fixed buffers it looks ahead of
+    /// ([`Workspace::lookahead`]).
+    pub fn with_lookahead(mut self, words: usize) -> HostWorkspace {
+        self.lookahead = zeroed(words);
+        self
+    }
+
     /// Borrows the vectors as a workspace.
     pub fn workspace(&mut self) -> Workspace<'_> {
         Workspace {
@@ -115,6 +123,7 @@ impl HostWorkspace {
             raises: &mut self.raises,
             adjacency: &mut self.adjacency,
             tree_index: &mut self.tree_index,
+            lookahead: &mut self.lookahead,
         }
     }
 

@@ -137,6 +137,8 @@ pub(crate) struct Storage<'s, 'w> {
     pub(crate) slots: &'s mut &'w mut [Slot],
     pub(crate) sections: &'s mut &'w mut [Section],
     pub(crate) raises: &'s mut &'w mut [Raise],
+    /// Words for the sweep's index of pinned buffers ([`crate::Workspace::lookahead`]).
+    pub(crate) lookahead: &'s mut &'w mut [u64],
 }
 
 /// The highest end of the candidates, bytes (0 for none).
@@ -289,6 +291,7 @@ fn run_single(
                 st.occupied,
                 st.sections,
                 st.neighbours,
+                st.lookahead,
                 regions,
                 Fit::First,
                 clock,

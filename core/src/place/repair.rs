@@ -645,6 +645,7 @@ mod tests {
             slots: &mut slots,
             sections: &mut secs,
             raises: &mut raises,
+            lookahead: &mut &mut [][..],
         };
         let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
         let mut go = || true;

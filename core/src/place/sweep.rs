@@ -41,7 +41,7 @@ use crate::place::seed::select::Regions;
 use crate::place::sweep_ahead::{
     ask_index, defined_by, index_pinned, indexed_tree_fit, list_fit, tree_fit, Ahead,
 };
-pub use crate::place::sweep_ahead::{LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER};
+pub use crate::place::sweep_ahead::{pinned_index_words, LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER};
 use crate::workspace::{Placed, Section};
 
 /// Places every unpinned candidate by the time sweep, around the pinned ones. `order`,
@@ -63,6 +63,7 @@ pub fn sweep(
     occupied: &mut [Span],
     sections: &mut [Section],
     pinned: &mut [u32],
+    lookahead: &mut [u64],
     regions: Regions,
     fit: Fit,
     clock: &mut Clock<'_>,
@@ -86,7 +87,21 @@ pub fn sweep(
     let top = infos.iter().filter(|i| i.is_pinned()).map(Info::end).max().unwrap_or(0);
     let above =
         (top <= regions.general_ceiling).then_some(Regions { start: regions.start.max(top), ..regions });
-    sweep_in(nodes, infos, &order[..n], heap, placed, occupied, sections, pinned, above, regions, fit, clock)
+    sweep_in(
+        nodes,
+        infos,
+        &order[..n],
+        heap,
+        placed,
+        occupied,
+        sections,
+        pinned,
+        lookahead,
+        above,
+        regions,
+        fit,
+        clock,
+    )
 }
 
 /// The sweep of [`sweep`] over `order` (def order) with `pinned` (the pinned nodes in def
@@ -101,6 +116,7 @@ fn sweep_in(
     occupied: &mut [Span],
     sections: &mut [Section],
     pinned: &[u32],
+    lookahead: &mut [u64],
     above: Option<Regions>,
     regions: Regions,
     fit: Fit,
@@ -115,7 +131,9 @@ fn sweep_in(
         if let Some(mut live) = LiveSet::new(words, heap, n) {
             // room to sort a buffer's pinned obstacles, and the index of them past it
             let (scratch, rest) = placed.split_at_mut(pinned.len().min(placed.len()));
-            let index = index_pinned(bytemuck::cast_slice_mut(rest), nodes, infos, pinned);
+            let rest: &mut [u64] = bytemuck::cast_slice_mut(rest);
+            let words = if lookahead.len() > rest.len() { &mut *lookahead } else { rest };
+            let index = index_pinned(words, nodes, infos, pinned);
             let ahead = Ahead { pinned, placed: scratch, index, above };
             if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
@@ -123,9 +141,12 @@ fn sweep_in(
         }
         unallocate(infos);
     }
-    // the list loop's index lives in the sections (the treap's words above)
+    // the list loop's index lives in the sections (the treap's words above), or the words
+    // lent for it where they are more
+    let sections: &mut [u64] = bytemuck::cast_slice_mut(sections);
+    let words = if lookahead.len() > sections.len() { lookahead } else { sections };
     let index = match fit {
-        Fit::First => index_pinned(bytemuck::cast_slice_mut(sections), nodes, infos, pinned),
+        Fit::First => index_pinned(words, nodes, infos, pinned),
         Fit::Best => None,
     };
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;

@@ -25,6 +25,24 @@ use crate::workspace::Placed;
 /// input.
 pub const LOOKAHEAD_PER_BUFFER: usize = 64;
 
+/// Words of [`crate::Workspace::lookahead`] that give the sweep's index of `p` pinned
+/// buffers all its levels: `2 p (ceil(log2 p) + 1)`; 0 for at most [`LOOKAHEAD_PER_BUFFER`]
+/// pinned buffers (the sweep sorts those and never asks the index). Saturating.
+///
+/// ```
+/// use dramalloc_core::place::sweep::pinned_index_words;
+/// assert_eq!(pinned_index_words(64), 0);
+/// assert_eq!(pinned_index_words(65), 2 * 65 * 8); // 7 levels above level 0
+/// assert_eq!(pinned_index_words(50_000), 2 * 50_000 * 17);
+/// ```
+pub fn pinned_index_words(p: usize) -> usize {
+    if p <= LOOKAHEAD_PER_BUFFER {
+        return 0;
+    }
+    let levels = (usize::BITS - (p - 1).leading_zeros() + 1) as usize;
+    p.saturating_mul(2).saturating_mul(levels)
+}
+
 /// How many of the leading nodes of `pinned` (in def order) are defined at or before
 /// instruction `hi`. O(log p).
 #[inline]

@@ -30,7 +30,14 @@ pub use crate::quality::solve_error::{describe, SolveError};
 /// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
 /// cap: past it a plan with per-buffer alignments is kept as the planner made it.
 pub const SETTLE_MAX_PAIRS: u64 = 1 << 23;
+
+/// Most `u64` words (64 MiB) lent to the sweep's index of fixed buffers
+/// (`dramalloc_core::Workspace::lookahead`), a memory cap: 10^5 rows with half of them fixed
+/// need 1.7 × 10^6 words for all levels (13.6 MB), 10^6 rows with a tenth fixed 3.6 × 10^6,
+/// with half fixed 2 × 10^7 (160 MB; the cap gives 8 levels of the 20).
+pub const LOOKAHEAD_MAX_WORDS: usize = 1 << 23;
 use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
+use dramalloc_core::place::sweep::pinned_index_words;
 
 /// The problem of a program JSON, as the shared traces' CSVs define it: one row per
 /// intermediate or output tensor (in tensor order), live over `[def op, 1 + last reading
@@ -311,6 +318,12 @@ pub fn solve_limited(
     // the interference graph, where it fits and pays: a portfolio holds it only when one
     // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
     let entries = problem.len() as u64 + 1 + 2 * overlapping_pairs(problem);
+    // the sweep's index of the fixed buffers it looks ahead of, all its levels up to a cap
+    let fixed = (0..problem.len()).filter(|&k| problem.fixed(k).is_some()).count();
+    let words = pinned_index_words(fixed).min(LOOKAHEAD_MAX_WORDS);
+    if words > 0 {
+        host = host.with_lookahead(words);
+    }
     if entries <= ADJACENCY_MAX_ENTRIES
         && (!portfolio || entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= work)
     {
