@@ -335,14 +335,15 @@ fn sweep_tree(
                 }
                 _ => break,
             };
-            if !live.remove(nodes[key as u32 as usize].payload) {
+            // (the set's records are by node, in def order: the live ones lie near each other)
+            if !live.remove(key as u32) {
                 return Ok(None);
             }
         }
         let v = node.payload as usize;
         if infos[v].is_pinned() {
             next_pinned += 1;
-            if !live.insert(v as u32, infos[v].address, infos[v].end()) {
+            if !live.insert(ni, infos[v].address, infos[v].end()) {
                 return Ok(None);
             }
             wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
@@ -386,7 +387,7 @@ fn sweep_tree(
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
-        if !live.insert(v as u32, address, info.end()) {
+        if !live.insert(ni, address, info.end()) {
             return Ok(None);
         }
         wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
