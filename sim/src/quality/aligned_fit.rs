@@ -139,13 +139,7 @@ pub fn aligned_first_fit(
                 break 'orders;
             }
             let own = own(k)?;
-            below.clear();
-            below.extend(neighbours.of(k).iter().filter(|&&v| taken[v as usize]).map(|&v| {
-                let v = v as usize;
-                (offsets[v], offsets[v].saturating_add(foot(v)))
-            }));
-            below.sort_unstable();
-            let at = lowest_fit(&below, foot(k), own);
+            let at = lowest_fit(&neighbours, k, &taken, &offsets, foot, own, &mut below);
             at.checked_add(foot(k))?;
             offsets[k] = at;
             taken[k] = true;

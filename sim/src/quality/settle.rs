@@ -83,13 +83,7 @@ pub fn settle(
             continue;
         }
         let Some(own) = lcm(align, problem.alignment(k)) else { continue };
-        below.clear();
-        below.extend(neighbours.of(k).iter().filter(|&&v| taken[v as usize]).map(|&v| {
-            let v = v as usize;
-            (offsets[v], offsets[v].saturating_add(foot(v)))
-        }));
-        below.sort_unstable();
-        let at = lowest_fit(&below, foot(k), own);
+        let at = lowest_fit(&neighbours, k, &taken, offsets, foot, own, &mut below);
         // never up (the old offset is free: module docs); the guard keeps it so on any input
         offsets[k] = at.min(offsets[k]);
     }
@@ -103,12 +97,27 @@ pub(crate) fn peak_of(problem: &Problem, offsets: &[u64], align: u64) -> u64 {
     let up = |size: u64| size.div_ceil(align).saturating_mul(align);
     problem.rows().iter().zip(offsets).map(|(b, &o)| o.saturating_add(up(b.size))).max().unwrap_or(0)
 }
-/// The lowest multiple of `own` from 0 on where `len` bytes meet none of `below` (byte ranges
-/// `[lo, hi)` sorted by `lo`): first fit, past every range it meets. `u64::MAX` where the next
-/// multiple past a range overflows.
-pub(crate) fn lowest_fit(below: &[(u64, u64)], len: u64, own: u64) -> u64 {
+/// The lowest multiple of `own` from 0 on where buffer `k`'s footprint `foot(k)` meets none of
+/// its `neighbours` already `taken` (at `offsets`, footprints `foot`): first fit, past every
+/// one it meets (`below` is scratch). `u64::MAX` where the next multiple past one overflows.
+pub(crate) fn lowest_fit(
+    neighbours: &Neighbours,
+    k: usize,
+    taken: &[bool],
+    offsets: &[u64],
+    foot: impl Fn(usize) -> u64,
+    own: u64,
+    below: &mut Vec<(u64, u64)>,
+) -> u64 {
+    below.clear();
+    below.extend(neighbours.of(k).iter().filter(|&&v| taken[v as usize]).map(|&v| {
+        let v = v as usize;
+        (offsets[v], offsets[v].saturating_add(foot(v)))
+    }));
+    below.sort_unstable();
+    let len = foot(k);
     let mut at = 0u64;
-    for &(lo, hi) in below {
+    for &(lo, hi) in below.iter() {
         if at.checked_add(len).is_some_and(|end| end <= lo) {
             break;
         }
