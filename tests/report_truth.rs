@@ -186,6 +186,20 @@ fn a_capacity_with_alignments_holds_a_single_strategy_to_its_final_plan() {
         misses.stderr
     );
     assert!(misses.stdout.is_empty());
+    // a fixed row past the capacity is refused as bad input (exit 2), as without alignments,
+    // not planned unbounded and reported as a plan that may exist
+    let fixed = "id,lower,upper,size,offset,alignment\na,0,2,100,2000,1\nb,0,2,50,,64\n";
+    let past = dramalloc_in(
+        &["plan", "-", "-o", "-", "--align", "1", "--strategy", "greedy-size", "--capacity", "1024"],
+        fixed,
+    );
+    assert_eq!(past.code, ExitCode::from(2), "{}", past.stderr);
+    assert!(
+        past.stderr
+            .ends_with("fixed buffer `a` (line 2) ends at byte 2100, past the capacity of 1024 bytes\n"),
+        "{}",
+        past.stderr
+    );
 }
 
 /// Fifteen 100-byte buffers live together, aligned to the primes 3 to 53, planned at 4096:

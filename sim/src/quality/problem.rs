@@ -334,8 +334,9 @@ pub fn solve_limited(
         SolveError::Plan { id, message: describe(problem, &error), error }
     };
     // a fixed buffer past the capacity: no plan can fit, said as a single strategy's window
-    // says it (a portfolio plans unbounded first, where it would pass)
-    if let Some(capacity) = capacity.filter(|_| portfolio) {
+    // says it (a portfolio, and with per-buffer alignments any strategy, plans unbounded first,
+    // where it would pass)
+    if let Some(capacity) = capacity {
         let end = |k: usize| {
             let size = problem.row(k).size.checked_next_multiple_of(align.max(1)).unwrap_or(u64::MAX);
             problem.fixed(k).map(|at| at.saturating_add(size))
