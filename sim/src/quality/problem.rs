@@ -36,6 +36,20 @@ pub const SETTLE_MAX_PAIRS: u64 = 1 << 23;
 /// need 1.7 × 10^6 words for all levels (13.6 MB), 10^6 rows with a tenth fixed 3.6 × 10^6,
 /// with half fixed 2 × 10^7 (160 MB; the cap gives 8 levels of the 20).
 pub const LOOKAHEAD_MAX_WORDS: usize = 1 << 23;
+
+/// Nanoseconds a pair of buffers live together costs the settle, the pair list included
+/// (measured 25–36 on 90,000 to 7.1 million pairs, `--strategy sweep` on aligned inputs).
+pub const SETTLE_NS_PER_PAIR: u64 = 40;
+
+/// The time a portfolio's clock leaves, before `until`, for the steps after it on a padded
+/// plan: the settle, and first fit with each buffer's own alignment in its four orders, each
+/// settled (about eight settles more): `9 ·` [`SETTLE_NS_PER_PAIR`] a pair live together, at
+/// most half the time left (where it is more, the settle still runs, and the first fit when
+/// the clock allows).
+fn post_reserve(pairs: u64, until: Instant) -> Duration {
+    let left = until.saturating_duration_since(Instant::now());
+    Duration::from_nanos(pairs.saturating_mul(9 * SETTLE_NS_PER_PAIR)).min(left / 2)
+}
 use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 use dramalloc_core::place::sweep::pinned_index_words;
 
@@ -317,7 +331,8 @@ pub fn solve_limited(
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
     // the interference graph, where it fits and pays: a portfolio holds it only when one
     // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
-    let entries = problem.len() as u64 + 1 + 2 * overlapping_pairs(problem);
+    let pairs = overlapping_pairs(problem);
+    let entries = problem.len() as u64 + 1 + 2 * pairs;
     // the sweep's index of the fixed buffers it looks ahead of, all its levels up to a cap
     let fixed = (0..problem.len()).filter(|&k| problem.fixed(k).is_some()).count();
     let words = pinned_index_words(fixed).min(LOOKAHEAD_MAX_WORDS);
@@ -346,11 +361,17 @@ pub fn solve_limited(
             return Err(name(PlanError::OutsideWindow { location, end, window: capacity }));
         }
     }
+    // (padded also where the common alignment overflows: primes up to 71 times 4096)
+    let padded = pads(problem, align);
+    // a padded plan is settled and planned by first fit with each buffer's own alignment after
+    // the portfolio: its clock stops early enough for them (`post_reserve`)
+    let until =
+        if padded && portfolio { limits.until - post_reserve(pairs, limits.until) } else { limits.until };
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         // the clock stops a portfolio (which keeps its best plan), never a single strategy
         let clocked = matches!(strategy, Strategy::Auto | Strategy::Exact);
-        let mut keep_going = || !clocked || Instant::now() < limits.until;
+        let mut keep_going = || !clocked || Instant::now() < until;
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
         let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going };
@@ -373,8 +394,6 @@ pub fn solve_limited(
     // settled: a portfolio's plan that misses the capacity is kept, and the capacity checked on
     // the final plan (after the settle, the common alignment and the strategies run alone).
     let common_align = common_alignment(problem, align);
-    // (padded also where the common alignment overflows: primes up to 71 times 4096)
-    let padded = pads(problem, align);
     let defer = padded;
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
@@ -387,7 +406,7 @@ pub fn solve_limited(
                 Ok(p) => note(&p),
                 Err(e) => return Err(Some(e)),
             }
-            if strategy == Strategy::Auto && Instant::now() < limits.until {
+            if strategy == Strategy::Auto && Instant::now() < until {
                 match run(u64::MAX, host, align, own, Strategy::Exact) {
                     Ok(p) if fits(&p) => return Ok((p, true)),
                     Ok(p) => note(&p),
@@ -404,12 +423,12 @@ pub fn solve_limited(
         let bounded_first = match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {
             Ok(p) => Ok((p, false)),
             // a portfolio past its deadline does not start again (its first plan is not stopped)
-            Err(bounded @ PlanError::DoesNotFit { .. }) if portfolio && Instant::now() >= limits.until => {
+            Err(bounded @ PlanError::DoesNotFit { .. }) if portfolio && Instant::now() >= until => {
                 Err(bounded)
             }
             Err(bounded @ PlanError::DoesNotFit { .. }) => match run(u64::MAX, host, align, own, strategy) {
                 Ok(p) if fits(&p) => Ok((p, false)),
-                _ if strategy == Strategy::Auto && Instant::now() < limits.until => {
+                _ if strategy == Strategy::Auto && Instant::now() < until => {
                     match run(u64::MAX, host, align, own, Strategy::Exact) {
                         Ok(p) if fits(&p) => Ok((p, true)),
                         _ => Err(bounded),
