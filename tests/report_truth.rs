@@ -235,6 +235,31 @@ fn exact_settles_its_padded_plan_within_its_time_limit() {
     );
 }
 
+/// Two 10-byte buffers live together, each aligned to 2^63, at `--align 4096`: padded, each is
+/// 2^63 + 4,096 bytes and the two overflow `u64`; at the common alignment (2^63) each rounds up
+/// to 2^63 and they overflow too. First fit with each buffer's own alignment, unpadded, puts
+/// them at 0 and 2^63 (a fresh-user trial: every strategy exited 1, "its end overflows u64").
+#[test]
+fn alignments_whose_padding_overflows_plan_by_first_fit() {
+    let csv = "id,lower,upper,size,alignment\na,0,4,10,9223372036854775808\nb,0,4,10,9223372036854775808\n";
+    for strategy in ["auto", "greedy-size"] {
+        let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096", "--strategy", strategy], csv);
+        assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+        assert!(
+            out.stderr.contains(
+                "(plan from first fit with each buffer's own alignment, in size order), HWM 9223372036854779904 bytes"
+            ),
+            "{}",
+            out.stderr
+        );
+        assert_eq!(
+            out.stdout,
+            "id,lower,upper,size,alignment,offset,align\na,0,4,10,9223372036854775808,0,4096\n\
+             b,0,4,10,9223372036854775808,9223372036854775808,4096\n"
+        );
+    }
+}
+
 /// Fifteen 100-byte buffers live together, aligned to the primes 3 to 53, planned at 4096:
 /// the common alignment (4096 times their product) overflows `u64`, and the plan is padded
 /// all the same, so it is settled (the padded members peak at 1,552,384 bytes). Settled, the

@@ -450,6 +450,7 @@ pub fn solve_limited(
     let fitted = fitting(&mut host, align, true);
     let (mut helped, helper_plan) = helpers.map_or((Vec::new(), None), |h| h.finish(false));
     // a helper's plan (within the capacity) replaces a higher one, or stands in for none
+    let mut first_aligned = None;
     let (mut offsets, mut metrics, mut members, as_exact) = match fitted {
         Ok((plan, as_exact)) => {
             let offsets = host.infos()[..problem.len()].iter().map(|i| i.address).collect();
@@ -468,6 +469,20 @@ pub fn solve_limited(
         Err(None) => {
             return Err(missed_by(capacity.unwrap_or(u64::MAX), missed.get().unwrap_or(u64::MAX)));
         }
+        // padded sizes past u64 (own alignments near 2^63) fit nowhere padded: first fit with
+        // each buffer's own alignment, unpadded, is the plan where it finds one (the only plan,
+        // so not stopped by the clock)
+        Err(Some(e @ PlanError::DoesNotFit { .. })) if padded => {
+            let far = Instant::now() + Duration::from_secs(24 * 3600);
+            let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, far) else {
+                return Err(name(e));
+            };
+            first_aligned = Some(Aligned { order: fit.order, orders: fit.orders, hwm: fit.hwm, kept: true });
+            let lower_bound = crate::quality::max_load(problem, align);
+            let strategy = Strategy::ALL.iter().position(|&s| s == strategy).unwrap_or(0) as u64;
+            let metrics = Metrics { hwm: fit.hwm, lower_bound, strategy, ..Metrics::default() };
+            (fit.offsets, metrics, Default::default(), false)
+        }
         Err(Some(e)) => return Err(name(e)),
     };
     if let Some(h) = helper_plan.filter(|h| h.metrics.hwm < metrics.hwm) {
@@ -484,15 +499,15 @@ pub fn solve_limited(
     // the lower peak (`common_alignment`).
     let (mut both_ways, mut settled) = (None, None);
     if padded && metrics.hwm > metrics.lower_bound {
-        // only on the clock: listing the pairs alone is O(E)
-        if Instant::now() < limits.until {
-            settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
-        }
+        // whatever the clock says (its time is reserved: `post_reserve`): a padded plan is
+        // not yet the plan. Its pair list is at most SETTLE_MAX_PAIRS (about 0.3 s), and the
+        // settle itself stops at the clock after its first 1,024 buffers (valid either way)
+        settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
         if let Some(s) = settled {
             metrics.hwm = s.after;
         }
     }
-    if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound) {
+    if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound && first_aligned.is_none()) {
         let mut both = BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None };
         if metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
             if let Ok((p, _)) = fitting(&mut host, m, false) {
@@ -554,8 +569,13 @@ pub fn solve_limited(
         }
     }
     // and first fit with each buffer's own alignment, unpadded (`aligned_fit`), kept where lower
-    let mut aligned = None;
-    if padded && portfolio && metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
+    let mut aligned = first_aligned;
+    if aligned.is_none()
+        && padded
+        && portfolio
+        && metrics.hwm > metrics.lower_bound
+        && Instant::now() < limits.until
+    {
         if let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, limits.until) {
             let kept = fit.hwm < metrics.hwm;
             aligned = Some(Aligned { order: fit.order, orders: fit.orders, hwm: fit.hwm, kept });
