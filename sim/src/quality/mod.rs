@@ -9,6 +9,7 @@ pub mod common_alignment;
 pub mod generate;
 pub mod helpers;
 pub mod limits;
+pub mod live_pairs;
 pub mod problem;
 pub mod settle;
 pub mod solve_error;

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use crate::input::Problem;
 use crate::quality::common_alignment::lcm;
-use crate::quality::problem::overlapping_pairs;
+use crate::quality::live_pairs::overlapping_pairs;
 
 /// What [`settle`] did: the peak before and after, bytes, and whether it stopped early.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
