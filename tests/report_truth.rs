@@ -239,6 +239,7 @@ fn exact_settles_its_padded_plan_within_its_time_limit() {
 /// 2^63 + 4,096 bytes and the two overflow `u64`; at the common alignment (2^63) each rounds up
 /// to 2^63 and they overflow too. First fit with each buffer's own alignment, unpadded, puts
 /// them at 0 and 2^63 (a fresh-user trial: every strategy exited 1, "its end overflows u64").
+/// So does one buffer aligned to 2^64 - 1, whose padded size overflows (it exited 2).
 #[test]
 fn alignments_whose_padding_overflows_plan_by_first_fit() {
     let csv = "id,lower,upper,size,alignment\na,0,4,10,9223372036854775808\nb,0,4,10,9223372036854775808\n";
@@ -258,6 +259,12 @@ fn alignments_whose_padding_overflows_plan_by_first_fit() {
              b,0,4,10,9223372036854775808,9223372036854775808,4096\n"
         );
     }
+    // one buffer aligned to 2^64 - 1: its padding overflows before anything is placed (exit 2
+    // before); offset 0 is a multiple of any alignment
+    let max = "id,lower,upper,size,alignment\na,0,1,10,18446744073709551615\n";
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], max);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert_eq!(out.stdout, "id,lower,upper,size,alignment,offset,align\na,0,1,10,18446744073709551615,0,1\n");
 }
 
 /// Fifteen 100-byte buffers live together, aligned to the primes 3 to 53, planned at 4096:
