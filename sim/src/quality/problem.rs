@@ -412,9 +412,8 @@ pub fn solve_limited(
             return Err(missed_by(capacity.unwrap_or(u64::MAX), missed.get().unwrap_or(u64::MAX)));
         }
         // padded sizes past u64 (own alignments near 2^63 or above) overflow, or fit nowhere
-        // padded: first fit with
-        // each buffer's own alignment, unpadded, is the plan where it finds one (the only plan,
-        // so not stopped by the clock)
+        // padded: first fit with each buffer's own alignment, unpadded, is the plan where it
+        // finds one (the only plan, so not stopped by the clock)
         Err(Some(e @ (PlanError::DoesNotFit { .. } | PlanError::SizeOverflow { .. }))) if padded => {
             let far = Instant::now() + Duration::from_secs(24 * 3600);
             let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, far) else {
