@@ -26,6 +26,16 @@ type Entry = [u64; 2];
 
 use core::cell::Cell;
 
+/// Levels of the full index over `p` pinned buffers: `ceil(log2 p) + 1` (1 for `p <= 1`), so
+/// the top level's single run holds them all.
+pub(crate) fn full_levels(p: usize) -> u32 {
+    if p <= 1 {
+        1
+    } else {
+        usize::BITS - (p - 1).leading_zeros() + 1
+    }
+}
+
 /// The index over `p` pinned buffers (see the module doc), in lent words.
 #[derive(Debug)]
 pub(crate) struct PinnedIndex<'a> {
@@ -48,8 +58,7 @@ impl<'a> PinnedIndex<'a> {
         budget: u64,
         span: impl Fn(usize) -> (u64, u64),
     ) -> Option<Self> {
-        let full = if p <= 1 { 1 } else { usize::BITS - (p - 1).leading_zeros() + 1 };
-        let levels = full.min(u32::try_from(words.len() / 2 / p.max(1)).unwrap_or(u32::MAX));
+        let levels = full_levels(p).min(u32::try_from(words.len() / 2 / p.max(1)).unwrap_or(u32::MAX));
         if p == 0 || levels == 0 {
             return None;
         }

@@ -131,9 +131,7 @@ fn sweep_in(
         if let Some(mut live) = LiveSet::new(words, heap, n) {
             // room to sort a buffer's pinned obstacles, and the index of them past it
             let (scratch, rest) = placed.split_at_mut(pinned.len().min(placed.len()));
-            let rest: &mut [u64] = bytemuck::cast_slice_mut(rest);
-            let words = if lookahead.len() > rest.len() { &mut *lookahead } else { rest };
-            let index = index_pinned(words, nodes, infos, pinned);
+            let index = index_pinned(longer(bytemuck::cast_slice_mut(rest), lookahead), nodes, infos, pinned);
             let ahead = Ahead { pinned, placed: scratch, index, above };
             if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
@@ -143,10 +141,10 @@ fn sweep_in(
     }
     // the list loop's index lives in the sections (the treap's words above), or the words
     // lent for it where they are more
-    let sections: &mut [u64] = bytemuck::cast_slice_mut(sections);
-    let words = if lookahead.len() > sections.len() { lookahead } else { sections };
     let index = match fit {
-        Fit::First => index_pinned(words, nodes, infos, pinned),
+        Fit::First => {
+            index_pinned(longer(bytemuck::cast_slice_mut(sections), lookahead), nodes, infos, pinned)
+        }
         Fit::Best => None,
     };
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
@@ -250,6 +248,16 @@ pub(crate) fn expire(
         let at = placed[..*live].partition_point(|q| (q.addr, q.end) < (g.address, g.end()));
         placed.copy_within(at + 1..*live, at);
         *live -= 1;
+    }
+}
+
+/// The longer of the storage the sweep leaves unused and the words lent for the index of the
+/// pinned buffers (`unused` on ties).
+fn longer<'w>(unused: &'w mut [u64], lent: &'w mut [u64]) -> &'w mut [u64] {
+    if lent.len() > unused.len() {
+        lent
+    } else {
+        unused
     }
 }
 

@@ -7,7 +7,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interval_tree::Node;
 use crate::place::live_set::LiveSet;
-use crate::place::pinned_index::PinnedIndex;
+use crate::place::pinned_index::{full_levels, PinnedIndex};
 use crate::place::seed::search::{place_in_gap, Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::workspace::Placed;
@@ -39,8 +39,7 @@ pub fn pinned_index_words(p: usize) -> usize {
     if p <= LOOKAHEAD_PER_BUFFER {
         return 0;
     }
-    let levels = (usize::BITS - (p - 1).leading_zeros() + 1) as usize;
-    p.saturating_mul(2).saturating_mul(levels)
+    p.saturating_mul(2).saturating_mul(full_levels(p) as usize)
 }
 
 /// How many of the leading nodes of `pinned` (in def order) are defined at or before
