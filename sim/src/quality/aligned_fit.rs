@@ -21,11 +21,25 @@
 //! Cost per order: O(E log E) for E pairs of buffers live together, the pairs listed once
 //! (`2E + n` words, at most `max_pairs` pairs).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::input::Problem;
 use crate::quality::common_alignment::lcm;
-use crate::quality::settle::{lowest_fit, pairs, peak_of, settle};
+use crate::quality::settle::{lowest_fit, pairs, settle_over};
+
+/// Nanoseconds a pair of buffers live together costs the settle, the pair list included
+/// (measured 25–36 on 90,000 to 7.1 million pairs, `--strategy sweep` on aligned inputs).
+pub const SETTLE_NS_PER_PAIR: u64 = 40;
+
+/// The time a portfolio's clock leaves, before `until`, for the steps after it on a padded
+/// plan: the settle, and first fit with each buffer's own alignment in its four orders, each
+/// settled (about eight settles more): `9 ·` [`SETTLE_NS_PER_PAIR`] a pair live together, at
+/// most half the time left (where it is more, the settle still runs, and the first fit when
+/// the clock allows).
+pub(crate) fn post_reserve(pairs: u64, until: Instant) -> Duration {
+    let left = until.saturating_duration_since(Instant::now());
+    Duration::from_nanos(pairs.saturating_mul(9 * SETTLE_NS_PER_PAIR)).min(left / 2)
+}
 
 /// The order in which [`aligned_first_fit`] places the free buffers (each descending in its
 /// keys, ties by row).
@@ -74,7 +88,7 @@ pub struct AlignedFit {
 
 /// The free buffers of `problem` placed by first fit in each of [`ORDERS`], each at a multiple
 /// of `lcm(align, its own alignment)` with its footprint rounded up to `align` bytes, fixed
-/// buffers where they are; each plan settled ([`settle`]); the lowest kept (the first order on
+/// buffers where they are; each plan settled ([`crate::quality::settle::settle`]); the lowest kept (the first order on
 /// ties). `None` where the pairs of buffers live together number more than `max_pairs`, an
 /// alignment's multiple or an end overflows `u64`, or `until` passed before the first plan
 /// was whole (a plan is only returned whole).
@@ -144,8 +158,7 @@ pub fn aligned_first_fit(
             offsets[k] = at;
             taken[k] = true;
         }
-        let hwm = settle(problem, &mut offsets, align, max_pairs, until)
-            .map_or_else(|| peak_of(problem, &offsets, align), |s| s.after);
+        let hwm = settle_over(problem, &mut offsets, align, &neighbours, until).after;
         done += 1;
         if best.as_ref().is_none_or(|b| hwm < b.hwm) {
             best = Some(AlignedFit { offsets, hwm, order, orders: 0 });

@@ -16,7 +16,8 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
-use crate::quality::aligned_fit::{aligned_first_fit, AlignedOrder};
+pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
+use crate::quality::aligned_fit::{aligned_first_fit, post_reserve, AlignedOrder};
 use crate::quality::common_alignment::{common_alignment, pads, BothWays};
 use crate::quality::helpers::{helper_count, Helped, Helpers};
 pub use crate::quality::limits::{
@@ -38,19 +39,6 @@ pub const SETTLE_MAX_PAIRS: u64 = 1 << 23;
 /// with half fixed 2 × 10^7 (160 MB; the cap gives 8 levels of the 20).
 pub const LOOKAHEAD_MAX_WORDS: usize = 1 << 23;
 
-/// Nanoseconds a pair of buffers live together costs the settle, the pair list included
-/// (measured 25–36 on 90,000 to 7.1 million pairs, `--strategy sweep` on aligned inputs).
-pub const SETTLE_NS_PER_PAIR: u64 = 40;
-
-/// The time a portfolio's clock leaves, before `until`, for the steps after it on a padded
-/// plan: the settle, and first fit with each buffer's own alignment in its four orders, each
-/// settled (about eight settles more): `9 ·` [`SETTLE_NS_PER_PAIR`] a pair live together, at
-/// most half the time left (where it is more, the settle still runs, and the first fit when
-/// the clock allows).
-fn post_reserve(pairs: u64, until: Instant) -> Duration {
-    let left = until.saturating_duration_since(Instant::now());
-    Duration::from_nanos(pairs.saturating_mul(9 * SETTLE_NS_PER_PAIR)).min(left / 2)
-}
 use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 use dramalloc_core::place::sweep::pinned_index_words;
 
@@ -336,7 +324,6 @@ pub fn solve_limited(
     // settled: a portfolio's plan that misses the capacity is kept, and the capacity checked on
     // the final plan (after the settle, the common alignment and the strategies run alone).
     let common_align = common_alignment(problem, align);
-    let defer = padded;
     let fitting = |host: &mut HostWorkspace, align: u64, own: bool| {
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
         if capacity.is_some() && portfolio {
@@ -344,7 +331,7 @@ pub fn solve_limited(
                 missed.set(Some(missed.get().map_or(p.metrics.hwm, |m| m.min(p.metrics.hwm))))
             };
             match run(u64::MAX, host, align, own, strategy) {
-                Ok(p) if fits(&p) || defer => return Ok((p, false)),
+                Ok(p) if fits(&p) || padded => return Ok((p, false)),
                 Ok(p) => note(&p),
                 Err(e) => return Err(Some(e)),
             }
@@ -359,7 +346,7 @@ pub fn solve_limited(
         }
         // with per-buffer alignments a single strategy's peak is of padded sizes, above the
         // final plan's: it plans as without a capacity, which is checked on the final plan
-        if defer {
+        if padded {
             return run(u64::MAX, host, align, own, strategy).map(|p| (p, false)).map_err(Some);
         }
         let bounded_first = match run(capacity.unwrap_or(u64::MAX), host, align, own, strategy) {

@@ -61,12 +61,24 @@ pub fn settle(
     max_pairs: u64,
     until: Instant,
 ) -> Option<Settled> {
+    let neighbours = pairs(problem, max_pairs)?;
+    Some(settle_over(problem, offsets, align, &neighbours, until))
+}
+
+/// [`settle`] over the pair list `neighbours` of `problem` (as [`pairs`] lists them), which a
+/// caller settling several plans of one problem lists once.
+pub(crate) fn settle_over(
+    problem: &Problem,
+    offsets: &mut [u64],
+    align: u64,
+    neighbours: &Neighbours,
+    until: Instant,
+) -> Settled {
     let n = problem.len();
     let align = align.max(1);
     let rows = problem.rows();
     let foot = |k: usize| rows[k].size.div_ceil(align).saturating_mul(align);
     let before = peak_of(problem, offsets, align);
-    let neighbours = pairs(problem, max_pairs)?;
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by_key(|&k| (offsets[k as usize], k));
     let mut taken = vec![false; n];
@@ -83,11 +95,11 @@ pub fn settle(
             continue;
         }
         let Some(own) = lcm(align, problem.alignment(k)) else { continue };
-        let at = lowest_fit(&neighbours, k, &taken, offsets, foot, own, &mut below);
+        let at = lowest_fit(neighbours, k, &taken, offsets, foot, own, &mut below);
         // never up (the old offset is free: module docs); the guard keeps it so on any input
         offsets[k] = at.min(offsets[k]);
     }
-    Some(Settled { before, after: peak_of(problem, offsets, align), stopped })
+    Settled { before, after: peak_of(problem, offsets, align), stopped }
 }
 
 /// The peak of `offsets` for `problem` in a plan aligned to `align`: the largest
