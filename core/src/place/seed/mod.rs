@@ -5,6 +5,7 @@
 //! ([`select`]) and "First-Fit Placement — search" ([`search`]): `simplify` orders the
 //! candidates, `select` queries each one's placed neighbours and `search` picks the gap.
 
+pub mod ascending;
 pub mod search;
 pub mod select;
 pub mod simplify;

@@ -1,11 +1,11 @@
 //! `search`: first fit into the gaps between occupied byte ranges, with page-straddle avoidance.
-//! Uses: nothing else in the crate; used by: portfolio, scan, select, sweep, workspace, sim.
+//! Uses: ascending; used by: portfolio, scan, select, sweep, workspace, sim.
 //!
 //! `search`: first-fit placement into the gaps between occupied byte ranges, with 4 KiB
 //! page-straddle avoidance (seed section "First-Fit Placement — search").
 //!
 //! The occupied ranges (the `[address, address + aligned)` of a node's already-placed
-//! interfering neighbours) are sorted by start in place; the free gaps from `start` up to the
+//! interfering neighbours) are sorted by start in place (first fit: only as far as it reads); the free gaps from `start` up to the
 //! region ceiling are walked in address order (streamed, not stored: the same gaps, in the
 //! same order, as the seed's free list). In a gap `[lo, hi)` that is large enough, the object
 //! goes at `lo` when it stays inside one page (`lo / align == (lo + size - 1) / align`) or is
@@ -16,8 +16,10 @@
 //! [`Fit::Best`] (used by the `best-fit` strategy) takes the smallest gap that fits, the lowest
 //! address among equal gaps, with the same in-gap rule.
 //!
-//! Complexity: O(k log k) for k occupied ranges (the sort), no heap.
+//! Complexity: O(k log k) for k occupied ranges (the sort), no heap; first fit O(k + j log j)
+//! expected when its walk stops after j ranges.
 
+use crate::place::seed::ascending::Ascending;
 use bytemuck::{Pod, Zeroable};
 
 /// A byte range `[lo, hi)`. Seed: `DRAM_Allocator::Interval { u64 lo, u64 hi }`.
@@ -80,7 +82,9 @@ pub const fn place_in_gap(lo: u64, hi: u64, size: u64, align: u64) -> Option<u64
 }
 
 /// Finds an address for `size` bytes among the gaps left by `occupied` in
-/// `[start, ceiling)`. Sorts `occupied` in place by start.
+/// `[start, ceiling)`. Reorders `occupied` in place: [`Fit::Best`] sorts it by start;
+/// [`Fit::First`] orders it by start only as far as its walk reads
+/// ([`crate::place::seed::ascending::Ascending`]).
 ///
 /// ```
 /// use dramalloc_core::place::seed::search::{search, Fit, Span};
@@ -90,8 +94,14 @@ pub const fn place_in_gap(lo: u64, hi: u64, size: u64, align: u64) -> Option<u64
 /// ```
 pub fn search(occupied: &mut [Span], size: u64, start: u64, ceiling: u64, align: u64, fit: Fit) -> Found {
     // by start only: the walk keeps the running maximum end, so the order of equal starts
-    // does not change the gaps (and a key compare is cheaper than a pair compare)
-    occupied.sort_unstable_by_key(|s| s.lo);
+    // does not change the gaps (and a key compare is cheaper than a pair compare); first fit
+    // usually stops well before the last range, so it orders them only as far as it reads
+    let ranges = if fit == Fit::Best {
+        occupied.sort_unstable_by_key(|s| s.lo);
+        Ascending::sorted(occupied)
+    } else {
+        Ascending::new(occupied)
+    };
     let mut best: Option<(u64, u64)> = None; // (gap length, address)
     let mut largest = 0u64;
     let mut prev_end = start;
@@ -116,7 +126,7 @@ pub fn search(occupied: &mut [Span], size: u64, start: u64, ceiling: u64, align:
         }
         false
     };
-    for s in occupied.iter() {
+    for s in ranges {
         if prev_end >= ceiling {
             break;
         }
