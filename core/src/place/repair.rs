@@ -166,17 +166,23 @@ pub struct Repaired {
     pub peak: u64,
 }
 
-/// Sort key of candidate `v` under order `o` (larger first).
-fn key(o: usize, info: &Info, lo: u32, hi: u32, load: u64) -> (u128, u128) {
-    let (size, life) = (info.aligned as u128, (hi - lo) as u128 + 1);
-    match o {
-        0 => (size, u32::MAX as u128 - lo as u128),
-        1 => (load as u128, life),
-        2 => (load as u128, size),
+/// Sort key of candidate `v` under order `o` (larger first), as a `(first, second)` pair of
+/// `u64`s compared in turn: the size × lifetime product of order 4 is split into its high and
+/// low 64 bits, so every key compares as its exact value.
+fn key(o: usize, info: &Info, lo: u32, hi: u32, load: u64) -> Span {
+    let (size, life) = (info.aligned, u64::from(hi - lo) + 1);
+    let (first, second) = match o {
+        1 => (load, life),
+        2 => (load, size),
         3 => (life, size),
-        4 => (size.saturating_mul(life), 0),
-        _ => (size, u32::MAX as u128 - lo as u128), // perturbed afterwards
-    }
+        4 => {
+            let product = u128::from(size) * u128::from(life);
+            ((product >> 64) as u64, product as u64)
+        }
+        // 0, and the perturbed orders before their swaps
+        _ => (size, u64::from(u32::MAX - lo)),
+    };
+    Span { lo: first, hi: second }
 }
 
 /// Repairs the plan in `infos` (every candidate placed, one interval each) while `work`
@@ -493,15 +499,28 @@ fn try_window(
     let mut best = peak; // a placement must end below this to count
     let mut found = false;
     for &o in orders {
-        sorted.copy_from_slice(window);
         {
+            // each window buffer's key once, by window position (in the occupied ranges'
+            // storage, free until the placement below), then the positions sorted by them:
+            // the comparisons read two dense arrays instead of three records a candidate
             let (nodes, slots) = (graph.tree().nodes(), &*st.slots);
-            let key_of = |c: u32| {
+            let keys = &mut st.occupied[..k];
+            for ((wi, &c), (kept, at)) in
+                window.iter().enumerate().zip(keys.iter_mut().zip(sorted.iter_mut()))
+            {
                 let info = &infos[c as usize];
                 let x = &nodes[graph.intervals_of(info)[0] as usize];
-                key(o, info, x.lo, x.hi, slots[c as usize].total)
-            };
-            sorted.sort_unstable_by(|&a, &b| key_of(b).cmp(&key_of(a)).then(a.cmp(&b)));
+                *kept = key(o, info, x.lo, x.hi, slots[c as usize].total);
+                *at = wi as u32;
+            }
+            let keys = &*keys;
+            sorted.sort_unstable_by(|&a, &b| {
+                let (a, b) = (a as usize, b as usize);
+                keys[b].cmp(&keys[a]).then(window[a].cmp(&window[b]))
+            });
+            for at in sorted.iter_mut() {
+                *at = window[*at as usize];
+            }
         }
         if o >= PERTURBED {
             // the size order with a third of its neighbours swapped, by a xorshift seeded
@@ -700,6 +719,25 @@ mod tests {
         let mut w = Work::new(100, &mut go);
         w.left = 0;
         assert_eq!((w.used(), w.stalled(), w.done()), (100, false, true));
+    }
+
+    /// Each order's key as a `(first, second)` pair: order 4 compares the exact size ×
+    /// lifetime product past 64 bits (2^40 bytes for 2^30 instructions against 2^63 bytes for
+    /// one), the perturbed orders start from order 0's.
+    #[test]
+    fn keys_compare_as_their_exact_values() {
+        let info = |aligned| Info { aligned, ..Info::default() };
+        let long = key(4, &info(1 << 40), 0, (1 << 30) - 1, 0);
+        let wide = key(4, &info(1 << 63), 5, 5, 0);
+        assert_eq!((long, wide), (Span { lo: 64, hi: 0 }, Span { lo: 0, hi: 1 << 63 }));
+        assert!(long > wide);
+        let small = info(8); // [3, 9]: a lifetime of 7, a load of 100
+        let keys: [Span; 6] = core::array::from_fn(|o| key([0, 1, 2, 3, 4, PERTURBED][o], &small, 3, 9, 100));
+        let pairs = keys.map(|k| (k.lo, k.hi));
+        assert_eq!(
+            pairs,
+            [(8, u64::from(u32::MAX) - 3), (100, 7), (100, 8), (7, 8), (0, 56), (8, u64::from(u32::MAX) - 3)]
+        );
     }
 
     /// A [0, 9] at 0, B [0, 4] at 8, C [5, 9] at 16 (8 bytes each): C sets the peak, 24,
