@@ -49,13 +49,18 @@ fn zeroed<T: bytemuck::Zeroable>(n: usize) -> Vec<T> {
     bytemuck::zeroed_vec(n)
 }
 
-/// Undo records lent to the branch and bound: `n² / 2` (its worst case) up to 2^18 (4 MiB),
-/// none above [`dramalloc_core::place::exact::EXACT_MAX_BUFFERS`] candidates (it does not run there).
+/// Undo records lent to the branch and bound: `n² / 2 + n` up to 2^22 (64 MiB of address
+/// space, committed only as deep as the search goes), none above
+/// [`dramalloc_core::place::exact::EXACT_MAX_BUFFERS`] candidates (it does not run there).
+/// A search deeper than its undo stack rebuilds minimum offsets from every placed buffer at
+/// each undo, O(n) a buffer: with 2^18 records the whole `plan` of 2,000 layered buffers
+/// (`generate --shape layered -n 2000 --seed 3`, 3,214 nodes) took 0.38 s, with 2^22 0.15 s
+/// (14.5 → 27.5 MB resident), the same plan.
 fn raise_capacity(infos: usize) -> usize {
     if infos > dramalloc_core::place::exact::EXACT_MAX_BUFFERS {
         0
     } else {
-        (infos * infos / 2 + infos).min(1 << 18)
+        (infos * infos / 2 + infos).min(1 << 22)
     }
 }
 

@@ -195,7 +195,7 @@ pub fn branch_and_bound(
             sec.cuts += 1;
         }
     }
-    let mut meter = Meter { budget, nodes: 0, stopped: false };
+    let mut meter = Meter::new(budget);
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
     let mut heuristic = usize::MAX;
@@ -225,6 +225,7 @@ pub fn branch_and_bound(
                     start,
                     cap,
                     heuristic: h,
+                    spent: 0,
                 };
                 let probe_limit = if cap == lower_bound {
                     (limit >> bound_shift).max(n as u64)

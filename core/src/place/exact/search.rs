@@ -45,6 +45,9 @@ pub(super) struct Search<'s> {
     pub(super) cap: u64,
     /// The static preorder in use ([`super::preorder`]).
     pub(super) heuristic: usize,
+    /// Slot visits of [`Search::unplace`]'s rebuilds not yet charged to the meter (at the
+    /// next node, [`Meter::tick_after`], or after a failed child, [`Meter::charge`]).
+    pub(super) spent: u64,
 }
 
 impl Search<'_> {
@@ -115,6 +118,7 @@ impl Search<'_> {
         for k in i..j {
             let c = self.slots[self.by_lo[k] as usize];
             if c.at == UNPLACED && c.floor == top && overlaps(&c, &s) {
+                self.spent += self.slots.len() as u64;
                 let mut f = self.start;
                 for p in self.slots.iter() {
                     if p.at != UNPLACED && overlaps(p, &c) {
@@ -381,7 +385,7 @@ impl Search<'_> {
     /// [`Search::feasible`] at the level of `last`; a child is checked only where placing it
     /// changed something (the level everywhere, the floors in its window).
     fn dfs(&mut self, s0: usize, s1: usize, last: Option<(u64, u32)>, ctl: &mut Ctl<'_, '_, '_>) -> Step {
-        if !ctl.tick() {
+        if !ctl.tick(core::mem::take(&mut self.spent)) {
             return Step::Abort;
         }
         let part = self.part(s0, s1);
@@ -498,6 +502,13 @@ impl Search<'_> {
                 result = st;
                 break;
             }
+            // a child that failed cost no node of its own: its placement, sweep and undo are
+            // charged, so a node of many such children still asks the clock
+            let spent = core::mem::take(&mut self.spent) + (part.1 - part.0 + w1 - w0 + 1) as u64;
+            if !ctl.meter.charge(spent) {
+                result = Step::Abort;
+                break;
+            }
             if !hat {
                 // hatless pruning (MiniMalloc): `b` overlaps no unplaced buffer, so placing
                 // it here loses nothing; if the rest fails with it, it fails without it
@@ -530,13 +541,13 @@ struct Ctl<'m, 'b, 'a> {
 
 impl Ctl<'_, '_, '_> {
     #[inline]
-    fn tick(&mut self) -> bool {
+    fn tick(&mut self, spent: u64) -> bool {
         self.used += 1;
         if self.used > self.limit {
             self.hit_limit = true;
             return false;
         }
-        self.meter.tick()
+        self.meter.tick_after(spent)
     }
 }
 
