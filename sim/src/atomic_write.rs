@@ -160,9 +160,10 @@ where
         _ => None,
     };
     let path = resolved.as_deref().unwrap_or(path);
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, format!("{}: no file name to write", path.display()))
-    })?;
+    // (the caller names the path: `.` and `..` are directories, said as for any other)
+    let name = path
+        .file_name()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::IsADirectory, "a directory, not a file to write"))?;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -484,9 +485,17 @@ mod tests {
         assert_eq!(dir.entries(), Vec::<String>::new());
     }
 
+    /// `/`, `.` and `..` name no file: refused as a directory, the message without the path
+    /// (the caller says it; a fresh-user trial saw `error: .: .: no file name to write`).
     #[test]
-    fn path_without_file_name_is_invalid_input() {
-        let err = write_atomic(Path::new("/"), b"x").unwrap_err();
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+    fn a_path_without_a_file_name_is_a_directory() {
+        for path in ["/", ".", ".."] {
+            let e = write_atomic(Path::new(path), b"x").unwrap_err();
+            assert_eq!(
+                (e.kind(), e.to_string()),
+                (io::ErrorKind::IsADirectory, "a directory, not a file to write".into()),
+                "{path}"
+            );
+        }
     }
 }
