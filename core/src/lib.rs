@@ -59,6 +59,9 @@ pub mod static_storage;
 pub mod strategy;
 pub mod workspace;
 
+#[cfg(test)]
+mod test_rng;
+
 pub use cc_region::CcSize;
 pub use error::{PlanError, Store};
 pub use liveness::buffers::Buffer;

@@ -102,21 +102,29 @@ impl<'b, 'a> Meter<'b, 'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use core::cell::Cell;
+
+    /// Runs `check` on a meter of no node limit whose callback says go `go` times, then stop;
+    /// returns how many times the callback was asked.
+    fn asked(go: u32, check: impl FnOnce(&mut Meter<'_, '_>)) -> u32 {
+        let asks = Cell::new(0u32);
+        let mut keep_going = || {
+            asks.set(asks.get() + 1);
+            asks.get() <= go
+        };
+        let mut budget = Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut keep_going };
+        check(&mut Meter::new(&mut budget));
+        asks.get()
+    }
 
     /// The callback is asked on every `CHECK_EVERY`-th node only, and its first "stop" ends
     /// the run on that node; the node limit ends it on the `max_nodes`-th node.
     #[test]
     fn the_meter_asks_every_check_and_stops_at_the_limit() {
-        let mut asks = 0u32;
-        let mut stop_on_second_ask = || {
-            asks += 1;
-            asks < 2
-        };
-        let mut budget =
-            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut stop_on_second_ask };
-        let mut meter = Meter::new(&mut budget);
-        let going = (0..10 * CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
-        assert_eq!((going, meter.nodes, meter.stopped), (2 * CHECK_EVERY - 1, 2 * CHECK_EVERY, true));
+        let asks = asked(1, |meter| {
+            let going = (0..10 * CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
+            assert_eq!((going, meter.nodes, meter.stopped), (2 * CHECK_EVERY - 1, 2 * CHECK_EVERY, true));
+        });
         assert_eq!(asks, 2);
         let mut go = || true;
         let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go };
@@ -127,41 +135,29 @@ mod tests {
 
     /// Work spent outside the nodes brings the question forward: asked at the node after
     /// `ASK_EVERY_SPENT` visits (not the 256th), the count starting again from there; a stop
-    /// ends the run on that node.
+    /// ends the run on that node. Between nodes, the charge asks at the same threshold and
+    /// counts no node.
     #[test]
     fn work_outside_the_nodes_asks_sooner() {
-        let mut asks = 0u32;
-        let mut stop_on_third_ask = || {
-            asks += 1;
-            asks < 3
-        };
-        let mut budget =
-            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut stop_on_third_ask };
-        let mut meter = Meter::new(&mut budget);
-        assert!(meter.tick_after(ASK_EVERY_SPENT - 1)); // node 1: not yet
-        assert!(meter.tick_after(1)); // node 2: asked (1)
-        assert_eq!(meter.spent, 0);
-        assert!(meter.tick_after(ASK_EVERY_SPENT / 2)); // node 3: not yet
-        let going = (4..CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
-        assert_eq!((going, meter.nodes), (CHECK_EVERY - 4, CHECK_EVERY - 1)); // no ask on the way
-        assert!(meter.tick()); // node 256: asked (2), the spent count cleared
-        assert_eq!(meter.spent, 0);
-        assert!(!meter.tick_after(ASK_EVERY_SPENT)); // node 257: asked (3), stop
+        let asks = asked(2, |meter| {
+            assert!(meter.tick_after(ASK_EVERY_SPENT - 1)); // node 1: not yet
+            assert!(meter.tick_after(1)); // node 2: asked (1)
+            assert_eq!(meter.spent, 0);
+            assert!(meter.tick_after(ASK_EVERY_SPENT / 2)); // node 3: not yet
+            let going = (4..CHECK_EVERY).take_while(|_| meter.tick()).count() as u64;
+            assert_eq!((going, meter.nodes), (CHECK_EVERY - 4, CHECK_EVERY - 1)); // no ask on the way
+            assert!(meter.tick()); // node 256: asked (2), the spent count cleared
+            assert_eq!(meter.spent, 0);
+            assert!(!meter.tick_after(ASK_EVERY_SPENT)); // node 257: asked (3), stop
+        });
         assert_eq!(asks, 3);
-        // between nodes: the charge asks at the threshold and counts no node
-        let mut asks = 0u32;
-        let mut stop_on_second_ask = || {
-            asks += 1;
-            asks < 2
-        };
-        let mut budget =
-            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut stop_on_second_ask };
-        let mut meter = Meter::new(&mut budget);
-        assert!(meter.charge(ASK_EVERY_SPENT - 1) && meter.charge(1)); // asked (1): go
-        assert!(meter.charge(ASK_EVERY_SPENT - 1));
-        assert!(!meter.charge(1)); // asked (2): stop
-        assert!(!meter.charge(0) && !meter.tick());
-        assert_eq!(meter.nodes, 1);
+        let asks = asked(1, |meter| {
+            assert!(meter.charge(ASK_EVERY_SPENT - 1) && meter.charge(1)); // asked (1): go
+            assert!(meter.charge(ASK_EVERY_SPENT - 1));
+            assert!(!meter.charge(1)); // asked (2): stop
+            assert!(!meter.charge(0) && !meter.tick());
+            assert_eq!(meter.nodes, 1);
+        });
         assert_eq!(asks, 2);
     }
 }

@@ -139,19 +139,15 @@ fn lomuto(v: &mut [Span], keep: impl Fn(u64) -> bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::XorShift;
 
     /// Reads a prefix of random slices (many equal starts, every length up to 300, sorted and
     /// reversed inputs) and checks it is the prefix of the sorted starts, that every range is
     /// still there once, and that reading to the end leaves the slice sorted.
     #[test]
     fn hands_out_the_sorted_order_as_far_as_read() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut next = |m: u64| rng.below(m);
         for case in 0..3000 {
             let m = case % 301;
             let keys = [4, 50, 1 << 40][case % 3];
@@ -204,7 +200,7 @@ mod tests {
     #[test]
     fn orders_only_as_far_as_it_reads() {
         const M: usize = 1000;
-        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
         for shape in 0..3 {
             let mut v = [Span::default(); M];
             for (i, s) in v.iter_mut().enumerate() {
@@ -213,10 +209,7 @@ mod tests {
             }
             if shape == 0 {
                 for i in (1..M).rev() {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    v.swap(i, (x % (i as u64 + 1)) as usize);
+                    v.swap(i, rng.below(i as u64 + 1) as usize);
                 }
             }
             let mut it = Ascending::new(&mut v);

@@ -214,19 +214,15 @@ pub fn select(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::XorShift;
 
     /// `first_fit_sorted` gives `search`'s first-fit answer below the ceiling on random sorted
     /// span lists (overlapping and touching spans, alignments, floors and ceilings that cut
     /// spans), and `None` exactly where `search` finds nothing.
     #[test]
     fn first_fit_sorted_agrees_with_search() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut next = |m: u64| rng.below(m);
         let (mut found, mut none) = (0, 0);
         for _ in 0..20_000 {
             let k = next(12) as usize;
