@@ -166,9 +166,8 @@ pub struct Repaired {
     pub peak: u64,
 }
 
-/// Sort key of candidate `v` under order `o` (larger first), as a `(first, second)` pair of
-/// `u64`s compared in turn: the size × lifetime product of order 4 is split into its high and
-/// low 64 bits, so every key compares as its exact value.
+/// Sort key of candidate `v` under order `o` (larger first), a `(first, second)` pair of `u64`s:
+/// order 4's size × lifetime is split into its high and low 64 bits, so it compares exactly.
 fn key(o: usize, info: &Info, lo: u32, hi: u32, load: u64) -> Span {
     let (size, life) = (info.aligned, u64::from(hi - lo) + 1);
     let (first, second) = match o {
@@ -500,9 +499,8 @@ fn try_window(
     let mut found = false;
     for &o in orders {
         {
-            // each window buffer's key once, by window position (in the occupied ranges'
-            // storage, free until the placement below), then the positions sorted by them:
-            // the comparisons read two dense arrays instead of three records a candidate
+            // the keys once, by window position, in the occupied ranges' storage (free until
+            // the placement below): the sort then reads two dense arrays, not three records
             let (nodes, slots) = (graph.tree().nodes(), &*st.slots);
             let keys = &mut st.occupied[..k];
             for ((wi, &c), (kept, at)) in

@@ -69,13 +69,7 @@ impl<'b, 'a> Meter<'b, 'a> {
     /// was last asked. False when the run must end.
     #[inline]
     pub(super) fn charge(&mut self, spent: u64) -> bool {
-        self.spent = self.spent.saturating_add(spent);
-        if self.spent >= ASK_EVERY_SPENT {
-            self.spent = 0;
-            if !(self.budget.keep_going)() {
-                self.stopped = true;
-            }
-        }
+        self.add(spent, false);
         !self.stopped
     }
 
@@ -85,17 +79,24 @@ impl<'b, 'a> Meter<'b, 'a> {
     #[inline]
     pub(super) fn tick_after(&mut self, spent: u64) -> bool {
         self.nodes += 1;
+        self.add(spent, self.nodes.is_multiple_of(CHECK_EVERY));
+        if self.nodes >= self.budget.max_nodes {
+            self.stopped = true;
+        }
+        !self.stopped
+    }
+
+    /// Adds `spent` visits and asks the callback when `due` or past [`ASK_EVERY_SPENT`]
+    /// (the count starts again from 0); a "stop" latches.
+    #[inline]
+    fn add(&mut self, spent: u64, due: bool) {
         self.spent = self.spent.saturating_add(spent);
-        if self.nodes.is_multiple_of(CHECK_EVERY) || self.spent >= ASK_EVERY_SPENT {
+        if due || self.spent >= ASK_EVERY_SPENT {
             self.spent = 0;
             if !(self.budget.keep_going)() {
                 self.stopped = true;
             }
         }
-        if self.nodes >= self.budget.max_nodes {
-            self.stopped = true;
-        }
-        !self.stopped
     }
 }
 

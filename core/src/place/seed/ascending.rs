@@ -33,7 +33,10 @@ const DEPTH: usize = 32;
 /// use dramalloc_core::place::seed::ascending::Ascending;
 /// use dramalloc_core::place::seed::search::Span;
 /// let mut v = [Span { lo: 30, hi: 31 }, Span { lo: 10, hi: 12 }, Span { lo: 20, hi: 21 }];
-/// let los: Vec<u64> = Ascending::new(&mut v).map(|s| s.lo).collect();
+/// let mut los = [0u64; 3];
+/// for (l, s) in los.iter_mut().zip(Ascending::new(&mut v)) {
+///     *l = s.lo;
+/// }
 /// assert_eq!(los, [10, 20, 30]);
 /// ```
 #[derive(Debug)]
