@@ -244,10 +244,11 @@ fn no_branch_and_bound_at_the_lower_bound() {
 }
 
 /// The plan's strategy is the portfolio's only when the repair lowered the best member's
-/// peak: on `a`'s construction from seed multiplier 2 with one buffer pinned, the repair
-/// lowers the best member's (`greedy-load`) plan to 281,088, so the strategy is `auto`; from
-/// seed multiplier 6 (`c`) the repair ends at the third skyline's 272,896, no lower, and the
-/// strategy stays the skyline's.
+/// peak: on `a`'s construction from seed multiplier 2 with one buffer pinned, the branch and
+/// bound stopped by the clock (its ask is the 12th), the repair lowers the best member's
+/// (`greedy-load`) plan to 281,088, so the strategy is `auto`; from seed multiplier 6 (`c`)
+/// the repair ends at the third skyline's 272,896, no lower, and the strategy stays the
+/// skyline's.
 #[test]
 fn the_strategy_is_auto_only_when_the_repair_lowers_the_peak() {
     for (k, repaired, hwm, best, strategy) in [
@@ -256,7 +257,8 @@ fn the_strategy_is_auto_only_when_the_repair_lowers_the_peak() {
     ] {
         let mut c = small(k);
         c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
-        let (p, _) = plan_counted(&c, Strategy::Auto, 700_000_000, |_| true);
+        let (p, _) = plan_counted(&c, Strategy::Auto, 700_000_000, |call| call != 12);
+        assert_eq!(p.members.runs()[14], (M::BranchAndBound, O::OutOfTime), "seed multiplier {k}");
         assert_eq!(p.members.runs().last(), Some(&(M::Repair, repaired)), "seed multiplier {k}");
         assert_eq!((p.metrics.hwm, p.members.best, p.metrics.strategy), (hwm, Some(best), index(strategy)));
     }
@@ -451,4 +453,35 @@ fn exact_above_its_buffer_limit_says_not_applicable() {
     };
     assert_eq!(run(2049), Some(O::NotApplicable));
     assert!(matches!(run(2048), Some(O::Ran { .. })), "{:?}", run(2048));
+}
+
+/// The branch and bound searches around a pinned buffer (an obstacle it never moves): on the
+/// two problems above with the clock always yes it reaches the lower bound, from the
+/// members' 281,600 (seed multiplier 2, the seed's plan) and 272,896 (6, the third skyline's)
+/// to 281,088 and 253,952 bytes, the pinned buffer at its 8,192, no buffer live with it
+/// overlapping it; the repair does not run (nothing is above the bound).
+#[test]
+fn the_branch_and_bound_plans_around_a_pinned_buffer() {
+    for (k, nodes, bound) in [(2, 3_075, 281_088), (6, 1_060, 253_952)] {
+        let mut c = small(k);
+        c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
+        let (got, at) = plan_with(&c, Strategy::Auto, 1 << 30, 0, 700_000_000, &mut || true);
+        let p = got.unwrap();
+        let runs = p.members.runs();
+        assert_eq!(runs.last(), Some(&(M::BranchAndBound, O::Ran { peak: bound, work: nodes })), "{k}");
+        assert_eq!(
+            (p.metrics.hwm, p.metrics.lower_bound, p.metrics.strategy),
+            (bound, bound, index(Strategy::Auto))
+        );
+        assert_eq!(at[7], 8192);
+        for (a, &x) in c.iter().zip(&at) {
+            for (b, &y) in c.iter().zip(&at) {
+                let live = a.def <= b.last_use && b.def <= a.last_use;
+                let apart = x + a.bytes.next_multiple_of(256) <= y
+                    || y + b.bytes.next_multiple_of(256) <= x
+                    || core::ptr::eq(a, b);
+                assert!(!live || apart, "{k}");
+            }
+        }
+    }
 }

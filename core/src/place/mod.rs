@@ -10,6 +10,7 @@ pub mod class_index;
 pub mod clock;
 pub mod cost_model;
 pub mod exact;
+mod exact_member;
 pub mod greedy;
 pub mod live_set;
 pub mod lower_bound;

@@ -44,7 +44,7 @@
 //! budget (n ≤ [`crate::place::exact::EXACT_MAX_BUFFERS`]), and gives the skyline preorders
 //! the budgeted run could not finish the caller's clock. On the same inputs, budget and a
 //! clock that does not stop it first, its search continues `auto`'s (the schedule of
-//! [`Schedule::planner`] changes only the rounds past `auto`'s nodes), so it is never worse.
+//! [`crate::place::exact::Schedule::planner`] changes only the rounds past `auto`'s nodes), so it is never worse.
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
@@ -57,7 +57,8 @@ pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
-use crate::place::exact::{branch_and_bound, prepare, Budget, Schedule, EXACT_MAX_BUFFERS};
+use crate::place::exact::Budget;
+use crate::place::exact_member::{run_exact, NoSearch};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
@@ -540,58 +541,22 @@ pub(crate) fn run_strategy(
         restore_best(st.slots, infos);
         report.push(Member::SkylineTimed, outcome);
     }
-    // Branch and bound: one-interval, unpinned, aligned start, CC region unused.
-    let exact_ok = keep
-        && est.greedy != u64::MAX
-        && infos.iter().all(|i| i.interval_count == 1)
-        && (exact || n <= AUTO_EXACT_MAX)
-        && best_peak <= regions.general_ceiling
-        && regions.start.is_multiple_of(regions.align.max(1))
-        && stack_top(infos, regions.start).is_some()
-        && best_peak > lb;
-    if exact_ok && n > EXACT_MAX_BUFFERS {
-        // (only `exact` gets here: `auto` searches at most AUTO_EXACT_MAX buffers)
-        report.push(Member::BranchAndBound, Outcome::NotApplicable);
-    } else if exact_ok && !(budget.keep_going)() {
-        report.push(Member::BranchAndBound, Outcome::OutOfTime);
-    } else if exact_ok {
-        let g = &*graph;
-        let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
-        if let Some(count) =
-            prepare(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, by_lo, ids)
-        {
-            let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
-            let (start, align) = (regions.start, regions.align);
-            // auto: a node budget; exact: the caller's. Both stop on the caller's clock
-            // (`--time-limit` bounds the search too; exact's first nodes are auto's, so on the
-            // same clock it is never worse)
-            let auto_nodes = AUTO_EXACT_NODES.min(AUTO_EXACT_WORK / n as u64);
-            let mut b = Budget {
-                max_nodes: if exact { budget.max_nodes.max(auto_nodes) } else { auto_nodes },
-                work: 0,
-                repair_work: 0,
-                keep_going: budget.keep_going,
-            };
-            let out = branch_and_bound(
-                slots,
-                secs,
-                by_lo,
-                ids,
-                st.raises,
-                start,
-                lb,
-                best_peak,
-                align,
-                Schedule::planner(auto_nodes),
-                &mut b,
-            );
-            if out.improved {
-                restore_best(st.slots, infos);
-                best_peak = peak(infos);
-                chosen = strategy;
-                report.improved_by[0] = Some(Member::BranchAndBound);
+    // Branch and bound: one-interval, aligned start, CC region unused (`exact_member`).
+    if keep && est.greedy != u64::MAX {
+        match run_exact(graph, infos, st, regions, (lb, best_peak), exact, budget) {
+            Ok(out) => {
+                if out.improved {
+                    restore_best(st.slots, infos);
+                    best_peak = peak(infos);
+                    chosen = strategy;
+                    report.improved_by[0] = Some(Member::BranchAndBound);
+                }
+                report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: out.nodes });
             }
-            report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: out.nodes });
+            // (only `exact` gets there: `auto` searches at most AUTO_EXACT_MAX buffers)
+            Err(NoSearch::TooMany) => report.push(Member::BranchAndBound, Outcome::NotApplicable),
+            Err(NoSearch::OutOfTime) => report.push(Member::BranchAndBound, Outcome::OutOfTime),
+            Err(NoSearch::Skipped) => {}
         }
     }
     // the peak repair of the best plan, with what is left of the budget and the caller's

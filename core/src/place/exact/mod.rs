@@ -53,19 +53,23 @@
 //! then per child O(sections) for the level and O(m + w log w) to place it and check its
 //! window of w buffers. Memory: one [`Slot`] and at most one [`Section`] per candidate, three
 //! index slices and the undo stack of the caller, no heap.
-//! Applies to one-interval, unpinned candidates whose sizes are multiples of the alignment.
+//! Applies to one-interval candidates whose sizes are multiples of the alignment; pinned
+//! candidates and per-buffer offset alignments through [`Rules`] (`rules.rs`).
 //!
 //! This file is the run (rounds, probes, bisection); `search.rs` holds the decision search,
 //! `budget.rs` the budget and node count, `preorder.rs` the static preorders.
 
 mod budget;
 mod preorder;
+mod rules;
 mod search;
 
 pub use budget::{Budget, CHECK_EVERY};
 pub use preorder::{preorder, PREORDERS};
+pub use rules::Rules;
 
 pub use crate::place::sections::prepare;
+use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
 use budget::Meter;
 use search::{Probe, Search};
@@ -170,12 +174,112 @@ pub fn branch_and_bound(
     schedule: Schedule,
     budget: &mut Budget<'_>,
 ) -> ExactOutcome {
+    let (bounds, rules) = ((start, lower_bound, incumbent, align), Rules::NONE);
+    branch_and_bound_with(slots, sections, by_lo, ids, raises, bounds, rules, schedule, budget)
+}
+
+/// [`branch_and_bound`] with [`Rules`]: each slot's own offset alignment and fixed slots.
+/// `bounds` is (start, lower bound, incumbent, align) as there; the slots and sections come
+/// from [`crate::place::sections::prepare_loads`] (fixed buffers included, their `best` at
+/// their fixed addresses, their bytes in the section totals). The fixed slots stay where they
+/// are; the lower bound used is at least the highest fixed end. Rules that do not fit the
+/// slots ([`Rules::fit`]) return the incumbent, as a problem it does not search. On return the
+/// slots' `at` and the section totals are as they were; the free slots' `best` hold the best
+/// plan found.
+///
+/// ```
+/// use dramalloc_core::place::exact::{branch_and_bound_with, Budget, Rules, Schedule};
+/// use dramalloc_core::place::sections::prepare_loads;
+/// use dramalloc_core::workspace::{Raise, Section, Slot};
+/// use dramalloc_core::Info;
+/// // three buffers live together: 50 bytes aligned to 4, 40 aligned to 8, 10 aligned to 10
+/// let infos = [50u64, 40, 10].map(|b| Info { aligned: b, bytes: b, ..Info::default() });
+/// let (mut slots, mut secs) = ([Slot::default(); 3], [Section::default(); 3]);
+/// let (mut by_lo, mut ids, mut raises) = ([0u32; 3], [0u32; 3], [Raise::default(); 16]);
+/// let count = prepare_loads(&infos, |_| (0, 9), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
+/// let mut go = || true;
+/// let mut budget = Budget { max_nodes: 1000, work: 0, repair_work: 0, keep_going: &mut go };
+/// let rules = Rules { align: &[4, 8, 10], pinned: &[] };
+/// let bounds = (0, 100, 200, 1); // start, lower bound, incumbent, align
+/// let out = branch_and_bound_with(
+///     &mut slots, &mut secs[..count], &by_lo, &mut ids, &mut raises, bounds, rules,
+///     Schedule::DEFAULT, &mut budget,
+/// );
+/// // 40 at 0, 50 at 40, 10 at 90: every offset a multiple of its alignment, peak 100
+/// assert_eq!((out.peak, out.optimal), (100, true));
+/// assert_eq!(slots.map(|s| s.best), [40, 0, 90]);
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn branch_and_bound_with(
+    slots: &mut [Slot],
+    sections: &mut [Section],
+    by_lo: &[u32],
+    ids: &mut [u32],
+    raises: &mut [Raise],
+    (start, lower_bound, incumbent, align): (u64, u64, u64, u64),
+    rules: Rules<'_>,
+    schedule: Schedule,
+    budget: &mut Budget<'_>,
+) -> ExactOutcome {
     let n = slots.len();
+    let fixed_top = rules.pinned.iter().map(|&p| slots[p as usize].best + slots[p as usize].size).max();
+    let lower_bound = lower_bound.max(fixed_top.unwrap_or(0));
     let mut out = ExactOutcome { peak: incumbent, ..ExactOutcome::default() };
-    if incumbent <= lower_bound || n == 0 || n > EXACT_MAX_BUFFERS || ids.len() < n || by_lo.len() < n {
+    if incumbent <= lower_bound
+        || n == 0
+        || n > EXACT_MAX_BUFFERS
+        || ids.len() < n
+        || by_lo.len() < n
+        || !rules.fit(slots)
+    {
         out.optimal = incumbent <= lower_bound;
         return out;
     }
+    // fixed slots: placed from the start, their bytes out of the section totals
+    for &p in rules.pinned {
+        let s = &mut slots[p as usize];
+        (s.at, s.sol) = (rules::PINNED, s.best);
+        for sec in &mut sections[s.lo as usize..=s.hi as usize] {
+            sec.remaining -= s.size;
+        }
+    }
+    let out = search_all(
+        slots,
+        sections,
+        by_lo,
+        ids,
+        raises,
+        (start, lower_bound, align),
+        rules,
+        schedule,
+        budget,
+        out,
+    );
+    for &p in rules.pinned {
+        let s = &mut slots[p as usize];
+        s.at = UNPLACED;
+        for sec in &mut sections[s.lo as usize..=s.hi as usize] {
+            sec.remaining += s.size;
+        }
+    }
+    out
+}
+
+/// The rounds of [`branch_and_bound_with`] once its input is checked and its fixed slots set.
+#[allow(clippy::too_many_arguments)]
+fn search_all(
+    slots: &mut [Slot],
+    sections: &mut [Section],
+    by_lo: &[u32],
+    ids: &mut [u32],
+    raises: &mut [Raise],
+    (start, lower_bound, align): (u64, u64, u64),
+    rules: Rules<'_>,
+    schedule: Schedule,
+    budget: &mut Budget<'_>,
+    mut out: ExactOutcome,
+) -> ExactOutcome {
+    let n = slots.len();
     let (ids, by_lo) = (&mut ids[..n], &by_lo[..n]);
     for (k, id) in ids.iter_mut().enumerate() {
         *id = k as u32;
@@ -190,11 +294,12 @@ pub fn branch_and_bound(
         sec.cuts = 0;
         sec.pad = 0; // the search's scratch (`Search::feasible_after`)
     }
-    for s in slots.iter() {
+    for s in slots.iter().filter(|s| s.at == UNPLACED) {
         for sec in &mut sections[s.lo as usize..s.hi as usize] {
             sec.cuts += 1;
         }
     }
+    let plain = rules.is_none();
     let mut meter = Meter::new(budget);
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
@@ -215,24 +320,44 @@ pub fn branch_and_bound(
                     preorder(slots, ids, h);
                     heuristic = h;
                 }
-                let mut s = Search {
-                    slots,
-                    sec: sections,
-                    by_lo,
-                    heap: ids,
-                    raises,
-                    nraise: 0,
-                    start,
-                    cap,
-                    heuristic: h,
-                    spent: 0,
-                };
                 let probe_limit = if cap == lower_bound {
                     (limit >> bound_shift).max(n as u64)
                 } else {
                     (limit >> schedule.bisect_shift) + n as u64
                 };
-                match s.probe(probe_limit, &mut meter) {
+                let (sec, heap, nraise, spent) = (&mut *sections, &mut *ids, 0, 0);
+                let found = if plain {
+                    let mut s = Search::<true> {
+                        slots,
+                        sec,
+                        by_lo,
+                        heap,
+                        raises,
+                        nraise,
+                        start,
+                        cap,
+                        heuristic: h,
+                        spent,
+                        rules,
+                    };
+                    s.probe(probe_limit, &mut meter)
+                } else {
+                    let mut s = Search::<false> {
+                        slots,
+                        sec,
+                        by_lo,
+                        heap,
+                        raises,
+                        nraise,
+                        start,
+                        cap,
+                        heuristic: h,
+                        spent,
+                        rules,
+                    };
+                    s.probe(probe_limit, &mut meter)
+                };
+                match found {
                     Probe::Found(p) => {
                         out.peak = p;
                         out.improved = true;

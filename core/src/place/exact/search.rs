@@ -3,6 +3,7 @@
 
 use super::budget::Meter;
 use super::preorder::preorder_key;
+use super::rules::{Rules, PINNED};
 use crate::place::min_heap;
 use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
@@ -32,7 +33,8 @@ fn overlaps(a: &Slot, b: &Slot) -> bool {
 
 /// One decision search over the candidates; `by_lo` lists them by first section, so the
 /// buffers of a section range (a part of the decomposition) are one run of it.
-pub(super) struct Search<'s> {
+/// `PLAIN`: no [`Rules`] (every offset is a minimum offset), known when compiled.
+pub(super) struct Search<'s, const PLAIN: bool> {
     pub(super) slots: &'s mut [Slot],
     pub(super) sec: &'s mut [Section],
     pub(super) by_lo: &'s [u32],
@@ -48,9 +50,34 @@ pub(super) struct Search<'s> {
     /// Slot visits of [`Search::unplace`]'s rebuilds not yet charged to the meter (at the
     /// next node, [`Meter::tick_after`], or after a failed child, [`Meter::charge`]).
     pub(super) spent: u64,
+    /// Own alignments and fixed slots ([`Rules::NONE`] where `PLAIN`).
+    pub(super) rules: Rules<'s>,
 }
 
-impl Search<'_> {
+impl<const PLAIN: bool> Search<'_, PLAIN> {
+    /// Where slot `v` (`c`) goes if placed now: its minimum offset, or with [`Rules`] the
+    /// lowest offset from there that its alignment and the fixed slots allow
+    /// ([`Rules::lowest`]).
+    #[inline]
+    fn offset(&self, c: &Slot, v: usize) -> u64 {
+        if PLAIN {
+            c.floor
+        } else {
+            self.rules.lowest(self.slots, v, c.floor)
+        }
+    }
+
+    /// `at + bytes`: plain where `PLAIN` (every offset is a minimum offset, whose tops the
+    /// caller checked fit `u64`), saturating where [`Rules::lowest`] may give `u64::MAX`.
+    #[inline]
+    fn end(at: u64, bytes: u64) -> u64 {
+        if PLAIN {
+            at + bytes
+        } else {
+            at.saturating_add(bytes)
+        }
+    }
+
     /// The run of `by_lo` whose first section is in `[s0, s1)`. O(log n).
     #[inline]
     fn part(&self, s0: usize, s1: usize) -> (usize, usize) {
@@ -58,20 +85,25 @@ impl Search<'_> {
         (self.by_lo.partition_point(|x| first(x) < s0), self.by_lo.partition_point(|x| first(x) < s1))
     }
 
-    /// Places `b` (of part `[i, j)` of `by_lo`) at its minimum offset and raises the minimum
+    /// Places `b` (of part `[i, j)` of `by_lo`) at `at` (its [`Search::offset`]) and raises the minimum
     /// offsets of the unplaced buffers it overlaps. Returns the undo mark (`None`: the undo
     /// records are full, [`Search::unplace`] recomputes instead), the window of sections
     /// whose floors may have changed (`b`'s and the raised buffers', inclusive), whether
     /// every raised buffer still fits under the capacity and whether `b` has a *hat* (an
     /// unplaced buffer overlapping it in time).
-    fn place(&mut self, b: usize, (i, j): (usize, usize)) -> (Option<usize>, (usize, usize), bool, bool) {
+    fn place(
+        &mut self,
+        b: usize,
+        at: u64,
+        (i, j): (usize, usize),
+    ) -> (Option<usize>, (usize, usize), bool, bool) {
         let s = self.slots[b];
-        let top = s.floor + s.size;
+        let top = at + s.size;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
             sec.remaining -= s.size;
         }
-        self.slots[b].at = s.floor;
-        self.slots[b].sol = s.floor;
+        self.slots[b].at = at;
+        self.slots[b].sol = at;
         let mark = self.nraise;
         let room = self.raises.len() - mark >= j - i;
         let (mut w0, mut w1, mut fits, mut hat) = (s.lo, s.hi, true, false);
@@ -98,8 +130,8 @@ impl Search<'_> {
     }
 
     /// Undoes [`Search::place`] of `b`: pops the undo records down to `mark`, or without
-    /// one rebuilds the minimum offsets that `b` set from all placed buffers (placed buffers
-    /// may cross into the part).
+    /// one rebuilds the minimum offsets that `b` set from all placed free buffers (placed
+    /// buffers may cross into the part; fixed ones set no minimum offset).
     fn unplace(&mut self, b: usize, (i, j): (usize, usize), mark: Option<usize>) {
         let s = self.slots[b];
         let top = s.at + s.size;
@@ -121,7 +153,7 @@ impl Search<'_> {
                 self.spent += self.slots.len() as u64;
                 let mut f = self.start;
                 for p in self.slots.iter() {
-                    if p.at != UNPLACED && overlaps(p, &c) {
+                    if p.at != UNPLACED && p.at != PINNED && overlaps(p, &c) {
                         f = f.max(p.at + p.size);
                     }
                 }
@@ -284,15 +316,15 @@ impl Search<'_> {
         before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining <= room)
     }
 
-    /// The tests of child `c` before its placement, on this node's state: every other
+    /// The tests of child `c` before its placement at `at`, on this node's state: every other
     /// unplaced buffer goes at or above its offset, so the largest of them (`other` bytes)
     /// must fit there, and the monotonic floor holds ([`Search::level_ok`]; the section
     /// maxima of [`Search::edges`] must be current).
-    fn may_place(&self, c: &Slot, other: u64, s0: usize, s1: usize) -> bool {
-        c.floor + other <= self.cap && self.level_ok(c.floor, c, s0, s1)
+    fn may_place(&self, c: &Slot, at: u64, other: u64, s0: usize, s1: usize) -> bool {
+        Self::end(at, other) <= self.cap && self.level_ok(at, c, s0, s1)
     }
 
-    /// The smallest-key child (key = (offset, rank)) of part `[i, j)` strictly after
+    /// The smallest-key child (key = ([`Search::offset`], rank)) of part `[i, j)` strictly after
     /// `after`, canonical after the last placement `last` = (offset, rank), not dominated
     /// (offset below `min_top`, the lowest minimum offset + size of the unplaced buffers),
     /// within the capacity; returns its slot index.
@@ -306,10 +338,14 @@ impl Search<'_> {
         let mut best: Option<((u64, u32), usize)> = None;
         for &v in &self.by_lo[i..j] {
             let c = &self.slots[v as usize];
-            if c.at != UNPLACED || c.floor >= min_top || c.floor + c.size > self.cap {
+            if c.at != UNPLACED {
                 continue;
             }
-            let key = (c.floor, c.rank);
+            let at = self.offset(c, v as usize);
+            if at >= min_top || Self::end(at, c.size) > self.cap {
+                continue;
+            }
+            let key = (at, c.rank);
             if last.is_some_and(|l| key < l) || after.is_some_and(|a| key <= a) {
                 continue;
             }
@@ -395,7 +431,7 @@ impl Search<'_> {
         for &v in &self.by_lo[part.0..part.1] {
             let c = &self.slots[v as usize];
             if c.at == UNPLACED {
-                min_top = min_top.min(c.floor + c.size);
+                min_top = min_top.min(Self::end(self.offset(c, v as usize), c.size));
                 high = high.max(c.floor);
                 if c.size > big {
                     (second, big, big_at) = (big, c.size, v as usize);
@@ -421,14 +457,17 @@ impl Search<'_> {
             stale = false;
             for &v in &self.by_lo[part.0..part.1] {
                 let c = &self.slots[v as usize];
-                let key = (c.floor, c.rank);
-                if c.at == UNPLACED
-                    && c.floor < min_top
-                    && c.floor + c.size <= self.cap
+                if c.at != UNPLACED {
+                    continue;
+                }
+                let at = self.offset(c, v as usize);
+                let key = (at, c.rank);
+                if at < min_top
+                    && Self::end(at, c.size) <= self.cap
                     && last.is_none_or(|l| key >= l)
-                    && self.may_place(c, other_of(v as usize), s0, s1)
+                    && self.may_place(c, at, other_of(v as usize), s0, s1)
                 {
-                    self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.floor };
+                    self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: at };
                     self.nraise += 1;
                 }
             }
@@ -437,31 +476,33 @@ impl Search<'_> {
         let end = self.nraise;
         let (mut next, mut after, mut result) = (base, None, Step::Dead);
         loop {
-            let b = if listed {
+            let (b, at) = if listed {
                 if next == end {
                     break;
                 }
                 next += 1;
-                self.raises[next - 1].slot as usize
+                let r = self.raises[next - 1];
+                (r.slot as usize, r.floor)
             } else {
                 match self.next_child(part, min_top, last, after) {
-                    Some(b) => b,
+                    Some(b) => (b, self.offset(&self.slots[b], b)),
                     None => break,
                 }
             };
-            let s = self.slots[b];
-            let key = (s.floor, s.rank);
+            // the child as placed: its minimum offset is where it goes
+            let s = Slot { floor: at, ..self.slots[b] };
+            let key = (at, s.rank);
             after = Some(key);
             if !listed {
                 if stale {
                     self.edges(s0, s1); // a deeper node overwrote them
                     stale = false;
                 }
-                if !self.may_place(&s, other_of(b), s0, s1) {
+                if !self.may_place(&s, at, other_of(b), s0, s1) {
                     continue;
                 }
             }
-            let (mark, (w0, w1), fits, hat) = self.place(b, part);
+            let (mark, (w0, w1), fits, hat) = self.place(b, at, part);
             // the window's floors are at most the highest minimum offset (or b's top): when
             // even that fits under every section's unplaced total, the sweep cannot fail
             let top = high.max(s.floor + s.size);
@@ -551,7 +592,7 @@ impl Ctl<'_, '_, '_> {
     }
 }
 
-impl Search<'_> {
+impl<const PLAIN: bool> Search<'_, PLAIN> {
     /// One decision search at `self.cap` with at most `limit` nodes.
     pub(super) fn probe(&mut self, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
         let count = self.sec.len();

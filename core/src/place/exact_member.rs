@@ -1,0 +1,98 @@
+//! The branch and bound as a portfolio member: when it applies, its node budget, and the
+//! fixed (pinned) candidates it honours as obstacles.
+//! Uses: exact, sections, scan, portfolio (Storage); used by: portfolio.
+
+use crate::liveness::info::Info;
+use crate::liveness::interference::Graph;
+use crate::place::exact::{branch_and_bound_with, Budget, ExactOutcome, Rules, Schedule, EXACT_MAX_BUFFERS};
+use crate::place::portfolio::{stack_top, Storage, AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
+use crate::place::scan::interval_of;
+use crate::place::sections::prepare_loads;
+use crate::place::seed::select::Regions;
+use crate::workspace::Raise;
+
+/// Why the member did not search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum NoSearch {
+    /// The input is outside what the search takes (more than one interval a candidate, an
+    /// unaligned start, a plan in the CC region, sizes whose sum overflows, storage short,
+    /// `auto` past [`AUTO_EXACT_MAX`] candidates, or the plan already at the bound).
+    Skipped,
+    /// More than [`EXACT_MAX_BUFFERS`] candidates (`exact` only).
+    TooMany,
+    /// The caller's clock had stopped.
+    OutOfTime,
+}
+
+/// Runs the branch and bound from the plan in `infos` (its peak `best_peak`, the bound `lb`):
+/// for `auto` (`exact` false) min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes, for
+/// `exact` at least that many and up to the caller's `max_nodes`; both stop on the caller's
+/// clock. Pinned candidates stay at their addresses, obstacles to the others
+/// ([`Rules::pinned`]); their list takes the last `⌈p / 4⌉` undo records (none left for it:
+/// not searched). Returns the outcome (the slots' `best` hold the best plan found, to be
+/// put back by the caller where `improved`), or why it did not search.
+pub(super) fn run_exact(
+    graph: &Graph,
+    infos: &[Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    (lb, best_peak): (u64, u64),
+    exact: bool,
+    budget: &mut Budget<'_>,
+) -> Result<ExactOutcome, NoSearch> {
+    let n = infos.len();
+    let pinned = infos.iter().filter(|i| i.is_pinned()).count();
+    let ok = st.slots.len() >= n
+        && infos.iter().all(|i| i.interval_count == 1)
+        && (exact || n <= AUTO_EXACT_MAX)
+        && best_peak <= regions.general_ceiling
+        && regions.start.is_multiple_of(regions.align.max(1))
+        && stack_top(infos, regions.start).is_some()
+        && best_peak > lb
+        && st.raises.len() > pinned.div_ceil(4);
+    if !ok {
+        return Err(NoSearch::Skipped);
+    }
+    if n > EXACT_MAX_BUFFERS {
+        return Err(NoSearch::TooMany);
+    }
+    if !(budget.keep_going)() {
+        return Err(NoSearch::OutOfTime);
+    }
+    let g = graph;
+    let (by_lo, ids) = (&mut **st.order, &mut **st.heap);
+    let count = prepare_loads(infos, |i| interval_of(g, i), regions.start, st.slots, st.sections, by_lo, ids)
+        .ok_or(NoSearch::Skipped)?;
+    let (slots, secs) = (&mut st.slots[..n], &mut st.sections[..count]);
+    // the fixed candidates' list, by address, in the last undo records
+    let (raises, tail) = st.raises.split_at_mut(st.raises.len() - pinned.div_ceil(4));
+    let list = &mut bytemuck::cast_slice_mut::<Raise, u32>(tail)[..pinned];
+    for (k, (v, info)) in infos.iter().enumerate().filter(|(_, i)| i.is_pinned()).enumerate() {
+        slots[v].best = info.address;
+        list[k] = v as u32;
+    }
+    list.sort_unstable_by_key(|&v| (slots[v as usize].best, v));
+    let rules = Rules { align: &[], pinned: list };
+    // auto: a node budget; exact: the caller's. Both stop on the caller's clock (`--time-limit`
+    // bounds the search too; exact's first nodes are auto's, so on the same clock it is never
+    // worse)
+    let auto_nodes = AUTO_EXACT_NODES.min(AUTO_EXACT_WORK / n as u64);
+    let mut b = Budget {
+        max_nodes: if exact { budget.max_nodes.max(auto_nodes) } else { auto_nodes },
+        work: 0,
+        repair_work: 0,
+        keep_going: budget.keep_going,
+    };
+    let bounds = (regions.start, lb, best_peak, regions.align);
+    Ok(branch_and_bound_with(
+        slots,
+        secs,
+        by_lo,
+        ids,
+        raises,
+        bounds,
+        rules,
+        Schedule::planner(auto_nodes),
+        &mut b,
+    ))
+}
