@@ -485,3 +485,27 @@ fn the_branch_and_bound_plans_around_a_pinned_buffer() {
         }
     }
 }
+
+/// The pinned buffers' list takes the last `⌈p / 4⌉` undo records: on `c` (one pinned buffer)
+/// with exactly one record the branch and bound runs with none left for undoing (it
+/// recomputes minimum offsets and scans for children instead: 1,147 nodes where the records
+/// give 1,060) and still reaches the bound; with none it does not run, and the repair plans from the third skyline's 272,896.
+#[test]
+fn the_pinned_list_takes_the_last_undo_records() {
+    let mut c = small(6);
+    c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
+    for (records, last) in [
+        (1, (M::BranchAndBound, O::Ran { peak: 253_952, work: 1_147 })),
+        (0, (M::Repair, O::Ran { peak: 272_896, work: 54_302 })),
+    ] {
+        let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+        let mut ws = st.workspace();
+        ws.raises = &mut core::mem::take(&mut ws.raises)[..records];
+        let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 20_000, work: 700_000_000, repair_work: 0, keep_going: &mut go };
+        let p = plan_buffers_with(&c, 256, &cfg, &mut ws, &mut budget).unwrap();
+        assert_eq!(p.members.runs().last(), Some(&last), "{records} records");
+        assert_eq!(ws.infos[7].address, 8192);
+    }
+}

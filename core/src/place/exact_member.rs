@@ -5,7 +5,7 @@
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::exact::{branch_and_bound_with, Budget, ExactOutcome, Rules, Schedule, EXACT_MAX_BUFFERS};
-use crate::place::portfolio::{stack_top, Storage, AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
+use crate::place::portfolio::{auto_exact_nodes, stack_top, Storage, AUTO_EXACT_MAX};
 use crate::place::scan::interval_of;
 use crate::place::sections::prepare_loads;
 use crate::place::seed::select::Regions;
@@ -25,11 +25,11 @@ pub(super) enum NoSearch {
 }
 
 /// Runs the branch and bound from the plan in `infos` (its peak `best_peak`, the bound `lb`):
-/// for `auto` (`exact` false) min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes, for
+/// for `auto` (`exact` false) [`auto_exact_nodes`] nodes, for
 /// `exact` at least that many and up to the caller's `max_nodes`; both stop on the caller's
 /// clock. Pinned candidates stay at their addresses, obstacles to the others
-/// ([`Rules::pinned`]); their list takes the last `⌈p / 4⌉` undo records (none left for it:
-/// not searched). Returns the outcome (the slots' `best` hold the best plan found, to be
+/// ([`Rules::pinned`]); their list takes the last `⌈p / 4⌉` undo records (fewer records than
+/// that: not searched; none left past it: the search recomputes instead of undoing). Returns the outcome (the slots' `best` hold the best plan found, to be
 /// put back by the caller where `improved`), or why it did not search.
 pub(super) fn run_exact(
     graph: &Graph,
@@ -49,7 +49,7 @@ pub(super) fn run_exact(
         && regions.start.is_multiple_of(regions.align.max(1))
         && stack_top(infos, regions.start).is_some()
         && best_peak > lb
-        && st.raises.len() > pinned.div_ceil(4);
+        && st.raises.len() >= pinned.div_ceil(4);
     if !ok {
         return Err(NoSearch::Skipped);
     }
@@ -76,7 +76,7 @@ pub(super) fn run_exact(
     // auto: a node budget; exact: the caller's. Both stop on the caller's clock (`--time-limit`
     // bounds the search too; exact's first nodes are auto's, so on the same clock it is never
     // worse)
-    let auto_nodes = AUTO_EXACT_NODES.min(AUTO_EXACT_WORK / n as u64);
+    let auto_nodes = auto_exact_nodes(n);
     let mut b = Budget {
         max_nodes: if exact { budget.max_nodes.max(auto_nodes) } else { auto_nodes },
         work: 0,
@@ -95,4 +95,16 @@ pub(super) fn run_exact(
         Schedule::planner(auto_nodes),
         &mut b,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::place::portfolio::auto_exact_nodes;
+
+    /// `auto`'s node budget: 20,000 up to 400 buffers, then 8,000,000 / n.
+    #[test]
+    fn auto_node_budget() {
+        let got = [0, 1, 400, 401, 2_000].map(auto_exact_nodes);
+        assert_eq!(got, [20_000, 20_000, 20_000, 19_950, 4_000]);
+    }
 }

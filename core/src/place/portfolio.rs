@@ -89,6 +89,22 @@ pub const AUTO_EXACT_NODES: u64 = 20_000;
 /// 4,000 nodes.
 pub const AUTO_EXACT_WORK: u64 = 8_000_000;
 
+/// The node budget of [`Strategy::Auto`]'s branch and bound for `n` buffers:
+/// `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)`.
+///
+/// ```
+/// use dramalloc_core::place::portfolio::auto_exact_nodes;
+/// assert_eq!((auto_exact_nodes(10), auto_exact_nodes(400), auto_exact_nodes(2_000)), (20_000, 20_000, 4_000));
+/// ```
+pub const fn auto_exact_nodes(n: usize) -> u64 {
+    let by_work = AUTO_EXACT_WORK / if n == 0 { 1 } else { n as u64 };
+    if by_work < AUTO_EXACT_NODES {
+        by_work
+    } else {
+        AUTO_EXACT_NODES
+    }
+}
+
 /// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
 

@@ -269,6 +269,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     let helper = sol.helped.iter().find(|h| h.kept).map(|h| h.strategy.name());
     // the order of first fit with each buffer's own alignment, where its plan was kept
     let aligned = sol.aligned.filter(|x| x.kept).map(|x| x.order.name());
+    // the plan so far lowered by the branch and bound with each buffer's own alignment
+    let searched = sol.searched.as_ref().is_some_and(|x| x.improved);
     // members are judged on the sizes they placed (padded to each buffer's alignment), so
     // their ratios are to that bound; a note says so where it is not the plan's
     let mut members = member_lines(&sol.members, sol.members.lower_bound);
@@ -338,6 +340,22 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             if x.kept { ", kept" } else { ", not lower" }
         ));
     }
+    if let Some(x) = &sol.searched {
+        members.push(format!(
+            "(per-buffer alignments: also the branch and bound with each buffer's own alignment, unpadded, from \
+             the plan above: HWM {} bytes in {} nodes, {})",
+            x.hwm,
+            x.nodes,
+            match (x.improved, x.optimal, x.stopped) {
+                (true, true, _) => "kept, proven optimal",
+                (true, false, true) => "kept, stopped by the clock or its node limit",
+                (true, false, false) => "kept",
+                (false, true, _) => "none lower: the plan above is proven optimal",
+                (false, false, true) => "none lower before the clock or its node limit",
+                (false, false, false) => "none lower",
+            }
+        ));
+    }
     members.extend(helper_lines(&sol.helped, m.lower_bound));
     if sol.as_exact {
         members.push(
@@ -358,6 +376,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             // the order of first fit with each buffer's own alignment, where its plan was kept
             "aligned_order": aligned,
             "improved_by": improvers,
+            // the branch and bound with each buffer's own alignment lowered that plan
+            "aligned_search": searched,
             "hwm": m.hwm,
             "lower_bound": m.lower_bound,
             "ratio": ratio,
@@ -381,6 +401,11 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         String::new()
     } else {
         format!(" (plan from its {member_name} member)")
+    };
+    let chosen = if searched {
+        format!("{chosen}, lowered by the branch and bound with each buffer's own alignment")
+    } else {
+        chosen
     };
     let _ = writeln!(
         o,

@@ -4,6 +4,7 @@
 //! `dramalloc quality`: this file plans every problem with every strategy and renders the
 //! table; [`problem`] plans one problem with the core planner, [`generate`] makes seeded ones.
 
+pub mod aligned_exact;
 pub mod aligned_fit;
 pub mod common_alignment;
 pub mod generate;

@@ -16,6 +16,7 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
+use crate::quality::aligned_exact::{aligned_search, node_limit, AlignedSearch};
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve, AlignedOrder};
 use crate::quality::common_alignment::{common_alignment, pads, BothWays};
@@ -103,6 +104,10 @@ pub struct Solved {
     /// With padding, `auto`'s and `exact`'s first fit with each buffer's own alignment
     /// ([`crate::quality::aligned_fit`]): its best order and peak; `None` where it did not run.
     pub aligned: Option<Aligned>,
+    /// With padding, `auto`'s and `exact`'s branch and bound with each buffer's own alignment
+    /// ([`crate::quality::aligned_exact`]), from the plan before it: its peak (that plan's
+    /// where it found none lower), nodes and proof; `None` where it did not run.
+    pub searched: Option<AlignedSearch>,
     /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
     /// with none).
     pub helped: Vec<Helped>,
@@ -516,6 +521,19 @@ pub fn solve_limited(
             }
         }
     }
+    // and the branch and bound with each buffer's own alignment (`aligned_exact`), from the
+    // plan so far, where it is above its bound: on the clock, whatever it finds is a plan
+    let mut searched = None;
+    if padded && portfolio && metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
+        let nodes = node_limit(problem.len(), strategy == Strategy::Exact, max_nodes);
+        if let Some(s) = aligned_search(problem, align, &offsets, nodes, limits.until) {
+            // (what the search started from stays described: it lowered that plan)
+            if s.improved {
+                (offsets, metrics.hwm) = (s.offsets.clone(), s.hwm);
+            }
+            searched = Some(s);
+        }
+    }
     // (with per-buffer alignments the capacity was left to here; otherwise a plan above it
     // was refused on the way)
     if let Some(c) = capacity.filter(|&c| metrics.hwm > c) {
@@ -533,6 +551,7 @@ pub fn solve_limited(
         settled,
         alone,
         aligned,
+        searched,
         helped,
     })
 }

@@ -272,7 +272,8 @@ mod tests {
         let unsorted = Rules { align: &[], pinned: &[1, 0] };
         let out_of_range = Rules { align: &[], pinned: &[3] };
         let short_align = Rules { align: &[1, 2], pinned: &[] };
-        for rules in [unsorted, out_of_range, short_align] {
+        let repeated = Rules { align: &[], pinned: &[1, 1] };
+        for rules in [unsorted, out_of_range, short_align, repeated] {
             assert!(!rules.fit(&slots));
         }
         assert!(Rules { align: &[1, 2, 4], pinned: &[0, 1] }.fit(&slots));

@@ -1,0 +1,239 @@
+//! The branch and bound with each buffer's own alignment, unpadded: what padding, settling and
+//! first fit still miss on small inputs.
+//! Uses: input, common_alignment, dramalloc_core's exact search; used by: problem.rs
+//! (`solve_limited`).
+//!
+//! The core's members plan a buffer with its own alignment padded (`liveness::buffers`), and
+//! [`crate::quality::aligned_fit`] places it unpadded by first fit in four orders. Neither is
+//! a search: three buffers live together (50 bytes aligned to 4, 40 aligned to 8, 10 aligned
+//! to 10) have a plan at 100 bytes (40, 50, 10 stacked in that order) where `auto`'s padded
+//! strategies, settled, end at 102 at best and first fit in its four orders at 106. [`aligned_search`] runs the core's branch and bound with
+//! [`Rules`]: each free buffer at a multiple of `lcm(align, its own alignment)`, footprints
+//! unpadded, fixed buffers as obstacles, from the plan so far as the incumbent; its canonical
+//! search is complete under those rules (`dramalloc_core::place::exact`, `rules.rs`), so with
+//! nodes enough it finds the optimum and proves it.
+//!
+//! Cost: as the core's search, O(n) a node and the undo records of [`raise_records`]; at
+//! most [`EXACT_MAX_BUFFERS`] buffers.
+
+use std::time::Instant;
+
+use dramalloc_core::place::exact::{branch_and_bound_with, Budget, Rules, Schedule, EXACT_MAX_BUFFERS};
+use dramalloc_core::place::portfolio::auto_exact_nodes;
+use dramalloc_core::place::sections::prepare_loads;
+use dramalloc_core::workspace::{Raise, Section, Slot};
+use dramalloc_core::Info;
+
+use crate::input::Problem;
+use crate::quality::common_alignment::lcm;
+
+/// What [`aligned_search`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlignedSearch {
+    /// Each buffer's offset, bytes, in problem order: the incumbent's where nothing lower was
+    /// found.
+    pub offsets: Vec<u64>,
+    /// Their peak: the largest `offset + align_up(size, align)`, bytes.
+    pub hwm: u64,
+    /// Search nodes expanded.
+    pub nodes: u64,
+    /// True when `hwm` is proven the lowest peak under these rules.
+    pub optimal: bool,
+    /// True when it found a plan below the incumbent (`offsets` is that plan).
+    pub improved: bool,
+    /// True when the clock or the node limit ended the search.
+    pub stopped: bool,
+}
+
+/// Undo records for `n` buffers: `n² / 2 + n`, at most 2^22 (as `plan` lends the core).
+pub fn raise_records(n: usize) -> usize {
+    (n * n / 2 + n).min(1 << 22)
+}
+
+/// The node limit: `auto`'s ([`auto_exact_nodes`]), or for `exact` at least that and up to
+/// `max_nodes`.
+pub fn node_limit(n: usize, exact: bool, max_nodes: u64) -> u64 {
+    let auto = auto_exact_nodes(n);
+    if exact {
+        max_nodes.max(auto)
+    } else {
+        auto
+    }
+}
+
+/// Searches for a plan of `problem` below `incumbent` (the peak of `offsets`, a valid plan at
+/// alignment `align` honouring every buffer's own alignment and fixed offset): each free
+/// buffer at a multiple of `lcm(align, its alignment)` with the footprint `align_up(size,
+/// align)`, the fixed ones where they are; capacities on multiples of `align`; at most
+/// `max_nodes` nodes, stopping once `until` has passed (asked every
+/// [`dramalloc_core::place::exact::CHECK_EVERY`] nodes). `None` where it does not apply:
+/// more than [`EXACT_MAX_BUFFERS`] buffers, none, an alignment's multiple or the sum of the
+/// footprints past `u64`, a lifetime past `u32`.
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_sim::quality::aligned_exact::aligned_search;
+/// let mut p = Problem::default();
+/// for (id, size, al) in [("a", 50, 4), ("b", 40, 8), ("c", 10, 10)] {
+///     p.push(id, Row { lower: 0, upper: 5, size });
+///     p.set_alignment(p.len() - 1, al);
+/// }
+/// // a first fit's plan: a at 0, c at 50, b at 64 (peak 104)
+/// let until = Instant::now() + Duration::from_secs(9);
+/// let s = aligned_search(&p, 1, &[0, 64, 50], 1_000, until).unwrap();
+/// assert_eq!((s.offsets, s.hwm, s.optimal), (vec![40, 0, 90], 100, true));
+/// ```
+pub fn aligned_search(
+    problem: &Problem,
+    align: u64,
+    offsets: &[u64],
+    max_nodes: u64,
+    until: Instant,
+) -> Option<AlignedSearch> {
+    let n = problem.len();
+    let align = align.max(1);
+    if n == 0 || n > EXACT_MAX_BUFFERS || offsets.len() != n {
+        return None;
+    }
+    let rows = problem.rows();
+    let mut infos = Vec::with_capacity(n);
+    let mut own = Vec::with_capacity(n);
+    let mut total = 0u64;
+    for (k, r) in rows.iter().enumerate() {
+        let foot = r.size.checked_next_multiple_of(align)?;
+        total = total.checked_add(foot)?;
+        u32::try_from(r.upper).ok()?;
+        own.push(lcm(align, problem.alignment(k))?);
+        let fixed = problem.fixed(k);
+        infos.push(Info {
+            aligned: foot,
+            bytes: r.size,
+            address: fixed.unwrap_or(0),
+            location: k as u32,
+            pinned: fixed.is_some() as u8,
+            ..Info::default()
+        });
+    }
+    let incumbent = (0..n).map(|k| offsets[k].saturating_add(infos[k].aligned)).max()?;
+    let mut slots = vec![Slot::default(); n];
+    let mut sections = vec![Section::default(); n];
+    let (mut by_lo, mut by_hi) = (vec![0u32; n], vec![0u32; n]);
+    let live = |i: &Info| {
+        let r = &rows[i.location as usize];
+        (r.lower as u32, (r.upper - 1) as u32)
+    };
+    let count = prepare_loads(&infos, live, 0, &mut slots, &mut sections, &mut by_lo, &mut by_hi)?;
+    let lower_bound = sections[..count].iter().map(|s| s.remaining).max().unwrap_or(0);
+    for (s, &o) in slots.iter_mut().zip(offsets) {
+        s.best = o;
+    }
+    let mut pinned: Vec<u32> = (0..n as u32).filter(|&k| infos[k as usize].pinned != 0).collect();
+    pinned.sort_unstable_by_key(|&k| (slots[k as usize].best, k));
+    let rules = Rules { align: &own, pinned: &pinned };
+    let mut raises = vec![Raise::default(); raise_records(n)];
+    let mut go = || Instant::now() < until;
+    let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go };
+    let schedule = Schedule::planner(node_limit(n, false, max_nodes));
+    let out = branch_and_bound_with(
+        &mut slots,
+        &mut sections[..count],
+        &by_lo,
+        &mut by_hi,
+        &mut raises,
+        (0, lower_bound, incumbent, align),
+        rules,
+        schedule,
+        &mut budget,
+    );
+    Some(AlignedSearch {
+        offsets: slots.iter().map(|s| s.best).collect(),
+        hwm: out.peak,
+        nodes: out.nodes,
+        optimal: out.optimal,
+        improved: out.improved,
+        stopped: out.stopped,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::Row;
+    use crate::quality::problem::solve;
+    use dramalloc_core::Strategy;
+    use std::time::Duration;
+
+    fn later() -> Instant {
+        Instant::now() + Duration::from_secs(60)
+    }
+
+    /// Three buffers live together (50 bytes aligned to 4, 40 to 8, 10 to 10) and a fourth
+    /// fixed at 100 below which all three must fit: `auto` ends at the bound, 110 bytes, where
+    /// every padded member, the settle and first fit in its four orders stop above it.
+    #[test]
+    fn auto_reaches_the_optimum_padding_and_first_fit_miss() {
+        let mut p = Problem::default();
+        for (id, size, al) in [("a", 50, 4), ("b", 40, 8), ("c", 10, 10)] {
+            p.push(id, Row { lower: 0, upper: 5, size });
+            p.set_alignment(p.len() - 1, al);
+        }
+        p.push("f", Row { lower: 2, upper: 3, size: 10 });
+        p.set_fixed(3, Some(100));
+        let s = solve(&p, 1, None, Strategy::Auto).unwrap();
+        let searched = s.searched.clone().unwrap();
+        assert!(s.aligned.is_some_and(|a| a.hwm > 110), "{:?}", s.aligned);
+        assert_eq!((searched.improved, searched.optimal), (true, true));
+        assert_eq!((s.offsets, s.metrics.hwm, s.metrics.lower_bound), (vec![40, 0, 90, 100], 110, 110));
+    }
+
+    /// A fixed buffer in the way: the search goes around it, never moves it, and keeps the
+    /// incumbent where nothing is lower (here the incumbent is optimal: proven so).
+    #[test]
+    fn fixed_buffers_stay_and_an_optimal_incumbent_is_proven() {
+        let mut p = Problem::default();
+        p.push("f", Row { lower: 0, upper: 4, size: 10 });
+        p.set_fixed(0, Some(4));
+        p.push("a", Row { lower: 0, upper: 2, size: 4 });
+        p.push("b", Row { lower: 1, upper: 3, size: 6 });
+        p.set_alignment(2, 2);
+        // a at 0 under f, b above f at 14 (f ends there): peak 20, the bound is 20
+        let s = aligned_search(&p, 1, &[4, 0, 14], 1_000, later()).unwrap();
+        assert_eq!((s.offsets, s.hwm, s.improved), (vec![4, 0, 14], 20, false));
+        // from a worse plan (b at 30) the search finds 14 again, under a lower peak
+        let s = aligned_search(&p, 1, &[4, 0, 30], 1_000, later()).unwrap();
+        assert_eq!((s.offsets, s.hwm, s.improved, s.optimal), (vec![4, 0, 14], 20, true, true));
+        assert_eq!(s.nodes, 5);
+    }
+
+    /// Where it does not apply: no buffer, offsets of another length, more than
+    /// EXACT_MAX_BUFFERS buffers, an alignment whose multiple overflows `u64`, a lifetime
+    /// past `u32`.
+    #[test]
+    fn declines_what_it_cannot_search() {
+        let p = Problem::default();
+        assert_eq!(aligned_search(&p, 1, &[], 100, later()), None);
+        let mut p = Problem::default();
+        p.push("a", Row { lower: 0, upper: 2, size: 4 });
+        assert_eq!(aligned_search(&p, 1, &[0, 0], 100, later()), None);
+        let mut big = Problem::default();
+        for k in 0..=EXACT_MAX_BUFFERS {
+            big.push(&k.to_string(), Row { lower: 0, upper: 1, size: 1 });
+        }
+        assert_eq!(aligned_search(&big, 1, &vec![0; EXACT_MAX_BUFFERS + 1], 100, later()), None);
+        let mut q = Problem::default();
+        q.push("a", Row { lower: 0, upper: 2, size: 4 });
+        q.set_alignment(0, (1 << 63) + 1);
+        assert_eq!(aligned_search(&q, 4, &[0], 100, later()), None);
+        let mut r = Problem::default();
+        r.push("a", Row { lower: 0, upper: 1 << 33, size: 4 });
+        assert_eq!(aligned_search(&r, 1, &[0], 100, later()), None);
+    }
+
+    /// The node limits: `auto`'s min(20,000, 8,000,000 / n), `exact`'s at least that.
+    #[test]
+    fn node_limits() {
+        assert_eq!((node_limit(10, false, 5), node_limit(2_000, false, 5)), (20_000, 4_000));
+        assert_eq!((node_limit(10, true, 5), node_limit(10, true, 1 << 30)), (20_000, 1 << 30));
+    }
+}
