@@ -8,8 +8,10 @@ use crate::place::exact::{branch_and_bound_with, Budget, ExactOutcome, Rules, Sc
 use crate::place::portfolio::{auto_exact_nodes, stack_top, Storage, AUTO_EXACT_MAX};
 use crate::place::scan::interval_of;
 use crate::place::sections::prepare_loads;
+use crate::place::seed::search::Span;
 use crate::place::seed::select::Regions;
 use crate::workspace::Raise;
+use core::cell::Cell;
 
 /// Why the member did not search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,7 +74,12 @@ pub(super) fn run_exact(
         list[k] = v as u32;
     }
     list.sort_unstable_by_key(|&v| (slots[v as usize].best, v));
-    let rules = Rules { align: &[], pinned: list };
+    // each free slot's offset remembered for its minimum offset, in the seed search's spans
+    // (unused during the search)
+    let keep = if pinned > 0 && st.occupied.len() >= n { n } else { 0 };
+    let spans = &mut st.occupied[..keep];
+    let memo = Cell::from_mut(bytemuck::cast_slice_mut::<Span, [u64; 2]>(spans)).as_slice_of_cells();
+    let rules = Rules { align: &[], pinned: list, memo };
     // auto: a node budget; exact: the caller's. Both stop on the caller's clock (`--time-limit`
     // bounds the search too; exact's first nodes are auto's, so on the same clock it is never
     // worse)

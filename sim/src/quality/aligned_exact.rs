@@ -16,6 +16,7 @@
 //! Cost: as the core's search, O(n) a node and the undo records of [`raise_records`]; at
 //! most [`EXACT_MAX_BUFFERS`] buffers.
 
+use std::cell::Cell;
 use std::time::Instant;
 
 use dramalloc_core::place::exact::{branch_and_bound_with, Budget, Rules, Schedule, EXACT_MAX_BUFFERS};
@@ -130,7 +131,9 @@ pub fn aligned_search(
     }
     let mut pinned: Vec<u32> = (0..n as u32).filter(|&k| infos[k as usize].pinned != 0).collect();
     pinned.sort_unstable_by_key(|&k| (slots[k as usize].best, k));
-    let rules = Rules { align: &own, pinned: &pinned };
+    let mut memo = vec![[0u64; 2]; n];
+    let memo = Cell::from_mut(&mut memo[..]).as_slice_of_cells();
+    let rules = Rules { align: &own, pinned: &pinned, memo };
     let mut raises = vec![Raise::default(); raise_records(n)];
     let mut go = || Instant::now() < until;
     let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go };

@@ -72,6 +72,7 @@ pub use crate::place::sections::prepare;
 use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
 use budget::Meter;
+use core::cell::Cell;
 use search::{Probe, Search};
 
 /// How [`branch_and_bound`] shares each round's node limit L (which doubles every round):
@@ -199,7 +200,7 @@ pub fn branch_and_bound(
 /// let count = prepare_loads(&infos, |_| (0, 9), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
 /// let mut go = || true;
 /// let mut budget = Budget { max_nodes: 1000, work: 0, repair_work: 0, keep_going: &mut go };
-/// let rules = Rules { align: &[4, 8, 10], pinned: &[] };
+/// let rules = Rules { align: &[4, 8, 10], pinned: &[], memo: &[] };
 /// let bounds = (0, 100, 200, 1); // start, lower bound, incumbent, align
 /// let out = branch_and_bound_with(
 ///     &mut slots, &mut secs[..count], &by_lo, &mut ids, &mut raises, bounds, rules,
@@ -300,6 +301,10 @@ fn search_all(
         }
     }
     let plain = rules.is_none();
+    for m in rules.memo {
+        m.set([u64::MAX, 0]); // no minimum offset is u64::MAX
+    }
+    let reach = rules.pinned.iter().map(|&p| slots[p as usize].size).max().unwrap_or(0);
     let mut meter = Meter::new(budget);
     let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
     let mut limit = 2 * n as u64;
@@ -339,6 +344,8 @@ fn search_all(
                         heuristic: h,
                         spent,
                         rules,
+                        reach,
+                        visits: Cell::new(0),
                     };
                     s.probe(probe_limit, &mut meter)
                 } else {
@@ -354,6 +361,8 @@ fn search_all(
                         heuristic: h,
                         spent,
                         rules,
+                        reach,
+                        visits: Cell::new(0),
                     };
                     s.probe(probe_limit, &mut meter)
                 };

@@ -15,6 +15,7 @@
 
 use crate::align::align_up;
 use crate::workspace::Slot;
+use core::cell::Cell;
 
 /// A fixed slot's `at` while the search runs: placed (every test skips it) but not one of
 /// the free buffers whose tops set minimum offsets.
@@ -32,11 +33,17 @@ pub struct Rules<'a> {
     /// The fixed slots, as indices into the slots, sorted by address: each stays at its
     /// `best` (its fixed address, bytes) and is an obstacle to the free slots live with it.
     pub pinned: &'a [u32],
+    /// Scratch of at least one entry a slot (or none): the search remembers there each free
+    /// slot's offset for its current minimum offset, `[minimum offset, offset]` (bytes), so a
+    /// node lists its children without walking the fixed slots again for the slots whose
+    /// minimum offset did not move. Made from a `&mut [[u64; 2]]` by
+    /// `Cell::from_mut(s).as_slice_of_cells()`; overwritten.
+    pub memo: &'a [Cell<[u64; 2]>],
 }
 
 impl Rules<'_> {
     /// No rules beyond the plan's alignment.
-    pub const NONE: Rules<'static> = Rules { align: &[], pinned: &[] };
+    pub const NONE: Rules<'static> = Rules { align: &[], pinned: &[], memo: &[] };
 
     /// True when these rules change nothing (every offset is a minimum offset).
     pub fn is_none(&self) -> bool {
@@ -44,10 +51,11 @@ impl Rules<'_> {
     }
 
     /// True when the rules fit `slots`: an alignment per slot or none, fixed indices in range,
-    /// sorted by address, without repeats.
+    /// sorted by address, without repeats, a memo of a slot's entry each or none.
     pub fn fit(&self, slots: &[Slot]) -> bool {
         let n = slots.len();
         (self.align.is_empty() || self.align.len() == n)
+            && (self.memo.is_empty() || self.memo.len() >= n)
             && self.pinned.iter().all(|&p| (p as usize) < n)
             && self.pinned.windows(2).all(|w| {
                 let (a, b) = (&slots[w[0] as usize], &slots[w[1] as usize]);
@@ -66,19 +74,30 @@ impl Rules<'_> {
     /// let mut slots = [Slot { lo: 0, hi: 2, size: 8, ..Slot::default() }; 3];
     /// slots[1].best = 4; // fixed at [4, 12), live with slot 0
     /// slots[2] = Slot { lo: 3, hi: 3, size: 100, best: 12, ..Slot::default() }; // not live with it
-    /// let rules = Rules { align: &[16, 1, 1], pinned: &[1, 2] };
+    /// let rules = Rules { align: &[16, 1, 1], pinned: &[1, 2], memo: &[] };
     /// // 0 collides with [4, 12); 12 is the first free byte, 16 the first multiple of 16
     /// assert_eq!(rules.lowest(&slots, 0, 0), 16);
     /// assert_eq!(Rules { align: &[], ..rules }.lowest(&slots, 0, 0), 12);
     /// ```
     pub fn lowest(&self, slots: &[Slot], v: usize, from: u64) -> u64 {
+        self.lowest_near(slots, v, from, u64::MAX).0
+    }
+
+    /// [`Rules::lowest`] where no fixed slot is larger than `reach` bytes: the fixed slots
+    /// starting `reach` or more below the first candidate offset end at or below it and are
+    /// skipped by a binary search. Also returns the fixed slots visited (plus the search's
+    /// steps), the work the caller charges.
+    pub(super) fn lowest_near(&self, slots: &[Slot], v: usize, from: u64, reach: u64) -> (u64, u64) {
         let c = &slots[v];
         let a = self.align.get(v).copied().unwrap_or(1).max(1);
         let Some(mut x) = align_up(from, a) else {
-            return u64::MAX;
+            return (u64::MAX, 1);
         };
-        for &p in self.pinned {
+        let first = self.pinned.partition_point(|&p| slots[p as usize].best.saturating_add(reach) <= x);
+        let mut visits = u64::from(usize::BITS - self.pinned.len().leading_zeros());
+        for &p in &self.pinned[first..] {
             let o = &slots[p as usize];
+            visits += 1;
             if o.best >= x.saturating_add(c.size) {
                 break;
             }
@@ -86,11 +105,11 @@ impl Rules<'_> {
             if end > x && o.lo <= c.hi && c.lo <= o.hi {
                 match align_up(end, a) {
                     Some(up) => x = up,
-                    None => return u64::MAX,
+                    None => return (u64::MAX, visits),
                 }
             }
         }
-        x
+        (x, visits)
     }
 }
 
@@ -221,7 +240,10 @@ mod tests {
             pinned[..p].sort_unstable_by_key(|&k| (slots[k as usize].best, k));
             fixed_cases += (p > 0) as u32;
             let align: [u64; 6] = core::array::from_fn(|k| bs[k.min(n - 1)].align);
-            let rules = Rules { align: &align[..n], pinned: &pinned[..p] };
+            let mut memo = [[0u64; 2]; 6];
+            let memo =
+                &Cell::from_mut(&mut memo[..]).as_slice_of_cells()[..if case % 2 == 0 { n } else { 0 }];
+            let rules = Rules { align: &align[..n], pinned: &pinned[..p], memo };
             let mut raises = [Raise::default(); 64];
             let room = if case % 3 == 0 { 2 } else { 64 };
             let mut go = || true;
@@ -269,16 +291,19 @@ mod tests {
     fn rules_that_do_not_fit_are_declined() {
         let mut slots = [Slot { size: 4, ..Slot::default() }; 3];
         slots[1].best = 8;
-        let unsorted = Rules { align: &[], pinned: &[1, 0] };
-        let out_of_range = Rules { align: &[], pinned: &[3] };
-        let short_align = Rules { align: &[1, 2], pinned: &[] };
-        let repeated = Rules { align: &[], pinned: &[1, 1] };
-        for rules in [unsorted, out_of_range, short_align, repeated] {
+        let unsorted = Rules { align: &[], pinned: &[1, 0], memo: &[] };
+        let out_of_range = Rules { align: &[], pinned: &[3], memo: &[] };
+        let short_align = Rules { align: &[1, 2], pinned: &[], memo: &[] };
+        let repeated = Rules { align: &[], pinned: &[1, 1], memo: &[] };
+        let mut two = [[0u64; 2]; 2];
+        let short_memo =
+            Rules { align: &[], pinned: &[], memo: Cell::from_mut(&mut two[..]).as_slice_of_cells() };
+        for rules in [unsorted, out_of_range, short_align, repeated, short_memo] {
             assert!(!rules.fit(&slots));
         }
-        assert!(Rules { align: &[1, 2, 4], pinned: &[0, 1] }.fit(&slots));
-        assert!(Rules::NONE.is_none() && Rules { align: &[1, 0, 1], pinned: &[] }.is_none());
-        assert!(!Rules { align: &[1, 2, 1], pinned: &[] }.is_none());
+        assert!(Rules { align: &[1, 2, 4], pinned: &[0, 1], memo: &[] }.fit(&slots));
+        assert!(Rules::NONE.is_none() && Rules { align: &[1, 0, 1], pinned: &[], memo: &[] }.is_none());
+        assert!(!Rules { align: &[1, 2, 1], pinned: &[], memo: &[] }.is_none());
         let mut secs = [Section { remaining: 12, ..Section::default() }; 1];
         let mut go = || true;
         let mut budget = Budget { max_nodes: 100, work: 0, repair_work: 0, keep_going: &mut go };

@@ -7,6 +7,7 @@ use super::rules::{Rules, PINNED};
 use crate::place::min_heap;
 use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
+use core::cell::Cell;
 
 /// How many answers of [`Search::feasible_after`] the core's tests checked against
 /// [`Search::feasible`].
@@ -52,6 +53,10 @@ pub(super) struct Search<'s, const PLAIN: bool> {
     pub(super) spent: u64,
     /// Own alignments and fixed slots ([`Rules::NONE`] where `PLAIN`).
     pub(super) rules: Rules<'s>,
+    /// The largest fixed slot, bytes ([`Rules::lowest_near`]).
+    pub(super) reach: u64,
+    /// Fixed slots visited by [`Search::offset`] not yet added to `spent`.
+    pub(super) visits: core::cell::Cell<u64>,
 }
 
 impl<const PLAIN: bool> Search<'_, PLAIN> {
@@ -61,10 +66,20 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
     #[inline]
     fn offset(&self, c: &Slot, v: usize) -> u64 {
         if PLAIN {
-            c.floor
-        } else {
-            self.rules.lowest(self.slots, v, c.floor)
+            return c.floor;
         }
+        let memo = self.rules.memo.get(v);
+        if let Some([key, at]) = memo.map(Cell::get) {
+            if key == c.floor {
+                return at;
+            }
+        }
+        let (at, visits) = self.rules.lowest_near(self.slots, v, c.floor, self.reach);
+        self.visits.set(self.visits.get() + visits);
+        if let Some(m) = memo {
+            m.set([c.floor, at]);
+        }
+        at
     }
 
     /// `at + bytes`: plain where `PLAIN` (every offset is a minimum offset, whose tops the
@@ -421,7 +436,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
     /// [`Search::feasible`] at the level of `last`; a child is checked only where placing it
     /// changed something (the level everywhere, the floors in its window).
     fn dfs(&mut self, s0: usize, s1: usize, last: Option<(u64, u32)>, ctl: &mut Ctl<'_, '_, '_>) -> Step {
-        if !ctl.tick(core::mem::take(&mut self.spent)) {
+        if !ctl.tick(core::mem::take(&mut self.spent) + self.visits.take()) {
             return Step::Abort;
         }
         let part = self.part(s0, s1);
@@ -545,7 +560,9 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
             }
             // a child that failed cost no node of its own: its placement, sweep and undo are
             // charged, so a node of many such children still asks the clock
-            let spent = core::mem::take(&mut self.spent) + (part.1 - part.0 + w1 - w0 + 1) as u64;
+            let spent = core::mem::take(&mut self.spent)
+                + self.visits.take()
+                + (part.1 - part.0 + w1 - w0 + 1) as u64;
             if !ctl.meter.charge(spent) {
                 result = Step::Abort;
                 break;
