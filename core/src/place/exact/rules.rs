@@ -286,6 +286,29 @@ mod tests {
         assert_eq!((fixed_cases, nodes), (400, 30_631));
     }
 
+    /// The lowest offset from a minimum offset: past a fixed slot live with it, rounded up to
+    /// its alignment; a fixed slot not live with it, or ending below, is no obstacle; with a
+    /// reach (the largest fixed size) the ones further below are skipped, the same answer;
+    /// past `u64` none (`u64::MAX`).
+    #[test]
+    fn lowest_goes_past_fixed_slots_live_with_it() {
+        let mut slots = [Slot { lo: 0, hi: 2, size: 8, ..Slot::default() }; 4];
+        slots[1].best = 4; // [4, 12), live with slot 0
+        slots[2] = Slot { lo: 3, hi: 3, size: 100, best: 12, ..Slot::default() }; // not live with it
+        slots[3] = Slot { lo: 1, hi: 1, size: 4, best: 30, ..Slot::default() }; // [30, 34), live
+        let rules = Rules { align: &[16, 1, 1, 1], pinned: &[1, 2, 3], memo: &[] };
+        assert_eq!(rules.lowest(&slots, 0, 0), 16);
+        assert_eq!(rules.lowest(&slots, 0, 17), 48); // 17 -> 32 meets [30, 34): 34 -> 48
+        assert_eq!(rules.lowest_near(&slots, 0, 17, 8).0, 48);
+        let plain = Rules { align: &[], ..rules };
+        assert_eq!(
+            (plain.lowest(&slots, 0, 0), plain.lowest(&slots, 0, 12), plain.lowest(&slots, 0, 23)),
+            (12, 12, 34)
+        );
+        let high = Rules { align: &[1 << 63, 1, 1, 1], ..rules };
+        assert_eq!((high.lowest(&slots, 0, 1), high.lowest(&slots, 0, (1 << 63) + 1)), (1 << 63, u64::MAX));
+    }
+
     /// Rules that do not fit the slots are declined: the incumbent comes back unsearched.
     #[test]
     fn rules_that_do_not_fit_are_declined() {
