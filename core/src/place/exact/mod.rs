@@ -57,9 +57,11 @@
 //! candidates and per-buffer offset alignments through [`Rules`] (`rules.rs`).
 //!
 //! This file is the run (rounds, probes, bisection); `search.rs` holds the decision search,
+//! `inference.rs` its section inference, `rules.rs` the fixed buffers and own alignments,
 //! `budget.rs` the budget and node count, `preorder.rs` the static preorders.
 
 mod budget;
+mod inference;
 mod preorder;
 mod rules;
 mod search;
@@ -330,42 +332,28 @@ fn search_all(
                 } else {
                     (limit >> schedule.bisect_shift) + n as u64
                 };
-                let (sec, heap, nraise, spent) = (&mut *sections, &mut *ids, 0, 0);
-                let found = if plain {
-                    let mut s = Search::<true> {
-                        slots,
-                        sec,
-                        by_lo,
-                        heap,
-                        raises,
-                        nraise,
-                        start,
-                        cap,
-                        heuristic: h,
-                        spent,
-                        rules,
-                        reach,
-                        visits: Cell::new(0),
+                // the search without rules compiled apart (`PLAIN`), the same fields
+                macro_rules! probe {
+                    ($plain:literal) => {
+                        Search::<$plain> {
+                            slots,
+                            sec: &mut *sections,
+                            by_lo,
+                            heap: &mut *ids,
+                            raises,
+                            nraise: 0,
+                            start,
+                            cap,
+                            heuristic: h,
+                            spent: 0,
+                            rules,
+                            reach,
+                            visits: Cell::new(0),
+                        }
+                        .probe(probe_limit, &mut meter)
                     };
-                    s.probe(probe_limit, &mut meter)
-                } else {
-                    let mut s = Search::<false> {
-                        slots,
-                        sec,
-                        by_lo,
-                        heap,
-                        raises,
-                        nraise,
-                        start,
-                        cap,
-                        heuristic: h,
-                        spent,
-                        rules,
-                        reach,
-                        visits: Cell::new(0),
-                    };
-                    s.probe(probe_limit, &mut meter)
-                };
+                }
+                let found = if plain { probe!(true) } else { probe!(false) };
                 match found {
                     Probe::Found(p) => {
                         out.peak = p;

@@ -1,0 +1,173 @@
+//! The branch and bound's section inference: whether a part can still fit under the
+//! capacity, checked in full or only where a placement changed something, and the tests of a
+//! child before its placement (MiniMalloc's section inference and monotonic floor).
+//! Uses: min_heap, sections, workspace, search (Search); used by: search.rs.
+
+use super::search::Search;
+use crate::place::min_heap;
+use crate::place::sections::UNPLACED;
+use crate::workspace::Slot;
+
+impl<const PLAIN: bool> Search<'_, PLAIN> {
+    /// Section inference with the unallocated and monotonic floors at `level` over the
+    /// sections `[s0, s1)` of part `[i, j)`: false when some section's floor plus the sizes
+    /// of its unplaced buffers, or some buffer's minimum offset plus its size, exceeds the
+    /// capacity. One sweep over the sections with a min-heap of the live unplaced buffers'
+    /// minimum offsets: O(k log k + sections) for k buffers starting before `s1`.
+    pub(super) fn feasible(&mut self, level: u64, s0: usize, s1: usize, (i, j): (usize, usize)) -> bool {
+        let slots = &*self.slots;
+        let heap = &mut *self.heap;
+        let key = |v: u32| slots[v as usize].floor;
+        let by_key = |a: u32, b: u32| key(a) < key(b);
+        let (mut len, mut k) = (0usize, i);
+        for s in s0..s1 {
+            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+                let v = self.by_lo[k];
+                k += 1;
+                let c = &slots[v as usize];
+                if c.at != UNPLACED || (c.hi as usize) < s0 {
+                    continue;
+                }
+                if c.floor.max(level) + c.size > self.cap {
+                    return false; // it fits nowhere any more
+                }
+                min_heap::push(heap, &mut len, v, by_key);
+            }
+            while len > 0 && (slots[heap[0] as usize].hi as usize) < s {
+                min_heap::pop(heap, &mut len, by_key);
+            }
+            let rem = self.sec[s].remaining;
+            if rem > 0 && len > 0 && key(heap[0]).max(level) + rem > self.cap {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// [`Search::feasible`] after placing `b`, whose placement raised the buffers of the undo
+    /// records `raises[raised..nraise]` to `top = b.floor + b.size`, over its window `[w0, w1]`
+    /// of part `[i, j)`, with the part feasible before (the invariant of [`Search::dfs`]) and
+    /// the level and the raised buffers checked ([`Search::level_ok`], `place`'s `fits`). The
+    /// same answer with less work, section by section:
+    /// * in `b`'s sections every unplaced buffer overlaps `b`, so its minimum offset is at
+    ///   least `top`: the section fails where `top` plus its unplaced total is over the
+    ///   capacity, passes where a raised buffer (at exactly `top`) is live, and is unknown
+    ///   otherwise;
+    /// * elsewhere a section no raised buffer crosses is as it was (it passes), and one a
+    ///   raised buffer crosses has its lowest minimum offset at most `top`: it passes where
+    ///   `top` fits, and is unknown otherwise.
+    ///
+    /// An unknown section passes only through an unplaced buffer whose minimum offset fits
+    /// under the capacity less the section's total, so only those are swept, over the unknown
+    /// sections' span. The raised buffers per section are counted in the sections' `pad`
+    /// (a difference array, zero again on return). O(window + raised + k log k).
+    pub(super) fn feasible_after(
+        &mut self,
+        b: &Slot,
+        raised: usize,
+        (w0, w1): (usize, usize),
+        (i, j): (usize, usize),
+    ) -> bool {
+        let top = b.floor + b.size;
+        for r in &self.raises[raised..self.nraise] {
+            let c = &self.slots[r.slot as usize];
+            self.sec[c.lo as usize].pad = self.sec[c.lo as usize].pad.wrapping_add(1);
+            if (c.hi as usize) < w1 {
+                self.sec[c.hi as usize + 1].pad = self.sec[c.hi as usize + 1].pad.wrapping_sub(1);
+            }
+        }
+        // one pass: each section's raised count read, its `pad` left 1 where it is unknown
+        let (mut live, mut failed, mut span, mut most) = (0u32, false, None, 0u64);
+        for s in w0..=w1 {
+            let sec = &mut self.sec[s];
+            live = live.wrapping_add(sec.pad);
+            sec.pad = 0;
+            let rem = sec.remaining;
+            if failed || rem == 0 {
+                continue;
+            }
+            let unknown = if (b.lo as usize..=b.hi as usize).contains(&s) {
+                failed = top + rem > self.cap;
+                !failed && live == 0
+            } else {
+                live > 0 && top + rem > self.cap
+            };
+            if unknown {
+                sec.pad = 1;
+                span = Some((span.map_or(s, |(u0, _)| u0), s));
+                most = most.max(self.cap - rem);
+            }
+        }
+        let Some((u0, u1)) = span.filter(|_| !failed) else {
+            for sec in &mut self.sec[w0..=w1] {
+                sec.pad = 0;
+            }
+            return !failed;
+        };
+        // the unknown sections: the live unplaced buffers low enough to matter, by minimum offset
+        let slots = &*self.slots;
+        let heap = &mut *self.heap;
+        let key = |v: u32| slots[v as usize].floor;
+        let by_key = |a: u32, b: u32| key(a) < key(b);
+        let (mut len, mut k, mut ok) = (0usize, i, true);
+        for s in u0..=u1 {
+            if !ok || self.sec[s].pad == 0 {
+                self.sec[s].pad = 0;
+                continue;
+            }
+            self.sec[s].pad = 0;
+            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+                let v = self.by_lo[k];
+                k += 1;
+                let c = &slots[v as usize];
+                if c.at == UNPLACED && c.hi as usize >= u0 && c.floor <= most {
+                    min_heap::push(heap, &mut len, v, by_key);
+                }
+            }
+            while len > 0 && (slots[heap[0] as usize].hi as usize) < s {
+                min_heap::pop(heap, &mut len, by_key);
+            }
+            ok = len > 0 && key(heap[0]) + self.sec[s].remaining <= self.cap;
+        }
+        ok
+    }
+
+    /// Writes the prefix and suffix maxima of the sections' unplaced totals over `[s0, s1)`
+    /// into their `floor` and `low` (scratch of [`Search::level_ok`]). O(sections).
+    pub(super) fn edges(&mut self, s0: usize, s1: usize) {
+        let mut run = 0;
+        for sec in &mut self.sec[s0..s1] {
+            run = run.max(sec.remaining);
+            sec.floor = run;
+        }
+        run = 0;
+        for sec in self.sec[s0..s1].iter_mut().rev() {
+            run = run.max(sec.remaining);
+            sec.low = run;
+        }
+    }
+
+    /// The monotonic floor alone, before placing `b` at `level`: false when a section of
+    /// `[s0, s1)` would hold more unplaced bytes than fit between `level` and the capacity.
+    /// In `b`'s own sections `b` itself counts: every other unplaced buffer there overlaps
+    /// `b`, so it goes at or above `b`'s top, and the section's whole unplaced total (`b`
+    /// included) must fit above `level` — the test [`Search::feasible_after`] makes there
+    /// after the placement, made here before it (a hatless `b` never fails it: its sections
+    /// hold `b` alone, which fits). O(1) outside `b`'s sections (the maxima of
+    /// [`Search::edges`]), O(its sections) inside; no placement needed.
+    pub(super) fn level_ok(&self, level: u64, b: &Slot, s0: usize, s1: usize) -> bool {
+        let room = self.cap.saturating_sub(level);
+        let (lo, hi) = (b.lo as usize, b.hi as usize);
+        let before = if lo > s0 { self.sec[lo - 1].floor } else { 0 };
+        let after = if hi + 1 < s1 { self.sec[hi + 1].low } else { 0 };
+        before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining <= room)
+    }
+
+    /// The tests of child `c` before its placement at `at`, on this node's state: every other
+    /// unplaced buffer goes at or above its offset, so the largest of them (`other` bytes)
+    /// must fit there, and the monotonic floor holds ([`Search::level_ok`]; the section
+    /// maxima of [`Search::edges`] must be current).
+    pub(super) fn may_place(&self, c: &Slot, at: u64, other: u64, s0: usize, s1: usize) -> bool {
+        Self::end(at, other) <= self.cap && self.level_ok(at, c, s0, s1)
+    }
+}
