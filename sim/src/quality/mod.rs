@@ -14,6 +14,7 @@ pub mod live_pairs;
 pub mod problem;
 pub mod settle;
 pub mod solve_error;
+pub mod solved;
 
 use serde::Serialize;
 

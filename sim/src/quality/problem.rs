@@ -1,5 +1,5 @@
 //! Planning problems in the minimalloc form, planned with the core planner (`plan`, `quality`).
-//! Uses: host_storage, input, limits (re-exported), dramalloc-core; used by: mod.rs, cli.
+//! Uses: host_storage, input, limits and solved (re-exported), dramalloc-core; used by: mod.rs, cli.
 //!
 //! Planning problems in the minimalloc form (`id, lower, upper, size`, `upper` exclusive) and
 //! planning them with the core planner: the engine behind `dramalloc plan` and
@@ -16,11 +16,11 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
-use crate::quality::aligned_exact::{aligned_search, node_limit, AlignedSearch};
+use crate::quality::aligned_exact::{aligned_search, node_limit};
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
-use crate::quality::aligned_fit::{aligned_first_fit, post_reserve, AlignedOrder};
+use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
 use crate::quality::common_alignment::{common_alignment, pads, BothWays};
-use crate::quality::helpers::{helper_count, Helped, Helpers};
+use crate::quality::helpers::{helper_count, Helpers};
 pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
     WORK_UNITS_PER_SECOND,
@@ -29,6 +29,7 @@ pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
 use crate::quality::settle::{peak_of, settle};
 use crate::quality::solve_error::located;
 pub use crate::quality::solve_error::{describe, SolveError};
+pub use crate::quality::solved::{Aligned, Alone, Solved};
 
 /// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
 /// cap: past it a plan with per-buffer alignments is kept as the planner made it.
@@ -75,84 +76,12 @@ pub fn problem_from_program(p: &Program) -> Problem {
     out
 }
 
-/// A solved problem.
-#[derive(Debug, Clone)]
-pub struct Solved {
-    /// The offset of every buffer, bytes, in problem order.
-    pub offsets: Vec<u64>,
-    /// The planner's metrics (`hwm` = peak, `lower_bound` = max load).
-    pub metrics: Metrics,
-    /// Wall time of the plan.
-    pub time: Duration,
-    /// What the `auto` / `exact` portfolio ran and skipped (empty for a single strategy), in
-    /// the plan kept.
-    pub members: dramalloc_core::place::report::Members,
-    /// With per-buffer alignments, the plan's peak both ways when it was planned both ways
-    /// ([`crate::quality::common_alignment`]); `None` otherwise.
-    pub both_ways: Option<BothWays>,
-    /// True when `auto` did not meet the capacity and went on as `exact`, which made the plan
-    /// (its branch and bound on the clock).
-    pub as_exact: bool,
-    /// True when some buffer's own alignment asks for more than the plan's, so the members
-    /// placed it padded (`dramalloc_core::liveness::buffers`).
-    pub padded: bool,
-    /// The padded plan settled down ([`crate::quality::settle`]): its peaks before and after;
-    /// `None` where it was at its bound, not padded, or had too many pairs to settle.
-    pub settled: Option<crate::quality::settle::Settled>,
-    /// With padding, `auto`'s and `exact`'s members run again alone (empty otherwise).
-    pub alone: Vec<Alone>,
-    /// With padding, `auto`'s and `exact`'s first fit with each buffer's own alignment
-    /// ([`crate::quality::aligned_fit`]): its best order and peak; `None` where it did not run.
-    pub aligned: Option<Aligned>,
-    /// With padding, `auto`'s and `exact`'s branch and bound with each buffer's own alignment
-    /// ([`crate::quality::aligned_exact`]), from the plan before it: its peak (that plan's
-    /// where it found none lower), nodes and proof; `None` where it did not run.
-    pub searched: Option<AlignedSearch>,
-    /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
-    /// with none).
-    pub helped: Vec<Helped>,
-}
-
-/// A single strategy `auto` or `exact` ran again alone because padding made its members'
-/// peaks those of the padded sizes ([`solve_limited`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Alone {
-    /// The strategy.
-    pub strategy: Strategy,
-    /// Its plan's peak, bytes (padded, settled, or at the common alignment, as it kept);
-    /// `None` when its members' work, as time, no longer fitted before the limit, or it failed.
-    pub hwm: Option<u64>,
-    /// True when its plan is the one kept.
-    pub kept: bool,
-}
-
-/// What first fit with each buffer's own alignment gave `auto` or `exact` ([`solve_limited`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Aligned {
-    /// Its lowest order.
-    pub order: AlignedOrder,
-    /// How many of its orders were planned before the clock stopped it
-    /// ([`crate::quality::aligned_fit::ORDERS`]).
-    pub orders: usize,
-    /// That order's peak, settled, bytes.
-    pub hwm: u64,
-    /// True when its plan is the one kept.
-    pub kept: bool,
-}
-
 /// The single strategy a portfolio member runs alone (`None`: the sweep around the
 /// long-lived, the branch and bound and the repair have none).
 fn single_of(m: Member) -> Option<Strategy> {
     match m {
         Member::SweepLong(_) | Member::BranchAndBound | Member::Repair => None,
         _ => Some(m.strategy()),
-    }
-}
-
-impl Solved {
-    /// The solution of `problem` (the one solved): every buffer fixed at its offset.
-    pub fn solution(&self, problem: &Problem) -> Problem {
-        problem.with_offsets(&self.offsets)
     }
 }
 

@@ -42,9 +42,12 @@
 //! planner's [`Schedule::planner`], a quarter of it in the rounds past `auto`'s nodes), then
 //! bisects between the highest capacity that failed at its limit and the best peak found,
 //! each bisection probe with a quarter of the limit (plus n), at most the limit's worth of
-//! nodes a round; when the two meet it starts again from the proven bound. A probe that
-//! exhausts its search proves its capacity infeasible. It stops at the lower bound, when the
-//! proven bound and the best meet, after `max_nodes` nodes in all, or when the caller's
+//! nodes a round; when the two meet (within `max(align, bound / 1024)`) it probes the
+//! capacity just below the best peak, once for each best peak, then starts again from the
+//! proven bound. A probe that exhausts its search proves its capacity infeasible. It stops at
+//! the lower bound, when the proven bound and the best meet, after a round in which no probe
+//! stopped at its node limit and nothing is left to bisect (the next round would repeat it),
+//! after `max_nodes` nodes in all, or when the caller's
 //! `keep_going` callback returns false (checked every [`CHECK_EVERY`] nodes; a host passes a
 //! clock, firmware a counter). With `keep_going` always true the result depends only on the
 //! input (deterministic).
@@ -316,6 +319,9 @@ fn search_all(
     let mut lo = proven;
     'rounds: loop {
         let mut cap = lower_bound;
+        // whether a probe of this round stopped at its node limit, and the capacity just below
+        // the best peak (`top`, below) this round probed last
+        let (mut limited, mut tried_top) = (false, None);
         let mut bisect_from = u64::MAX; // node count when this round's bisection began
         let round_from = meter.nodes;
         let bound_shift =
@@ -365,7 +371,7 @@ fn search_all(
                         proven = proven.max(cap);
                         break;
                     }
-                    Probe::Limit => {}
+                    Probe::Limit => limited = true,
                     Probe::Stopped => break 'rounds,
                 }
             }
@@ -389,6 +395,19 @@ fn search_all(
             }
             let gap = out.peak - lo;
             if gap <= align.max(lower_bound / 1024) {
+                // within 1/1024 of the bound: the capacity just below the best peak (where it
+                // is above lo), once a round for each best peak, which finds a lower plan or
+                // proves the best
+                let top = (out.peak - 1) / align * align;
+                if top > lo && tried_top != Some(top) {
+                    (cap, tried_top) = (top, Some(top));
+                    continue;
+                }
+                // nothing left to bisect: with no probe at its node limit, the next round
+                // (larger limits) would repeat this one, node for node
+                if !limited {
+                    break 'rounds;
+                }
                 break;
             }
             // the middle rounded down to a multiple of align, at least the next one above lo
