@@ -5,7 +5,7 @@
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::exact::{branch_and_bound_with, Budget, ExactOutcome, Rules, Schedule, EXACT_MAX_BUFFERS};
-use crate::place::portfolio::{auto_exact_nodes, stack_top, Storage, AUTO_EXACT_MAX};
+use crate::place::portfolio::{stack_top, Storage, AUTO_EXACT_MAX};
 use crate::place::scan::interval_of;
 use crate::place::sections::prepare_loads;
 use crate::place::seed::search::Span;
@@ -26,13 +26,13 @@ pub(super) enum NoSearch {
     OutOfTime,
 }
 
-/// Runs the branch and bound from the plan in `infos` (its peak `best_peak`, the bound `lb`):
-/// for `auto` (`exact` false) [`auto_exact_nodes`] nodes, for
-/// `exact` at least that many and up to the caller's `max_nodes`; both stop on the caller's
-/// clock. Pinned candidates stay at their addresses, obstacles to the others
+/// Runs the branch and bound from the plan in `infos` (its peak `best_peak`, the bound `lb`)
+/// with at most `nodes` nodes and `schedule`, stopping on the caller's clock; `exact` also
+/// takes inputs of more than [`AUTO_EXACT_MAX`] candidates. Pinned candidates stay at their addresses, obstacles to the others
 /// ([`Rules::pinned`]); their list takes the last `⌈p / 4⌉` undo records (fewer records than
 /// that: not searched; none left past it: the search recomputes instead of undoing). Returns the outcome (the slots' `best` hold the best plan found, to be
 /// put back by the caller where `improved`), or why it did not search.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run_exact(
     graph: &Graph,
     infos: &[Info],
@@ -40,6 +40,7 @@ pub(super) fn run_exact(
     regions: Regions,
     (lb, best_peak): (u64, u64),
     exact: bool,
+    (nodes, schedule): (u64, Schedule),
     budget: &mut Budget<'_>,
 ) -> Result<ExactOutcome, NoSearch> {
     let n = infos.len();
@@ -80,28 +81,9 @@ pub(super) fn run_exact(
     let spans = &mut st.occupied[..keep];
     let memo = Cell::from_mut(bytemuck::cast_slice_mut::<Span, [u64; 2]>(spans)).as_slice_of_cells();
     let rules = Rules { align: &[], pinned: list, memo };
-    // auto: a node budget; exact: the caller's. Both stop on the caller's clock (`--time-limit`
-    // bounds the search too; exact's first nodes are auto's, so on the same clock it is never
-    // worse)
-    let auto_nodes = auto_exact_nodes(n);
-    let mut b = Budget {
-        max_nodes: if exact { budget.max_nodes.max(auto_nodes) } else { auto_nodes },
-        work: 0,
-        repair_work: 0,
-        keep_going: budget.keep_going,
-    };
+    let mut b = Budget { max_nodes: nodes, work: 0, repair_work: 0, keep_going: budget.keep_going };
     let bounds = (regions.start, lb, best_peak, regions.align);
-    Ok(branch_and_bound_with(
-        slots,
-        secs,
-        by_lo,
-        ids,
-        raises,
-        bounds,
-        rules,
-        Schedule::planner(auto_nodes),
-        &mut b,
-    ))
+    Ok(branch_and_bound_with(slots, secs, by_lo, ids, raises, bounds, rules, schedule, &mut b))
 }
 
 #[cfg(test)]

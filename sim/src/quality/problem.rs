@@ -238,6 +238,12 @@ pub fn solve_limited(
         let mut keep_going = || !clocked || Instant::now() < until;
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
+        // with padding, `exact`'s search on the padded sizes gets `auto`'s nodes (0: the core's
+        // own count), not the clock: its sizes are not the plan's, and the branch and bound
+        // with each buffer's own alignment after it (`aligned_exact`) searches the plan's own
+        // problem with what is left (it starved those steps: 14.0 M bytes where `auto` gave
+        // 12.0 M, on a fresh-user trial's 200 rows)
+        let max_nodes = if padded && strategy == Strategy::Exact { 0 } else { max_nodes };
         let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going };
         plan_buffer_iter_with(core_buffers(problem, own), align, &cfg, &mut host.workspace(), &mut budget)
     };

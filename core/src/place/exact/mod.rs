@@ -97,6 +97,13 @@ pub struct Schedule {
     pub late_from: u64,
     /// Right shift of L for the lower-bound probe of the rounds from `late_from` on.
     pub late_bound_shift: u32,
+    /// The first round's L (0: `2n`): a run that goes on from an earlier one passes twice
+    /// that run's last [`ExactOutcome::limit`], so it does not repeat its rounds.
+    pub first_limit: u64,
+    /// Where a run that goes on from an earlier one starts (that run's
+    /// [`ExactOutcome::proven`] and [`ExactOutcome::failed`], bytes; 0: none): every capacity
+    /// up to the first is infeasible, and the bisection starts above the second.
+    pub resume: (u64, u64),
 }
 
 impl Schedule {
@@ -110,6 +117,8 @@ impl Schedule {
         bisect_share: 1,
         late_from: u64::MAX,
         late_bound_shift: 0,
+        first_limit: 0,
+        resume: (0, 0),
     };
 
     /// The planner's (`auto` and `exact`) for a run whose first `first_nodes` nodes are
@@ -151,6 +160,13 @@ pub struct ExactOutcome {
     pub improved: bool,
     /// True when the node limit or the caller's callback ended the search.
     pub stopped: bool,
+    /// The last round's node limit L ([`Schedule`]), 0 where no round ran.
+    pub limit: u64,
+    /// The highest capacity proven infeasible, bytes (the lower bound − 1 where none was).
+    pub proven: u64,
+    /// The highest capacity where the bisection's probes stopped at their node limit, bytes
+    /// (at least `proven`).
+    pub failed: u64,
 }
 
 /// Largest problem the recursive search takes: its recursion is one frame per placed buffer
@@ -311,12 +327,13 @@ fn search_all(
     }
     let reach = rules.pinned.iter().map(|&p| slots[p as usize].size).max().unwrap_or(0);
     let mut meter = Meter::new(budget);
-    let mut proven = lower_bound.saturating_sub(1); // every capacity <= proven is infeasible
-    let mut limit = 2 * n as u64;
+    // every capacity <= proven is infeasible
+    let mut proven = lower_bound.saturating_sub(1).max(schedule.resume.0);
+    let mut limit = if schedule.first_limit > 0 { schedule.first_limit } else { 2 * n as u64 };
     let mut heuristic = usize::MAX;
     // highest capacity that failed at its node limit: bisection probes above it until it
     // meets the best peak, then starts again from the proven bound with larger limits
-    let mut lo = proven;
+    let mut lo = proven.max(schedule.resume.1);
     'rounds: loop {
         let mut cap = lower_bound;
         // whether a probe of this round stopped at its node limit, and the capacity just below
@@ -426,6 +443,8 @@ fn search_all(
     }
     out.nodes = meter.nodes;
     out.stopped = meter.stopped;
+    out.limit = limit;
+    (out.proven, out.failed) = (proven, lo.max(proven));
     out
 }
 
