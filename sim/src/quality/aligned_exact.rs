@@ -68,8 +68,9 @@ pub fn node_limit(n: usize, exact: bool, max_nodes: u64) -> u64 {
 /// align)`, the fixed ones where they are; capacities on multiples of `align`; at most
 /// `max_nodes` nodes, stopping once `until` has passed (asked every
 /// [`dramalloc_core::place::exact::CHECK_EVERY`] nodes). `None` where it does not apply:
-/// more than [`EXACT_MAX_BUFFERS`] buffers, none, an alignment's multiple or the sum of the
-/// footprints past `u64`, a lifetime past `u32`.
+/// more than [`EXACT_MAX_BUFFERS`] buffers, none, the sum of the footprints past `u64`, a
+/// lifetime past `u32` (a buffer whose `lcm(align, alignment)` is past `u64` can only go at
+/// offset 0).
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -105,7 +106,8 @@ pub fn aligned_search(
         let foot = r.size.checked_next_multiple_of(align)?;
         total = total.checked_add(foot)?;
         u32::try_from(r.upper).ok()?;
-        own.push(lcm(align, problem.alignment(k))?);
+        // past u64 only offset 0 is a multiple of both: an alignment of u64::MAX
+        own.push(lcm(align, problem.alignment(k)).unwrap_or(u64::MAX));
         let fixed = problem.fixed(k);
         infos.push(Info {
             aligned: foot,
@@ -210,8 +212,8 @@ mod tests {
     }
 
     /// Where it does not apply: no buffer, offsets of another length, more than
-    /// EXACT_MAX_BUFFERS buffers, an alignment whose multiple overflows `u64`, a lifetime
-    /// past `u32`.
+    /// EXACT_MAX_BUFFERS buffers, a lifetime past `u32`; an alignment whose multiple with
+    /// `align` overflows `u64` is not one of them (offset 0 only).
     #[test]
     fn declines_what_it_cannot_search() {
         let p = Problem::default();
@@ -227,7 +229,9 @@ mod tests {
         let mut q = Problem::default();
         q.push("a", Row { lower: 0, upper: 2, size: 4 });
         q.set_alignment(0, (1 << 63) + 1);
-        assert_eq!(aligned_search(&q, 4, &[0], 100, later()), None);
+        // lcm(4, 2^63 + 1) is past u64: offset 0 only, which the plan has
+        let only_zero = aligned_search(&q, 4, &[0], 100, later()).map(|s| (s.offsets, s.hwm, s.optimal));
+        assert_eq!(only_zero, Some((vec![0], 4, true)));
         let mut r = Problem::default();
         r.push("a", Row { lower: 0, upper: 1 << 33, size: 4 });
         assert_eq!(aligned_search(&r, 1, &[0], 100, later()), None);

@@ -89,9 +89,10 @@ pub struct AlignedFit {
 /// The free buffers of `problem` placed by first fit in each of [`ORDERS`], each at a multiple
 /// of `lcm(align, its own alignment)` with its footprint rounded up to `align` bytes, fixed
 /// buffers where they are; each plan settled ([`crate::quality::settle::settle`]); the lowest kept (the first order on
-/// ties). `None` where the pairs of buffers live together number more than `max_pairs`, an
-/// alignment's multiple or an end overflows `u64`, or `until` passed before the first plan
-/// was whole (a plan is only returned whole).
+/// ties). A buffer whose `lcm(align, alignment)` is past `u64` can only go at offset 0. `None`
+/// where the pairs of buffers live together number more than `max_pairs`, every order met an
+/// end past `u64`, or `until` passed before the first plan was whole (a plan is only returned
+/// whole).
 ///
 /// ```
 /// use std::time::{Duration, Instant};
@@ -118,7 +119,9 @@ pub fn aligned_first_fit(
     let align = align.max(1);
     let rows = problem.rows();
     let foot = |k: usize| rows[k].size.div_ceil(align).saturating_mul(align);
-    let own = |k: usize| lcm(align, problem.alignment(k));
+    // an alignment whose multiple with `align` is past u64 leaves a buffer offset 0 alone (the
+    // only multiple of both below 2^64): as an alignment of u64::MAX
+    let own = |k: usize| lcm(align, problem.alignment(k)).unwrap_or(u64::MAX);
     let neighbours = pairs(problem, max_pairs)?;
     let free: Vec<u32> = (0..n as u32).filter(|&k| problem.fixed(k as usize).is_none()).collect();
     let mut best: Option<AlignedFit> = None;
@@ -130,7 +133,7 @@ pub fn aligned_first_fit(
         }
         let mut seq = free.clone();
         let life = |k: u32| rows[k as usize].upper - rows[k as usize].lower;
-        let padded = |k: u32| foot(k as usize).saturating_add(own(k as usize).unwrap_or(u64::MAX) - align);
+        let padded = |k: u32| foot(k as usize).saturating_add(own(k as usize) - align);
         match order {
             AlignedOrder::Size => {
                 seq.sort_unstable_by_key(|&k| (u64::MAX - foot(k as usize), u64::MAX - life(k), k))
@@ -152,9 +155,11 @@ pub fn aligned_first_fit(
             if step % 1024 == 1023 && Instant::now() >= until {
                 break 'orders;
             }
-            let own = own(k)?;
-            let at = lowest_fit(&neighbours, k, &taken, &offsets, foot, own, &mut below);
-            at.checked_add(foot(k))?;
+            let at = lowest_fit(&neighbours, k, &taken, &offsets, foot, own(k), &mut below);
+            // no offset below 2^64 in this order: the next order
+            if at.checked_add(foot(k)).is_none() {
+                continue 'orders;
+            }
             offsets[k] = at;
             taken[k] = true;
         }
@@ -203,6 +208,26 @@ mod tests {
         let fit = aligned_first_fit(&p, 4, u64::MAX, later()).unwrap();
         // f [0, 12) (10 rounded up to 4); a at 12; b at 64 (its own alignment past f)
         assert_eq!((fit.offsets, fit.hwm), (vec![0, 12, 64], 96));
+    }
+
+    /// An alignment whose multiple with `align` is past `u64` (a fresh-user trial's 2^61 − 1 at
+    /// `--align 4096`, refused before as a size overflow) leaves offset 0 alone: one such
+    /// buffer goes there, the others above it; two of them live together have no plan.
+    #[test]
+    fn an_alignment_past_u64_leaves_offset_zero() {
+        let mut p = Problem::default();
+        p.push("a", Row { lower: 0, upper: 1, size: 24 });
+        p.set_alignment(0, (1 << 61) - 1);
+        p.push("b", Row { lower: 0, upper: 1, size: 5000 });
+        let fit = aligned_first_fit(&p, 4096, u64::MAX, later()).unwrap();
+        // the size orders: b (5000 -> 8192) first takes 0, a fits nowhere: dropped; the
+        // padded-size and alignment orders put a at 0 and b above it (the first kept on ties)
+        assert_eq!(
+            (fit.offsets, fit.hwm, fit.order, fit.orders),
+            (vec![0, 4096], 12_288, AlignedOrder::Padded, 2)
+        );
+        p.set_alignment(1, (1 << 61) - 1);
+        assert_eq!(aligned_first_fit(&p, 4096, u64::MAX, later()), None);
     }
 
     /// Past `max_pairs`, or with no time left, no plan; an alignment whose multiple past a
