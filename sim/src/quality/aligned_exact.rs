@@ -211,6 +211,22 @@ mod tests {
         assert_eq!(s.nodes, 5);
     }
 
+    /// A row that can only go at offset 0 (its alignment's lcm with 4,096 past `u64`) live with
+    /// one aligned to 3: `auto` plans it at 0 and the other at 12,288 (a fresh-user trial's
+    /// file: the search took a branch where the first fits nowhere for a whole plan, and wrote
+    /// both at 0 with a peak of 4,096 below the bound).
+    #[test]
+    fn a_row_only_at_zero_stays_alone_there() {
+        let mut p = Problem::default();
+        p.push("b0", Row { lower: 1, upper: 2, size: 1 });
+        p.set_alignment(0, 3);
+        p.push("b1", Row { lower: 0, upper: 5, size: 100 });
+        p.set_alignment(1, (1 << 61) - 1);
+        let s = solve(&p, 4096, None, Strategy::Auto).unwrap();
+        assert_eq!((s.offsets, s.metrics.hwm, s.metrics.lower_bound), (vec![12_288, 0], 16_384, 8192));
+        assert_eq!(s.searched.map(|x| (x.hwm, x.optimal, x.improved)), Some((16_384, true, false)));
+    }
+
     /// Where it does not apply: no buffer, offsets of another length, more than
     /// EXACT_MAX_BUFFERS buffers, a lifetime past `u32`; an alignment whose multiple with
     /// `align` overflows `u64` is not one of them (offset 0 only).

@@ -309,6 +309,42 @@ mod tests {
         assert_eq!((high.lowest(&slots, 0, 1), high.lowest(&slots, 0, (1 << 63) + 1)), (1 << 63, u64::MAX));
     }
 
+    /// A slot whose only offset is 0 (an alignment of `u64::MAX`, as the front end passes an
+    /// lcm past `u64`) live with another: once the other is at 0 it fits nowhere (its offset
+    /// `u64::MAX`), which must end that branch, not count as every slot placed. A fresh-user
+    /// trial's two rows (4,096-byte footprints, alignments 12,288 and 2^61 − 1 at `--align
+    /// 4096`) came out both at 0, peak 4,096 "proven optimal" below the bound 8,192: the search
+    /// took a top of `u64::MAX` for "nothing left to place". The optimum is 0 and 12,288.
+    #[test]
+    fn a_slot_that_fits_nowhere_ends_its_branch() {
+        let infos = [
+            Info { aligned: 4096, location: 0, ..Info::default() },
+            Info { aligned: 4096, location: 1, ..Info::default() },
+        ];
+        let (mut slots, mut secs) = ([Slot::default(); 2], [Section::default(); 2]);
+        let (mut by_lo, mut ids) = ([0u32; 2], [0u32; 2]);
+        let count =
+            prepare_loads(&infos, |i| (0, 1 + i.location), 0, &mut slots, &mut secs, &mut by_lo, &mut ids)
+                .unwrap();
+        (slots[0].best, slots[1].best) = (12_288, 0);
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go };
+        let rules = Rules { align: &[12_288, u64::MAX], pinned: &[], memo: &[] };
+        let out = branch_and_bound_with(
+            &mut slots,
+            &mut secs[..count],
+            &by_lo,
+            &mut ids,
+            &mut [Raise::default(); 16],
+            (0, 8192, 16_384, 1),
+            rules,
+            Schedule::DEFAULT,
+            &mut budget,
+        );
+        assert_eq!((out.peak, out.optimal, out.improved), (16_384, true, false));
+        assert_eq!((slots[0].best, slots[1].best), (12_288, 0));
+    }
+
     /// Rules that do not fit the slots are declined: the incumbent comes back unsearched.
     #[test]
     fn rules_that_do_not_fit_are_declined() {

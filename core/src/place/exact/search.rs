@@ -281,9 +281,11 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         // lowest top and the two largest sizes of the unplaced buffers
         let (mut min_top, mut big, mut big_at, mut second) = (u64::MAX, 0u64, usize::MAX, 0u64);
         let mut high = 0; // highest minimum offset of an unplaced buffer
+        let mut unplaced = false;
         for &v in &self.by_lo[part.0..part.1] {
             let c = &self.slots[v as usize];
             if c.at == UNPLACED {
+                unplaced = true;
                 min_top = min_top.min(Self::end(self.offset(c, v as usize), c.size));
                 high = high.max(c.floor);
                 if c.size > big {
@@ -293,7 +295,8 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                 }
             }
         }
-        if min_top == u64::MAX {
+        // (not `min_top == u64::MAX`: with rules a buffer that fits nowhere has that top)
+        if !unplaced {
             return Step::Done;
         }
         // the children in (offset, rank) order: listed once on the undo stack when it has
