@@ -55,3 +55,14 @@ fn exact_goes_on_after_autos_repair() {
     );
     assert_eq!((exact.members.improved_by, exact.metrics.strategy), ([Some(M::BranchAndBound), None], 5));
 }
+
+/// With no nodes left after `auto`'s (a node budget of exactly the first run's 19,559) `exact`
+/// does not search on: its report is `auto`'s, row for row, and so is its plan.
+#[test]
+fn no_nodes_left_no_second_search() {
+    let bufs = j();
+    let auto = plan(&bufs, Strategy::Auto, 19_559);
+    let exact = plan(&bufs, Strategy::Exact, 19_559);
+    assert_eq!(auto.members.runs(), exact.members.runs());
+    assert_eq!((auto.metrics.hwm, exact.metrics.hwm), (1_067_008, 1_067_008));
+}
