@@ -334,7 +334,14 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             } else {
                 format!("{} of four orders", x.orders)
             },
-            if x.orders == ORDERS.len() { "" } else { "; the rest stopped by the clock" },
+            match (ORDERS.len() - x.orders - x.dropped, x.dropped) {
+                (0, 0) => String::new(),
+                (0, d) => format!("; {d} dropped: a buffer had no offset below 2^64 in them"),
+                (_, 0) => "; the rest stopped by the clock".to_owned(),
+                (_, d) => format!(
+                    "; {d} dropped (a buffer had no offset below 2^64), the rest stopped by the clock"
+                ),
+            },
             x.order.name(),
             x.hwm,
             if x.kept { ", kept" } else { ", not lower" }

@@ -81,9 +81,12 @@ pub struct AlignedFit {
     pub hwm: u64,
     /// The order that gave it.
     pub order: AlignedOrder,
-    /// How many of [`ORDERS`] were planned whole before `until` (the rest were not tried or
-    /// stopped, and left out).
+    /// How many of [`ORDERS`] were planned whole before `until` (the rest were dropped, not
+    /// tried or stopped, and left out).
     pub orders: usize,
+    /// How many of [`ORDERS`] were dropped because some buffer had no offset below 2^64 in
+    /// them (one that can only go at 0 where 0 was taken).
+    pub dropped: usize,
 }
 
 /// The free buffers of `problem` placed by first fit in each of [`ORDERS`], each at a multiple
@@ -125,7 +128,7 @@ pub fn aligned_first_fit(
     let neighbours = pairs(problem, max_pairs)?;
     let free: Vec<u32> = (0..n as u32).filter(|&k| problem.fixed(k as usize).is_none()).collect();
     let mut best: Option<AlignedFit> = None;
-    let mut done = 0;
+    let (mut done, mut dropped) = (0, 0);
     let mut below: Vec<(u64, u64)> = Vec::new();
     'orders: for order in ORDERS {
         if Instant::now() >= until {
@@ -158,6 +161,7 @@ pub fn aligned_first_fit(
             let at = lowest_fit(&neighbours, k, &taken, &offsets, foot, own(k), &mut below);
             // no offset below 2^64 in this order: the next order
             if at.checked_add(foot(k)).is_none() {
+                dropped += 1;
                 continue 'orders;
             }
             offsets[k] = at;
@@ -166,10 +170,10 @@ pub fn aligned_first_fit(
         let hwm = settle_over(problem, &mut offsets, align, &neighbours, until).after;
         done += 1;
         if best.as_ref().is_none_or(|b| hwm < b.hwm) {
-            best = Some(AlignedFit { offsets, hwm, order, orders: 0 });
+            best = Some(AlignedFit { offsets, hwm, order, orders: 0, dropped: 0 });
         }
     }
-    best.map(|b| AlignedFit { orders: done, ..b })
+    best.map(|b| AlignedFit { orders: done, dropped, ..b })
 }
 
 #[cfg(test)]
@@ -223,8 +227,8 @@ mod tests {
         // the size orders: b (5000 -> 8192) first takes 0, a fits nowhere: dropped; the
         // padded-size and alignment orders put a at 0 and b above it (the first kept on ties)
         assert_eq!(
-            (fit.offsets, fit.hwm, fit.order, fit.orders),
-            (vec![0, 4096], 12_288, AlignedOrder::Padded, 2)
+            (fit.offsets, fit.hwm, fit.order, fit.orders, fit.dropped),
+            (vec![0, 4096], 12_288, AlignedOrder::Padded, 2, 2)
         );
         p.set_alignment(1, (1 << 61) - 1);
         assert_eq!(aligned_first_fit(&p, 4096, u64::MAX, later()), None);

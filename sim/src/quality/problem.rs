@@ -346,7 +346,8 @@ pub fn solve_limited(
             let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, far) else {
                 return Err(name(e));
             };
-            first_aligned = Some(Aligned { order: fit.order, orders: fit.orders, hwm: fit.hwm, kept: true });
+            let (order, orders, dropped, hwm) = (fit.order, fit.orders, fit.dropped, fit.hwm);
+            first_aligned = Some(Aligned { order, orders, dropped, hwm, kept: true });
             let lower_bound = crate::quality::max_load(problem, align);
             let strategy = Strategy::ALL.iter().position(|&s| s == strategy).unwrap_or(0) as u64;
             let metrics = Metrics { hwm: fit.hwm, lower_bound, strategy, ..Metrics::default() };
@@ -447,7 +448,8 @@ pub fn solve_limited(
     {
         if let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, limits.until) {
             let kept = fit.hwm < metrics.hwm;
-            aligned = Some(Aligned { order: fit.order, orders: fit.orders, hwm: fit.hwm, kept });
+            let (order, orders, dropped, hwm) = (fit.order, fit.orders, fit.dropped, fit.hwm);
+            aligned = Some(Aligned { order, orders, dropped, hwm, kept });
             if kept {
                 alone.iter_mut().for_each(|a: &mut Alone| a.kept = false);
                 (offsets, metrics.hwm) = (fit.offsets, fit.hwm);

@@ -73,6 +73,8 @@ pub struct Aligned {
     /// How many of its orders were planned before the clock stopped it
     /// ([`crate::quality::aligned_fit::ORDERS`]).
     pub orders: usize,
+    /// How many were dropped: some buffer had no offset below 2^64 in them.
+    pub dropped: usize,
     /// That order's peak, settled, bytes.
     pub hwm: u64,
     /// True when its plan is the one kept.
