@@ -399,3 +399,21 @@ fn dropped_first_fit_orders_are_not_blamed_on_the_clock() {
         out.stderr
     );
 }
+
+/// Two rows that can only go at offset 0, live together: no plan, exit 2, and the message says
+/// why (it said the 24-byte size "overflows u64": a fresh-user trial).
+#[test]
+fn a_row_only_at_zero_without_zero_is_named_for_it() {
+    let csv = "id,lower,upper,size,alignment\na,0,1,24,2305843009213693951\nc,0,1,8,2305843009213693951\n";
+    let out = dramalloc_in(&["plan", "-", "-o", "-"], csv);
+    assert_eq!(out.code, ExitCode::from(2), "{}", out.stderr);
+    assert!(
+        out.stderr.contains(
+            "buffer `a` (line 2): its alignment 2305843009213693951 and --align 4096 have no common multiple \
+             below 2^64 but 0, so it can only go at offset 0, and no plan was found with offset 0 free for every \
+             such buffer (a buffer live with it takes it)"
+        ),
+        "{}",
+        out.stderr
+    );
+}

@@ -19,7 +19,7 @@ use crate::input::{Problem, Program, Row, TensorKind};
 use crate::quality::aligned_exact::{aligned_search, node_limit};
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
-use crate::quality::common_alignment::{common_alignment, pads, BothWays};
+use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
 use crate::quality::helpers::{helper_count, Helpers};
 pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
@@ -27,8 +27,8 @@ pub use crate::quality::limits::{
 };
 pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
 use crate::quality::settle::{peak_of, settle};
-use crate::quality::solve_error::located;
 pub use crate::quality::solve_error::{describe, SolveError};
+use crate::quality::solve_error::{located, only_at_zero};
 pub use crate::quality::solved::{Aligned, Alone, Solved};
 
 /// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
@@ -344,7 +344,18 @@ pub fn solve_limited(
         Err(Some(e @ (PlanError::DoesNotFit { .. } | PlanError::SizeOverflow { .. }))) if padded => {
             let far = Instant::now() + Duration::from_secs(24 * 3600);
             let Some(fit) = aligned_first_fit(problem, align, SETTLE_MAX_PAIRS, far) else {
-                return Err(name(e));
+                let mut err = name(e);
+                // a row whose alignment has no common multiple with `align` but 0 below 2^64:
+                // not its size, but that no plan left it offset 0
+                if let (PlanError::SizeOverflow { location, .. }, SolveError::Plan { message, .. }) =
+                    (e, &mut err)
+                {
+                    let k = location as usize;
+                    if k < problem.len() && lcm(align, problem.alignment(k)).is_none() {
+                        *message = only_at_zero(problem, k, align);
+                    }
+                }
+                return Err(err);
             };
             let (order, orders, dropped, hwm) = (fit.order, fit.orders, fit.dropped, fit.hwm);
             first_aligned = Some(Aligned { order, orders, dropped, hwm, kept: true });

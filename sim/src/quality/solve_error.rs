@@ -80,6 +80,33 @@ fn at(line: Option<u64>) -> String {
     line.map_or_else(String::new, |l| format!(" (line {l})"))
 }
 
+/// The message for row `k`, whose own alignment has no common multiple with `align` below
+/// 2^64 but 0, when no plan leaves it offset 0: it names the row, its alignment and `align`.
+///
+/// ```
+/// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_sim::quality::solve_error::only_at_zero;
+/// let mut p = Problem::default();
+/// p.push("a", Row { lower: 0, upper: 1, size: 24 });
+/// p.set_alignment(0, (1 << 61) - 1);
+/// assert_eq!(
+///     only_at_zero(&p, 0, 4096),
+///     "buffer `a`: its alignment 2305843009213693951 and --align 4096 have no common multiple \
+///      below 2^64 but 0, so it can only go at offset 0, and no plan was found with offset 0 free \
+///      for every such buffer (a buffer live with it takes it)"
+/// );
+/// ```
+pub fn only_at_zero(problem: &Problem, k: usize, align: u64) -> String {
+    format!(
+        "buffer `{}`{}: its alignment {} and --align {align} have no common multiple below 2^64 but 0, \
+         so it can only go at offset 0, and no plan was found with offset 0 free for every such buffer \
+         (a buffer live with it takes it)",
+        crate::input::error::shorten(problem.id(k)),
+        at(problem.line(k)),
+        problem.alignment(k)
+    )
+}
+
 /// A planner error in words: buffers named by id and file line, not by index.
 pub fn describe(problem: &Problem, error: &PlanError) -> String {
     let name = |k: u32| {
