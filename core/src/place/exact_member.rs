@@ -1,17 +1,47 @@
 //! The branch and bound as a portfolio member: when it applies, its node budget, and the
 //! fixed (pinned) candidates it honours as obstacles.
-//! Uses: exact, sections, scan, portfolio (Storage); used by: portfolio.
+//! Uses: exact, sections, scan, report, portfolio (Storage, restore_best); used by: portfolio
+//! (which re-exports its budget constants).
 
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::exact::{branch_and_bound_with, Budget, ExactOutcome, Rules, Schedule, EXACT_MAX_BUFFERS};
-use crate::place::portfolio::{stack_top, Storage, AUTO_EXACT_MAX};
+use crate::place::portfolio::{peak, restore_best, stack_top, Storage};
+use crate::place::report::{Member, Members, Outcome};
 use crate::place::scan::interval_of;
 use crate::place::sections::prepare_loads;
 use crate::place::seed::search::Span;
 use crate::place::seed::select::Regions;
-use crate::workspace::Raise;
+use crate::workspace::{Raise, Slot};
 use core::cell::Cell;
+
+/// Node budget of the branch and bound inside [`crate::Strategy::Auto`] (deterministic unless the
+/// caller's clock stops it first).
+pub const AUTO_EXACT_NODES: u64 = 20_000;
+
+/// Work cap of [`crate::Strategy::Auto`]'s branch and bound, in candidate visits: its node budget
+/// is `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)` (a node costs O(n)), so 2,000 buffers get
+/// 4,000 nodes.
+pub const AUTO_EXACT_WORK: u64 = 8_000_000;
+
+/// The node budget of [`crate::Strategy::Auto`]'s branch and bound for `n` buffers:
+/// `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)`.
+///
+/// ```
+/// use dramalloc_core::place::portfolio::auto_exact_nodes;
+/// assert_eq!((auto_exact_nodes(10), auto_exact_nodes(400), auto_exact_nodes(2_000)), (20_000, 20_000, 4_000));
+/// ```
+pub const fn auto_exact_nodes(n: usize) -> u64 {
+    let by_work = AUTO_EXACT_WORK / if n == 0 { 1 } else { n as u64 };
+    if by_work < AUTO_EXACT_NODES {
+        by_work
+    } else {
+        AUTO_EXACT_NODES
+    }
+}
+
+/// Largest number of buffers for which [`crate::Strategy::Auto`] runs its branch and bound.
+pub const AUTO_EXACT_MAX: usize = 2_000;
 
 /// Why the member did not search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,9 +116,39 @@ pub(super) fn run_exact(
     Ok(branch_and_bound_with(slots, secs, by_lo, ids, raises, bounds, rules, schedule, &mut b))
 }
 
+/// Records a branch-and-bound run that searched: where it lowered the peak, its plan goes back
+/// into `infos` and `improved_by` marks it; its row gives the peak after it (`unchanged`, bytes,
+/// where it found nothing lower). Returns that peak.
+pub(super) fn record(
+    out: &ExactOutcome,
+    slots: &[Slot],
+    infos: &mut [Info],
+    unchanged: u64,
+    report: &mut Members,
+) -> u64 {
+    let after = if out.improved {
+        restore_best(slots, infos);
+        report.improved_by[0] = Some(Member::BranchAndBound);
+        peak(infos)
+    } else {
+        unchanged
+    };
+    report.push(Member::BranchAndBound, Outcome::Ran { peak: after, work: out.nodes });
+    after
+}
+
+/// The nodes and schedule of `exact`'s search on after `first` (a run of `auto`'s nodes), out
+/// of the caller's `max_nodes`: its rounds from twice `first`'s last node limit, from its proven
+/// bound and its bisection's lower end, on the schedule of the rounds past `auto`'s nodes
+/// ([`Schedule::planner`]), as one run would have gone on.
+pub(super) fn resumed(first: &ExactOutcome, max_nodes: u64) -> (u64, Schedule) {
+    let (first_limit, resume) = (first.limit.saturating_mul(2), (first.proven, first.failed));
+    (max_nodes.saturating_sub(first.nodes), Schedule { first_limit, resume, ..Schedule::planner(0) })
+}
+
 #[cfg(test)]
 mod tests {
-    use crate::place::portfolio::auto_exact_nodes;
+    use super::auto_exact_nodes;
 
     /// `auto`'s node budget: 20,000 up to 400 buffers, then 8,000,000 / n.
     #[test]

@@ -35,10 +35,11 @@
 //!
 //! This file holds the table, the driver loop (`run_strategy`) and the single-strategy
 //! runners; the skyline runs and their completion after a cap (first fit or settle, the
-//! CC-region retry) are in `skyline_member.rs`. It runs to about 630 lines, past the ~600 of
-//! the style guide: `run_strategy` alone is about 280, one sequence of rows, the branch and
-//! bound and the repair threading one budget and one report, and split it would pass the
-//! budget, the estimate, the report and the storage between files as a dozen arguments.
+//! CC-region retry) are in `skyline_member.rs`, the branch and bound's runs, budget and
+//! record in `exact_member.rs`. It runs to about 605 lines, at the ~600 of the style guide:
+//! `run_strategy` alone is about 270, one sequence of rows, the branch and bound and the
+//! repair threading one budget and one report, and split further it would pass the budget,
+//! the estimate, the report and the storage between files as a dozen arguments.
 //!
 //! [`Strategy::Exact`] runs the same (its branch and bound with `auto`'s nodes, then the
 //! repair), gives the skyline preorders the budgeted run could not finish the caller's clock,
@@ -60,7 +61,8 @@ pub use crate::place::cost_model::{
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
 use crate::place::exact::{Budget, Schedule};
-use crate::place::exact_member::{run_exact, NoSearch};
+pub use crate::place::exact_member::{auto_exact_nodes, AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
+use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
@@ -81,34 +83,6 @@ pub const EXACT_DEFAULT_NODES: u64 = 2_000_000;
 
 /// Work cap of the default [`Strategy::Exact`] budget, in candidate visits.
 pub const EXACT_DEFAULT_WORK: u64 = 100_000_000;
-
-/// Node budget of the branch and bound inside [`Strategy::Auto`] (deterministic unless the
-/// caller's clock stops it first).
-pub const AUTO_EXACT_NODES: u64 = 20_000;
-
-/// Work cap of [`Strategy::Auto`]'s branch and bound, in candidate visits: its node budget
-/// is `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)` (a node costs O(n)), so 2,000 buffers get
-/// 4,000 nodes.
-pub const AUTO_EXACT_WORK: u64 = 8_000_000;
-
-/// The node budget of [`Strategy::Auto`]'s branch and bound for `n` buffers:
-/// `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)`.
-///
-/// ```
-/// use dramalloc_core::place::portfolio::auto_exact_nodes;
-/// assert_eq!((auto_exact_nodes(10), auto_exact_nodes(400), auto_exact_nodes(2_000)), (20_000, 20_000, 4_000));
-/// ```
-pub const fn auto_exact_nodes(n: usize) -> u64 {
-    let by_work = AUTO_EXACT_WORK / if n == 0 { 1 } else { n as u64 };
-    if by_work < AUTO_EXACT_NODES {
-        by_work
-    } else {
-        AUTO_EXACT_NODES
-    }
-}
-
-/// Largest number of buffers for which [`Strategy::Auto`] runs its branch and bound.
-pub const AUTO_EXACT_MAX: usize = 2_000;
 
 /// Work budget of [`Strategy::Auto`] over all its members and the repair, in work units.
 /// The cost estimates are scaled so that a unit is about one nanosecond on one core of the
@@ -568,13 +542,10 @@ pub(crate) fn run_strategy(
         let first = (nodes, Schedule::planner(nodes));
         match run_exact(graph, infos, st, regions, (lb, best_peak), exact, first, budget) {
             Ok(out) => {
+                best_peak = record(&out, st.slots, infos, best_peak, &mut report);
                 if out.improved {
-                    restore_best(st.slots, infos);
-                    best_peak = peak(infos);
                     chosen = strategy;
-                    report.improved_by[0] = Some(Member::BranchAndBound);
                 }
-                report.push(Member::BranchAndBound, Outcome::Ran { peak: best_peak, work: out.nodes });
                 searched = Some(out);
             }
             // (only `exact` gets there: `auto` searches at most AUTO_EXACT_MAX buffers)
@@ -611,29 +582,23 @@ pub(crate) fn run_strategy(
     }
     // `exact`: the search goes on from the plan so far with the caller's nodes left, on the
     // clock (a second branch-and-bound row; none where the first proved its plan or the clock
-    // had stopped): its rounds from twice the first run's last node limit, from its proven
-    // bound and its bisection's lower end, on the schedule of the rounds past `auto`'s nodes
-    // (`Schedule::planner`), as one run would have gone on
-    let more = searched.filter(|o| exact && !o.optimal && best_peak > lb).map(|o| {
-        let (first_limit, resume) = (o.limit.saturating_mul(2), (o.proven, o.failed));
-        let schedule = Schedule { first_limit, resume, ..Schedule::planner(0) };
-        (budget.max_nodes.saturating_sub(o.nodes), schedule)
-    });
+    // had stopped), as one run would have gone on (`exact_member::resumed`)
+    let more =
+        searched.filter(|o| exact && !o.optimal && best_peak > lb).map(|o| resumed(&o, budget.max_nodes));
     if let Some(next) = more.filter(|&(m, _)| m > 0 && (budget.keep_going)()) {
         if let Ok(out) = run_exact(graph, infos, st, regions, (lb, best_peak), exact, next, budget) {
+            let unchanged = peak(infos);
+            record(&out, st.slots, infos, unchanged, &mut report);
             if out.improved {
-                restore_best(st.slots, infos);
                 chosen = strategy;
-                report.improved_by[0] = Some(Member::BranchAndBound);
             }
-            report.push(Member::BranchAndBound, Outcome::Ran { peak: peak(infos), work: out.nodes });
         }
     }
     Ok((chosen, report))
 }
 
 /// Puts the best plan (`slots[..].best`) back into `infos`.
-fn restore_best(slots: &[Slot], infos: &mut [Info]) {
+pub(super) fn restore_best(slots: &[Slot], infos: &mut [Info]) {
     for (slot, info) in slots.iter().zip(infos.iter_mut()) {
         info.address = slot.best;
         info.allocated = 1;
