@@ -26,7 +26,7 @@ use dramalloc_core::workspace::{Raise, Section, Slot};
 use dramalloc_core::Info;
 
 use crate::input::Problem;
-use crate::quality::common_alignment::lcm;
+use crate::quality::common_alignment::offset_alignment;
 
 /// What [`aligned_search`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -106,8 +106,7 @@ pub fn aligned_search(
         let foot = r.size.checked_next_multiple_of(align)?;
         total = total.checked_add(foot)?;
         u32::try_from(r.upper).ok()?;
-        // past u64 only offset 0 is a multiple of both: an alignment of u64::MAX
-        own.push(lcm(align, problem.alignment(k)).unwrap_or(u64::MAX));
+        own.push(offset_alignment(align, problem.alignment(k)));
         let fixed = problem.fixed(k);
         infos.push(Info {
             aligned: foot,

@@ -24,7 +24,7 @@
 use std::time::{Duration, Instant};
 
 use crate::input::Problem;
-use crate::quality::common_alignment::lcm;
+use crate::quality::common_alignment::offset_alignment;
 use crate::quality::settle::{lowest_fit, pairs, settle_over};
 
 /// Nanoseconds a pair of buffers live together costs the settle, the pair list included
@@ -122,9 +122,7 @@ pub fn aligned_first_fit(
     let align = align.max(1);
     let rows = problem.rows();
     let foot = |k: usize| rows[k].size.div_ceil(align).saturating_mul(align);
-    // an alignment whose multiple with `align` is past u64 leaves a buffer offset 0 alone (the
-    // only multiple of both below 2^64): as an alignment of u64::MAX
-    let own = |k: usize| lcm(align, problem.alignment(k)).unwrap_or(u64::MAX);
+    let own = |k: usize| offset_alignment(align, problem.alignment(k));
     let neighbours = pairs(problem, max_pairs)?;
     let free: Vec<u32> = (0..n as u32).filter(|&k| problem.fixed(k as usize).is_none()).collect();
     let mut best: Option<AlignedFit> = None;

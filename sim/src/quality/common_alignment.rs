@@ -63,6 +63,13 @@ pub fn pads(problem: &Problem, align: u64) -> bool {
     (0..problem.len()).any(|k| lcm(align, problem.alignment(k)).is_none_or(|m| m > align))
 }
 
+/// The offset alignment of a buffer with its own `alignment` in a plan aligned to `align`:
+/// `lcm(align, alignment)`, or `u64::MAX` where that is past `u64`, as 0 is then the only
+/// multiple of both below 2^64 (the first multiple of `u64::MAX` above 0 fits no buffer).
+pub(crate) fn offset_alignment(align: u64, alignment: u64) -> u64 {
+    lcm(align, alignment).unwrap_or(u64::MAX)
+}
+
 /// `lcm(a, b)` for `a >= 1` (`b` 0 counts as 1), `None` on overflow.
 pub(crate) fn lcm(a: u64, b: u64) -> Option<u64> {
     let b = b.max(1);
