@@ -26,6 +26,7 @@ pub mod sections;
 pub mod seed;
 pub mod skyline;
 mod skyline_member;
+mod skyline_queue;
 pub mod sweep;
 mod sweep_ahead;
 pub mod sweep_long;

@@ -1,5 +1,5 @@
 //! The `skyline` strategy: the branch and bound's placement rule without backtracking.
-//! Uses: exact, sections, workspace; used by: portfolio.
+//! Uses: exact, sections, skyline_queue, workspace; used by: portfolio.
 //!
 //! The `skyline` strategy: the branch and bound of [`crate::place::exact`] without backtracking.
 //! Each step places the unplaced buffer with the lowest *minimum offset* (the top of the
@@ -12,9 +12,10 @@
 //! Data structures, no heap: the skyline is a bottom-up segment tree over the sections with
 //! range-chmax updates and range-max queries (O(log s) each; its node maxima live in the
 //! caller's section slice viewed as `u64`s, its pending chmax tags in the scratch slice); the
-//! buffers wait in a lazy min-heap of [`Placed`] entries keyed inline by (minimum offset when
-//! pushed, rank), in the caller's placed slice: a popped buffer
-//! whose true minimum offset has risen is pushed back with the new key, else it is placed.
+//! buffers wait as [`Placed`] entries keyed inline by (minimum offset when keyed, rank), in
+//! the caller's placed slice: first the preorder itself (every key (0, rank)), then the
+//! re-keyed ones in the queue of `skyline_queue.rs`. A popped buffer whose true
+//! minimum offset has risen is pushed back with the new key, else it is placed.
 //! O(n log n) for n buffers plus O(log n) per *re-key* (a popped buffer whose minimum offset
 //! rose since it was keyed). Re-keys are few when lifetimes are short; a long lifetime under
 //! a busy skyline is re-keyed about once per rise, so the worst case is O(n² log n):
@@ -28,6 +29,7 @@
 
 use crate::place::exact::preorder;
 use crate::place::sections::UNPLACED;
+use crate::place::skyline_queue::Waiting;
 use crate::workspace::{Placed, Scratch, Section, Slot};
 
 /// Bottom-up segment tree over `p` leaves (a power of two): `t[1..2p]` subtree maxima,
@@ -119,34 +121,6 @@ pub enum Stop {
 /// How often (in re-keys) the `keep_going` callback of [`skyline`] is consulted.
 pub const CHECK_EVERY: u64 = 4096;
 
-/// Whether heap entry `a` comes before `b`: (minimum offset, rank).
-#[inline]
-fn before(a: &Placed, b: &Placed) -> bool {
-    (a.addr, a.hi) < (b.addr, b.hi)
-}
-
-/// Restores the order of `heap[..len]` after its root's key grew (sifts it down). O(log len).
-fn sift_down(heap: &mut [Placed], len: usize) {
-    if len == 0 {
-        return;
-    }
-    let item = heap[0];
-    let mut x = 0;
-    loop {
-        let l = 2 * x + 1;
-        if l >= len {
-            break;
-        }
-        let c = if l + 1 < len && before(&heap[l + 1], &heap[l]) { l + 1 } else { l };
-        if !before(&heap[c], &item) {
-            break;
-        }
-        heap[x] = heap[c];
-        x = c;
-    }
-    heap[x] = item;
-}
-
 /// Places the slots set up by [`crate::place::exact::prepare`] (`count` sections, their loads in
 /// `remaining`) by the skyline rule with static preorder `h` (see [`preorder`]), from `start`
 /// (bytes, aligned; sizes are multiples of the alignment, so every offset is too). Writes
@@ -217,10 +191,11 @@ pub fn skyline(
     preorder(slots, &mut ids[..n], h);
     // the skyline starts flat at 0 (offsets below are relative to `start`), raised over each
     // fixed slot's sections to its top; all keys are (0, rank), so the preorder itself (less
-    // the fixed slots) is a heap, and a key a fixed slot made stale is re-keyed when popped
+    // the fixed slots) is the order of the first pops, and a key a fixed slot made stale is
+    // re-keyed when popped
     sky.t.fill(0);
     sky.d.fill(0);
-    // heap entries carry what a pop needs inline (`lo` = slot, `hi` = rank, `addr` =
+    // entries carry what a pop needs inline (`lo` = slot, `hi` = rank, `addr` =
     // minimum offset when keyed, `end` = first section << 32 | last section): a stale pop
     // touches no slot
     let (mut len, mut rekeys) = (0usize, 0u64);
@@ -236,9 +211,19 @@ pub fn skyline(
         heap[len] = Placed { lo: v, hi: c.rank, addr: 0, end: (c.lo as u64) << 32 | c.hi as u64 };
         len += 1;
     }
-    let mut out_of_time = false;
-    while len > 0 {
-        let top = heap[0];
+    // the preorder's entries are taken in turn (keys (0, rank)): they come before every
+    // re-keyed one (a re-key raises the offset to at least 1), which waits in `heap[..q.len()]`,
+    // below the entries not yet taken (each taken entry frees its place)
+    let (mut q, mut taken, mut out_of_time) = (Waiting::new(), 0usize, false);
+    loop {
+        let top = if taken < len {
+            taken += 1;
+            heap[taken - 1]
+        } else if let Some(top) = q.pop(heap) {
+            top
+        } else {
+            break;
+        };
         let (lo, hi) = ((top.end >> 32) as usize, (top.end as u32) as usize + 1);
         let f = sky.max(lo, hi);
         if f > top.addr && !out_of_time && !(settle && rekeys == max_rekeys) {
@@ -249,16 +234,12 @@ pub fn skyline(
             if rekeys % CHECK_EVERY == CHECK_EVERY - 1 && !keep_going() {
                 // settle from here: `top` goes at its current minimum offset
                 out_of_time = true;
+            } else {
+                rekeys += 1;
+                q.push(heap, Placed { addr: f, ..top });
                 continue;
             }
-            rekeys += 1;
-            heap[0].addr = f;
-            sift_down(heap, len);
-            continue;
         }
-        len -= 1;
-        heap[0] = heap[len];
-        sift_down(heap, len);
         let s = &mut slots[top.lo as usize];
         s.at = start + f;
         sky.chmax(lo, hi, f + s.size);
@@ -274,9 +255,9 @@ mod tests {
     use crate::place::exact::prepare;
 
     /// The skyline rule written plainly: O(n^2) scans.
-    fn plain(iv: &[(u32, u32, u64)], rank: &[u32]) -> (u64, [u64; 8]) {
+    fn plain<const N: usize>(iv: &[(u32, u32, u64)], rank: &[u32]) -> (u64, [u64; N]) {
         let n = iv.len();
-        let (mut floor, mut at, mut placed) = ([0u64; 8], [0u64; 8], [false; 8]);
+        let (mut floor, mut at, mut placed) = ([0u64; N], [0u64; N], [false; N]);
         let mut peak = 0;
         for _ in 0..n {
             let b = (0..n).filter(|&i| !placed[i]).min_by_key(|&i| (floor[i], rank[i])).unwrap();
@@ -339,7 +320,7 @@ mod tests {
             )
             .unwrap();
             let rank: [u32; 8] = core::array::from_fn(|k| slots[k.min(n - 1)].rank);
-            let (want, at) = plain(iv, &rank[..n]);
+            let (want, at) = plain::<8>(iv, &rank[..n]);
             assert_eq!(peak, start + want, "case {case}: {iv:?}");
             for k in 0..n {
                 assert_eq!(slots[k].at, start + at[k], "case {case}: {iv:?}");
@@ -377,6 +358,72 @@ mod tests {
             }
         }
         assert!(stopped > 0 && stopped < 2000, "{stopped}");
+    }
+
+    /// Hundreds of buffers, a tenth of them long-lived: thousands of re-keys through the
+    /// queue's heap and its refills, and the same plan as the plain rule, address by address.
+    #[test]
+    fn matches_the_plain_rule_through_many_rekeys() {
+        const N: usize = 400;
+        let mut x = 0xD1B5_4A32_D192_ED03u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for case in 0..6 {
+            let iv: [(u32, u32, u64); N] = core::array::from_fn(|_| {
+                let lo = (next() % 300) as u32;
+                let life = if next() % 10 == 0 { 50 + next() % 150 } else { next() % 6 };
+                (lo, lo + life as u32, 1 + next() % 1000)
+            });
+            let infos: [Info; N] =
+                core::array::from_fn(|k| Info { aligned: iv[k].2, location: k as u32, ..Info::default() });
+            let mut slots = [Slot::default(); N];
+            let mut secs = [Section::default(); N];
+            let (mut by_lo, mut ids, mut heap) = ([0u32; N], [0u32; N], [Placed::default(); N]);
+            let mut scratch = [Scratch::default(); N];
+            let interval = |i: &Info| (iv[i.location as usize].0, iv[i.location as usize].1);
+            let count = prepare(&infos, interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
+            let h = case % 3;
+            let peak = skyline(
+                &mut slots,
+                &mut secs,
+                count,
+                &mut ids,
+                &mut heap,
+                &mut scratch,
+                h,
+                0,
+                u64::MAX,
+                false,
+                &mut || true,
+            )
+            .unwrap();
+            let rank: [u32; N] = core::array::from_fn(|k| slots[k].rank);
+            let (want, at) = plain::<N>(&iv, &rank);
+            assert_eq!(peak, want, "case {case}");
+            for (k, slot) in slots.iter().enumerate() {
+                assert_eq!(slot.at, at[k], "case {case}, buffer {k}");
+            }
+            // it took more than 500 re-keys: capped there, it stops
+            prepare(&infos, interval, 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
+            let capped = skyline(
+                &mut slots,
+                &mut secs,
+                count,
+                &mut ids,
+                &mut heap,
+                &mut scratch,
+                h,
+                0,
+                500,
+                false,
+                &mut || true,
+            );
+            assert_eq!(capped, Err(Stop::Capped), "case {case}");
+        }
     }
 
     #[test]
