@@ -417,3 +417,24 @@ fn a_row_only_at_zero_without_zero_is_named_for_it() {
         out.stderr
     );
 }
+
+/// A fixed row ending 4 KiB below 2^64 and a free row live with it: the skyline would put the
+/// free one above the fixed one, past 2^64, so it does not apply and `--strategy skyline`
+/// plans as `greedy-size` (a fresh-user trial: it wrote `b` at 2^64 - 4096, ending at 2^64,
+/// with a saturated HWM and exit 0; `verify` rejected the plan).
+#[test]
+fn the_skyline_never_plans_past_two_to_the_64() {
+    let csv = "id,lower,upper,size,offset\na,0,3,4096,18446744073709543424\nb,0,3,4096,\n";
+    let out = dramalloc_in(&["plan", "-", "--strategy", "skyline", "-o", "-"], csv);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "id,lower,upper,size,offset,align\na,0,3,4096,18446744073709543424,4096\nb,0,3,4096,0,4096\n"
+    );
+    assert!(
+        out.stderr
+            .contains("HWM 18446744073709547520 bytes, lower bound 18446744073709547520 bytes, ratio 1.0000"),
+        "{}",
+        out.stderr
+    );
+}

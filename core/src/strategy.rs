@@ -28,8 +28,9 @@ pub enum Strategy {
     /// Lowest-offset first ([`crate::place::skyline`]): the exact search's placement rule without
     /// backtracking, the best of its three preorders; O(n log n) for short lifetimes,
     /// quadratic at worst (see the module). Falls back to
-    /// `GreedySize` where the exact search does not apply (several intervals per candidate,
-    /// pinned candidates, missing storage).
+    /// `GreedySize` where the skyline does not apply (several intervals per candidate, missing
+    /// storage, sizes whose sum passes `u64`, or a pinned candidate so high that a buffer
+    /// above it could end past `u64::MAX`).
     Skyline,
     /// Time sweep ([`crate::place::sweep`]): place in def order among the live buffers, like a
     /// run-time allocator; O(n log n + n·d), for millions of short-lived buffers.

@@ -116,3 +116,36 @@ fn each_short_argument_is_refused_alone() {
         assert!(slots.iter().all(|s| s.at == UNPLACED));
     }
 }
+
+/// Runs the skyline on two 4 KiB buffers live together over instructions 0–3 from byte 0,
+/// the first fixed at `fixed`; returns the answer and the second one's address.
+fn above_fixed(fixed: u64) -> (Result<u64, Stop>, u64) {
+    let (mut slots, mut sections, count) = setup(&[(0, 3, 4096), (0, 3, 4096)]);
+    slots[0].at = fixed;
+    let (mut ids, mut heap, mut scratch) = ([0u32; 2], [Placed::default(); 2], [Scratch::default(); 2]);
+    let out = skyline(
+        &mut slots,
+        &mut sections,
+        count,
+        &mut ids,
+        &mut heap,
+        &mut scratch,
+        0,
+        0,
+        u64::MAX,
+        false,
+        &mut || true,
+    );
+    (out, slots[1].at)
+}
+
+/// A free buffer goes above a fixed one live with it: where that would end past `u64::MAX`
+/// the run stops with `Stop::Overflow` and leaves it unplaced (a fresh-user trial: with the
+/// fixed one ending 4 KiB below 2^64, `--strategy skyline` wrote the free one there, past
+/// 2^64, and reported a saturated peak with exit 0); ending exactly at `u64::MAX` fits.
+#[test]
+fn a_buffer_above_a_fixed_one_at_the_top_overflows() {
+    assert_eq!(above_fixed(u64::MAX - 8191), (Err(Stop::Overflow), UNPLACED));
+    assert_eq!(above_fixed(u64::MAX - 8192), (Ok(u64::MAX), u64::MAX - 4096));
+    assert_eq!(above_fixed(0), (Ok(8192), 4096));
+}

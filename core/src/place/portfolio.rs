@@ -139,9 +139,11 @@ pub(super) fn peak(infos: &[Info]) -> u64 {
     infos.iter().map(Info::end).max().unwrap_or(0)
 }
 
-/// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. Every
-/// offset and top the skyline and the branch and bound compute is at most this, so where it
-/// exists their arithmetic cannot wrap; where it does not they are skipped.
+/// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. With
+/// no pinned candidate every offset and top the skyline and the branch and bound compute is
+/// at most this, so where it exists their arithmetic cannot wrap; where it does not they are
+/// skipped. Pinned candidates can sit higher: the skyline also asks
+/// [`crate::place::skyline_member::skyline_reach`], the branch and bound's rules saturate.
 pub(super) fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
     infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
 }

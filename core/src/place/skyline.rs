@@ -116,6 +116,9 @@ pub enum Stop {
     Capped,
     /// A slice was too short (nothing was written).
     Storage,
+    /// A buffer would end past `u64::MAX` (above a fixed slot near the top of the address
+    /// space): no plan; the buffers placed before it keep their `at`.
+    Overflow,
 }
 
 /// How often (in re-keys) the `keep_going` callback of [`skyline`] is consulted.
@@ -130,7 +133,8 @@ pub const CHECK_EVERY: u64 = 4096;
 /// by [`crate::place::sections::prepare_loads`] and its caller): it stays, and the skyline
 /// starts raised to its top over its sections, so every buffer live with it goes above it
 /// (valid wherever it is; wasteful where it sits high above the others, which the portfolio
-/// judges by the peak like any member's). Its top counts in the peak.
+/// judges by the peak like any member's). Its top counts in the peak. A buffer that would
+/// end past `u64::MAX` there stops the run with [`Stop::Overflow`].
 ///
 /// At most `max_rekeys` re-keys (`u64::MAX`: no limit); `keep_going` is asked every
 /// [`CHECK_EVERY`] re-keys. Past the limit the run stops with [`Stop::Capped`] — or, with
@@ -241,9 +245,13 @@ pub fn skyline(
             }
         }
         let s = &mut slots[top.lo as usize];
+        // above a fixed slot near the top of the address space the top can pass 2^64 - 1
+        let Some(rise) = f.checked_add(s.size).filter(|&r| r <= u64::MAX - start) else {
+            return Err(Stop::Overflow);
+        };
         s.at = start + f;
-        sky.chmax(lo, hi, f + s.size);
-        peak = peak.max(start + f + s.size);
+        sky.chmax(lo, hi, rise);
+        peak = peak.max(start + rise);
     }
     Ok(peak)
 }

@@ -15,7 +15,8 @@ use crate::place::skyline::{skyline, Stop};
 
 /// Whether the skyline rule can place these candidates: at least one, all with one
 /// interval, an aligned start, storage of at least n (what [`prepare_loads`] needs as well),
-/// and sizes whose sum does not overflow `u64`. Pinned candidates stay where they are, the
+/// and sizes whose sum does not overflow `u64`, nor the highest pinned top plus the free
+/// candidates' sizes ([`skyline_reach`]). Pinned candidates stay where they are, the
 /// skyline raised over them ([`crate::place::skyline::skyline`]).
 pub(super) fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Regions) -> bool {
     let n = infos.len();
@@ -29,6 +30,18 @@ pub(super) fn skyline_applies(infos: &[Info], st: &Storage<'_, '_>, regions: Reg
         && st.heap.len() >= n
         && infos.iter().all(|i| i.interval_count == 1)
         && stack_top(infos, regions.start).is_some()
+        && skyline_reach(infos, regions.start).is_some()
+}
+
+/// The highest top the skyline can give a free candidate (bytes): the highest pinned top (or
+/// `start`) plus every free candidate's aligned size, as the skyline goes above every pinned
+/// buffer live with it. `None` when that overflows `u64`: the skyline does not apply there
+/// (a fresh-user trial: a pinned buffer ending 4 KiB below 2^64 and a free one live with it
+/// gave a plan past 2^64, reported as a success).
+pub(crate) fn skyline_reach(infos: &[Info], start: u64) -> Option<u64> {
+    let mut pinned = infos.iter().filter(|i| i.is_pinned());
+    let base = pinned.try_fold(start, |top, i| Some(top.max(i.address.checked_add(i.aligned)?)))?;
+    infos.iter().filter(|i| !i.is_pinned()).try_fold(base, |top, i| top.checked_add(i.aligned))
 }
 
 /// Places by the skyline rule ([`crate::place::skyline`]), keeping the best of the preorders `hs`
@@ -218,4 +231,33 @@ fn retry_above_ceiling(
     }
     st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
     Ok(place_each(graph, infos, st, k, regions, keep_going)?.then(|| peak(infos)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A candidate of `aligned` bytes, pinned at `at` where given.
+    fn info(aligned: u64, at: Option<u64>) -> Info {
+        Info { aligned, address: at.unwrap_or(0), pinned: u8::from(at.is_some()), ..Info::default() }
+    }
+
+    /// The highest pinned top (or the start) plus the free sizes, `None` past `u64::MAX`.
+    #[test]
+    fn the_reach_is_the_highest_pinned_top_plus_the_free_sizes() {
+        let top = u64::MAX - 8192;
+        assert_eq!(
+            skyline_reach(&[info(4096, Some(top - 4096)), info(4096, None)], 0),
+            Some(u64::MAX - 4096)
+        );
+        assert_eq!(skyline_reach(&[info(4096, Some(top - 4095)), info(8192, None)], 0), None);
+        assert_eq!(
+            skyline_reach(&[info(10, Some(0)), info(4, Some(100)), info(5, None), info(6, None)], 64),
+            Some(115)
+        );
+        assert_eq!(skyline_reach(&[info(10, Some(0)), info(5, None)], 64), Some(69));
+        assert_eq!(skyline_reach(&[info(8, Some(u64::MAX - 8)), info(0, None)], 0), Some(u64::MAX));
+        assert_eq!(skyline_reach(&[info(8, Some(u64::MAX - 7))], 0), None);
+        assert_eq!(skyline_reach(&[], 7), Some(7));
+    }
 }
