@@ -293,6 +293,15 @@ fn dash_is_stdin_and_stdout() {
         out.stdout,
         "OK: 1 buffer, peak 5 bytes, offsets aligned to 1 (the solution's align column)\n"
     );
+    // no buffer: no alignment was checked, and none is named
+    std::fs::write(&problem, "id,lower,upper,size\n").unwrap();
+    let out = dramalloc_in(&["verify", problem.to_str().unwrap(), "-"], "id,lower,upper,size,offset,align\n");
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (ExitCode::from(CODE_OK), "OK: 0 buffers, peak 0 bytes\n"),
+        "{}",
+        out.stderr
+    );
     // a program JSON on stdin is recognised by its `{`
     let json = std::fs::read_to_string(data("models/onnx_resnet50.json")).unwrap();
     let out = dramalloc_in(&["plan", "-", "-o", "-"], &json);

@@ -101,11 +101,17 @@ pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
     };
     match crate::verify::verify(&problem, &solution, align, a.capacity) {
         Ok(r) => {
-            let line = format!(
-                "OK: {}, peak {} bytes, offsets aligned to {align} ({from})",
-                count_of(r.buffers, "buffer"),
-                r.peak
-            );
+            // with no buffer no offset was checked against any alignment (a fresh-user
+            // trial: an empty solution with an `align` column said "4096 (the default)")
+            let line = if r.buffers == 0 {
+                format!("OK: 0 buffers, peak {} bytes", r.peak)
+            } else {
+                format!(
+                    "OK: {}, peak {} bytes, offsets aligned to {align} ({from})",
+                    count_of(r.buffers, "buffer"),
+                    r.peak
+                )
+            };
             ok_line(con, &line)
         }
         Err(e) => {
