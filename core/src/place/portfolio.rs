@@ -139,11 +139,9 @@ pub(super) fn peak(infos: &[Info]) -> u64 {
     infos.iter().map(Info::end).max().unwrap_or(0)
 }
 
-/// `start` plus every candidate's aligned size (bytes), `None` when it overflows `u64`. With
-/// no pinned candidate every offset and top the skyline and the branch and bound compute is
-/// at most this, so where it exists their arithmetic cannot wrap; where it does not they are
-/// skipped. Pinned candidates can sit higher: the skyline also asks
-/// [`crate::place::skyline_member::skyline_reach`], the branch and bound's rules saturate.
+/// `start` plus every candidate's aligned size (bytes), `None` past `u64` (then the skyline and
+/// the branch and bound are skipped): with no pinned candidate none of their offsets and tops
+/// passes it. Pinned ones sit higher: the skyline also asks `skyline_reach`, the search saturates.
 pub(super) fn stack_top(infos: &[Info], start: u64) -> Option<u64> {
     infos.iter().try_fold(start, |top, i| top.checked_add(i.aligned))
 }

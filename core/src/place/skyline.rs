@@ -218,7 +218,7 @@ pub fn skyline(
     // the preorder's entries are taken in turn (keys (0, rank)): they come before every
     // re-keyed one (a re-key raises the offset to at least 1), which waits in the queue at
     // the front of `heap`, below the entries not yet taken (each taken entry frees its place)
-    let (mut q, mut taken, mut out_of_time) = (Waiting::new(), 0usize, false);
+    let (mut q, mut taken, mut out_of_time) = (Waiting::default(), 0usize, false);
     loop {
         let top = if taken < len {
             taken += 1;

@@ -30,7 +30,8 @@ fn before(a: &Placed, b: &Placed) -> bool {
 /// The entries waiting, in `store[..near + far]`: a binary min-heap `[0, near)` of every
 /// entry whose `addr` is at most `limit`, then an unordered run `[near, near + far)` of the
 /// others. Keys are (`addr`, `hi`), compared as [`before`] says; two entries with the same
-/// key pop in an unspecified order (the skyline's ranks make its keys distinct).
+/// key pop in an unspecified order (the skyline's ranks make its keys distinct). The default
+/// has no entry waiting.
 #[derive(Debug, Default)]
 pub(super) struct Waiting {
     near: usize,
@@ -39,11 +40,6 @@ pub(super) struct Waiting {
 }
 
 impl Waiting {
-    /// No entry waiting.
-    pub(super) const fn new() -> Self {
-        Waiting { near: 0, far: 0, limit: 0 }
-    }
-
     /// Entries waiting.
     #[cfg(test)]
     pub(super) fn len(&self) -> usize {
@@ -184,7 +180,7 @@ mod tests {
             let spread = [4u64, 1000, 1 << 40][case % 3];
             let mut store = [Placed::default(); N];
             let mut live = [Placed::default(); N];
-            let (mut q, mut len, mut rank, mut floor) = (Waiting::new(), 0usize, 0u32, 0u64);
+            let (mut q, mut len, mut rank, mut floor) = (Waiting::default(), 0usize, 0u32, 0u64);
             for step in 0..4 * N {
                 let push = len < N && (len == 0 || next() % 8 < if step < 2 * N { 5 } else { 2 });
                 if push {
@@ -216,7 +212,7 @@ mod tests {
     #[test]
     fn a_refill_moves_the_keys_up_to_the_limit() {
         let mut store = [Placed::default(); 256];
-        let mut q = Waiting::new();
+        let mut q = Waiting::default();
         for (k, addr) in (0..256u64).rev().enumerate() {
             q.push(&mut store, Placed { lo: 0, hi: k as u32, addr: 1 + addr, end: 0 });
         }
@@ -225,7 +221,7 @@ mod tests {
         // 64 sampled of 256 (every 4th: 256, 252, ..., 4), the 5th smallest is 20
         assert_eq!((q.limit, q.near, q.far), (20, 19, 236));
         // one equal key: the heap alone
-        let mut q = Waiting::new();
+        let mut q = Waiting::default();
         for k in 0..3 {
             q.push(&mut store, Placed { lo: 0, hi: k, addr: 7, end: 0 });
         }
