@@ -395,3 +395,28 @@ fn plan_s_bin_of_a_csv_checks_against_that_csv() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `run --mb-per-core` with the default CC region (500 MiB above the slabs): core k's
+/// pre-placed tensors lie k slabs up, and `check-plan` against the program finds them there
+/// (a trial found it took the slab as `window / (cores + 1)`, past the CC region, and
+/// rejected core 1's input: "at 33554432, the program fixes it at 208317098").
+#[test]
+fn a_slab_run_with_its_cc_region_checks_against_its_program() {
+    let d = dir("slabs");
+    let json = d.join("squeezenet.json");
+    let models = dramalloc_sim::input::bundled::MODELS;
+    let (_, squeezenet) = models.iter().find(|(name, _)| *name == "onnx_squeezenet").unwrap();
+    std::fs::write(&json, squeezenet).unwrap();
+    let out = d.join("out");
+    let args = ["run", s(&json), "--cores", "2", "--mb-per-core", "32", "--report-dir", s(&out)];
+    assert_eq!(cli(&args), ExitCode::SUCCESS);
+    let bin = out.join("plan.bin");
+    let bytes = std::fs::read(&bin).unwrap();
+    let file = PlanFile::parse(&bytes).unwrap();
+    let (slab, cc) = (32u64 << 20, 500u64 << 20);
+    assert_eq!(file.header().flags.get() & FLAG_SLABS, FLAG_SLABS);
+    assert_eq!(file.header().window.get(), 3 * slab + cc);
+    assert_eq!((file.core_space(0), file.core_space(1)), ((0, slab), (slab, 2 * slab)));
+    assert_eq!(cli(&["check-plan", s(&bin), s(&json)]), ExitCode::SUCCESS);
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -78,10 +78,13 @@ impl PlanFile<'_> {
         Ok(file)
     }
 
-    /// Core `k`'s slab `[start, end)`: with [`FLAG_SLABS`] slab `k` of `cores + 1` equal
-    /// slabs of the window below its CC region (core 0's size: the one range of the device
-    /// every core's collectives use, `dramalloc run --mb-per-core`), else the whole window.
-    fn space(&self, k: u32) -> (u64, u64) {
+    /// Core `k`'s slab `[start, end)`, bytes: with [`FLAG_SLABS`] slab `k` of `cores + 1`
+    /// equal slabs of the window below its CC region (core 0's size: the one range of the
+    /// device every core's collectives use, `dramalloc run --mb-per-core`), else the whole
+    /// window. Pre-placed and private tensors of core `k` lie in it, at `start` and up.
+    /// Reads only the header and core table; never fails or panics (a `k` past the core
+    /// count gives a slab past the window).
+    pub fn core_space(&self, k: u32) -> (u64, u64) {
         let h = self.header();
         let window = h.window.get();
         if h.flags.get() & FLAG_SLABS == 0 {
@@ -197,7 +200,7 @@ impl PlanFile<'_> {
             .iter()
             .filter(|r| r.has(FLAG_PREPLACED) && r.aligned.get() > 0)
             .filter_map(Record::end)
-            .fold(self.space(k).0, u64::max);
+            .fold(self.core_space(k).0, u64::max);
         if floor != c.floor.get() {
             return Err(PlanFileError::FloorMismatch { core: k, stored: c.floor.get(), computed: floor });
         }

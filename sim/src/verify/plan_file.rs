@@ -140,14 +140,10 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
     let model = build_model(program, h.core_count.get() as usize, split).map_err(|e| bad(e.to_string()))?;
     let index: HashMap<&str, u32> =
         (0..file.names().len() as u32).filter_map(|t| file.name(t).map(|n| (n, t))).collect();
-    let slab = if h.flags.get() & FLAG_SLABS != 0 {
-        h.window.get() / (u64::from(h.core_count.get()) + 1)
-    } else {
-        0
-    };
     for (k, c) in model.cores.iter().enumerate() {
         let k32 = k as u32;
-        let base = slab * k as u64;
+        // the core's slab (FLAG_SLABS: below the CC region), else 0
+        let base = file.core_space(k32).0;
         if file.cores()[k].instructions.get() as usize != c.instructions.len() {
             return Err(bad(format!(
                 "core {k}: the plan has {} instructions, the program {}",
