@@ -92,7 +92,7 @@ impl PlanFile<'_> {
         }
         let cc = self.cores().first().map_or(0, |c| c.cc_bytes.get());
         let slab = window.saturating_sub(cc) / (u64::from(h.core_count.get()) + 1);
-        (slab * u64::from(k), slab * (u64::from(k) + 1))
+        (slab.saturating_mul(u64::from(k)), slab.saturating_mul(u64::from(k) + 1))
     }
 
     fn check_records(
