@@ -18,6 +18,7 @@ pub mod module;
 pub mod pipeline;
 pub mod pressure;
 pub mod private_alloc;
+mod reuse;
 pub mod shared_alloc;
 pub mod shared_set;
 pub mod sync;

@@ -499,27 +499,6 @@ fn reuse_pairs(
             k += 1;
         }
     }
-    let idx = &mut index[..k];
-    idx.sort_unstable_by_key(|&l| (s.locations[l as usize].address, l));
-    let (mut pairs, mut war) = (0u64, 0u64);
-    for (i, &a) in idx.iter().enumerate() {
-        let sa = s.locations[a as usize];
-        let end = sa.address + sa.aligned;
-        for &b in &idx[i + 1..] {
-            let sb = s.locations[b as usize];
-            if sb.address >= end {
-                break;
-            }
-            pairs += 1;
-            // hulls disjoint: one WAR edge, last access of the earlier -> first access of the
-            // later. Overlapping hulls only arise for locations defined more than once whose
-            // intervals interleave; their order is already the def/use order of the core.
-            if pass == Pass::AntiDependencyPostDram
-                && (sa.last_access < sb.first_access || sb.last_access < sa.first_access)
-            {
-                war += 1;
-            }
-        }
-    }
-    Ok((pairs, war))
+    let war_too = pass == Pass::AntiDependencyPostDram;
+    Ok(super::reuse::count_reuse(&mut index[..k], |l| s.locations[l as usize], war_too))
 }
