@@ -10,7 +10,8 @@
 //!
 //! [`stage`] does the first half (temp file written whole and synced) and returns a
 //! [`Staged`] whose [`Staged::commit`] does the rename: a command with several outputs stages
-//! them all before putting any in place.
+//! them all before putting any in place, then puts them in place with [`commit_all`], under
+//! a lock that [`remove_temp_files`] (a signal's clean-up) waits for.
 //!
 //! A symbolic link is written through (its target replaced, the link kept).
 //!
@@ -26,6 +27,9 @@
 //! `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`, `/proc/PID/fd/N`), appended to: it is the
 //! file the shell redirected with `>` (already emptied) or `>>` (kept). Renamed over, it
 //! replaced the file `>> log` was keeping, while the descriptor still pointed at the old one.
+//! Standard output and error (descriptors 1 and 2) are written through the process's own
+//! descriptor, not reopened, so what the process writes there afterwards follows the output
+//! (a `> FILE` has one offset; reopened, the output went in at 0 and was written over).
 //!
 //! The temp files in flight are listed, so a signal handler can remove them
 //! ([`remove_temp_files`]; the `dramalloc` binary does on SIGINT, SIGTERM and SIGHUP): an
@@ -63,8 +67,63 @@ fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// std::fs::remove_dir(&dir).unwrap();
 /// ```
 pub fn remove_temp_files() -> usize {
-    let paths = std::mem::take(&mut *live());
-    paths.iter().filter(|p| fs::remove_file(p).is_ok()).count()
+    remove_temp_files_where(|_| true)
+}
+
+/// [`remove_temp_files`] of the temp files `pick` accepts (the tests' own, while other tests
+/// of the process stage theirs).
+fn remove_temp_files_where(pick: impl Fn(&Path) -> bool) -> usize {
+    // a commit in progress puts all its files in place first (see [`commit_all`])
+    let _commit = committing();
+    let mut live = live();
+    let (mine, others): (Vec<PathBuf>, Vec<PathBuf>) = live.drain(..).partition(|p| pick(p));
+    *live = others;
+    drop(live);
+    mine.iter().filter(|p| fs::remove_file(p).is_ok()).count()
+}
+
+/// Held while staged files are renamed into place ([`commit_all`]) and while
+/// [`remove_temp_files`] removes the temp files: a signal arriving between two renames of
+/// one command's outputs waits for the last one, so they are all in place or none (a
+/// trial's `kill -TERM` during `plan -o F --svg G` once left F new and G old).
+static COMMITTING: Mutex<()> = Mutex::new(());
+
+/// The commit lock, even after a panic while it was held.
+fn committing() -> std::sync::MutexGuard<'static, ()> {
+    COMMITTING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Puts every staged file in place, in order, as one step for [`remove_temp_files`] (a
+/// signal handler waits for the last rename).
+///
+/// # Errors
+/// The index in `staged` of the first rename that failed, with its error: the ones before it
+/// are in place, it and the ones after are removed (renames within a directory do not fail
+/// for want of space; a temp file removed by [`remove_temp_files`] fails here).
+///
+/// ```
+/// use dramalloc_sim::atomic_write::{commit_all, stage};
+/// let dir = std::env::temp_dir().join(format!("dramalloc-doc-all-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// let a = stage(&dir.join("a.csv"), |w| std::io::Write::write_all(w, b"a\n")).unwrap();
+/// let b = stage(&dir.join("b.svg"), |w| std::io::Write::write_all(w, b"<svg/>")).unwrap();
+/// commit_all(vec![a, b]).unwrap();
+/// assert_eq!(std::fs::read(dir.join("b.svg")).unwrap(), b"<svg/>");
+/// std::fs::remove_dir_all(&dir).unwrap();
+/// ```
+pub fn commit_all(staged: Vec<Staged>) -> Result<(), (usize, io::Error)> {
+    commit_all_with(staged, |_| {})
+}
+
+/// [`commit_all`], calling `between(k)` after the `k`-th rename (the tests' way to send a
+/// signal between two renames).
+fn commit_all_with(staged: Vec<Staged>, mut between: impl FnMut(usize)) -> Result<(), (usize, io::Error)> {
+    let _commit = committing();
+    for (k, s) in staged.into_iter().enumerate() {
+        s.put_in_place().map_err(|e| (k, e))?;
+        between(k);
+    }
+    Ok(())
 }
 
 /// How many temp names to try before giving up when they already exist.
@@ -127,6 +186,11 @@ impl Staged {
     /// # Errors
     /// The rename's error; the temp file is then removed and the target left as it was.
     pub fn commit(self) -> io::Result<()> {
+        commit_all(vec![self]).map_err(|(_, e)| e)
+    }
+
+    /// The rename and the directory's sync of [`Staged::commit`], under the commit lock.
+    fn put_in_place(self) -> io::Result<()> {
         let Some((guard, path, dir)) = self.rename else { return Ok(()) };
         if let Some(temp) = guard.path() {
             fs::rename(temp, &path)?;
@@ -150,7 +214,22 @@ pub fn stage<F>(path: &Path, fill: F) -> io::Result<Staged>
 where
     F: FnOnce(&mut dyn Write) -> io::Result<()>,
 {
-    // one of this process's descriptors: appended to in place (see the module docs)
+    // standard output or error: written through that very descriptor, so what the process
+    // writes to it later follows instead of landing over it (a `> FILE` keeps one offset)
+    #[cfg(unix)]
+    match descriptor_number(path) {
+        Some(1) => {
+            use std::os::fd::AsFd;
+            io::stdout().flush()?;
+            return write_in_place(File::from(io::stdout().as_fd().try_clone_to_owned()?), fill);
+        }
+        Some(2) => {
+            use std::os::fd::AsFd;
+            return write_in_place(File::from(io::stderr().as_fd().try_clone_to_owned()?), fill);
+        }
+        _ => {}
+    }
+    // another of this process's descriptors: appended to in place (see the module docs)
     if names_a_descriptor(path) {
         return write_in_place(OpenOptions::new().append(true).open(path)?, fill);
     }
@@ -205,25 +284,55 @@ where
 /// `/dev/fd/`, `/proc/self/fd/` or `/proc/PID/fd/`: it names an open descriptor of this
 /// process (`/dev/stdout` is a link to `/proc/self/fd/1`).
 fn names_a_descriptor(path: &Path) -> bool {
+    descriptor_path(path).is_some()
+}
+
+/// The components of the first path on the way from `path` (itself, then the targets of at
+/// most 8 symbolic links) that lies under `/dev/fd/`, `/proc/self/fd/` or `/proc/PID/fd/`.
+fn descriptor_path(path: &Path) -> Option<Vec<String>> {
     let under_fd = |p: &Path| {
-        let parts: Vec<_> = p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
-        let parts: Vec<&str> = parts.iter().map(String::as_str).collect();
-        matches!(parts.as_slice(), ["/", "dev", "fd", _, ..])
-            || matches!(parts.as_slice(), ["/", "proc", pid, "fd", _, ..]
-                if *pid == "self" || pid.bytes().all(|b| b.is_ascii_digit()))
+        let parts: Vec<String> =
+            p.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let s: Vec<&str> = parts.iter().map(String::as_str).collect();
+        let hit = matches!(s.as_slice(), ["/", "dev", "fd", _, ..])
+            || matches!(s.as_slice(), ["/", "proc", pid, "fd", _, ..]
+                if *pid == "self" || pid.bytes().all(|b| b.is_ascii_digit()));
+        hit.then_some(parts)
     };
     let mut p = path.to_path_buf();
     for _ in 0..8 {
-        if under_fd(&p) {
-            return true;
+        if let Some(parts) = under_fd(&p) {
+            return Some(parts);
         }
         match fs::read_link(&p) {
             // a relative target is relative to the link's directory (an absolute one replaces it)
             Ok(t) => p = p.parent().unwrap_or(Path::new("/")).join(t),
-            Err(_) => return false,
+            Err(_) => return None,
         }
     }
-    false
+    None
+}
+
+/// The number `N` of this process's descriptor that `path` names: `/dev/fd/N`,
+/// `/proc/self/fd/N` or `/proc/<this process's id>/fd/N`, or a chain of links ending there
+/// (`/dev/stdout` is 1, `/dev/stderr` 2). `None` for any other path.
+fn descriptor_number(path: &Path) -> Option<u32> {
+    let parts = descriptor_path(path)?;
+    let own = std::process::id().to_string();
+    match parts.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["/", "dev", "fd", n] => n.parse().ok(),
+        ["/", "proc", pid, "fd", n] if *pid == "self" || *pid == own => n.parse().ok(),
+        _ => None,
+    }
+}
+
+/// True when `path` names this process's standard output (`/dev/stdout`, `/dev/fd/1`,
+/// `/proc/self/fd/1`, or a link to one of them): a command treats it as `-o -`, writing
+/// through its standard output and its summary to standard error. Written through a path
+/// of its own, a shell's `> FILE` would get the output at offset 0 and then the summary,
+/// written through the shell's descriptor at its own offset 0, over its start.
+pub fn names_standard_output(path: &Path) -> bool {
+    descriptor_number(path) == Some(1)
 }
 
 /// Creates a fresh temp file `.NAME.tmp.PID.N` in `dir`.
@@ -362,6 +471,36 @@ mod tests {
         assert!(names_a_descriptor(&dir.0.join("a")));
         std::os::unix::fs::symlink("log", dir.0.join("c")).unwrap();
         assert!(!names_a_descriptor(&dir.0.join("c")));
+    }
+
+    /// A signal handler's [`remove_temp_files`] arriving between the two renames of one
+    /// [`commit_all`] waits for the second: both files are new (before, the first was new and
+    /// the second's temp file removed, so its target stayed old). Without the commit lock the
+    /// remover runs at once; the test gives it 100 ms.
+    #[test]
+    fn a_signal_between_two_renames_waits_for_both() {
+        let dir = TestDir::new("between");
+        let (f, g) = (dir.0.join("f.csv"), dir.0.join("g.svg"));
+        fs::write(&f, "old f").unwrap();
+        fs::write(&g, "old g").unwrap();
+        let a = stage(&f, |w| w.write_all(b"new f")).unwrap();
+        let b = stage(&g, |w| w.write_all(b"new g")).unwrap();
+        let mut remover = None;
+        commit_all_with(vec![a, b], |k| {
+            if k == 0 {
+                let own = dir.0.clone();
+                let t = std::thread::spawn(move || remove_temp_files_where(|p| p.starts_with(&own)));
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                assert!(!t.is_finished(), "the remover ran between the renames");
+                remover = Some(t);
+            }
+        })
+        .unwrap();
+        let removed = remover.unwrap().join().unwrap();
+        assert_eq!(
+            (removed, fs::read_to_string(&f).unwrap(), fs::read_to_string(&g).unwrap(), dir.entries()),
+            (0, "new f".to_owned(), "new g".to_owned(), vec!["f.csv".to_owned(), "g.svg".to_owned()])
+        );
     }
 
     /// A directory as the target is refused at staging, with nothing written into it.

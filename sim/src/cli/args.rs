@@ -173,6 +173,13 @@ pub(super) fn is_dash(path: &Path) -> bool {
     path.as_os_str() == "-"
 }
 
+/// True for an output path that is standard output: `-`, or a path naming this process's
+/// descriptor 1 (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, a link to one of them). The
+/// output then goes through standard output and the summary to standard error, as for `-`.
+pub(super) fn is_stdout(path: &Path) -> bool {
+    is_dash(path) || crate::atomic_write::names_standard_output(path)
+}
+
 /// The name of standard input in messages.
 pub(super) const STDIN: &str = "<stdin>";
 

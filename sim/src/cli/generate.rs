@@ -5,7 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{self, is_dash};
+use super::args::{self, is_stdout};
 use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_FAILED, EXIT_OK};
 use crate::input::Problem;
@@ -62,7 +62,7 @@ fn write_csv(problem: &Problem, out: &mut dyn Write) -> io::Result<()> {
 /// not at all to `--output`; one summary line (to standard error with `-o -`).
 pub(super) fn cmd_generate(a: &GenerateArgs, con: &mut Console<'_>) -> ExitCode {
     let problem = a.shape.generate(a.count, a.seed);
-    if is_dash(&a.output) {
+    if is_stdout(&a.output) {
         let written = con.write_out(|o| {
             let mut out = io::BufWriter::new(o);
             write_csv(&problem, &mut out).and_then(|()| out.flush())
@@ -73,7 +73,7 @@ pub(super) fn cmd_generate(a: &GenerateArgs, con: &mut Console<'_>) -> ExitCode 
     } else if let Err(e) = crate::atomic_write::write_atomic_with(&a.output, |w| write_csv(&problem, w)) {
         return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED);
     }
-    let sink: &mut dyn Write = if is_dash(&a.output) { con.stderr } else { con.stdout };
+    let sink: &mut dyn Write = if is_stdout(&a.output) { con.stderr } else { con.stdout };
     let _ = writeln!(
         sink,
         "{} buffer{} of shape {} (seed {}) -> {}",

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{import, is_dash, parse_input_shape};
+use super::args::{import, is_stdout, parse_input_shape};
 use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::input::import::ModelFormat;
@@ -40,7 +40,7 @@ pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
         Ok(i) => i,
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
     };
-    if is_dash(&a.output) {
+    if is_stdout(&a.output) {
         if let Err(e) = con.write_out(|o| o.write_all(imported.json.as_bytes())) {
             return stdout_failed(con, &e);
         }
@@ -50,7 +50,7 @@ pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
     let p = &imported.program;
     let count = |k: TensorKind| p.tensors.iter().filter(|t| t.kind == k).count();
     let weight_bytes: u64 = p.tensors.iter().filter(|t| t.kind == TensorKind::Weight).map(|t| t.bytes).sum();
-    let sink: &mut dyn Write = if is_dash(&a.output) { con.stderr } else { con.stdout };
+    let sink: &mut dyn Write = if is_stdout(&a.output) { con.stderr } else { con.stdout };
     let _ = writeln!(
         sink,
         "{}: {} model, {} ops, {} tensors ({} inputs, {} outputs, {} weights of {} bytes, {} intermediates) -> {}",

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use dramalloc_core::{PlanError, Strategy};
 
-use super::args::{self, count_of, is_dash, parse_input_shape, read_problem, strategy_parser, SIZES};
+use super::args::{self, count_of, is_stdout, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::aligned_fit::ORDERS;
@@ -103,14 +103,12 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let c0 = cpu_time();
     let format = a.format.unwrap_or_else(|| PlanFormat::of(&a.output));
     if let Some(svg) = &a.svg {
-        if is_dash(svg) {
-            return fail(
-                con,
-                "--svg -: the picture goes to a file (standard output carries the summary or the solution)",
-                EXIT_BAD_INPUT,
-            );
+        if is_stdout(svg) {
+            let svg = svg.display();
+            let why = "the picture goes to a file (standard output carries the summary or the solution)";
+            return fail(con, format!("--svg {svg}: {why}"), EXIT_BAD_INPUT);
         }
-        if !is_dash(&a.output) && same_file(svg, &a.output) {
+        if !is_stdout(&a.output) && same_file(svg, &a.output) {
             return fail(con, format!("--svg {}: the same file as -o", svg.display()), EXIT_BAD_INPUT);
         }
     }
@@ -171,47 +169,49 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
             }
         }
     };
-    // the picture is staged (written whole under a temp name) before the solution is written,
-    // and put in place after it: a failure of either leaves neither
+    // the picture and the solution are staged (written whole under temp names), then put in
+    // place together: a failure of either leaves neither, and a signal waits for both renames
     let picture = match &a.svg {
         Some(svg) => {
             let drawing =
                 crate::report::problem_svg(&problem, &sol.offsets, &sol.metrics, &args::display(&a.input));
             match crate::atomic_write::stage(svg, |w| w.write_all(drawing.as_bytes())) {
-                Ok(staged) => Some((svg, staged)),
+                Ok(staged) => Some((svg.as_path(), staged)),
                 Err(e) => return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED),
             }
         }
         None => None,
     };
-    let written = match (&bin, is_dash(&a.output)) {
-        (Some(bytes), true) => con.write_out(|o| o.write_all(bytes)),
-        (Some(bytes), false) => crate::atomic_write::write_atomic(&a.output, bytes),
-        (None, true) => con.write_out(|o| {
-            let mut out = BufWriter::with_capacity(1 << 20, o);
-            write_solution(&problem, &sol.offsets, a.align, &mut out).and_then(|()| out.flush())
-        }),
-        (None, false) => crate::atomic_write::write_atomic_with(&a.output, |w| {
-            write_solution(&problem, &sol.offsets, a.align, w)
-        }),
+    let stage = |fill: &dyn Fn(&mut dyn Write) -> std::io::Result<()>| {
+        crate::atomic_write::stage(&a.output, fill).map(|s| Some((a.output.as_path(), s)))
     };
-    match written {
-        Err(e) if is_dash(&a.output) => return stdout_failed(con, &e),
+    let written = match (&bin, is_stdout(&a.output)) {
+        (Some(bytes), true) => con.write_out(|o| o.write_all(bytes)).map(|()| None),
+        (Some(bytes), false) => stage(&|w| w.write_all(bytes)),
+        (None, true) => con
+            .write_out(|o| {
+                let mut out = BufWriter::with_capacity(1 << 20, o);
+                write_solution(&problem, &sol.offsets, a.align, &mut out).and_then(|()| out.flush())
+            })
+            .map(|()| None),
+        (None, false) => stage(&|w| write_solution(&problem, &sol.offsets, a.align, w)),
+    };
+    let solution = match written {
+        Err(e) if is_stdout(&a.output) => return stdout_failed(con, &e),
         Err(e) => return fail(con, format!("{}: {e}", a.output.display()), EXIT_FAILED),
-        Ok(()) => {}
+        Ok(solution) => solution,
+    };
+    let (paths, staged): (Vec<_>, Vec<_>) = solution.into_iter().chain(picture).unzip();
+    if let Err((k, e)) = crate::atomic_write::commit_all(staged) {
+        return fail(con, format!("{}: {e}", paths[k].display()), EXIT_FAILED);
     }
     let write = t1.elapsed();
     let c3 = cpu_time();
-    if let Some((svg, staged)) = picture {
-        if let Err(e) = staged.commit() {
-            return fail(con, format!("{}: {e}", svg.display()), EXIT_FAILED);
-        }
-    }
     drop(spin);
     let stages = Stages { read, plan: sol.time, write };
     let mut summary = Vec::new();
     report(&mut summary, a, format, problem.len(), &sol, stages);
-    if is_dash(&a.output) {
+    if is_stdout(&a.output) {
         let _ = con.stderr.write_all(&summary);
     } else if let Err(e) = con.write_out(|o| o.write_all(&summary)) {
         // the plan file is whole; the summary, the command's report, is lost: say so
@@ -372,7 +372,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         );
     }
     if a.json {
-        let output = if is_dash(&a.output) { "<stdout>".to_owned() } else { a.output.display().to_string() };
+        let output =
+            if is_stdout(&a.output) { "<stdout>".to_owned() } else { a.output.display().to_string() };
         let v = serde_json::json!({
             "input": args::display(&a.input),
             "buffers": buffers,
