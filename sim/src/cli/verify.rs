@@ -4,8 +4,8 @@
 //! A solution CSV is checked against its problem (CSV, program JSON or model file) by [`crate::verify`],
 //! at `--align`, else the alignment the solution records (its `align` column), else 4096.
 //! A `plan.csv` of `dramalloc run --report-dir` (header `tensor,core,address,...`) is checked
-//! against its program by [`crate::verify::run_plan`]: every core's view, shared tensors
-//! once.
+//! against its program by [`crate::verify::run_plan`]: every column of every row, every
+//! core's view, shared tensors once.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -22,7 +22,8 @@ use crate::run::Split;
 /// `verify --help`'s closing lines.
 const AFTER: &str = "\
 Exit codes: 0 valid; 1 invalid (the first missing, extra, moved, misaligned or colliding buffer
-is named); 2 an unreadable or malformed file or a bad flag.";
+is named; for a plan.csv also a row whose column disagrees with the program); 2 an unreadable
+or malformed file or a bad flag.";
 
 /// Options of `dramalloc verify`.
 #[derive(Debug, Clone, clap::Args)]

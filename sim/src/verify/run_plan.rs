@@ -6,11 +6,17 @@
 //! the plan's core count (split `none`, or `tensor-parallel` when the plan names its staging
 //! tensors; `--split` to say which), every tensor's accesses are recomputed from the
 //! instructions, and then
-//! 1. every row names a tensor of its core, once, with the program's size;
+//! 1. every row names a tensor of its core, once, and every column agrees with the program:
+//!    `shared` is true exactly for the program's shared set (an intermediate flagged shared or
+//!    written by a collective), `bytes` is the program's size, `aligned_bytes` that size
+//!    rounded up to the planner's alignment (the 4096-byte DRAM page), `def,last_use` the
+//!    core's first and last access recomputed from the instructions (both empty when the core
+//!    never accesses it), a shared tensor's row too (`run` writes the core's own accesses;
+//!    the hull over every core is rule 3's);
 //! 2. every pre-placed tensor (input, weight, output) has a row at its pre-placed address, and
 //!    every accessed intermediate has a row;
 //! 3. a shared tensor has one address on every core that has it (it is one buffer, checked
-//!    once, live over the hull of every core's accesses);
+//!    once, live over the hull of every core's accesses; the count printed is of these);
 //! 4. each core's view passes the geometric verifier ([`crate::verify`]) at `align`.
 //!
 //! A plan of `run --mb-per-core MB` (per-core slabs in one address space) does not record its
@@ -22,9 +28,11 @@ use std::collections::HashMap;
 use std::io::Read;
 
 use csv::{ReaderBuilder, StringRecord, Trim};
+use dramalloc_core::align::alignment_for;
+use dramalloc_core::liveness::program::{Access, Location as Loc};
 
 use crate::input::{InputError, Location, Program};
-use crate::model::SimModel;
+use crate::model::{CoreProgram, SimModel};
 use crate::run::{build_model, Split};
 use crate::verify::plan_check::{check_view, ViewTensor};
 use crate::verify::VerifyError;
@@ -42,6 +50,12 @@ pub struct PlanRow {
     pub address: u64,
     /// Size, bytes.
     pub bytes: u64,
+    /// The `aligned_bytes` column.
+    pub aligned_bytes: u64,
+    /// The `def` column (`None`: empty).
+    pub def: Option<u64>,
+    /// The `last_use` column (`None`: empty).
+    pub last_use: Option<u64>,
     /// The `shared` column.
     pub shared: bool,
 }
@@ -55,7 +69,8 @@ pub struct RunPlanReport {
     pub cores: usize,
     /// The split the program was rebuilt with.
     pub split: Split,
-    /// Distinct shared tensors.
+    /// Distinct shared tensors: rows whose `shared` flag the program confirmed, each
+    /// checked once.
     pub shared: usize,
     /// The highest byte used plus one over every core's view.
     pub peak: u64,
@@ -104,6 +119,59 @@ pub enum RunPlanError {
         bytes: u64,
         /// The program's.
         expected: u64,
+    },
+    /// A row's `shared` flag disagrees with the program's shared set.
+    #[error("line {line}: `{tensor}` on core {core} has shared {shared} but {}", if *.shared {
+        "the program's shared set does not have it (a private tensor)"
+    } else {
+        "it is in the program's shared set (flagged shared or written by a collective)"
+    })]
+    WrongShared {
+        /// The row.
+        line: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// The row's flag.
+        shared: bool,
+    },
+    /// A row's `aligned_bytes` is not its size rounded up to the planner's alignment.
+    #[error("line {line}: `{tensor}` on core {core} has aligned_bytes {aligned} but its {bytes} bytes rounded up to {align} are {expected}")]
+    WrongAligned {
+        /// The row.
+        line: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// The row's `aligned_bytes`.
+        aligned: u64,
+        /// Its size, bytes.
+        bytes: u64,
+        /// The planner's alignment, bytes.
+        align: u64,
+        /// The size rounded up to it.
+        expected: u64,
+    },
+    /// A row's `def,last_use` is not the core's first and last access recomputed from the ops.
+    #[error("line {line}: `{tensor}` on core {core} has def,last_use {} but {}", cells(*.def, *.last_use), match .expected {
+        Some((a, b)) => format!("its first and last access on core {core} are {a},{b}"),
+        None => format!("core {core} never accesses it (def,last_use empty)"),
+    })]
+    WrongLifetime {
+        /// The row.
+        line: u64,
+        /// The core.
+        core: usize,
+        /// The name.
+        tensor: String,
+        /// The row's `def`.
+        def: Option<u64>,
+        /// The row's `last_use`.
+        last_use: Option<u64>,
+        /// The first and last access on the core (`None`: never accessed).
+        expected: Option<(u32, u32)>,
     },
     /// A pre-placed tensor moved.
     #[error("line {line}: pre-placed `{tensor}` on core {core} is at {address} but the program places it at {expected}")]
@@ -181,6 +249,15 @@ pub enum RunPlanError {
     },
 }
 
+/// The `def,last_use` cells as written (`empty` when both are).
+fn cells(def: Option<u64>, last_use: Option<u64>) -> String {
+    let cell = |v: Option<u64>| v.map_or(String::new(), |v| v.to_string());
+    match (def, last_use) {
+        (None, None) => "empty".to_owned(),
+        _ => format!("{},{}", cell(def), cell(last_use)),
+    }
+}
+
 /// Reads a plan file.
 ///
 /// # Errors
@@ -202,6 +279,7 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
         })
     };
     let (t, c, a, b, s) = (col("tensor")?, col("core")?, col("address")?, col("bytes")?, col("shared")?);
+    let (ab, d, u) = (col("aligned_bytes")?, col("def")?, col("last_use")?);
     let mut rows = Vec::new();
     let mut record = StringRecord::new();
     while r.read_record(&mut record).map_err(malformed)? {
@@ -213,6 +291,11 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
                 at: Location::Csv { line, column: column.to_owned() },
                 value: format!("`{cell}`"),
             })
+        };
+        // an empty `def`/`last_use`: never accessed on the core
+        let maybe = |i: usize, column: &str| match record.get(i).unwrap_or("") {
+            "" => Ok(None),
+            _ => num(i, column).map(Some),
         };
         let shared = match record.get(s).unwrap_or("") {
             "true" => true,
@@ -232,6 +315,9 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
             core: usize::try_from(num(c, "core")?).unwrap_or(usize::MAX),
             address: num(a, "address")?,
             bytes: num(b, "bytes")?,
+            aligned_bytes: num(ab, "aligned_bytes")?,
+            def: maybe(d, "def")?,
+            last_use: maybe(u, "last_use")?,
             shared,
         });
     }
@@ -327,6 +413,71 @@ fn in_slab(r: &PlanRow, start: u64, end: u64) -> Result<(), RunPlanError> {
     Ok(())
 }
 
+/// One core's accesses recomputed from its instructions: per location, the first and last
+/// instruction accessing it, and whether a collective defines it.
+fn accesses(c: &CoreProgram) -> (Vec<Option<(u32, u32)>>, Vec<bool>) {
+    let mut acc = vec![None::<(u32, u32)>; c.names.len()];
+    let mut collective_def = vec![false; c.names.len()];
+    for i in 0..c.instructions.len() {
+        for op in c.operands_of(i) {
+            let l = op.location as usize;
+            let i32_ = i as u32;
+            acc[l] = Some(acc[l].map_or((i32_, i32_), |(a, b)| (a.min(i32_), b.max(i32_))));
+            collective_def[l] |= c.instructions[i].collective && op.access == Access::Def;
+        }
+    }
+    (acc, collective_def)
+}
+
+/// Rule 1's sizes and lifetime of row `r` of core `k` for location `loc`: `bytes`,
+/// `aligned_bytes` and `def,last_use` (`access`: the core's first and last access).
+fn check_columns(r: &PlanRow, k: usize, loc: &Loc, access: Option<(u32, u32)>) -> Result<(), RunPlanError> {
+    let tensor = || r.tensor.clone();
+    if r.bytes != loc.bytes {
+        return Err(RunPlanError::WrongSize {
+            line: r.line,
+            core: k,
+            tensor: tensor(),
+            bytes: r.bytes,
+            expected: loc.bytes,
+        });
+    }
+    // the planner's rule (`dramalloc_core::multicore::private_alloc::reset_state`)
+    let align = alignment_for(loc.memory);
+    let expected = loc.bytes.checked_next_multiple_of(align).unwrap_or(u64::MAX);
+    if r.aligned_bytes != expected {
+        return Err(RunPlanError::WrongAligned {
+            line: r.line,
+            core: k,
+            tensor: tensor(),
+            aligned: r.aligned_bytes,
+            bytes: loc.bytes,
+            align,
+            expected,
+        });
+    }
+    let want = access.map(|(a, b)| (u64::from(a), u64::from(b)));
+    if (r.def, r.last_use) != (want.map(|w| w.0), want.map(|w| w.1)) {
+        return Err(RunPlanError::WrongLifetime {
+            line: r.line,
+            core: k,
+            tensor: tensor(),
+            def: r.def,
+            last_use: r.last_use,
+            expected: access,
+        });
+    }
+    Ok(())
+}
+
+/// A shared tensor as rule 3 sees it.
+struct SharedSeen {
+    /// The hull of its accesses over every core (`None`: never accessed).
+    hull: Option<(u32, u32)>,
+    /// The first row placing it (index into the rows).
+    row: usize,
+}
+
 /// Rules 1–4 once every row is indexed; `(align, capacity, slab)` with `slab` 0 for windows.
 fn check(
     model: &SimModel,
@@ -336,79 +487,73 @@ fn check(
     (align, capacity, slab): (u64, Option<u64>, u64),
 ) -> Result<RunPlanReport, RunPlanError> {
     // accesses recomputed from the instructions, per core
-    let access: Vec<Vec<Option<(u32, u32)>>> = model
-        .cores
-        .iter()
-        .map(|c| {
-            let mut acc = vec![None::<(u32, u32)>; c.names.len()];
-            for i in 0..c.instructions.len() {
-                for op in c.operands_of(i) {
-                    let e = &mut acc[op.location as usize];
-                    let i = i as u32;
-                    *e = Some(e.map_or((i, i), |(a, b)| (a.min(i), b.max(i))));
-                }
-            }
-            acc
-        })
-        .collect();
-    let mut hull: HashMap<&str, (u32, u32, usize, usize)> = HashMap::new(); // first, last, row, core
+    let (access, collective_def): (Vec<_>, Vec<_>) = model.cores.iter().map(accesses).unzip();
+    // per shared tensor: the hull of its accesses over every core (`None`: never accessed),
+    // the first row placing it
+    let mut hull: HashMap<&str, SharedSeen> = HashMap::new();
     for (k, c) in model.cores.iter().enumerate() {
         let base = slab * k as u64;
         for (l, loc) in c.locations.iter().enumerate() {
-            let row = at[k][l].map(|i| &rows[i]);
-            if let Some(r) = row {
-                if slab > 0 {
-                    // a private row in its core's slab; a shared one in the shared slab after
-                    // the last core's or above it, in the CC region's collectives (which
-                    // starts where the shared slab ends)
-                    let n = model.cores.len() as u64;
-                    let (start, end) = if r.shared {
-                        (slab.saturating_mul(n), u64::MAX)
-                    } else {
-                        (slab.saturating_mul(k as u64), slab.saturating_mul(k as u64 + 1))
-                    };
-                    in_slab(r, start, end)?;
+            let Some(i) = at[k][l] else {
+                if loc.is_preplaced() {
+                    return Err(RunPlanError::MissingPreplaced { core: k, tensor: c.names[l].clone() });
+                } else if loc.is_candidate() && loc.bytes > 0 && access[k][l].is_some() {
+                    return Err(RunPlanError::Missing { core: k, tensor: c.names[l].clone() });
                 }
-                if r.bytes != loc.bytes {
-                    return Err(RunPlanError::WrongSize {
-                        line: r.line,
-                        core: k,
-                        tensor: r.tensor.clone(),
-                        bytes: r.bytes,
-                        expected: loc.bytes,
-                    });
-                }
-                let expected = loc.address.map(|a| a.saturating_add(base));
-                if let Some(expected) = expected.filter(|&e| loc.is_preplaced() && e != r.address) {
-                    return Err(RunPlanError::MovedPreplaced {
-                        line: r.line,
-                        core: k,
-                        tensor: r.tensor.clone(),
-                        address: r.address,
-                        expected,
-                    });
-                }
-            } else if loc.is_preplaced() {
-                return Err(RunPlanError::MissingPreplaced { core: k, tensor: c.names[l].clone() });
-            } else if loc.is_candidate() && loc.bytes > 0 && access[k][l].is_some() {
-                return Err(RunPlanError::Missing { core: k, tensor: c.names[l].clone() });
+                continue;
+            };
+            let r = &rows[i];
+            // the program's shared set, as the planner marks it (`multicore::marking`)
+            let shared = loc.is_candidate() && (loc.shared || collective_def[k][l]);
+            if r.shared != shared {
+                return Err(RunPlanError::WrongShared {
+                    line: r.line,
+                    core: k,
+                    tensor: r.tensor.clone(),
+                    shared: r.shared,
+                });
             }
-            let (Some(r), Some((a, b))) = (row, access[k][l]) else { continue };
-            if !r.shared {
+            if slab > 0 {
+                // a private row in its core's slab; a shared one in the shared slab after
+                // the last core's or above it, in the CC region's collectives (which
+                // starts where the shared slab ends)
+                let n = model.cores.len() as u64;
+                let (start, end) = if r.shared {
+                    (slab.saturating_mul(n), u64::MAX)
+                } else {
+                    (slab.saturating_mul(k as u64), slab.saturating_mul(k as u64 + 1))
+                };
+                in_slab(r, start, end)?;
+            }
+            check_columns(r, k, loc, access[k][l])?;
+            let expected = loc.address.map(|a| a.saturating_add(base));
+            if let Some(expected) = expected.filter(|&e| loc.is_preplaced() && e != r.address) {
+                return Err(RunPlanError::MovedPreplaced {
+                    line: r.line,
+                    core: k,
+                    tensor: r.tensor.clone(),
+                    address: r.address,
+                    expected,
+                });
+            }
+            if !shared {
                 continue;
             }
-            let e = hull.entry(c.names[l].as_str()).or_insert((a, b, at[k][l].unwrap_or(0), k));
-            if rows[e.2].address != r.address {
+            let e = hull.entry(c.names[l].as_str()).or_insert(SharedSeen { hull: None, row: i });
+            let first = &rows[e.row];
+            if first.address != r.address {
                 return Err(RunPlanError::SharedMoved {
                     line: r.line,
                     core: k,
                     tensor: r.tensor.clone(),
                     address: r.address,
-                    first: rows[e.2].address,
-                    first_core: e.3,
+                    first: first.address,
+                    first_core: first.core,
                 });
             }
-            (e.0, e.1) = (e.0.min(a), e.1.max(b));
+            if let Some((a, b)) = access[k][l] {
+                e.hull = Some(e.hull.map_or((a, b), |(x, y)| (x.min(a), y.max(b))));
+            }
         }
     }
     let mut peak = 0;
@@ -422,7 +567,7 @@ fn check(
                 address: r.address,
                 shared: r.shared,
                 access: access[k][l],
-                hull: hull.get(c.names[l].as_str()).map(|h| (h.0, h.1)),
+                hull: hull.get(c.names[l].as_str()).and_then(|h| h.hull),
             })
         });
         let report = check_view(c.instructions.len(), tensors, align, capacity)

@@ -1,0 +1,347 @@
+//! `dramalloc verify PROGRAM.json plan.csv`: `run`'s plan.csv checked against its program,
+//! every column of every row (split from `cli.rs`, whose style it keeps: exact messages and
+//! exit codes). Runs `dramalloc` in-process on the bundled data only.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{dramalloc_in, Out};
+
+fn dramalloc(args: &[&str]) -> Out {
+    dramalloc_in(args, "")
+}
+
+/// `dramalloc` on a command line split at spaces (paths here have none).
+fn dramalloc_line(line: &str) -> Out {
+    dramalloc(&line.split(' ').collect::<Vec<_>>())
+}
+
+/// A fresh scratch directory under the system temp dir.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dramalloc-plancsv-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel).display().to_string()
+}
+
+const CODE_OK: u8 = 0;
+const CODE_FAILED: u8 = 1;
+const CODE_BAD: u8 = 2;
+
+#[test]
+fn verify_checks_runs_plan_csv_per_core_with_shared_tensors_once() {
+    let dir = scratch("plancsv");
+    let json = data("models/onnx_resnet50.json");
+    let reports = dir.join("r");
+    let out = dramalloc(&[
+        "run",
+        &json,
+        "--cores",
+        "2",
+        "--split",
+        "tensor-parallel",
+        "--report-dir",
+        reports.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    let out = dramalloc(&["verify", &json, plan.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    // the peak is the top of the collective slices in the CC region at the window's top:
+    // 24 GiB - 500 MiB + 3,211,264 bytes
+    assert_eq!(out.stdout, "OK: 1214 tensor rows on 2 cores, split tensor-parallel, 108 shared tensors checked once, peak 25248727040 bytes\n");
+    // one core's twin of a shared tensor moved: caught, exit 1
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let k = lines.iter().rposition(|l| l.ends_with(",true") && l.split(',').nth(1) == Some("1")).unwrap();
+    let mut f: Vec<String> = lines[k].split(',').map(str::to_owned).collect();
+    f[2] = (f[2].parse::<u64>().unwrap() + 4096).to_string();
+    lines[k] = f.join(",");
+    std::fs::write(&plan, lines.join("\n") + "\n").unwrap();
+    let out = dramalloc(&["verify", &json, plan.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert!(out.stderr.contains(&format!("line {}: shared `{}` is at", k + 1, f[0])), "{}", out.stderr);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `run`'s plan.csv with the rows `keep` rejects removed, written next to it as `name`.
+fn without_rows(plan: &Path, name: &str, keep: impl Fn(&str) -> bool) -> PathBuf {
+    let text = std::fs::read_to_string(plan).unwrap();
+    let kept: Vec<&str> = text.lines().filter(|l| keep(l)).collect();
+    assert_eq!(kept.len() + 1, text.lines().count(), "exactly one row removed");
+    let out = plan.with_file_name(name);
+    std::fs::write(&out, kept.join("\n") + "\n").unwrap();
+    out
+}
+
+#[test]
+fn verify_names_a_pre_placed_tensor_whose_row_was_deleted() {
+    let dir = scratch("plancsv-preplaced");
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc(&["run", &json, "--cores", "2", "--report-dir", reports.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    // the input, a weight (on core 1) and the output
+    for (tensor, core) in [("data_0", 0), ("conv1_w_0", 1), ("softmaxout_1", 0)] {
+        let prefix = format!("{tensor},{core},");
+        let edited = without_rows(&plan, &format!("no-{tensor}.csv"), |l| !l.starts_with(&prefix));
+        let out = dramalloc(&["verify", &json, edited.to_str().unwrap()]);
+        assert_eq!(out.code, ExitCode::from(CODE_FAILED), "{tensor}: {}", out.stdout);
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: {} against {json}: pre-placed `{tensor}` on core {core} has no row in the plan\n",
+                edited.display()
+            )
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn verify_takes_the_slab_of_a_mb_per_core_plan_and_still_catches_a_moved_input() {
+    let dir = scratch("plancsv-slabs");
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc_line(&format!(
+        "run {json} --mb-per-core 32 --cores 4 --split tensor-parallel --allreduce-buffer-size -1 --report-dir {}",
+        reports.display()
+    ));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    let p = plan.to_str().unwrap();
+    let out = dramalloc(&["verify", &json, p, "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    // the slices are collectives: in the CC region, which starts above the shared (5th) slab
+    assert_eq!(out.stdout, "OK: 992 tensor rows on 4 cores, split tensor-parallel, 104 shared tensors checked once, peak 170932288 bytes\n");
+    // without the slab, core 1's input is not where the program puts it
+    let text = std::fs::read_to_string(&plan).unwrap();
+    let line = text.lines().position(|l| l.starts_with("data_0,1,")).unwrap() + 1;
+    let out = dramalloc(&["verify", &json, p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line {line}: pre-placed `data_0` on core 1 is at 33554432 but the program places it at 0\n"
+        )
+    );
+    // core 1's input moved by a page inside its slab: caught
+    let moved = text.replace("data_0,1,33554432,", "data_0,1,33558528,");
+    assert_ne!(moved, text);
+    let edited = dir.join("moved.csv");
+    std::fs::write(&edited, moved).unwrap();
+    let out = dramalloc(&["verify", &json, edited.to_str().unwrap(), "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {json}: line {line}: pre-placed `data_0` on core 1 is at 33558528 but the program places it at 33554432\n",
+            edited.display()
+        )
+    );
+    // a private intermediate of core 1 moved into core 2's slab: caught
+    let line = text.lines().position(|l| l.starts_with("r0,1,")).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut f: Vec<String> = lines[line].split(',').map(str::to_owned).collect();
+    assert_eq!(f[7], "false");
+    f[2] = "67108864".into();
+    lines[line] = f.join(",");
+    std::fs::write(&edited, lines.join("\n") + "\n").unwrap();
+    let out = dramalloc(&["verify", &json, edited.to_str().unwrap(), "--mb-per-core", "32"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let end = 67108864 + f[3].parse::<u64>().unwrap();
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {} against {json}: line {}: `r0` on core 1 occupies [67108864, {end}) outside its slab [33554432, 67108864)\n",
+            edited.display(),
+            line + 1
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The squeezenet program and the plan.csv of `run --cores 2 --split tensor-parallel` in a
+/// fresh scratch directory `tag`: (directory, program, plan.csv's text).
+fn squeezenet_plan(tag: &str) -> (PathBuf, String, String) {
+    let dir = scratch(tag);
+    let json = data("models/onnx_squeezenet.json");
+    let reports = dir.join("r");
+    let out = dramalloc_line(&format!(
+        "run {json} --cores 2 --split tensor-parallel --report-dir {}",
+        reports.display()
+    ));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let text = std::fs::read_to_string(reports.join("plan.csv")).unwrap();
+    assert!(text.starts_with("tensor,core,address,bytes,aligned_bytes,def,last_use,shared\n"));
+    (dir, json, text)
+}
+
+/// `text` with the row of `tensor` on `core` given `edits` (`(column index, from, to)`: the
+/// cell must hold `from`), written to `dir/name`: (the file, the row's 1-based line).
+fn edited(
+    dir: &Path,
+    name: &str,
+    text: &str,
+    (tensor, core): (&str, u32),
+    edits: &[(usize, &str, &str)],
+) -> (String, usize) {
+    let prefix = format!("{tensor},{core},");
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let k = lines.iter().position(|l| l.starts_with(&prefix)).unwrap();
+    let mut f: Vec<String> = lines[k].split(',').map(str::to_owned).collect();
+    for &(column, from, to) in edits {
+        assert_eq!(f[column], from, "{tensor} on core {core}, column {column}");
+        f[column] = to.to_owned();
+    }
+    lines[k] = f.join(",");
+    let path = dir.join(name);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    (path.display().to_string(), k + 1)
+}
+
+/// The columns of plan.csv edited below.
+const ALIGNED: usize = 4;
+const DEF: usize = 5;
+const LAST_USE: usize = 6;
+const SHARED: usize = 7;
+
+/// The unedited plan: exit 0, and the shared count is the program's (52 staging slices of the
+/// tensor-parallel split, each with a row on both cores: 104 rows flagged `true`), not a count
+/// of a column.
+#[test]
+fn verify_passes_an_unedited_plan_csv_with_the_programs_shared_count() {
+    let (dir, json, text) = squeezenet_plan("unedited");
+    let plan = dir.join("r/plan.csv");
+    let out = dramalloc(&["verify", &json, plan.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "OK: 392 tensor rows on 2 cores, split tensor-parallel, 52 shared tensors checked once, peak 25248673920 bytes\n"
+    );
+    assert_eq!(text.lines().filter(|l| l.ends_with(",true")).count(), 104);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// def/last_use are the core's first and last access recomputed from the ops: a changed pair
+/// and an emptied one (which says "never accessed") are each named with the expected pair.
+#[test]
+fn verify_names_a_row_whose_def_last_use_is_not_the_recomputed_access() {
+    let (dir, json, text) = squeezenet_plan("lifetime");
+    let (p, line) = edited(&dir, "moved.csv", &text, ("r5", 0), &[(DEF, "9", "500"), (LAST_USE, "10", "3")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(line, 14);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line 14: `r5` on core 0 has def,last_use 500,3 but its first and last access on core 0 are 9,10\n"
+        )
+    );
+    let (p, _) = edited(&dir, "empty.csv", &text, ("r5", 0), &[(DEF, "9", ""), (LAST_USE, "10", "")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line 14: `r5` on core 0 has def,last_use empty but its first and last access on core 0 are 9,10\n"
+        )
+    );
+    // a shared slice's row holds its own core's accesses too (its hull over both cores is 1,2)
+    let (p, line) = edited(&dir, "slice.csv", &text, ("r0/cc_slice0", 1), &[(DEF, "2", "1")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line {line}: `r0/cc_slice0` on core 1 has def,last_use 1,2 but its first and last access on core 1 are 2,2\n"
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// aligned_bytes is the row's size rounded up to the 4096-byte DRAM page, as the planner does.
+#[test]
+fn verify_names_a_row_whose_aligned_bytes_is_not_its_size_rounded_up() {
+    let (dir, json, text) = squeezenet_plan("aligned");
+    let (p, line) = edited(&dir, "aligned.csv", &text, ("conv1_w_0", 0), &[(ALIGNED, "8192", "4096")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(line, 3);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line 3: `conv1_w_0` on core 0 has aligned_bytes 4096 but its 6912 bytes rounded up to 4096 are 8192\n"
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The shared flag is checked against the program's shared set both ways: a private tensor
+/// flagged `true` (which made the OK line count 53 shared tensors) and a staging slice flagged
+/// `false`.
+#[test]
+fn verify_names_a_row_whose_shared_flag_disagrees_with_the_program() {
+    let (dir, json, text) = squeezenet_plan("shared");
+    let (p, line) = edited(&dir, "private.csv", &text, ("r5", 0), &[(SHARED, "false", "true")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!((out.code, out.stdout.as_str()), (ExitCode::from(CODE_FAILED), ""));
+    assert_eq!(line, 14);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line 14: `r5` on core 0 has shared true but the program's shared set does not have it (a private tensor)\n"
+        )
+    );
+    let (p, line) = edited(&dir, "slice.csv", &text, ("r0/cc_slice0", 0), &[(SHARED, "true", "false")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(line, 120);
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {p} against {json}: line 120: `r0/cc_slice0` on core 0 has shared false but it is in the program's shared set (flagged shared or written by a collective)\n"
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The columns are read, so a malformed one is a malformed file (exit 2), and a plan.csv
+/// without them too.
+#[test]
+fn verify_rejects_a_plan_csv_with_a_malformed_or_missing_column() {
+    let (dir, json, text) = squeezenet_plan("malformed");
+    let (p, _) = edited(&dir, "def.csv", &text, ("r5", 0), &[(DEF, "9", "x")]);
+    let out = dramalloc(&["verify", &json, &p]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        format!("error: {p}: line 14, column `def`: expected a non-negative integer, found `x`\n")
+    );
+    let cut: String = text
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            format!("{},{}\n", f[..ALIGNED + 1].join(","), f[SHARED])
+        })
+        .collect();
+    let p = dir.join("cut.csv");
+    std::fs::write(&p, cut).unwrap();
+    let out = dramalloc(&["verify", &json, p.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {}: line 1: missing column `def` in header `tensor,core,address,bytes,aligned_bytes,shared`\n",
+            p.display()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
