@@ -345,3 +345,77 @@ fn verify_rejects_a_plan_csv_with_a_malformed_or_missing_column() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Tensor names with whitespace at an edge (`t ` beside `t`, ` u`) or a line break round-trip:
+/// `plan`'s solution and `run`'s plan.csv write them quoted, and `verify` reads a quoted name
+/// verbatim, so it accepts both files (it said `core 0 has no tensor `t`` and `id `t` is not
+/// in the problem`). A hand-written file with spaces around unquoted cells is still trimmed.
+#[test]
+fn names_with_edge_whitespace_round_trip_through_plan_run_and_verify() {
+    let dir = scratch("edges");
+    let json = dir.join("space.json");
+    std::fs::write(
+        &json,
+        r#"{"name": "space", "tensors": [{"name": "x", "bytes": 4096, "kind": "input"},
+            {"name": "t ", "bytes": 8192, "kind": "intermediate"},
+            {"name": " u", "bytes": 8192, "kind": "intermediate"},
+            {"name": "t", "bytes": 8192, "kind": "intermediate"},
+            {"name": "n\n", "bytes": 4096, "kind": "intermediate"},
+            {"name": "y", "bytes": 4096, "kind": "output"}],
+          "ops": [{"name": "a", "op": "Relu", "inputs": ["x"], "outputs": ["t "]},
+            {"name": "b", "op": "Relu", "inputs": ["t "], "outputs": [" u"]},
+            {"name": "c", "op": "Add", "inputs": [" u", "t "], "outputs": ["t"]},
+            {"name": "d", "op": "Relu", "inputs": ["t"], "outputs": ["n\n"]},
+            {"name": "e", "op": "Relu", "inputs": ["n\n"], "outputs": ["y"]}]}"#,
+    )
+    .unwrap();
+    let (json, sol, reports) = (json.to_str().unwrap(), dir.join("sol.csv"), dir.join("r"));
+    let sol = sol.to_str().unwrap();
+    let out = dramalloc(&["plan", json, "-o", sol, "--strategy", "sweep"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(sol).unwrap(),
+        "id,lower,upper,size,offset,align\n\"t \",0,3,8192,0,4096\n\" u\",1,3,8192,8192,4096\n\
+         t,2,4,8192,16384,4096\n\"n\n\",3,5,4096,0,4096\ny,4,5,4096,4096,4096\n"
+    );
+    let out = dramalloc(&["verify", json, sol]);
+    assert_eq!(
+        (out.code, out.stdout.as_str(), out.stderr.as_str()),
+        (
+            ExitCode::from(CODE_OK),
+            "OK: 5 buffers, peak 24576 bytes, offsets aligned to 4096 (the solution's align column)\n",
+            ""
+        )
+    );
+    let r = reports.to_str().unwrap();
+    let out = dramalloc(&["run", json, "--cores", "1", "--strategy", "sweep", "--report-dir", r]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let plan = reports.join("plan.csv");
+    let text = std::fs::read_to_string(&plan).unwrap();
+    assert_eq!(
+        text,
+        "tensor,core,address,bytes,aligned_bytes,def,last_use,shared\nx,0,0,4096,4096,0,0,false\n\
+         \"t \",0,8192,8192,8192,0,2,false\n\" u\",0,16384,8192,8192,1,2,false\n\
+         t,0,24576,8192,8192,2,3,false\n\"n\n\",0,8192,4096,4096,3,4,false\ny,0,4096,4096,4096,4,4,false\n"
+    );
+    let ok = "OK: 6 tensor rows on 1 core, split none, 0 shared tensors checked once, peak 32768 bytes\n";
+    let out = dramalloc(&["verify", json, plan.to_str().unwrap()]);
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (ExitCode::from(CODE_OK), ok, ""));
+    // spaces around the unquoted cells of a hand-edited plan.csv are trimmed, as before
+    let spaced = dir.join("spaced.csv");
+    std::fs::write(&spaced, text.replace(",0,", " , 0 , ").replace("\ny,", "\n  y ,")).unwrap();
+    let out = dramalloc(&["verify", json, spaced.to_str().unwrap()]);
+    assert_eq!((out.code, out.stdout.as_str(), out.stderr.as_str()), (ExitCode::from(CODE_OK), ok, ""));
+    // and of a hand-written problem; a quoted id there is kept whole
+    let p = dir.join("hand.csv");
+    std::fs::write(&p, "id , lower, upper , size\n a , 0 , 4 , 5\n\" b \",1,3, 8 \n").unwrap();
+    let out = dramalloc(&["plan", p.to_str().unwrap(), "-o", "-", "--strategy", "sweep"]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (
+            ExitCode::from(CODE_OK),
+            "id,lower,upper,size,offset,align\na,0,4,5,0,4096\n\" b \",1,3,8,4096,4096\n"
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

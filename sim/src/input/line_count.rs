@@ -34,6 +34,11 @@ impl<R> LineCounted<R> {
         Self { inner, lines: VecDeque::from([(0, true)]), passed: 0, read: 0, cr: false, after_end: 0 }
     }
 
+    /// The wrapped reader.
+    pub(crate) fn get_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
     /// Drops the lines before the one holding byte `offset`.
     fn pass(&mut self, offset: u64) {
         while self.lines.len() > 1 && self.lines[1].0 <= offset {

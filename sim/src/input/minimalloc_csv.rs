@@ -1,9 +1,10 @@
 //! minimalloc CSV: problems `id,lower,upper,size[,offset][,alignment]` and solutions (with `offset`).
-//! Uses: error, line_count, plain_csv, problem, row_rules; used by: cli, quality, verify.
+//! Uses: error, line_count, plain_csv, problem, quoted, row_rules; used by: cli, quality, verify.
 //!
 //! The format of google/minimalloc's benchmarks and of its own reader: a header line is
 //! required; columns may come in any order, matched by name case-insensitively, surrounding
-//! spaces trimmed (every cell is trimmed, ids included). A buffer is live over the half-open
+//! spaces trimmed (every cell is trimmed, ids included, except a quoted id: `"t "` is the id
+//! `t `, as `dramalloc plan` writes it; see `quoted`). A buffer is live over the half-open
 //! interval `[lower, upper)` (upper EXCLUSIVE, so the closed interval is `[lower, upper - 1]`);
 //! sizes and offsets are bytes. A UTF-8 byte-order mark before the header is skipped.
 //!
@@ -21,12 +22,14 @@
 //!
 //! **Speed.** Files and texts are first read by the quote-free fast path
 //! (`plain_csv`); what it gives up on, and streams, are read through one reused byte
-//! record of the `csv` crate. Either way cells are trimmed as slices, numbers parsed from
-//! bytes, ids appended to the problem's arena (reserved once from the first rows when the
-//! length is known), repeated ids found in one batch ([`super::problem::first_duplicate`]).
-//! 10^6 rows take about 0.09 s (fast path) to 0.11 s (`csv` crate) with numeric ids (see the
-//! README); memory is the [`Problem`] plus one 1 MiB block, plus 16 bytes per non-numeric id
-//! while the batch check runs.
+//! record of the `csv` crate (through `quoted::RawKept`, which keeps the raw bytes of the
+//! record being read, to tell a quoted id). Either way cells are trimmed as slices, numbers
+//! parsed from bytes, ids appended to the problem's arena (reserved once from the first rows
+//! when the length is known), repeated ids found in one batch
+//! ([`super::problem::first_duplicate`]). 10^6 rows take about 0.09 s (fast path) to 0.11 s
+//! (`csv` crate) with numeric ids (see the README); memory is the [`Problem`] plus one 1 MiB
+//! block (the `csv` crate: its 64 KiB buffer and about twice that of kept raw bytes), plus
+//! 16 bytes per non-numeric id while the batch check runs.
 //!
 //! # Rules checked for problems (each a distinct [`InputError`] naming file, line, column,
 //! value)
@@ -47,6 +50,7 @@ use csv::{ByteRecord, ReaderBuilder};
 use super::error::{shorten, InputError, Location};
 use super::line_count::LineCounted;
 use super::problem::{first_duplicate, Problem};
+use super::quoted::{has_edge_space, RawKept};
 use super::row_rules::RowRules;
 
 /// The UTF-8 byte-order mark.
@@ -327,12 +331,13 @@ fn read_csv_sized(
     max_rows: usize,
     kind: Kind,
 ) -> Result<Problem, InputError> {
-    // Cells are trimmed here, as slices: the `csv` crate's own trimming builds a new record
-    // for every row. Lines are counted from the bytes (LF, CRLF, CR), see line_count.
+    // Cells are trimmed in the row rules, as slices: the `csv` crate's own trimming builds a
+    // new record for every row, and trims quoted ids too. Lines are counted from the bytes
+    // (LF, CRLF, CR), see line_count; the raw bytes are kept to tell quoted ids, see quoted.
     let mut reader = ReaderBuilder::new()
         .has_headers(false)
         .buffer_capacity(1 << 16)
-        .from_reader(LineCounted::new(reader));
+        .from_reader(LineCounted::new(RawKept::new(reader)));
     let mut record = ByteRecord::new();
     let line = match reader.read_byte_record(&mut record) {
         // the header's own line, after any empty lines before it
@@ -364,7 +369,11 @@ fn read_csv_sized(
 }
 
 /// The error of a record the `csv` crate cannot read, naming the line its byte offset is on.
-fn malformed<R: Read>(e: csv::Error, reader: &mut csv::Reader<LineCounted<R>>, file: &str) -> InputError {
+fn malformed<R: Read>(
+    e: csv::Error,
+    reader: &mut csv::Reader<LineCounted<RawKept<R>>>,
+    file: &str,
+) -> InputError {
     let line = e.position().map_or(0, |p| reader.get_mut().record_line(p.byte()));
     // the `csv` crate's own text repeats its line count, which is wrong for CRLF and CR files
     // and after empty lines: the width mismatch (the one malformation of byte records) is
@@ -412,7 +421,7 @@ fn dup_line(e: &InputError) -> u64 {
 /// Reads the data rows into `problem`, stopping at the first bad one.
 #[allow(clippy::too_many_arguments)]
 fn read_rows<R: Read>(
-    reader: &mut csv::Reader<LineCounted<R>>,
+    reader: &mut csv::Reader<LineCounted<RawKept<R>>>,
     record: &mut ByteRecord,
     header: &Header,
     bytes: Option<u64>,
@@ -429,11 +438,20 @@ fn read_rows<R: Read>(
             Err(e) => return Err(malformed(e, reader, file)),
         }
         let offset = record.position().map_or(0, csv::Position::byte);
-        let line = reader.get_mut().record_line(offset);
+        let counted = reader.get_mut();
+        let line = counted.record_line(offset);
+        let raw = counted.get_mut();
+        raw.release(offset);
         // The reader rejects records whose length differs from the header's, so every index
         // is in range; `unwrap_or(b"")` only keeps this free of panics.
         let cell = |slot: usize| header.index[slot].and_then(|i| record.get(i)).unwrap_or(b"");
-        rows.accept(header, problem, cell, line, offset)?;
+        // only an id with a space at an edge asks the raw bytes whether it was quoted
+        let id_quoted = if has_edge_space(cell(0)) {
+            header.index[0].and_then(|i| raw.quoted_tail(offset, i))
+        } else {
+            None
+        };
+        rows.accept(header, problem, cell, id_quoted, line, offset)?;
     }
     rows.finish(problem);
     Ok(())
@@ -514,6 +532,31 @@ mod tests {
         assert_eq!(e.to_string(), "p: line 2: buffer `a` has end 2 < lower 3 (end is inclusive)");
         let e = parse_buffers("id,lower,upper,size\na,3,3,4\n", "p", 1).unwrap_err();
         assert_eq!(e.to_string(), "p: line 2: buffer `a` has upper 3 <= lower 3 (upper is exclusive)");
+    }
+
+    /// A quoted id is the text between its quotes (what follows the closing quote trimmed),
+    /// an unquoted one is trimmed: `"t "`, `" u"` and `t` are three ids, ` t ` repeats `t`;
+    /// the same from a text, a file and a stream.
+    #[test]
+    fn quoted_ids_are_verbatim_and_unquoted_ones_trimmed() {
+        let text =
+            "size,id,lower,upper\n1,\"t \",0,1\n2, \" u\",0,1\n3, t ,0,1\n4,\"n\n\",0,1\n5,\"v\" ,0,1\n";
+        let path = std::env::temp_dir().join(format!("dramalloc_quoted_ids_{}.csv", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let from_file = read_buffers(&path, 9);
+        let _ = std::fs::remove_file(&path);
+        for p in [parse_buffers(text, "p", 9), read_buffers_from(text.as_bytes(), "p", 9), from_file] {
+            let p = p.unwrap();
+            let ids: Vec<&str> = (0..p.len()).map(|k| p.id(k)).collect();
+            // ` " u"`: a space before the quote makes the quotes text, as the `csv` crate reads it
+            assert_eq!(ids, ["t ", "\" u\"", "t", "n\n", "v"]);
+            assert_eq!(p.line(4), Some(7));
+        }
+        let e = parse_buffers("id,lower,upper,size\n\"t \",0,1,1\nt,0,1,1\n t ,0,1,1\n", "p", 9).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "p: line 4, column `id`: duplicate name `t` (first at line 3, column `id`)"
+        );
     }
 
     #[test]

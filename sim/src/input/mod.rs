@@ -20,6 +20,7 @@ pub mod onnx;
 mod plain_csv;
 pub mod problem;
 pub mod program_json;
+pub(crate) mod quoted;
 mod row_rules;
 pub mod tflite;
 

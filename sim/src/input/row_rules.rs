@@ -1,6 +1,6 @@
 //! The rules of a minimalloc CSV data row: cells to numbers, the value checks, the row
 //! appended to the problem.
-//! Uses: error, minimalloc_csv (header, kind), problem; used by: minimalloc_csv, plain_csv.
+//! Uses: error, minimalloc_csv (header, kind), problem, quoted; used by: minimalloc_csv, plain_csv.
 //!
 //! Both readers of the format (the `csv` crate's in [`super::minimalloc_csv`] and the
 //! quote-free fast path in [`super::plain_csv`]) hand each row's cells here, so a row reads
@@ -11,6 +11,7 @@ use csv::ByteRecord;
 use super::error::{shorten, InputError, Location};
 use super::minimalloc_csv::{Header, Kind, SAMPLE_ROWS};
 use super::problem::{Problem, Row};
+use super::quoted::name_of;
 use super::{align_up, PAGE};
 
 /// The rules of the data rows, applied one row at a time (by the `csv` crate's reader,
@@ -32,7 +33,10 @@ impl<'f> RowRules<'f> {
     }
 
     /// Checks the row on file line `line`, starting at byte `offset`, whose cells (untrimmed)
-    /// `cell` gives by the column slots of `header`, and appends it to `problem`.
+    /// `cell` gives by the column slots of `header`, and appends it to `problem`. Every cell
+    /// is trimmed of ASCII whitespace but a quoted id (`id_quoted`: `Some` of the bytes after
+    /// its closing quote), which is the text between its quotes verbatim
+    /// ([`super::quoted::name_of`]).
     ///
     /// # Errors
     /// The first rule the row breaks (see the module docs), naming the line and column.
@@ -41,6 +45,7 @@ impl<'f> RowRules<'f> {
         header: &Header,
         problem: &mut Problem,
         cell: impl Fn(usize) -> &'r [u8],
+        id_quoted: Option<usize>,
         line: u64,
         offset: u64,
     ) -> Result<(), InputError> {
@@ -54,8 +59,9 @@ impl<'f> RowRules<'f> {
                 max: self.max_rows,
             });
         }
+        let id_cell = name_of(cell(0), id_quoted);
         let cell = |slot: usize| cell(slot).trim_ascii();
-        let id = std::str::from_utf8(cell(0))
+        let id = std::str::from_utf8(id_cell)
             .map_err(|_| InputError::CellNotUtf8 { file: file.to_owned(), at: at(0) })?;
         if id.is_empty() {
             return Err(InputError::EmptyName { file: file.to_owned(), at: at(0) });

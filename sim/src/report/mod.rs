@@ -21,6 +21,7 @@ use std::path::Path;
 use dramalloc_core::Metrics;
 
 use crate::atomic_write::write_atomic;
+use crate::input::quoted::push_name;
 use crate::input::Problem;
 use crate::model::SimModel;
 use crate::planning::{PlanOptions, PlannedModel};
@@ -29,31 +30,32 @@ use crate::run::Summary;
 
 /// `plan.csv`: `tensor,core,address,bytes,aligned_bytes,def,last_use,shared`, one row per
 /// addressed DRAM tensor of every core (def/last_use: first and last instruction accessing it
-/// on that core).
-pub fn plan_csv(model: &SimModel, plan: &PlannedModel) -> Result<Vec<u8>, csv::Error> {
-    let mut w = csv::Writer::from_writer(Vec::new());
-    w.write_record(["tensor", "core", "address", "bytes", "aligned_bytes", "def", "last_use", "shared"])?;
+/// on that core, both empty when none does; addresses and sizes in bytes), `\n` line ends. A
+/// tensor name with a comma, a quote, a line break or whitespace at either end is quoted
+/// (RFC 4180), so every name reads back as itself ([`crate::verify::run_plan`]).
+pub fn plan_csv(model: &SimModel, plan: &PlannedModel) -> Vec<u8> {
+    let mut out = b"tensor,core,address,bytes,aligned_bytes,def,last_use,shared\n".to_vec();
+    let mut num = itoa::Buffer::new();
     for (k, c) in model.cores.iter().enumerate() {
         for (l, p) in plan.placements[k].iter().enumerate() {
             let Some(a) = p.address else { continue };
-            let (d, u) = if p.first_access == u32::MAX {
-                (String::new(), String::new())
+            push_name(&mut out, &c.names[l]);
+            for v in [k as u64, a, c.locations[l].bytes, p.aligned] {
+                out.push(b',');
+                out.extend_from_slice(num.format(v).as_bytes());
+            }
+            if p.first_access == u32::MAX {
+                out.extend_from_slice(b",,");
             } else {
-                (p.first_access.to_string(), p.last_access.to_string())
-            };
-            w.write_record([
-                c.names[l].as_str(),
-                &k.to_string(),
-                &a.to_string(),
-                &c.locations[l].bytes.to_string(),
-                &p.aligned.to_string(),
-                &d,
-                &u,
-                if p.shared { "true" } else { "false" },
-            ])?;
+                for v in [p.first_access, p.last_access] {
+                    out.push(b',');
+                    out.extend_from_slice(num.format(v).as_bytes());
+                }
+            }
+            out.extend_from_slice(if p.shared { b",true\n" } else { b",false\n" });
         }
     }
-    w.into_inner().map_err(|e| csv::Error::from(e.into_error()))
+    out
 }
 
 /// The layout picture of core `core`'s view: the planned (private and shared) tensors, with
@@ -256,7 +258,7 @@ fn remove_stale(dir: &Path, names: &[&str]) -> io::Result<()> {
 fn write_views(dir: &Path, run: (&SimModel, &PlannedModel, &Summary), svg_core: usize) -> io::Result<()> {
     let (model, plan, summary) = run;
     std::fs::create_dir_all(dir)?;
-    let csv = plan_csv(model, plan).map_err(io::Error::other)?;
+    let csv = plan_csv(model, plan);
     let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
     let svg = layout_svg(model, plan, summary, svg_core);
     write_atomic(&dir.join("plan.csv"), &csv)?;

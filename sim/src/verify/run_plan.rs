@@ -27,10 +27,11 @@
 use std::collections::HashMap;
 use std::io::Read;
 
-use csv::{ReaderBuilder, StringRecord, Trim};
+use csv::{ReaderBuilder, StringRecord};
 use dramalloc_core::align::alignment_for;
 use dramalloc_core::liveness::program::{Access, Location as Loc};
 
+use crate::input::quoted::{name_of, RawKept};
 use crate::input::{InputError, Location, Program};
 use crate::model::{CoreProgram, SimModel};
 use crate::run::{build_model, Split};
@@ -258,7 +259,8 @@ fn cells(def: Option<u64>, last_use: Option<u64>) -> String {
     }
 }
 
-/// Reads a plan file.
+/// Reads a plan file. Cells are trimmed of surrounding whitespace, except a quoted tensor
+/// name, which is the name verbatim (`"t "` is the tensor `t `, as `run` writes it).
 ///
 /// # Errors
 /// [`InputError`] naming file, line, column and value.
@@ -268,14 +270,16 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
         line: e.position().map_or(0, csv::Position::line),
         message: e.to_string(),
     };
-    let mut r = ReaderBuilder::new().trim(Trim::All).from_reader(reader);
-    let header = r.headers().map_err(malformed)?.clone();
+    // the `csv` crate's trimming would trim quoted names too: cells are trimmed here, and the
+    // raw bytes kept to tell a quoted name (see `input::quoted`)
+    let mut r = ReaderBuilder::new().from_reader(RawKept::new(reader));
+    let header: Vec<String> = r.headers().map_err(malformed)?.iter().map(|h| h.trim().to_owned()).collect();
     let col = |name: &'static str| {
         header.iter().position(|h| h == name).ok_or_else(|| InputError::MissingColumn {
             file: file.to_owned(),
             line: 1, // `dramalloc plan` writes the header first; this reader does not count lines
             column: name,
-            header: header.iter().collect::<Vec<_>>().join(","),
+            header: header.join(","),
         })
     };
     let (t, c, a, b, s) = (col("tensor")?, col("core")?, col("address")?, col("bytes")?, col("shared")?);
@@ -283,9 +287,17 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
     let mut rows = Vec::new();
     let mut record = StringRecord::new();
     while r.read_record(&mut record).map_err(malformed)? {
-        let line = record.position().map_or(0, csv::Position::line);
+        let (line, start) = record.position().map_or((0, 0), |p| (p.line(), p.byte()));
+        r.get_mut().release(start);
+        let name = record.get(t).unwrap_or("");
+        let quoted = if name.trim().len() == name.len() { None } else { r.get_ref().quoted_tail(start, t) };
+        // a quoted name loses ASCII bytes at its end only, so it stays UTF-8
+        let tensor = match quoted {
+            None => name.trim(),
+            Some(_) => std::str::from_utf8(name_of(name.as_bytes(), quoted)).unwrap_or(name),
+        };
         let num = |i: usize, column: &str| {
-            let cell = record.get(i).unwrap_or("");
+            let cell = record.get(i).unwrap_or("").trim();
             cell.parse::<u64>().map_err(|_| InputError::NotANumber {
                 file: file.to_owned(),
                 at: Location::Csv { line, column: column.to_owned() },
@@ -293,11 +305,11 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
             })
         };
         // an empty `def`/`last_use`: never accessed on the core
-        let maybe = |i: usize, column: &str| match record.get(i).unwrap_or("") {
+        let maybe = |i: usize, column: &str| match record.get(i).unwrap_or("").trim() {
             "" => Ok(None),
             _ => num(i, column).map(Some),
         };
-        let shared = match record.get(s).unwrap_or("") {
+        let shared = match record.get(s).unwrap_or("").trim() {
             "true" => true,
             "false" => false,
             other => {
@@ -311,7 +323,7 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
         };
         rows.push(PlanRow {
             line,
-            tensor: record.get(t).unwrap_or("").to_owned(),
+            tensor: tensor.to_owned(),
             core: usize::try_from(num(c, "core")?).unwrap_or(usize::MAX),
             address: num(a, "address")?,
             bytes: num(b, "bytes")?,
@@ -575,4 +587,25 @@ fn check(
         peak = peak.max(report.peak);
     }
     Ok(RunPlanReport { tensors: rows.len(), cores: model.cores.len(), split, shared: hull.len(), peak })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A quoted tensor name is the text between its quotes (what follows the closing quote
+    /// trimmed), every other cell is trimmed, headers included.
+    #[test]
+    fn quoted_names_are_verbatim_and_other_cells_trimmed() {
+        let text = " tensor , core,address,bytes,aligned_bytes,def,last_use, shared \n\
+                    \"t \",0,0,8,8,0,1,false\n\" u\" , 0 ,8,8,8,0,1, true \n t ,1,0,8,8,,,false\n\
+                    \"n\n\",0,16,8,8,1,2,false\n";
+        let rows = parse_plan_csv(text.as_bytes(), "plan.csv").unwrap();
+        let got: Vec<(&str, u64, usize, u64, bool)> =
+            rows.iter().map(|r| (r.tensor.as_str(), r.line, r.core, r.address, r.shared)).collect();
+        assert_eq!(
+            got,
+            [("t ", 2, 0, 0, false), (" u", 3, 0, 8, true), ("t", 4, 1, 0, false), ("n\n", 5, 0, 16, false)]
+        );
+    }
 }
