@@ -52,9 +52,11 @@ pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_to
             if b.first_access > a.last_access {
                 break; // every later one starts after a's hull too
             }
-            let disjoint = a.last_access < b.first_access || b.last_access < a.first_access;
+            // b starts inside a's hull (a.first <= b.first <= a.last): the hulls are disjoint
+            // only where b's is empty (never accessed: first u32::MAX, last 0)
+            let overlap = a.first_access <= b.last_access;
             let (p, q) = if (a.address, x) < (b.address, y) { (a, b) } else { (b, a) };
-            together += u64::from(!disjoint && q.address < p.address + p.aligned);
+            together += u64::from(overlap && q.address < p.address + p.aligned);
         }
     }
     (pairs, pairs - together)
