@@ -377,7 +377,7 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
     let _ = writeln!(
         o,
         "  {:<8} {:>14} {:>14} {:>10} {:>14} {:>12}",
-        "core", "HWM", "lower bound", "HWM/LB", "peak live", "unaddressed"
+        "core", "used", "lower bound", "used/LB", "peak live", "unaddressed"
     );
     for (cores, c) in &groups {
         let _ = writeln!(
