@@ -5,7 +5,9 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
+use dramalloc_sim::cli::{run_with, Console};
 use dramalloc_sim::replay::{replay_str, run_replay, ReplayError};
 
 fn replay_dir() -> PathBuf {
@@ -162,4 +164,108 @@ fn replay_holds_thousands_of_live_blocks() -> Result<(), ReplayError> {
     assert_eq!(out.errors, 0, "{:?}", out.lines.iter().find(|l| l.starts_with("error")));
     assert!(out.lines[N].starts_with(&format!("b{} ", N - 1)), "{}", out.lines[N]);
     Ok(())
+}
+
+/// A trial found `allocator 18446744073709551615 offset=1 align=1` and `allocator 1G
+/// offset=18446744073709551615` both said `offset + size = 18446744073709551615` (the real
+/// sum overflows), and a size past 2^57 at offset 0 the same text, which did not say why.
+#[test]
+fn allocator_range_errors_state_the_true_reason() -> Result<(), ReplayError> {
+    let script =
+        "allocator 18446744073709551615 offset=1 align=1\nallocator 1G offset=18446744073709551615\n\
+                  allocator 18446744073709551615 align=1\nallocator 131072T offset=1\nallocator 131072T\n";
+    let out = replay_str(script, None)?;
+    assert_eq!(
+        out.lines,
+        [
+            "error allocator 18446744073709551615 offset=1 align=1 : invalid configuration: offset 1 + size \
+             18446744073709551615 overflows 64 bits",
+            "error allocator 1G offset=18446744073709551615 : invalid configuration: offset \
+             18446744073709551615 + size 1073741824 overflows 64 bits",
+            "error allocator 18446744073709551615 align=1 : invalid configuration: offset 0 + size \
+             18446744073709551615 = 18446744073709551615 is beyond the address limit 144115188075855872 (2^57)",
+            "error allocator 131072T offset=1 : invalid configuration: offset 1 + size 144115188075855872 = \
+             144115188075855873 is beyond the address limit 144115188075855872 (2^57)",
+            // exactly 2^57 is allowed
+            "allocator 144115188075855872 offset=0 min=1 align=1 policy=first",
+        ]
+    );
+    assert_eq!(out.errors, 4);
+    Ok(())
+}
+
+/// `dram_align=0` was refused but `l1_align=0` accepted; both are malformed lines now.
+#[test]
+fn a_zero_alignment_is_malformed_for_dram_and_l1() {
+    let device = "device dram_banks=2 dram_bank_size=1M dram_align=32 dram_reserved=32 l1_banks=4 \
+                  l1_size=1M l1_base=64K l1_align=16";
+    assert!(replay_str(device, None).is_ok());
+    for (key, good) in [("dram_align", "dram_align=32"), ("l1_align", "l1_align=16")] {
+        let bad = device.replace(good, &format!("{key}=0"));
+        let e = replay_str(&format!("# a device\n{bad}\n"), None).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.to_string(), format!("<script>:2: {key} must be positive: `{bad}`"));
+    }
+}
+
+/// A UTF-8 byte-order mark at the start of a script is skipped (it was read as part of the
+/// first operation: ``unknown operation `\u{feff}allocator` ``); anywhere else it is not.
+#[test]
+fn a_byte_order_mark_at_the_start_is_skipped() -> Result<(), ReplayError> {
+    let out = replay_str("\u{feff}allocator 1M\nalloc a 1K\n", None)?;
+    assert_eq!(out.lines, ["allocator 1048576 offset=0 min=1 align=1 policy=first", "a 0"]);
+    let out = replay_str("\u{feff}# a comment first\nallocator 1M\n", None)?;
+    assert_eq!(out.lines, ["allocator 1048576 offset=0 min=1 align=1 policy=first"]);
+    let e = replay_str("allocator 1M\n\u{feff}alloc a 1K\n", None).unwrap_err();
+    assert_eq!(e.to_string(), "<script>:2: unknown operation `\u{feff}alloc`: `\u{feff}alloc a 1K`");
+    Ok(())
+}
+
+/// A script that is not UTF-8 names the script and its first line with a bad byte (it named
+/// no line), exit code 2, nothing printed.
+#[test]
+fn a_non_utf8_script_names_its_first_bad_line() -> Result<(), String> {
+    let dir = scratch("utf8");
+    fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let script = dir.join("latin1.replay");
+    for (bytes, line) in [
+        (&b"allocator 1M\nalloc a 1K\n# caf\xe9 \xff\nalloc b 1K\n"[..], 3),
+        (&b"\xffallocator 1M\n"[..], 1),
+        (&b"allocator 1M\r\n\r\nalloc \xc3 1K\n"[..], 3),
+    ] {
+        fs::write(&script, bytes).map_err(|e| e.to_string())?;
+        let mut out = Vec::new();
+        match run_replay(&script, false, &mut out) {
+            Err(e @ ReplayError::NotUtf8 { .. }) => {
+                assert_eq!(e.exit_code(), 2);
+                assert_eq!(e.to_string(), format!("{}:{line}: not valid UTF-8 text", script.display()));
+            }
+            other => return Err(format!("expected NotUtf8 on line {line}, got {other:?}")),
+        }
+        assert!(out.is_empty());
+    }
+    let _ = fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// `dramalloc replay -` (in-process): standard input with a byte-order mark runs; one that is
+/// not UTF-8 names `<stdin>` and the line, exit code 2.
+#[test]
+fn replay_from_stdin_skips_a_bom_and_names_a_non_utf8_line() {
+    let run = |stdin: &[u8]| {
+        let (mut input, mut o, mut e) = (stdin, Vec::new(), Vec::new());
+        let mut con = Console { stdin: &mut input, stdout: &mut o, stderr: &mut e, progress: false };
+        let code = run_with(["dramalloc", "replay", "-"].map(Into::into), &mut con);
+        (code, String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
+    };
+    let (code, out, err) = run("\u{feff}allocator 1M\nalloc a 1K\n".as_bytes());
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (ExitCode::from(0), "allocator 1048576 offset=0 min=1 align=1 policy=first\na 0\n", "")
+    );
+    let (code, out, err) = run(b"allocator 1M\n# caf\xe9\nalloc a 1K\n");
+    assert_eq!(
+        (code, out.as_str(), err.as_str()),
+        (ExitCode::from(2), "", "error: <stdin>:2: not valid UTF-8 text\n")
+    );
 }

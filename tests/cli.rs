@@ -527,8 +527,12 @@ fn a_primary_output_lost_on_stdout_exits_1_and_a_broken_pipe_quietly() {
     for out in [sol, bin] {
         assert_eq!(dramalloc(&["plan", csv, "-o", out]).code, ExitCode::from(CODE_OK));
     }
-    // the verdicts and reports of quality, verify and check-plan are primary outputs too
-    let commands: [&[&str]; 9] = [
+    let script = dir.join("s.replay");
+    std::fs::write(&script, "allocator 1M\nalloc a 1K\n").unwrap();
+    // the verdicts and reports of quality, verify and check-plan are primary outputs too, and
+    // so are replay's result lines (it once said `writing replay output: Broken pipe`)
+    let commands: [&[&str]; 10] = [
+        &["replay", script.to_str().unwrap()],
         &["plan", csv, "-o", "-"],
         &["plan", csv, "-o", sol],
         &["plan", csv, "-o", "-", "--format", "bin"],

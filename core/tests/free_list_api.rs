@@ -20,14 +20,32 @@ fn new_rejects_bad_configs_exactly() {
         |size, offset, align| FreeList::<4>::new(FreeListConfig::new(size, offset, 1, align, Policy::First));
     assert_eq!(bad(0, 0, 1).unwrap_err(), BankedError::InvalidConfig { what: "size", value: 0 });
     assert_eq!(bad(1, 0, 0).unwrap_err(), BankedError::InvalidConfig { what: "alignment", value: 0 });
+    // the range's end beyond 2^57, and beyond 64 bits: each message says which, with the values
+    let e = bad(2, (1 << 57) - 1, 1).unwrap_err();
+    assert_eq!(e, BankedError::RangeTooLarge { offset: (1 << 57) - 1, size: 2, limit: 1 << 57 });
     assert_eq!(
-        bad(2, (1 << 57) - 1, 1).unwrap_err(),
-        BankedError::InvalidConfig { what: "offset + size", value: (1 << 57) + 1 }
+        e.to_string(),
+        "invalid configuration: offset 144115188075855871 + size 2 = 144115188075855873 is beyond \
+         the address limit 144115188075855872 (2^57)"
     );
+    let e = bad(u64::MAX, 0, 1).unwrap_err();
+    assert_eq!(e, BankedError::RangeTooLarge { offset: 0, size: u64::MAX, limit: 1 << 57 });
     assert_eq!(
-        bad(2, u64::MAX, 1).unwrap_err(),
-        BankedError::InvalidConfig { what: "offset + size", value: u64::MAX }
+        e.to_string(),
+        "invalid configuration: offset 0 + size 18446744073709551615 = 18446744073709551615 is \
+         beyond the address limit 144115188075855872 (2^57)"
     );
+    for (size, offset) in [(2, u64::MAX), (u64::MAX, 1)] {
+        let e = bad(size, offset, 1).unwrap_err();
+        assert_eq!(e, BankedError::RangeTooLarge { offset, size, limit: 1 << 57 });
+        assert_eq!(
+            e.to_string(),
+            format!("invalid configuration: offset {offset} + size {size} overflows 64 bits")
+        );
+    }
+    // a limit that is not a power of two is printed without the exponent
+    let odd = BankedError::RangeTooLarge { offset: 1, size: 3, limit: 3 };
+    assert_eq!(odd.to_string(), "invalid configuration: offset 1 + size 3 = 4 is beyond the address limit 3");
     // Exactly MAX_ADDRESS is allowed.
     let f = bad(1, (1 << 57) - 1, 1).unwrap();
     assert_eq!((f.start(), f.end()), ((1 << 57) - 1, 1 << 57));

@@ -92,12 +92,23 @@ impl fmt::Display for OutOfMemory {
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[non_exhaustive]
 pub enum BankedError {
-    /// A configuration value is unusable (zero alignment, zero banks, a range beyond 2^57).
+    /// A configuration value is unusable (zero size or alignment, zero banks, a reserved
+    /// region that fills the bank).
     InvalidConfig {
         /// Which parameter.
         what: &'static str,
         /// Its value.
         value: u64,
+    },
+    /// An allocator's range `[offset, offset + size)` ends beyond the supported address
+    /// limit (`MAX_ADDRESS`, 2^57), or its end does not fit in 64 bits at all.
+    RangeTooLarge {
+        /// The range's start.
+        offset: u64,
+        /// The range's size, bytes.
+        size: u64,
+        /// The largest supported `offset + size`.
+        limit: u64,
     },
     /// The fixed-capacity block table (or another table) is full. Nothing was changed.
     CapacityExhausted {
@@ -231,6 +242,20 @@ impl fmt::Display for BankedError {
             Self::InvalidConfig { what, value } => {
                 write!(f, "invalid configuration: {what} = {value}")
             }
+            Self::RangeTooLarge { offset, size, limit } => match offset.checked_add(size) {
+                None => write!(f, "invalid configuration: offset {offset} + size {size} overflows 64 bits"),
+                Some(end) => {
+                    write!(
+                        f,
+                        "invalid configuration: offset {offset} + size {size} = {end} is beyond the \
+                         address limit {limit}"
+                    )?;
+                    if limit.is_power_of_two() {
+                        write!(f, " (2^{})", limit.trailing_zeros())?;
+                    }
+                    Ok(())
+                }
+            },
             Self::CapacityExhausted { table, capacity } => {
                 write!(f, "{table} is full (capacity {capacity})")
             }

@@ -39,7 +39,9 @@
 //! plus a multiple of its alignment) is an error line. A malformed line (unknown operation,
 //! bad number, an operation without its `allocator`/`device`) is a [`ReplayError::Parse`]
 //! naming the script and the line number: the whole script is parsed before anything runs, so
-//! nothing is executed, printed or written then (exit code 2).
+//! nothing is executed, printed or written then (exit code 2). So is a script that is not
+//! UTF-8 text ([`ReplayError::NotUtf8`], naming the first line with a bad byte); a byte-order
+//! mark at the start is skipped. `dram_align` and `l1_align` must be positive.
 //!
 //! `parser.rs` turns the script into operations, `interpreter.rs` executes them; this file
 //! holds the errors, the outcome and the entry points.
@@ -79,6 +81,14 @@ pub enum ReplayError {
         /// The cause.
         source: std::io::Error,
     },
+    /// The script is not UTF-8 text; nothing was executed.
+    #[error("{file}:{line}: not valid UTF-8 text")]
+    NotUtf8 {
+        /// The script's name.
+        file: String,
+        /// 1-based number of the first line holding a byte that is not UTF-8.
+        line: usize,
+    },
     /// A malformed line; nothing was executed.
     #[error("{file}:{line}: {message}: `{text}`")]
     Parse {
@@ -97,11 +107,11 @@ pub enum ReplayError {
 }
 
 impl ReplayError {
-    /// The process exit code for this error: 2 for an unreadable or malformed script, 1 when
-    /// the output cannot be written.
+    /// The process exit code for this error: 2 for an unreadable, non-UTF-8 or malformed
+    /// script, 1 when the output cannot be written.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Self::Parse { .. } | Self::Read { .. } => 2,
+            Self::Parse { .. } | Self::Read { .. } | Self::NotUtf8 { .. } => 2,
             Self::Output(_) => 1,
         }
     }
@@ -191,21 +201,54 @@ fn execute(lines: &[Line], base_dir: Option<PathBuf>, strict: bool) -> ReplayOut
     outcome
 }
 
-/// The `dramalloc replay SCRIPT` entry point: reads the script, runs it with
+/// The text of the script `file` read as `bytes` (a byte-order mark at its start is kept:
+/// the parser skips it).
+///
+/// # Errors
+/// [`ReplayError::NotUtf8`] naming `file` and the first line with a byte that is not UTF-8.
+///
+/// ```
+/// use dramalloc_sim::replay::decode_script;
+/// let e = decode_script(b"allocator 1M\nalloc a\xff 1K\n".to_vec(), "s.replay").unwrap_err();
+/// assert_eq!(e.to_string(), "s.replay:2: not valid UTF-8 text");
+/// ```
+pub fn decode_script(bytes: Vec<u8>, file: &str) -> Result<String, ReplayError> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = e.as_bytes().iter().take(valid).filter(|&&b| b == b'\n').count() + 1;
+        ReplayError::NotUtf8 { file: file.to_owned(), line }
+    })
+}
+
+/// Reads the script at `path` as text ([`decode_script`]).
+///
+/// # Errors
+/// [`ReplayError::Read`], [`ReplayError::NotUtf8`].
+pub fn read_script(path: &Path) -> Result<String, ReplayError> {
+    let bytes =
+        std::fs::read(path).map_err(|source| ReplayError::Read { path: path.to_path_buf(), source })?;
+    decode_script(bytes, &path.display().to_string())
+}
+
+/// The directory relative `report` directories of the script at `path` are resolved
+/// against: the script's own (`None`: the working directory).
+pub fn script_dir(path: &Path) -> Option<&Path> {
+    path.parent().filter(|p| !p.as_os_str().is_empty())
+}
+
+/// The `dramalloc replay SCRIPT` entry point: reads the script ([`read_script`]), runs it with
 /// [`run_replay_text`] (relative `report` directories are resolved against the script's
 /// directory).
 ///
 /// # Errors
-/// [`ReplayError::Read`], and as [`run_replay_text`].
+/// [`ReplayError::Read`], [`ReplayError::NotUtf8`], and as [`run_replay_text`].
 pub fn run_replay(
     script_path: &Path,
     strict: bool,
     out: &mut dyn Write,
 ) -> Result<ReplayOutcome, ReplayError> {
-    let text = std::fs::read_to_string(script_path)
-        .map_err(|source| ReplayError::Read { path: script_path.to_path_buf(), source })?;
-    let base = script_path.parent().filter(|p| !p.as_os_str().is_empty());
-    run_replay_text(&text, &script_path.display().to_string(), base, strict, out)
+    let text = read_script(script_path)?;
+    run_replay_text(&text, &script_path.display().to_string(), script_dir(script_path), strict, out)
 }
 
 /// Runs `text`, the script named `file` (relative `report` directories are resolved against

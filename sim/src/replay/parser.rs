@@ -271,6 +271,9 @@ fn parse_line(text: &str, mode: &mut Mode) -> Result<Option<Op>, String> {
             if d.dram_alignment == 0 {
                 return Err("dram_align must be positive".into());
             }
+            if d.l1_alignment == 0 {
+                return Err("l1_align must be positive".into());
+            }
             d.l1_unreserved_base = d.l1_unreserved_base.div_ceil(d.dram_alignment) * d.dram_alignment;
             *mode = Mode::Device;
             Op::Device(d)
@@ -349,6 +352,8 @@ fn parse_line(text: &str, mode: &mut Mode) -> Result<Option<Op>, String> {
 pub(super) fn parse_script(script: &str, file: &str) -> Result<Vec<Line>, ReplayError> {
     let mut mode = Mode::None;
     let mut out = Vec::new();
+    // a byte-order mark (as some editors write) is not part of the first operation
+    let script = script.strip_prefix('\u{feff}').unwrap_or(script);
     for (i, raw) in script.lines().enumerate() {
         match parse_line(raw, &mut mode) {
             Ok(Some(op)) => out.push(Line {

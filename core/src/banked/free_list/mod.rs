@@ -129,8 +129,8 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// Creates an allocator with one free block covering the whole range.
     ///
     /// # Errors
-    /// [`BankedError::InvalidConfig`] when `size == 0`, `alignment == 0` or
-    /// `offset + size > MAX_ADDRESS` (2^57).
+    /// [`BankedError::InvalidConfig`] when `size == 0` or `alignment == 0`;
+    /// [`BankedError::RangeTooLarge`] when `offset + size > MAX_ADDRESS` (2^57) or overflows.
     ///
     /// ```
     /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
@@ -145,14 +145,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if config.alignment == 0 {
             return Err(BankedError::InvalidConfig { what: "alignment", value: 0 });
         }
-        match config.offset.checked_add(config.size) {
-            Some(end) if end <= MAX_ADDRESS => {}
-            _ => {
-                return Err(BankedError::InvalidConfig {
-                    what: "offset + size",
-                    value: config.offset.saturating_add(config.size),
-                })
-            }
+        if config.offset.checked_add(config.size).is_none_or(|end| end > MAX_ADDRESS) {
+            let (offset, size) = (config.offset, config.size);
+            return Err(BankedError::RangeTooLarge { offset, size, limit: MAX_ADDRESS });
         }
         let mut fl = Self {
             config,
