@@ -274,3 +274,136 @@ fn tflite_weights_are_tensors_with_data_and_constant_ops_fold() {
         "m.tflite: --input-shape in: a TFLite file fixes every shape; this input is [1, 4, 4, 2] in the file, [1, 8, 8, 2] given"
     );
 }
+
+/// `import_bytes` of `bytes` (`m.onnx` or `m.tflite`) with these `--input-shape`s.
+fn with_shapes(
+    bytes: &[u8],
+    format: ModelFormat,
+    shapes: &[(&str, &[u64])],
+) -> Result<dramalloc_sim::input::import::Imported, ImportError> {
+    let input_shapes = shapes.iter().map(|&(n, d)| (n.to_owned(), d.to_vec())).collect();
+    let file = if format == ModelFormat::Onnx { "m.onnx" } else { "m.tflite" };
+    import_bytes(bytes, file, "m", format, &ImportOptions { input_shapes, ..ImportOptions::default() })
+}
+
+#[test]
+fn an_input_shape_given_twice_is_refused_naming_both() {
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(vec![sym("N"), dims(&[4]).remove(0)]))],
+        ..graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![])
+    };
+    let bytes = onnx_model(g);
+    let e = with_shapes(&bytes, ModelFormat::Onnx, &[("x", &[2, 4]), ("x", &[3, 4])]).unwrap_err();
+    assert!(
+        matches!(&e, ImportError::RepeatedInputShape { name, first, second, .. }
+            if name == "x" && first == &[2, 4] && second == &[3, 4]),
+        "{e:?}"
+    );
+    assert_eq!(e.to_string(), "m.onnx: --input-shape x is given twice: [2, 4] and [3, 4]");
+    // the same value twice too, and after another input's
+    let e =
+        with_shapes(&bytes, ModelFormat::Onnx, &[("x", &[2, 4]), ("z", &[1]), ("x", &[2, 4])]).unwrap_err();
+    assert_eq!(e.to_string(), "m.onnx: --input-shape x is given twice: [2, 4] and [2, 4]");
+    // once, it fixes the input
+    let got = with_shapes(&bytes, ModelFormat::Onnx, &[("x", &[3, 4])]).unwrap();
+    assert_eq!(got.program.tensors[0].bytes, 48);
+    // TFLite inputs too
+    let tfl = tflite_model(
+        &[(19, None)],
+        vec![tfl_tensor("in", &[4], 0, 0), tfl_tensor("out", &[4], 0, 0)],
+        vec![tfl_op(0, &[0], &[1])],
+        &[0],
+        &[1],
+        &[],
+    );
+    let e = with_shapes(&tfl, ModelFormat::Tflite, &[("in", &[4]), ("in", &[4])]).unwrap_err();
+    assert_eq!(e.to_string(), "m.tflite: --input-shape in is given twice: [4] and [4]");
+}
+
+#[test]
+fn two_graph_inputs_of_one_name_are_refused() {
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(dims(&[2, 4]))), value_info("x", F32, Some(dims(&[3, 4])))],
+        ..graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![])
+    };
+    let e = onnx(g).unwrap_err();
+    assert!(matches!(&e, ImportError::DuplicateInput { input, .. } if input == "x"), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "m.onnx: graph input `x` is listed twice (a name defines one value in a graph)"
+    );
+    // an initializer listed once among the inputs (IR < 4) is no repeat
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(dims(&[1, 4]))), value_info("w", F32, Some(dims(&[1, 4])))],
+        ..graph(vec![node("add", "Add", &["x", "w"], &["y"])], vec![weight("w", &[1, 4])])
+    };
+    let got = onnx(g).unwrap();
+    let kinds: Vec<(&str, &str)> =
+        got.program.tensors.iter().map(|t| (t.name.as_str(), t.kind.as_str())).collect();
+    assert_eq!(kinds, [("x", "input"), ("w", "weight"), ("y", "output")]);
+}
+
+#[test]
+fn a_negative_dimension_is_refused_naming_tensor_axis_and_value() {
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(dims(&[1, -3])))],
+        ..graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![])
+    };
+    let e = onnx(g).unwrap_err();
+    assert!(matches!(&e, ImportError::BadSize { tensor, .. } if tensor == "x"), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "m.onnx: tensor `x`: dimension 1 is -3 in the file; a dimension cannot be negative"
+    );
+    // an initializer's the same way
+    let mut w = weight("w", &[1, 4]);
+    w.dims = vec![-1, 4];
+    let e = onnx_err(graph(vec![node("add", "Add", &["x", "w"], &["y"])], vec![w]));
+    assert_eq!(e, "m.onnx: tensor `w`: dimension 0 is -1 in the file; a dimension cannot be negative");
+    // a named dimension, and one with neither a value nor a name, stay symbolic: 1
+    let open = dramalloc_model_formats::onnx::tensor_shape_proto::Dimension::default();
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(vec![sym("N"), open]))],
+        ..graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![])
+    };
+    let got = onnx(g).unwrap();
+    assert_eq!((got.program.tensors[0].bytes, got.program.tensors[1].bytes), (4, 4));
+}
+
+#[test]
+fn a_zero_sized_input_names_the_input_and_the_empty_tensor() {
+    let g = |x| GraphProto {
+        input: vec![value_info("x", F32, Some(x))],
+        ..graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![])
+    };
+    let bytes = onnx_model(g(vec![sym("N"), dims(&[4]).remove(0)]));
+    let e = with_shapes(&bytes, ModelFormat::Onnx, &[("x", &[0, 4])]).unwrap_err();
+    assert!(matches!(&e, ImportError::BadInputShape { name, .. } if name == "x"), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "m.onnx: --input-shape x: [0, 4] makes `x` a zero-sized tensor, and with it tensor `y` (written by node `relu`), which must hold a byte (only inputs and weights may be empty)"
+    );
+    // a zero the file declares: the empty tensor in the model's terms, not the program's JSON
+    assert_eq!(
+        onnx_err(g(dims(&[0, 4]))),
+        "m.onnx: tensor `y`: holds 0 bytes (written by node `relu`); only inputs and weights may be empty"
+    );
+}
+
+#[test]
+fn an_input_shape_dimension_too_large_says_so() {
+    use dramalloc_sim::input::import::{parse_input_shape, MAX_DIMENSION};
+    assert_eq!(
+        parse_input_shape("x=99999999999999999999x4"),
+        Err("`x=99999999999999999999x4`: dimension `99999999999999999999` is too large (the largest is 9223372036854775807)".into())
+    );
+    assert_eq!(
+        parse_input_shape("x=9223372036854775808"),
+        Err("`x=9223372036854775808`: dimension `9223372036854775808` is too large (the largest is 9223372036854775807)".into())
+    );
+    assert_eq!(parse_input_shape("x=9223372036854775807"), Ok(("x".into(), vec![MAX_DIMENSION])));
+    assert_eq!(
+        parse_input_shape("x=1x-3"),
+        Err("`x=1x-3`: dimension `-3` is not a non-negative integer".into())
+    );
+}

@@ -60,6 +60,13 @@ fn bad_models_and_options_exit_2_and_write_nothing() {
     assert_eq!(cli(&["import", &onnx, "--input-shape", "nope=1x3", "-o", out_s]), ExitCode::from(2));
     assert_eq!(cli(&["import", &onnx, "--input-shape", "data_0=1xA", "-o", out_s]), ExitCode::from(2));
     assert_eq!(cli(&["run", &data("models/onnx_resnet50.json"), "--input-shape", "x=1"]), ExitCode::from(2));
+    // an input named twice, in every command that takes --input-shape; a dimension too large
+    let twice = ["--input-shape", "data_0=1x3x224x224", "--input-shape", "data_0=2x3x224x224"];
+    assert_eq!(cli(&[&["import", &onnx, "-o", out_s][..], &twice].concat()), ExitCode::from(2));
+    assert_eq!(cli(&[&["run", &onnx][..], &twice].concat()), ExitCode::from(2));
+    assert_eq!(cli(&[&["plan", &onnx, "-o", out_s][..], &twice].concat()), ExitCode::from(2));
+    let huge = "data_0=99999999999999999999x3x224x224";
+    assert_eq!(cli(&["import", &onnx, "--input-shape", huge, "-o", out_s]), ExitCode::from(2));
     assert_eq!(cli(&["import", &data("README.md"), "-o", out_s]), ExitCode::from(2));
     assert!(!out.exists());
     // An output that cannot be written is exit 1.

@@ -111,6 +111,26 @@ fn the_summary_shows_the_peak_pressure_with_shared_bytes_counted_once() {
 }
 
 #[test]
+fn a_program_without_ops_has_no_peak_op_to_name() {
+    let json = r#"{"name": "empty", "tensors": [{"name": "x", "bytes": 16, "kind": "input"}], "ops": []}"#;
+    let out = run(&parse_program(json, "empty.json", 16).unwrap(), &RunOptions::default()).unwrap();
+    let s = &out.summary;
+    // --json: the place is empty, on the device and on every core
+    assert_eq!(s.pressure.as_ref().map(|p| (p.bytes, p.at.as_str())), Some((0, "")));
+    assert!(s.per_core.iter().all(|c| (c.peak_live, c.peak_live_at.as_str()) == (0, "")));
+    let mut table = Vec::new();
+    dramalloc_sim::cli::print_summary(&mut table, s);
+    let line = "  peak live bytes (device)     0 (0 private on all cores + 0 shared, counted once; the program has no op)\n";
+    assert!(String::from_utf8(table).unwrap().contains(line));
+    // with ops, the line names the op
+    let out = run(&resnet(), &RunOptions { cores: 1, ..RunOptions::default() }).unwrap();
+    let mut table = Vec::new();
+    dramalloc_sim::cli::print_summary(&mut table, &out.summary);
+    let line = "  peak live bytes (device)     113197056 at op 13 `n13` (113197056 private on all cores + 0 shared, counted once)\n";
+    assert!(String::from_utf8(table).unwrap().contains(line));
+}
+
+#[test]
 fn run_refuses_a_window_the_live_bytes_cannot_fit_naming_core_op_and_bytes() {
     let plan = PlanOptions { window: 113_197_056 - 4096, cc: CcSize::Mib(0), ..PlanOptions::default() };
     let e = run(&resnet(), &RunOptions { cores: 1, plan, ..RunOptions::default() }).unwrap_err();

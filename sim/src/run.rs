@@ -78,7 +78,7 @@ pub struct CoreSummary {
     /// Peak memory pressure of the core's view: the most private + shared bytes live at one
     /// instruction (0 when the DRAM pass did not run).
     pub peak_live: u64,
-    /// Where: `op I `NAME`` (empty when the DRAM pass did not run).
+    /// Where: `op I `NAME`` (empty when the DRAM pass did not run or the core has no op).
     pub peak_live_at: String,
     /// Spills left unaddressed.
     pub unaddressed: u64,
@@ -93,7 +93,7 @@ pub struct DevicePressure {
     pub private_bytes: u64,
     /// Shared bytes there, counted once.
     pub shared_bytes: u64,
-    /// Where: `op I `NAME`` of core 0.
+    /// Where: `op I `NAME`` of core 0 (empty when core 0 has no op).
     pub at: String,
     /// The most shared bytes live at one instruction.
     pub shared_peak: u64,

@@ -355,10 +355,18 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
         row(
             o,
             "peak live bytes (device)",
-            format!(
-                "{} at {} ({} private on all cores + {} shared, counted once)",
-                p.bytes, p.at, p.private_bytes, p.shared_bytes
-            ),
+            // `at` is empty when the program has no op: there is no place to name
+            if p.at.is_empty() {
+                format!(
+                    "{} ({} private on all cores + {} shared, counted once; the program has no op)",
+                    p.bytes, p.private_bytes, p.shared_bytes
+                )
+            } else {
+                format!(
+                    "{} at {} ({} private on all cores + {} shared, counted once)",
+                    p.bytes, p.at, p.private_bytes, p.shared_bytes
+                )
+            },
         );
     }
     // cores with equal figures share one row (`0-63`)

@@ -88,6 +88,27 @@ pub enum ImportError {
         /// Why it does not fit (unknown input, wrong rank, a fixed dimension contradicted).
         detail: String,
     },
+    /// The same input named by two `--input-shape`s (even with the same dimensions).
+    #[error("{file}: --input-shape {name} is given twice: {first:?} and {second:?}")]
+    RepeatedInputShape {
+        /// The file.
+        file: String,
+        /// The input named twice.
+        name: String,
+        /// The first dimensions given.
+        first: Vec<u64>,
+        /// The second.
+        second: Vec<u64>,
+    },
+    /// Two graph inputs with the same name: names in a graph are unique (ONNX's static single
+    /// assignment), so the second would be a second definition of one value.
+    #[error("{file}: graph input `{input}` is listed twice (a name defines one value in a graph)")]
+    DuplicateInput {
+        /// The file.
+        file: String,
+        /// The input's name.
+        input: String,
+    },
     /// Shape inference failed at a node (bad attribute, incompatible shapes, a shape that
     /// depends on runtime data).
     #[error("{file}: node `{node}` ({op}): {detail}")]
@@ -167,7 +188,8 @@ pub enum ImportError {
         /// The table's length.
         len: usize,
     },
-    /// A tensor whose byte size overflows `u64` (or whose shape has a negative dimension).
+    /// A tensor whose byte size overflows `u64`, whose shape has a negative dimension, or that
+    /// an op writes and that holds no byte.
     #[error("{file}: tensor `{tensor}`: {detail}")]
     BadSize {
         /// The file.

@@ -38,7 +38,7 @@ pub use program_text::{program_text, Provenance};
 pub use size::byte_size;
 pub use to_program::to_program;
 
-use crate::input::{parse_program, Program};
+use crate::input::{parse_program, Program, TensorKind};
 
 /// Largest tensor count accepted from a model (as for program files).
 pub const DEFAULT_MAX_TENSORS: usize = 10_000_000;
@@ -104,15 +104,20 @@ pub struct Imported {
     pub format: ModelFormat,
 }
 
+/// The largest dimension `--input-shape` takes: ONNX stores dimensions as `int64`.
+pub const MAX_DIMENSION: u64 = i64::MAX as u64;
+
 /// Parses `NAME=D1xD2x...` (the `--input-shape` syntax; `NAME=` alone is a scalar).
 ///
 /// # Errors
-/// A message naming the part that is not `NAME=DIMS` or not a number.
+/// A message naming the part that is not `NAME=DIMS`, not a number, or a number above
+/// [`MAX_DIMENSION`].
 ///
 /// ```
 /// use dramalloc_sim::input::import::parse_input_shape;
 /// assert_eq!(parse_input_shape("x=1x3x224x224"), Ok(("x".to_string(), vec![1, 3, 224, 224])));
 /// assert!(parse_input_shape("x=1x-3").is_err());
+/// assert!(parse_input_shape("x=99999999999999999999").unwrap_err().contains("too large"));
 /// ```
 pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), String> {
     let (name, dims) =
@@ -124,14 +129,20 @@ pub fn parse_input_shape(text: &str) -> Result<(String, Vec<u64>), String> {
         Vec::new()
     } else {
         dims.split(['x', 'X', ','])
-            .map(|d| {
-                d.trim()
-                    .parse::<u64>()
-                    .map_err(|_| format!("`{text}`: dimension `{d}` is not a non-negative integer"))
+            .map(|d| match d.trim().parse::<u64>() {
+                Ok(v) if v <= MAX_DIMENSION => Ok(v),
+                Ok(_) => Err(too_large(text, d)),
+                Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => Err(too_large(text, d)),
+                Err(_) => Err(format!("`{text}`: dimension `{d}` is not a non-negative integer")),
             })
             .collect::<Result<_, _>>()?
     };
     Ok((name.to_owned(), dims))
+}
+
+/// The message for dimension `d` of `text` above [`MAX_DIMENSION`].
+fn too_large(text: &str, d: &str) -> String {
+    format!("`{text}`: dimension `{}` is too large (the largest is {MAX_DIMENSION})", d.trim())
 }
 
 /// Imports a model file: format by extension, else by content (see [`ModelFormat::sniff`]).
@@ -166,8 +177,10 @@ pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, Im
 ///
 /// # Errors
 /// The reader's errors ([`crate::input::onnx::read_onnx`], [`crate::input::tflite::read_tflite`]),
-/// those of [`to_program`], and [`ImportError::Program`] when the program breaks a rule of
-/// the program reader (for example a zero-byte intermediate).
+/// those of [`to_program`], [`ImportError::RepeatedInputShape`] for an input named by two
+/// `--input-shape`s, [`ImportError::BadInputShape`] (a zero-sized input given) or
+/// [`ImportError::BadSize`] for an op's output of 0 bytes, and [`ImportError::Program`] when
+/// the program breaks another rule of the program reader.
 pub fn import_bytes(
     bytes: &[u8],
     file: &str,
@@ -175,15 +188,67 @@ pub fn import_bytes(
     format: ModelFormat,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
+    check_repeated(file, &options.input_shapes)?;
     let source = ModelSource { bytes, file, name, input_shapes: &options.input_shapes };
     let graph = match format {
         ModelFormat::Onnx => crate::input::onnx::read_onnx(&source)?,
         ModelFormat::Tflite => crate::input::tflite::read_tflite(&source)?,
     };
     let program = to_program(&graph, file)?;
+    check_written_not_empty(&program, file, &options.input_shapes)?;
     let sha256 = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
     let prov = Provenance { source: file.to_owned(), sha256, input_shapes: graph.input_shapes.clone() };
     let json = program_text(&program, &prov);
     let program = parse_program(&json, file, options.max_tensors)?;
     Ok(Imported { program, json, format })
+}
+
+/// Refuses an input named by two `--input-shape`s (which one would win is a guess).
+fn check_repeated(file: &str, shapes: &[(String, Vec<u64>)]) -> Result<(), ImportError> {
+    for (k, (name, second)) in shapes.iter().enumerate() {
+        if let Some((_, first)) = shapes[..k].iter().find(|(n, _)| n == name) {
+            return Err(ImportError::RepeatedInputShape {
+                file: file.to_owned(),
+                name: name.clone(),
+                first: first.clone(),
+                second: second.clone(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an intermediate or output of 0 bytes (the program reader's rule) in the model's
+/// terms: the `--input-shape` with a 0 dimension that made it so, else the tensor and its
+/// writer.
+fn check_written_not_empty(
+    program: &Program,
+    file: &str,
+    shapes: &[(String, Vec<u64>)],
+) -> Result<(), ImportError> {
+    let Some((t, empty)) =
+        program.tensors.iter().enumerate().find(|(_, t)| t.bytes == 0 && !t.kind.is_loaded())
+    else {
+        return Ok(());
+    };
+    let writer = program.ops.iter().find(|op| op.outputs.contains(&(t as u32))).map(|op| op.name.as_str());
+    let written = writer.map_or_else(String::new, |w| format!(" (written by node `{w}`)"));
+    let given = shapes.iter().find(|(name, dims)| {
+        dims.contains(&0) && program.tensors.iter().any(|t| t.kind == TensorKind::Input && &t.name == name)
+    });
+    Err(match given {
+        Some((name, dims)) => ImportError::BadInputShape {
+            file: file.to_owned(),
+            name: name.clone(),
+            detail: format!(
+                "{dims:?} makes `{name}` a zero-sized tensor, and with it tensor `{}`{written}, which must hold a byte (only inputs and weights may be empty)",
+                empty.name
+            ),
+        },
+        None => ImportError::BadSize {
+            file: file.to_owned(),
+            tensor: empty.name.clone(),
+            detail: format!("holds 0 bytes{written}; only inputs and weights may be empty"),
+        },
+    })
 }

@@ -20,6 +20,9 @@ pub enum Dim {
     Fixed(u64),
     /// A name (`dim_param`), or `None` for a dimension that is neither.
     Symbolic(Option<String>),
+    /// A negative `dim_value`: invalid (a graph input's is refused; elsewhere the dimension
+    /// is not known).
+    Negative(i64),
 }
 
 /// A declared tensor type: element type and shape (`None`: unknown rank).
@@ -41,7 +44,7 @@ pub fn declared(v: &ValueInfoProto) -> Option<Declared> {
         s.dim
             .iter()
             .map(|d| match &d.value {
-                Some(DimValue::DimValue(v)) if *v >= 0 => Dim::Fixed(*v as u64),
+                Some(DimValue::DimValue(v)) => u64::try_from(*v).map_or(Dim::Negative(*v), Dim::Fixed),
                 Some(DimValue::DimParam(p)) if !p.is_empty() => Dim::Symbolic(Some(p.clone())),
                 _ => Dim::Symbolic(None),
             })
@@ -64,7 +67,8 @@ pub struct FixedInput {
 ///
 /// # Errors
 /// [`ImportError::DynamicInput`] for an input of unknown rank without `given`;
-/// [`ImportError::BadInputShape`] when `given` contradicts the declaration.
+/// [`ImportError::BadInputShape`] when `given` contradicts the declaration;
+/// [`ImportError::BadSize`] for a negative dimension, naming the axis and the value.
 pub fn fix_input(
     file: &str,
     name: &str,
@@ -98,6 +102,13 @@ pub fn fix_input(
                 return Err(bad(format!("dimension {i} is {f} in the file, {} given", g[i])));
             }
             (Dim::Fixed(f), _) => *f,
+            (Dim::Negative(v), _) => {
+                return Err(ImportError::BadSize {
+                    file: file.to_owned(),
+                    tensor: name.to_owned(),
+                    detail: format!("dimension {i} is {v} in the file; a dimension cannot be negative"),
+                });
+            }
             (Dim::Symbolic(s), g) => {
                 symbolic = true;
                 let v = g.map_or(1, |g| g[i]);
@@ -121,7 +132,7 @@ pub fn static_shape(d: &Declared, symbols: &HashMap<String, u64>) -> Option<Vec<
         .map(|dim| match dim {
             Dim::Fixed(f) => Some(*f),
             Dim::Symbolic(Some(s)) => symbols.get(s).copied(),
-            Dim::Symbolic(None) => None,
+            Dim::Symbolic(None) | Dim::Negative(_) => None,
         })
         .collect()
 }
@@ -159,5 +170,15 @@ mod tests {
             Some(vec![1, 2])
         );
         assert_eq!(static_shape(&decl(vec![Dim::Symbolic(Some("M".into()))]), &sym), None);
+        // a negative dimension: refused for an input, given or not; unknown elsewhere
+        let neg = decl(vec![Dim::Fixed(1), Dim::Negative(-3)]);
+        for given in [None, Some(&[1, 3][..])] {
+            let e = fix_input("m", "x", Some(&neg), given, &mut sym).err().unwrap();
+            assert_eq!(
+                e.to_string(),
+                "m: tensor `x`: dimension 1 is -3 in the file; a dimension cannot be negative"
+            );
+        }
+        assert_eq!(static_shape(&neg, &sym), None);
     }
 }

@@ -40,7 +40,8 @@ use crate::input::Op;
 ///
 /// # Errors
 /// [`ImportError::Malformed`] when the bytes are not a `ModelProto`,
-/// [`ImportError::NoGraph`], [`ImportError::BadInputShape`], [`ImportError::DynamicInput`],
+/// [`ImportError::NoGraph`], [`ImportError::DuplicateInput`], [`ImportError::BadInputShape`],
+/// [`ImportError::DynamicInput`], [`ImportError::BadSize`] (a negative dimension),
 /// the definition-order errors of [`check_order`], and [`ImportError::Shape`] naming the
 /// node whose output shape cannot be inferred.
 pub fn read_onnx(source: &ModelSource) -> Result<ModelGraph, ImportError> {
@@ -122,12 +123,19 @@ impl<'a> Reader<'a> {
                 });
             }
         }
+        let mut listed = std::collections::HashSet::new();
+        if let Some(v) = g.input.iter().find(|v| !listed.insert(v.name.as_deref().unwrap_or(""))) {
+            return Err(ImportError::DuplicateInput {
+                file: file.to_owned(),
+                input: v.name.clone().unwrap_or_default(),
+            });
+        }
         let mut symbols = HashMap::new();
         let mut inputs = Vec::new();
         let mut fixed = Vec::new();
         for v in &g.input {
             let vname = v.name.as_deref().unwrap_or("");
-            if !input_names.contains(&vname) || self.index.get(vname).is_some_and(|&i| inputs.contains(&i)) {
+            if !input_names.contains(&vname) {
                 continue;
             }
             let d = declared(v);
@@ -278,11 +286,12 @@ impl<'a> Reader<'a> {
 /// A file's dimensions as `u64`.
 fn dims(file: &str, tensor: &str, d: &[i64]) -> Result<Vec<u64>, ImportError> {
     d.iter()
-        .map(|&v| {
+        .enumerate()
+        .map(|(i, &v)| {
             u64::try_from(v).map_err(|_| ImportError::BadSize {
                 file: file.to_owned(),
                 tensor: tensor.to_owned(),
-                detail: format!("shape {d:?} has a negative dimension"),
+                detail: format!("dimension {i} is {v} in the file; a dimension cannot be negative"),
             })
         })
         .collect()
