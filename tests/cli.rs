@@ -88,6 +88,17 @@ fn size_flags_take_binary_suffixes() {
         out.stderr,
         "error: --allreduce-buffer-size 1024 MiB does not fit in the 536870912-byte --hbm-window\n"
     );
+    // the default CC region is reserved too, collectives or not: the message says it is the
+    // default and how to do without (a trial read it as naming a flag it never gave)
+    let out = dramalloc(&["run", "--hbm-window", "113192960"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            ExitCode::from(CODE_BAD),
+            "error: --allreduce-buffer-size 500 MiB (the default) does not fit in the 113192960-byte \
+             --hbm-window: give a smaller one (0: no CC region)\n"
+        )
+    );
 }
 
 #[test]

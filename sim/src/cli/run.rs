@@ -188,9 +188,13 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
     }
     if let CcSize::Mib(m) = cc {
         if m.checked_mul(1 << 20).is_none_or(|b| b > a.hbm_window) {
+            // the CC region is reserved in every window, collectives or not: say so where
+            // the user did not ask for one (500 MiB is the default)
+            let default = if a.allreduce_buffer_size == 500 { " (the default)" } else { "" };
             let msg = format!(
-                "--allreduce-buffer-size {m} MiB does not fit in the {}-byte --hbm-window",
-                a.hbm_window
+                "--allreduce-buffer-size {m} MiB{default} does not fit in the {}-byte --hbm-window{}",
+                a.hbm_window,
+                if default.is_empty() { "" } else { ": give a smaller one (0: no CC region)" }
             );
             return fail(con, msg, EXIT_BAD_INPUT);
         }
