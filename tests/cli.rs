@@ -99,6 +99,14 @@ fn size_flags_take_binary_suffixes() {
              --hbm-window: give a smaller one (0: no CC region)\n"
         )
     );
+    // --svg-core picks the core of layout.svg, which only a report directory holds
+    let out = dramalloc(&["run", "--svg-core", "1"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(
+        out.stderr.contains("the following required arguments were not provided:\n  --report-dir"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]
@@ -630,7 +638,9 @@ fn the_report_directory_is_checked_before_planning() {
         format!("error: --report-dir {}: exists and is not a directory\n", file.display())
     );
     assert_eq!(out.stdout, "", "nothing ran");
-    let out = dramalloc(&["run", "--cores", "2", "--svg-core", "2"]);
+    let reports = dir.join("r");
+    let out =
+        dramalloc(&["run", "--cores", "2", "--svg-core", "2", "--report-dir", reports.to_str().unwrap()]);
     assert_eq!(out.stderr, "error: --svg-core 2: the run has cores 0..1 (--cores 2)\n");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -68,8 +68,8 @@ pub struct RunArgs {
     /// split, strategy, verdict `FAILED: <error>`) and removes the other four.
     #[arg(long)]
     pub report_dir: Option<PathBuf>,
-    /// The core whose view layout.svg draws.
-    #[arg(long, default_value = "0", value_parser = args::core_index)]
+    /// The core whose view layout.svg draws (needs --report-dir, where layout.svg goes).
+    #[arg(long, default_value = "0", value_parser = args::core_index, requires = "report_dir")]
     pub svg_core: u32,
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
