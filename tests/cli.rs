@@ -500,6 +500,10 @@ fn a_run_that_fails_in_planning_or_on_a_spill_replaces_the_earlier_reports() {
     let out = dramalloc(&["run", &vgg, "--disable-dram-allocation", "--report-dir", d]);
     assert_eq!(out.code, ExitCode::from(CODE_FAILED));
     assert_eq!(verdict(), "FAILED: DRAM spill `r0` on core 0 has no address");
+    // the pressure was not measured (no DRAM pass): `-`, where it said 0 with the inputs and
+    // weights live (a trial)
+    let row = out.stdout.lines().find(|l| l.starts_with("  0-1 ")).unwrap();
+    assert_eq!(row.split_whitespace().nth(4), Some("-"), "{row}");
     assert!(std::fs::read_to_string(dir.join("layout.svg"))
         .unwrap()
         .contains(">FAILED RUN: onnx_vgg19: core 0 of 2,"));

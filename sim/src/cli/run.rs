@@ -392,6 +392,9 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
         "core", "used", "lower bound", "used/LB", "peak live", "unaddressed"
     );
     for (cores, c) in &groups {
+        // without the DRAM pass (`--disable-dram-allocation`) the pressure was not measured:
+        // `-`, not 0 (the pre-placed bytes alone are live)
+        let live = if s.pressure.is_some() { c.peak_live.to_string() } else { "-".to_owned() };
         let _ = writeln!(
             o,
             "  {:<8} {:>14} {:>14} {:>10} {:>14} {:>12}",
@@ -399,7 +402,7 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
             c.hwm,
             c.lower_bound,
             ratio(c.hwm, c.lower_bound),
-            c.peak_live,
+            live,
             c.unaddressed
         );
     }
