@@ -1,7 +1,8 @@
 //! Property tests of the banked free list: after any random sequence of operations the
 //! statistics add up (allocated + free == total, largest <= free), no block is empty, the
 //! blocks tile the range, and every result equals that of a simple reference allocator (a
-//! plain address-ordered segment list with the same documented policies).
+//! plain address-ordered segment list with the same documented policies). A zero-size request
+//! is refused.
 //!
 //! Cases: `DRAMALLOC_PROPTEST_CASES` (default 2,000).
 
@@ -100,6 +101,9 @@ impl Model {
     }
 
     fn at(&mut self, abs: u64, size: u64) -> Result<u64, &'static str> {
+        if size == 0 {
+            return Err("zero");
+        }
         let s = self.round(size);
         let Some(rel) = abs.checked_sub(self.cfg.offset) else {
             return Err("range");
@@ -182,6 +186,7 @@ fn kind(e: &BankedError) -> &'static str {
         BankedError::ShrinkTooLarge { .. } => "too large",
         BankedError::ShrinkPastAllocation { .. } => "past",
         BankedError::OutOfMemory(_) => "oom",
+        BankedError::ZeroSize { buffer_type: None } => "zero",
         _ => "other",
     }
 }
@@ -197,7 +202,8 @@ fn config() -> impl Strategy<Value = FreeListConfig> {
         .prop_map(|(kib, offset, min, align, best)| {
             FreeListConfig::new(
                 kib * 1024,
-                offset,
+                // on the alignment grid, as the allocator requires
+                offset.div_ceil(align) * align,
                 min,
                 align,
                 if best { Policy::Best } else { Policy::First },
@@ -219,6 +225,9 @@ proptest! {
         let mut live: Vec<u64> = Vec::new();
         for act in &actions {
             match *act {
+                Action::Alloc { size: 0, down } => {
+                    prop_assert_eq!(fl.allocate(0, !down).map_err(|e| kind(&e)), Err("zero"));
+                }
                 Action::Alloc { size, down } => {
                     let got = fl.allocate(size, !down);
                     let want = model.alloc(size, !down);

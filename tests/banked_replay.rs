@@ -269,3 +269,107 @@ fn replay_from_stdin_skips_a_bom_and_names_a_non_utf8_line() {
         (ExitCode::from(2), "", "error: <stdin>:2: not valid UTF-8 text\n")
     );
 }
+
+/// The user trial's scripts, exactly: an `l1_size` or `dram_reserved` off the DRAM-alignment
+/// grid makes the `device` line an error line naming the key, its value and the alignment (the
+/// buffers after it find no device); on the grid every address is a multiple of it. The L1
+/// base is rounded up and printed rounded.
+#[test]
+fn device_bounds_off_the_grid_are_error_lines() -> Result<(), ReplayError> {
+    let grid = "(every address the allocator hands out is on its alignment grid)";
+    let script = "device dram_banks=2 dram_bank_size=1M dram_align=32 dram_reserved=0 l1_banks=2 l1_size=1000 l1_base=100 l1_align=16\n\
+                  buffer x l1 64 32\nbuffer y l1 64 32\n";
+    let out = replay_str(script, None)?;
+    assert_eq!(
+        out.lines,
+        [
+            format!(
+                "error device dram_banks=2 dram_bank_size=1M dram_align=32 dram_reserved=0 l1_banks=2 l1_size=1000 l1_base=100 l1_align=16 : \
+                 invalid configuration: l1_size = 1000 is not a multiple of the alignment 32 {grid}"
+            ),
+            "error buffer x l1 64 32 : no device".to_string(),
+            "error buffer y l1 64 32 : no device".to_string(),
+        ]
+    );
+    assert_eq!(out.errors, 3);
+    let script = "device dram_banks=2 dram_bank_size=48K dram_align=48 dram_reserved=5 l1_banks=2 l1_size=48K l1_base=100 l1_align=16\n\
+                  buffer a dram 96 48\n";
+    let out = replay_str(script, None)?;
+    assert_eq!(
+        out.lines[0],
+        format!(
+            "error device dram_banks=2 dram_bank_size=48K dram_align=48 dram_reserved=5 l1_banks=2 l1_size=48K l1_base=100 l1_align=16 : \
+             invalid configuration: dram_reserved = 5 is not a multiple of the alignment 48 {grid}"
+        )
+    );
+    // on the grid: the base 100 is printed rounded to 128, addresses are multiples of 32 / 48
+    let script = "device dram_banks=2 dram_bank_size=1M dram_align=32 dram_reserved=0 l1_banks=2 l1_size=1024 l1_base=100 l1_align=16\n\
+                  buffer x l1 64 32\nbuffer y l1 64 32\n\
+                  device dram_banks=2 dram_bank_size=48K dram_align=48 dram_reserved=48 l1_banks=2 l1_size=48K l1_base=100 l1_align=16\n\
+                  buffer a dram 96 48\nbuffer b dram 96 48\n";
+    let out = replay_str(script, None)?;
+    assert_eq!(
+        out.lines,
+        [
+            "device dram_banks=2 dram_bank_size=1048576 l1_banks=2 l1_size=1024 l1_base=128",
+            "x 992 per_bank=32",
+            "y 960 per_bank=32",
+            "device dram_banks=2 dram_bank_size=49152 l1_banks=2 l1_size=49152 l1_base=144",
+            "a 48 per_bank=48",
+            "b 96 per_bank=48",
+        ]
+    );
+    // a single free list: offset and size on the `align` grid
+    let out = replay_str("allocator 1000 align=32\nallocator 1M offset=5 align=4\n", None)?;
+    assert_eq!(
+        out.lines,
+        [
+            format!(
+                "error allocator 1000 align=32 : invalid configuration: size = 1000 is not a multiple of the alignment 32 {grid}"
+            ),
+            format!(
+                "error allocator 1M offset=5 align=4 : invalid configuration: offset = 5 is not a multiple of the alignment 4 {grid}"
+            ),
+        ]
+    );
+    Ok(())
+}
+
+/// The trial's zero-size buffers: an error line naming the buffer, nothing allocated (they
+/// took 32 bytes a bank and printed `per_bank=0`); the same for `alloc` and `at` on a single
+/// free list (`alloc a 0` printed `a 0` with `allocated=1`). `sharded=0` says what is wrong
+/// (it said "0 shard cores requested but only 4 banks exist"). Error lines leave the exit
+/// code 0 (`run_replay_text` returns `Ok`) unless `--strict`.
+#[test]
+fn zero_sizes_and_zero_shards_are_error_lines_naming_the_buffer() -> Result<(), ReplayError> {
+    let script = "device dram_banks=2 dram_bank_size=1M dram_align=32 dram_reserved=32 l1_banks=4 l1_size=1M l1_base=100 l1_align=16\n\
+                  buffer zero dram 0 100\nbuffer zero2 dram 0 100\nbuffer big dram 400 100\nstats dram\n\
+                  buffer lz l1 0 32\nstats l1\nbuffer s l1 64 32 sharded=0\nbuffer s5 l1 64 32 sharded=5\n";
+    let mut out = Vec::new();
+    let o = dramalloc_sim::replay::run_replay_text(script, "<trial>", None, false, &mut out)?;
+    assert_eq!(o.errors, 5);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        "device dram_banks=2 dram_bank_size=1048576 l1_banks=4 l1_size=1048576 l1_base=128\n\
+         error buffer zero dram 0 100 : buffer `zero`: size 0 B: a DRAM buffer holds at least one byte\n\
+         error buffer zero2 dram 0 100 : buffer `zero2`: size 0 B: a DRAM buffer holds at least one byte\n\
+         big 32 per_bank=256\n\
+         stats dram total=1048544 allocated=256 free=1048288 largest=1048288\n\
+         error buffer lz l1 0 32 : buffer `lz`: size 0 B: an L1 buffer holds at least one byte\n\
+         stats l1 total=1048448 allocated=0 free=1048448 largest=1048448\n\
+         error buffer s l1 64 32 sharded=0 : 0 shard cores requested: a sharded buffer needs 1 to 4 shard cores (one per bank at most)\n\
+         error buffer s5 l1 64 32 sharded=5 : 5 shard cores requested but only 4 banks exist\n"
+    );
+    let out = replay_str("allocator 1M\nalloc a 0\nat b 0 0\nstats\nalloc a 1\n", None)?;
+    assert_eq!(
+        out.lines,
+        [
+            "allocator 1048576 offset=0 min=1 align=1 policy=first",
+            "error alloc a 0 : allocation `a`: size 0 B: an allocation holds at least one byte",
+            "error at b 0 0 : allocation `b`: size 0 B: an allocation holds at least one byte",
+            "stats total=1048576 allocated=0 free=1048576 largest=1048576",
+            "a 0",
+        ]
+    );
+    Ok(())
+}

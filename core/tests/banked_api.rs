@@ -1,7 +1,8 @@
 //! The banked allocator's smaller public operations with exact values (issue 18: their mutants
 //! were killed only by doctests or by the workspace suite, which the core's mutation run does
 //! not see): the supported bank counts, shard limits, the L1 interleaved address limit,
-//! `can_allocate`, `clear`, page locations, core ranges and the circular-buffer checks.
+//! `can_allocate`, `clear`, page locations, core ranges and the circular-buffer checks; the
+//! grid checks of device and allocator ranges and the refusal of zero-size requests.
 
 use dramalloc_core::banked::{
     is_supported_bank_count, BankConfig, BankManager, BankedError, BufferType, CircularBuffers, CoreRange,
@@ -46,9 +47,14 @@ fn shards_go_up_to_the_bank_count() {
         m.size_per_bank(8 * K, 2 * K, Layout::Sharded { cores: 5 }),
         Err(BankedError::TooManyShards { shards: 5, banks: 4 })
     );
+    // 0 shard cores is not "too many": its own error (this test pinned TooManyShards before)
     assert_eq!(
         m.size_per_bank(8 * K, 2 * K, Layout::Sharded { cores: 0 }),
-        Err(BankedError::TooManyShards { shards: 0, banks: 4 })
+        Err(BankedError::ZeroShards { banks: 4 })
+    );
+    assert_eq!(
+        BankedError::ZeroShards { banks: 4 }.to_string(),
+        "0 shard cores requested: a sharded buffer needs 1 to 4 shard cores (one per bank at most)"
     );
     assert_eq!(m.size_per_bank(8 * K, 2 * K, Layout::Interleaved), Ok((2 * K, 4)));
 }
@@ -136,21 +142,136 @@ fn device_descriptors_align_the_l1_base_and_reject_full_reservations() {
     assert_eq!(custom(32, 100).l1_unreserved_base, 128);
     assert_eq!(custom(0, 100).l1_unreserved_base, 100);
     // a reservation that fills the bank, or an unreserved base at the L1 size, is an error;
-    // one byte less leaves a bank of one byte
+    // one alignment unit less leaves a bank of one unit. (This test pinned a bank of one byte
+    // from a reservation of 64K - 1, off the 32-byte grid: that is now MisalignedConfig.)
     let full_dram = DeviceDescriptor { dram_reserved: 64 * K, ..custom(32, 0) };
     assert_eq!(
         full_dram.dram_config(),
         Err(BankedError::InvalidConfig { what: "dram_reserved", value: 64 * K })
     );
-    let one = DeviceDescriptor { dram_reserved: 64 * K - 1, ..custom(32, 0) };
-    assert_eq!(one.dram_config().map(|c| c.bank_size), Ok(1));
+    let one = DeviceDescriptor { dram_reserved: 64 * K - 32, ..custom(32, 0) };
+    assert_eq!(one.dram_config().map(|c| c.bank_size), Ok(32));
+    let off = DeviceDescriptor { dram_reserved: 64 * K - 1, ..custom(32, 0) };
+    assert_eq!(
+        off.dram_config(),
+        Err(BankedError::MisalignedConfig { what: "dram_reserved", value: 64 * K - 1, alignment: 32 })
+    );
     let full_l1 = custom(32, 16 * K);
     assert_eq!(
         full_l1.l1_config(),
         Err(BankedError::InvalidConfig { what: "l1_unreserved_base", value: 16 * K })
     );
-    let one = DeviceDescriptor { l1_unreserved_base: 16 * K - 1, ..custom(32, 0) };
-    assert_eq!(one.l1_config().map(|c| c.bank_size), Ok(1));
+    let one = DeviceDescriptor { l1_unreserved_base: 16 * K - 32, ..custom(32, 0) };
+    assert_eq!(one.l1_config().map(|c| c.bank_size), Ok(32));
+    let off = DeviceDescriptor { l1_unreserved_base: 16 * K - 1, ..custom(32, 0) };
+    assert_eq!(
+        off.l1_config(),
+        Err(BankedError::MisalignedConfig { what: "l1_unreserved_base", value: 16 * K - 1, alignment: 32 })
+    );
+}
+
+/// Every region bound of a device must be on the DRAM-alignment grid (the allocators' grid):
+/// the user trial's unaligned `l1_size` and `dram_reserved` gave addresses off it. Each key is
+/// refused by name, with its value and the alignment; the L1 base is rounded up (as tt-metal
+/// does), nothing else is.
+#[test]
+fn device_region_bounds_off_the_grid_are_refused_by_name() {
+    use dramalloc_core::banked::{Device, DeviceDescriptor};
+    let mis = |what, value, alignment| Err(BankedError::MisalignedConfig { what, value, alignment });
+    // the trial: l1_size 1000, l1_base 100 (rounded to 128), DRAM and L1 alignment 32 / 16
+    let trial = DeviceDescriptor::custom(2, 1 << 20, 32, 0, 2, 1000, 100, 16);
+    assert_eq!(trial.l1_unreserved_base, 128);
+    assert_eq!(Device::<16>::new(trial).map(|_| ()), mis("l1_size", 1000, 32));
+    // the trial's DRAM: alignment 48 (not a power of two), reservation 5
+    let dram = DeviceDescriptor::custom(2, 48 * K, 48, 5, 2, 1 << 20, 0, 16);
+    assert_eq!(Device::<16>::new(dram).map(|_| ()), mis("dram_reserved", 5, 48));
+    let size = DeviceDescriptor::custom(2, 1 << 20, 48, 48, 2, 48 * K, 0, 16);
+    assert_eq!(Device::<16>::new(size).map(|_| ()), mis("dram_bank_size", 1 << 20, 48));
+    let step = DeviceDescriptor { dram_offset_period: 2, dram_offset_step: 1000, ..trial };
+    assert_eq!(step.dram_config().map(|_| ()), mis("dram_offset_step", 1000, 32));
+    let zero = DeviceDescriptor { dram_alignment: 0, ..trial };
+    assert_eq!(
+        zero.dram_config().map(|_| ()),
+        Err(BankedError::InvalidConfig { what: "dram_alignment", value: 0 })
+    );
+    assert_eq!(
+        zero.l1_config().map(|_| ()),
+        Err(BankedError::InvalidConfig { what: "dram_alignment", value: 0 })
+    );
+    assert_eq!(
+        BankedError::MisalignedConfig { what: "l1_size", value: 1000, alignment: 32 }.to_string(),
+        "invalid configuration: l1_size = 1000 is not a multiple of the alignment 32 \
+         (every address the allocator hands out is on its alignment grid)"
+    );
+    // on the grid: L1 buffers top-down from 1024, DRAM bottom-up from 96, all multiples of 32/48
+    let mut ok = Device::<16>::new(DeviceDescriptor { l1_size: 1024, ..trial }).unwrap();
+    let x = ok.allocate(BufferType::L1, 64, 32, Layout::Interleaved).unwrap();
+    let y = ok.allocate(BufferType::L1, 64, 32, Layout::Interleaved).unwrap();
+    assert_eq!((x.address, y.address, x.size_per_bank), (992, 960, 32));
+    let mut d48 = Device::<16>::new(DeviceDescriptor::custom(2, 48 * K, 48, 96, 2, 48 * K, 0, 16)).unwrap();
+    let a = d48.allocate(BufferType::Dram, 96, 48, Layout::Interleaved).unwrap();
+    let b = d48.allocate(BufferType::Dram, 96, 48, Layout::Interleaved).unwrap();
+    assert_eq!((a.address, b.address, a.size_per_bank), (96, 144, 48));
+}
+
+/// A single free list: both ends of its range on the alignment grid, else refused by name.
+#[test]
+fn free_list_range_off_the_grid_is_refused_by_name() {
+    use dramalloc_core::banked::{FreeList, FreeListConfig};
+    let new =
+        |size, offset, align| FreeList::<4>::new(FreeListConfig::new(size, offset, 1, align, Policy::First));
+    let mis = |what, value, alignment| Err(BankedError::MisalignedConfig { what, value, alignment });
+    assert_eq!(new(1000, 0, 32).map(|_| ()), mis("size", 1000, 32));
+    assert_eq!(new(1024, 5, 4).map(|_| ()), mis("offset", 5, 4));
+    assert_eq!(new(1000, 5, 4).map(|_| ()), mis("offset", 5, 4), "the offset is named first");
+    assert_eq!(new(960, 48, 48).map(|f| (f.start(), f.end())), Ok((48, 1008)));
+    // a bank manager's range goes through the same check
+    let off = BankConfig { reserved: 16, ..config(BufferType::Dram, true, 0) };
+    assert_eq!(BankManager::<4>::new(off).map(|_| ()), mis("offset", 16, 32));
+}
+
+/// A zero-size buffer or allocation is a typed error; nothing is allocated (the trial: 32
+/// bytes a bank were taken and `per_bank=0` printed). tt-metal's `Buffer` refuses size 0.
+#[test]
+fn zero_size_buffers_and_allocations_are_refused() {
+    use dramalloc_core::banked::{Device, DeviceDescriptor, FreeList, FreeListConfig};
+    let mut dev =
+        Device::<16>::new(DeviceDescriptor::custom(6, 1 << 20, 32, 0, 4, 1 << 20, 64 * K, 16)).unwrap();
+    for (t, page) in [(BufferType::Dram, 100), (BufferType::L1, 32), (BufferType::Dram, 0)] {
+        for layout in [Layout::Interleaved, Layout::Sharded { cores: 2 }] {
+            assert_eq!(
+                dev.allocate(t, 0, page, layout),
+                Err(BankedError::ZeroSize { buffer_type: Some(t) }),
+                "{t} page {page} {layout:?}"
+            );
+        }
+        assert_eq!(dev.bank(t).statistics().allocated, 0);
+        assert_eq!(dev.bank(t).statistics().allocated_blocks, 0);
+    }
+    assert_eq!(dev.allocate(BufferType::Dram, 400, 100, Layout::Interleaved).map(|b| b.address), Ok(0));
+    assert_eq!(dev.bank(BufferType::Dram).statistics().allocated, 128);
+    assert_eq!(
+        BankedError::ZeroSize { buffer_type: Some(BufferType::L1) }.to_string(),
+        "size 0 B: an L1 buffer holds at least one byte"
+    );
+    assert_eq!(
+        BankedError::ZeroSize { buffer_type: Some(BufferType::Dram) }.to_string(),
+        "size 0 B: a DRAM buffer holds at least one byte"
+    );
+    // the single free list
+    let mut fl = FreeList::<4>::new(FreeListConfig::new(1 << 20, 0, 1, 1, Policy::First)).unwrap();
+    let zero = Err(BankedError::ZeroSize { buffer_type: None });
+    assert_eq!(fl.allocate(0, true), zero);
+    assert_eq!(fl.allocate(0, false), zero);
+    assert_eq!(fl.allocate_with_limit(0, true, 0), zero);
+    assert_eq!(fl.allocate_at(0, 0), zero);
+    assert_eq!((fl.find(0, true), fl.find(0, false), fl.can_allocate(0)), (None, None, false));
+    assert_eq!((fl.statistics().allocated, fl.statistics().allocated_blocks), (0, 0));
+    assert_eq!(
+        BankedError::ZeroSize { buffer_type: None }.to_string(),
+        "size 0 B: an allocation holds at least one byte"
+    );
+    assert_eq!(fl.allocate(1, true), Ok(0));
 }
 
 /// A device's deallocate returns the freed per-bank size and frees it; clear frees both types.

@@ -124,6 +124,15 @@ fn run<const B: usize>(input: &Input) {
     let cfg = FreeListConfig::new(size, offset, u64::from(input.min_allocation), align, policy);
     let mut fl = match FreeList::<B>::new(cfg) {
         Ok(fl) => fl,
+        Err(BankedError::MisalignedConfig { what, value, alignment }) => {
+            assert_eq!(alignment, align);
+            assert!(
+                (what == "offset" && value == offset && offset % align != 0)
+                    || (what == "size" && value == size && offset % align == 0 && size % align != 0),
+                "{cfg:?}: misaligned {what} = {value}"
+            );
+            return;
+        }
         Err(e) => {
             assert!(
                 matches!(e, BankedError::InvalidConfig { .. } | BankedError::RangeTooLarge { .. }),
@@ -144,7 +153,7 @@ fn run<const B: usize>(input: &Input) {
             Action::Alloc { size, bottom_up } => {
                 let req = bytes(size, align);
                 let rounded = fl.alloc_size(req);
-                let want = rounded.ok().and_then(|s| model.place(s, bottom_up, policy));
+                let want = rounded.ok().filter(|_| req > 0).and_then(|s| model.place(s, bottom_up, policy));
                 match fl.allocate(req, bottom_up) {
                     Ok(a) => {
                         let s = rounded.expect("allocate succeeded but alloc_size overflowed");
@@ -158,6 +167,7 @@ fn run<const B: usize>(input: &Input) {
                                 assert_eq!(want, None, "OOM but the model fits {req}")
                             }
                             BankedError::Overflow { .. } => assert!(rounded.is_err()),
+                            BankedError::ZeroSize { buffer_type: None } => assert_eq!(req, 0),
                             BankedError::CapacityExhausted { .. } => {}
                             _ => panic!("allocate: unexpected {e:?}"),
                         }
@@ -207,6 +217,7 @@ fn run<const B: usize>(input: &Input) {
                                 );
                             }
                             BankedError::Overflow { .. } => assert!(rounded.is_err()),
+                            BankedError::ZeroSize { buffer_type: None } => assert_eq!(req, 0),
                             BankedError::CapacityExhausted { .. } => {}
                             _ => panic!("allocate_at: unexpected {e:?}"),
                         }

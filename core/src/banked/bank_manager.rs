@@ -174,7 +174,8 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
     ///
     /// # Errors
     /// [`BankedError::InvalidConfig`] for zero banks, zero offset period or a bad allocator
-    /// configuration.
+    /// configuration; [`BankedError::MisalignedConfig`] (`offset` = `reserved`, or `size` =
+    /// `bank_size`) when the range is off the `alignment` grid (see [`FreeList::new`]).
     pub fn new(config: BankConfig) -> Result<Self, BankedError> {
         if config.num_banks == 0 {
             return Err(BankedError::InvalidConfig { what: "num_banks", value: 0 });
@@ -211,7 +212,8 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
     /// the layout.
     ///
     /// # Errors
-    /// As [`size_per_bank`], plus [`BankedError::TooManyShards`].
+    /// As [`size_per_bank`], plus [`BankedError::ZeroShards`] for `Sharded { cores: 0 }` and
+    /// [`BankedError::TooManyShards`] for more shard cores than banks.
     pub fn size_per_bank(
         &self,
         size: u64,
@@ -221,7 +223,10 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
         let banks = match layout {
             Layout::Interleaved => self.config.num_banks,
             Layout::Sharded { cores } => {
-                if cores == 0 || cores > self.config.num_banks {
+                if cores == 0 {
+                    return Err(BankedError::ZeroShards { banks: self.config.num_banks });
+                }
+                if cores > self.config.num_banks {
                     return Err(BankedError::TooManyShards { shards: cores, banks: self.config.num_banks });
                 }
                 cores
@@ -233,8 +238,11 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
     /// Allocates a buffer in the manager's default direction.
     ///
     /// # Errors
+    /// [`BankedError::ZeroSize`] (with the buffer type) when `size == 0`, as the reference's
+    /// `Buffer` ("Buffer size and page size should be larger than 0 bytes!");
     /// [`BankedError::OutOfMemory`] with the request, banks, per-bank need, bank size and the
     /// statistics; page-math errors; [`BankedError::BelowAddressLimit`] for interleaved L1.
+    /// Nothing is allocated on error.
     pub fn allocate(
         &mut self,
         size: u64,
@@ -255,6 +263,9 @@ impl<const BLOCKS: usize> BankManager<BLOCKS> {
         layout: Layout,
         bottom_up: bool,
     ) -> Result<BufferAllocation, BankedError> {
+        if size == 0 {
+            return Err(BankedError::ZeroSize { buffer_type: Some(self.config.buffer_type) });
+        }
         let (per_bank, banks) = self.size_per_bank(size, page_size, layout)?;
         let limit = match (self.config.buffer_type, layout) {
             (BufferType::L1, Layout::Interleaved) => self.config.address_limit,

@@ -9,7 +9,7 @@
 //! and "Reserved region in SRAM is used to hold FW, Kernels, and related runtime metadata".
 //! Values from `banked-allocator.md` §2; layout from §1.5.
 
-use super::bank_manager::{align_up, BankConfig, BankManager, BufferAllocation, Layout};
+use super::bank_manager::{BankConfig, BankManager, BufferAllocation, Layout};
 use super::buffer_type::BufferType;
 use super::error::BankedError;
 use super::free_list::Policy;
@@ -24,6 +24,12 @@ pub const BLACKHOLE_L1_SIZE: u64 = 1_572_864;
 pub const BLACKHOLE_DRAM_BANK_SIZE: u64 = 4_278_190_080;
 
 /// The memory parameters of a device. Bytes throughout.
+///
+/// The region bounds `dram_reserved`, `dram_bank_size`, `dram_offset_step`,
+/// `l1_unreserved_base` and `l1_size` must be multiples of `dram_alignment` (the grid of every
+/// allocator of the device, seed 004 §2.1); [`Device::new`] refuses others with
+/// [`BankedError::MisalignedConfig`]. The constructors round `l1_unreserved_base` up, as the
+/// reference does; nothing else is rounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct DeviceDescriptor {
@@ -123,11 +129,44 @@ impl DeviceDescriptor {
         }
     }
 
+    /// Checks that the region bounds `bounds` (key, value) are multiples of the DRAM alignment,
+    /// the grid of every allocator of the device (seed 004 §2.1: "Allocations in DRAM and SRAM
+    /// are done at DRAM_ALIGNMENT aligned addresses"; the reference asserts that an allocator's
+    /// offset is aligned).
+    fn check_grid(&self, bounds: &[(&'static str, u64)]) -> Result<(), BankedError> {
+        let alignment = self.dram_alignment;
+        if alignment == 0 {
+            return Err(BankedError::InvalidConfig { what: "dram_alignment", value: 0 });
+        }
+        match bounds.iter().find(|(_, v)| !v.is_multiple_of(alignment)) {
+            Some(&(what, value)) => Err(BankedError::MisalignedConfig { what, value, alignment }),
+            None => Ok(()),
+        }
+    }
+
     /// The DRAM bank manager configuration: `[reserved, bank_size)`, bottom-up, FIRST.
     ///
     /// # Errors
-    /// [`BankedError::InvalidConfig`] when the reserved region fills the bank.
+    /// [`BankedError::InvalidConfig`] when `dram_alignment` is 0 or the reserved region fills
+    /// the bank; [`BankedError::MisalignedConfig`] naming `dram_reserved`, `dram_bank_size` or
+    /// `dram_offset_step` when it is not a multiple of `dram_alignment` (refused, not rounded:
+    /// the reference asserts its allocators' offsets are aligned, and the DRAM bounds come from
+    /// the hardware, aligned by construction).
+    ///
+    /// ```
+    /// use dramalloc_core::banked::{BankedError, DeviceDescriptor};
+    /// let d = DeviceDescriptor::custom(2, 1 << 20, 48, 5, 2, 1 << 20, 0, 16);
+    /// assert_eq!(
+    ///     d.dram_config().unwrap_err(),
+    ///     BankedError::MisalignedConfig { what: "dram_reserved", value: 5, alignment: 48 }
+    /// );
+    /// ```
     pub fn dram_config(&self) -> Result<BankConfig, BankedError> {
+        self.check_grid(&[
+            ("dram_reserved", self.dram_reserved),
+            ("dram_bank_size", self.dram_bank_size),
+            ("dram_offset_step", self.dram_offset_step),
+        ])?;
         let bank_size = self
             .dram_bank_size
             .checked_sub(self.dram_reserved)
@@ -152,8 +191,23 @@ impl DeviceDescriptor {
     /// interleaved address limit = the unreserved base (no effective limit, §1.5).
     ///
     /// # Errors
-    /// [`BankedError::InvalidConfig`] when the base is at or above the L1 size.
+    /// [`BankedError::InvalidConfig`] when `dram_alignment` is 0 or the base is at or above the
+    /// L1 size; [`BankedError::MisalignedConfig`] naming `l1_unreserved_base` or `l1_size` when
+    /// it is not a multiple of `dram_alignment` (the constructors round the base up, as the
+    /// reference's `generate_config` does; the L1 size is the hardware's and is refused, not
+    /// rounded down, when off the grid: top-down buffers start at its end).
+    ///
+    /// ```
+    /// use dramalloc_core::banked::{BankedError, DeviceDescriptor};
+    /// let d = DeviceDescriptor::custom(2, 1 << 20, 32, 0, 2, 1000, 100, 16);
+    /// assert_eq!(d.l1_unreserved_base, 128);
+    /// assert_eq!(
+    ///     d.l1_config().unwrap_err(),
+    ///     BankedError::MisalignedConfig { what: "l1_size", value: 1000, alignment: 32 }
+    /// );
+    /// ```
     pub fn l1_config(&self) -> Result<BankConfig, BankedError> {
+        self.check_grid(&[("l1_unreserved_base", self.l1_unreserved_base), ("l1_size", self.l1_size)])?;
         let bank_size = self.l1_size.checked_sub(self.l1_unreserved_base).filter(|s| *s > 0).ok_or(
             BankedError::InvalidConfig { what: "l1_unreserved_base", value: self.l1_unreserved_base },
         )?;
@@ -195,8 +249,6 @@ impl<const BLOCKS: usize> Device<BLOCKS> {
     /// # Errors
     /// As [`DeviceDescriptor::dram_config`], [`DeviceDescriptor::l1_config`], [`BankManager::new`].
     pub fn new(descriptor: DeviceDescriptor) -> Result<Self, BankedError> {
-        // Validate alignment up front for a clear error.
-        align_up(descriptor.l1_unreserved_base, descriptor.dram_alignment)?;
         Ok(Self {
             descriptor,
             dram: BankManager::new(descriptor.dram_config()?)?,

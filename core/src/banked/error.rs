@@ -110,6 +110,28 @@ pub enum BankedError {
         /// The largest supported `offset + size`.
         limit: u64,
     },
+    /// A region bound off the allocator's alignment grid: an allocator offset or size, a DRAM
+    /// reservation or bank size, an L1 base or size that is not a multiple of the alignment
+    /// (the DRAM alignment inside a device). The reference asserts that an allocator's offset
+    /// is aligned ("Offset {} should be {} B aligned", `allocator_algorithm.hpp`); an unaligned
+    /// end would put top-down allocations off the grid. Seed 004 §2.1: "Allocations in DRAM and
+    /// SRAM are done at DRAM_ALIGNMENT aligned addresses".
+    MisalignedConfig {
+        /// Which parameter (the device key, e.g. `l1_size`, or `offset` / `size`).
+        what: &'static str,
+        /// Its value, bytes.
+        value: u64,
+        /// The alignment it must be a multiple of, bytes.
+        alignment: u64,
+    },
+    /// A zero-byte buffer or allocation. The reference's `Buffer` refuses it ("Buffer size and
+    /// page size should be larger than 0 bytes!"); an allocation holds at least one byte.
+    /// Nothing was allocated.
+    ZeroSize {
+        /// The buffer type, when the request came through a bank manager; `None` for a
+        /// single free list.
+        buffer_type: Option<BufferType>,
+    },
     /// The fixed-capacity block table (or another table) is full. Nothing was changed.
     CapacityExhausted {
         /// Which table.
@@ -190,6 +212,11 @@ pub enum BankedError {
         /// Banks available.
         banks: u32,
     },
+    /// A sharded buffer over 0 shard cores: a sharded buffer needs at least one.
+    ZeroShards {
+        /// Banks available (the most shard cores a buffer of the type can have).
+        banks: u32,
+    },
     /// A bank index beyond the bank count.
     NoSuchBank {
         /// The bank index.
@@ -256,6 +283,20 @@ impl fmt::Display for BankedError {
                     Ok(())
                 }
             },
+            Self::MisalignedConfig { what, value, alignment } => write!(
+                f,
+                "invalid configuration: {what} = {value} is not a multiple of the alignment {alignment} \
+                 (every address the allocator hands out is on its alignment grid)"
+            ),
+            Self::ZeroSize { buffer_type: Some(BufferType::Dram) } => {
+                f.write_str("size 0 B: a DRAM buffer holds at least one byte")
+            }
+            Self::ZeroSize { buffer_type: Some(BufferType::L1) } => {
+                f.write_str("size 0 B: an L1 buffer holds at least one byte")
+            }
+            Self::ZeroSize { buffer_type: None } => {
+                f.write_str("size 0 B: an allocation holds at least one byte")
+            }
             Self::CapacityExhausted { table, capacity } => {
                 write!(f, "{table} is full (capacity {capacity})")
             }
@@ -304,6 +345,10 @@ impl fmt::Display for BankedError {
             Self::TooManyShards { shards, banks } => {
                 write!(f, "{shards} shard cores requested but only {banks} banks exist")
             }
+            Self::ZeroShards { banks } => write!(
+                f,
+                "0 shard cores requested: a sharded buffer needs 1 to {banks} shard cores (one per bank at most)"
+            ),
             Self::NoSuchBank { bank, banks } => {
                 write!(f, "bank {bank} does not exist (there are {banks} banks)")
             }

@@ -111,6 +111,7 @@ impl Machine {
                         Ok(format!("{name} {a}"))
                     }
                     Err(BankedError::OutOfMemory(_)) => Ok(format!("{name} none")),
+                    Err(x @ BankedError::ZeroSize { .. }) => Err(format!("allocation `{name}`: {x}")),
                     Err(x) => Err(e(x)),
                 }
             }
@@ -130,6 +131,7 @@ impl Machine {
                         Ok(format!("{name} {a}"))
                     }
                     Err(BankedError::OutOfRange { .. }) => Ok(format!("{name} none")),
+                    Err(x @ BankedError::ZeroSize { .. }) => Err(format!("allocation `{name}`: {x}")),
                     Err(x) => Err(e(x)),
                 }
             }
@@ -209,7 +211,10 @@ impl Machine {
                     Some(k) => Layout::Sharded { cores: *k },
                     None => Layout::Interleaved,
                 };
-                let b = self.dev()?.allocate(*ty, *size, *page, layout).map_err(e)?;
+                let b = self.dev()?.allocate(*ty, *size, *page, layout).map_err(|x| match x {
+                    BankedError::ZeroSize { .. } => format!("buffer `{name}`: {x}"),
+                    _ => e(x),
+                })?;
                 self.names.insert(name.clone(), Named::Buffer(*ty, b.address));
                 self.live.insert(name.clone());
                 Ok(format!("{name} {} per_bank={}", b.address, b.size_per_bank))

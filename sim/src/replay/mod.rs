@@ -5,7 +5,8 @@
 //! a `K`/`M`/`G`/`T` suffix (1024-based, see [`crate::size`]) and joined with `+`/`-` (e.g. `1G-1K`).
 //!
 //! Single free list (`allocator SIZE [offset=N] [min=N] [align=N] [policy=first|best]`, defaults
-//! offset 0, min 1, align 1, first):
+//! offset 0, min 1, align 1, first; `offset` and `SIZE` must be multiples of `align`, else the
+//! line is an error line naming the key, its value and the alignment):
 //!
 //! | line | output |
 //! |---|---|
@@ -19,7 +20,13 @@
 //!
 //! Banked device (`device wormhole|blackhole [l1_base=N]` or `device dram_banks=N
 //! dram_bank_size=B dram_align=A dram_reserved=R l1_banks=N l1_size=S l1_base=B l1_align=A`;
-//! the default `l1_base` is 111360, the notes' example):
+//! the default `l1_base` is 111360, the notes' example). `l1_base` is rounded up to `dram_align`
+//! (as tt-metal aligns the L1 unreserved base) and the `device` line prints the rounded value;
+//! `dram_reserved`, `dram_bank_size` and `l1_size` are not rounded: one that is not a multiple
+//! of `dram_align` (the grid of every allocator of the device) makes the `device` line an
+//! error line naming the key, its value and the alignment. So every address printed is on the
+//! grid. A zero `SIZE` in `alloc`, `at` or `buffer` is an error line naming the allocation or
+//! buffer, and `sharded=0` one saying a sharded buffer needs 1 to (banks) shard cores.
 //!
 //! | line | output |
 //! |---|---|

@@ -11,6 +11,9 @@
 //! * unknown and double frees are errors ([`BankedError::UnknownFree`],
 //!   [`BankedError::DoubleFree`]); the reference silently ignores them;
 //! * a failed address-limit check leaves nothing allocated (the reference leaks the block);
+//! * a zero-size request is an error ([`BankedError::ZeroSize`]; the reference rounds it up to
+//!   the minimum, its `Buffer` refuses it), and the range's size must be on the alignment grid
+//!   as its offset must ([`BankedError::MisalignedConfig`]; the reference asserts the offset);
 //! * [`FreeList::clear`] also resets the lowest occupied address;
 //! * BEST is a true best fit (smallest fitting block), not best-fit by size class;
 //! * [`FreeList::allocated_addresses`] and [`FreeList::available_addresses`] are in address order.
@@ -130,11 +133,19 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     ///
     /// # Errors
     /// [`BankedError::InvalidConfig`] when `size == 0` or `alignment == 0`;
-    /// [`BankedError::RangeTooLarge`] when `offset + size > MAX_ADDRESS` (2^57) or overflows.
+    /// [`BankedError::RangeTooLarge`] when `offset + size > MAX_ADDRESS` (2^57) or overflows;
+    /// [`BankedError::MisalignedConfig`] naming `offset` or `size` when it is not a multiple
+    /// of `alignment`: both ends of the range are on the grid, so every address handed out
+    /// (bottom-up at a block start, top-down at a block end) is `offset` plus a multiple of
+    /// `alignment` (the reference asserts the offset, seed 004 §2.1).
     ///
     /// ```
-    /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
+    /// use dramalloc_core::banked::{BankedError, FreeList, FreeListConfig, Policy};
     /// assert!(FreeList::<4>::new(FreeListConfig::new(0, 0, 1, 1, Policy::First)).is_err());
+    /// assert_eq!(
+    ///     FreeList::<4>::new(FreeListConfig::new(1000, 0, 32, 32, Policy::First)).unwrap_err(),
+    ///     BankedError::MisalignedConfig { what: "size", value: 1000, alignment: 32 }
+    /// );
     /// ```
     pub fn new(config: FreeListConfig) -> Result<Self, BankedError> {
         #[allow(clippy::let_unit_value)]
@@ -148,6 +159,11 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         if config.offset.checked_add(config.size).is_none_or(|end| end > MAX_ADDRESS) {
             let (offset, size) = (config.offset, config.size);
             return Err(BankedError::RangeTooLarge { offset, size, limit: MAX_ADDRESS });
+        }
+        for (what, value) in [("offset", config.offset), ("size", config.size)] {
+            if !value.is_multiple_of(config.alignment) {
+                return Err(BankedError::MisalignedConfig { what, value, alignment: config.alignment });
+            }
         }
         let mut fl = Self {
             config,
@@ -262,17 +278,21 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         Ok(())
     }
 
-    /// Where an allocation of `size` bytes would go (absolute), without allocating.
-    /// O(log n).
+    /// Where an allocation of `size` bytes would go (absolute), without allocating; `None`
+    /// when it would fail (`size == 0` included). O(log n).
     ///
     /// ```
     /// use dramalloc_core::banked::{FreeList, FreeListConfig, Policy};
     /// let fl = FreeList::<4>::new(FreeListConfig::new(8192, 0, 1024, 1024, Policy::First))?;
     /// assert_eq!(fl.find(1, false), Some(7168));
     /// assert_eq!(fl.find(9000, true), None);
+    /// assert_eq!(fl.find(0, true), None);
     /// # Ok::<(), dramalloc_core::banked::BankedError>(())
     /// ```
     pub fn find(&self, size: u64, bottom_up: bool) -> Option<u64> {
+        if size == 0 {
+            return None;
+        }
         let s = self.alloc_size(size).ok()?;
         let slot = self.find_block(s, bottom_up)?;
         let b = self.b(slot);
@@ -290,8 +310,10 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// of the chosen block, top-down at its end. Returns the absolute address. O(log n).
     ///
     /// # Errors
-    /// [`BankedError::OutOfMemory`] when no block fits (with full/fragmented verdict);
-    /// [`BankedError::CapacityExhausted`] when the block table has no room for the split.
+    /// [`BankedError::ZeroSize`] when `size == 0` (the reference rounds it up to the minimum;
+    /// its `Buffer` refuses it); [`BankedError::OutOfMemory`] when no block fits (with
+    /// full/fragmented verdict); [`BankedError::CapacityExhausted`] when the block table has no
+    /// room for the split. Nothing changes on error.
     pub fn allocate(&mut self, size: u64, bottom_up: bool) -> Result<u64, BankedError> {
         self.allocate_with_limit(size, bottom_up, 0)
     }
@@ -307,6 +329,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         bottom_up: bool,
         address_limit: u64,
     ) -> Result<u64, BankedError> {
+        if size == 0 {
+            return Err(BankedError::ZeroSize { buffer_type: None });
+        }
         let s = self.alloc_size(size)?;
         let slot = self.find_block(s, bottom_up).ok_or_else(|| self.oom(size, s))?;
         let b = self.b(slot);
@@ -323,6 +348,7 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// is made on `address` (as the reference's FreeListOpt). O(log n) on success.
     ///
     /// # Errors
+    /// [`BankedError::ZeroSize`] when `size == 0`;
     /// [`BankedError::Overlap`] naming the live block in the way (the one containing
     /// `address`, else the first one after it); [`BankedError::OutOfRange`] when the range
     /// leaves the current allocatable range (e.g. below a shrink);
@@ -337,6 +363,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// # Ok::<(), BankedError>(())
     /// ```
     pub fn allocate_at(&mut self, address: u64, size: u64) -> Result<u64, BankedError> {
+        if size == 0 {
+            return Err(BankedError::ZeroSize { buffer_type: None });
+        }
         let s = self.alloc_size(size)?;
         let out_of_range = BankedError::OutOfRange { address, size: s, start: self.start(), end: self.end() };
         let Some(rel) = address.checked_sub(self.config.offset) else {
