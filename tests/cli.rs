@@ -395,8 +395,19 @@ fn misaligned_at_is_an_error_line() {
     );
     assert_eq!(out.lines[2], "y 0");
     let ok =
+        dramalloc_sim::replay::replay_str("allocator 64K offset=32 align=32\nat x 96 64\n", None).unwrap();
+    assert_eq!(ok.lines[1], "x 96");
+    // an offset off the grid is refused (this test used offset=16 align=32 and got `x 48`)
+    let off =
         dramalloc_sim::replay::replay_str("allocator 64K offset=16 align=32\nat x 48 64\n", None).unwrap();
-    assert_eq!(ok.lines[1], "x 48");
+    assert_eq!(
+        off.lines,
+        [
+            "error allocator 64K offset=16 align=32 : invalid configuration: offset = 16 is not a multiple of the \
+             alignment 32 (every address the allocator hands out is on its alignment grid)",
+            "error at x 48 64 : no allocator",
+        ]
+    );
 }
 
 #[test]
