@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::exec::executor::{execute, Collision, ExecOptions, ExecReport};
+use crate::exec::edge_order::check_edge_order;
+use crate::exec::executor::{execute, Collision, ExecFailure, ExecOptions, ExecReport};
 use crate::exec::faults::{inject, Fault, Injected};
 use crate::exec::host_memory::{available, over_limit, HostEstimate};
 use crate::input::{InputError, Program};
@@ -312,6 +313,11 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
             failed: Box::new(FailedRun { model, plan }),
         });
     }
+    // edges that cannot run fail here, before the host-memory estimate: nothing executes
+    if let Err(e) = check_edge_order(&model, &plan.edges) {
+        let failure = ExecFailure { collision: e.into(), partial: ExecReport::default() };
+        return Err(simulator_failure(model, plan, failure, opts, injected.as_ref()));
+    }
     if let Some(available) = opts.host_memory.or_else(available) {
         if let Some(needed) = over_limit(&model, &plan, available) {
             return Err(RunError::HostMemory { needed, available });
@@ -336,18 +342,28 @@ pub fn run(program: &Program, opts: &RunOptions) -> Result<RunOutcome, RunError>
     }
     let exec = match exec {
         Ok(e) => e,
-        Err(failure) => {
-            let mut summary = summarize(&model, &plan, &failure.partial, opts, injected.as_ref());
-            summary.verdict = format!("FAILED: {}", failure.collision);
-            return Err(RunError::Collision {
-                error: failure.collision,
-                summary: Box::new(summary),
-                failed: Box::new(FailedRun { model, plan }),
-            });
-        }
+        Err(failure) => return Err(simulator_failure(model, plan, *failure, opts, injected.as_ref())),
     };
     let summary = summarize(&model, &plan, &exec, opts, injected.as_ref());
     Ok(RunOutcome { model, plan, exec, summary, injected })
+}
+
+/// The [`RunError::Collision`] of a failed execution (or of edges that cannot run), with its
+/// summary, verdict `FAILED: <collision>`.
+fn simulator_failure(
+    model: SimModel,
+    plan: PlannedModel,
+    failure: ExecFailure,
+    opts: &RunOptions,
+    injected: Option<&Injected>,
+) -> RunError {
+    let mut summary = summarize(&model, &plan, &failure.partial, opts, injected);
+    summary.verdict = format!("FAILED: {}", failure.collision);
+    RunError::Collision {
+        error: failure.collision,
+        summary: Box::new(summary),
+        failed: Box::new(FailedRun { model, plan }),
+    }
 }
 
 /// The model and plan back, or the [`RunError::UnaddressedSpill`] for the first DRAM spill

@@ -1,12 +1,17 @@
 //! A fault campaign: every fault kind injected N times over a set of models, each caught or not.
-//! Uses: executor, faults, host_storage, input, model, planning, run, verify, dramalloc-core (multicore); used by: cli (faults).
+//! Uses: edge_order, executor, faults, host_storage, input, model, planning, run, verify, dramalloc-core (multicore); used by: cli (faults).
 //!
 //! What `dramalloc faults` runs. Every model is split tensor-parallel over the given cores and
 //! planned once; injection `i` of a kind goes to model `i mod models` with seed `i`, on a copy
 //! of the correct plan. A fault counts as **detected** when the run fails on it:
-//! - `move`, `twin`, `reverse`, `corrupt` ([`Fault`]): the independent geometric verifier
+//! - `move`, `twin`, `corrupt` ([`Fault`]): the independent geometric verifier
 //!   ([`check_plans`]) rejects the plan, or else the simulator ([`execute`]) reports a
 //!   collision;
+//! - `reverse`: the run fails **naming the culprit** ([`Injected::named_by`]): the simulator's
+//!   edge check ([`crate::exec::edge_order`]) reports the cycle the reversed edge closes,
+//!   naming that edge (counted under [`Row::by_cycle`]), or the simulator fails at the
+//!   reversed edge's `from` or `to` op (a consumer ran before its producer, a writer before the
+//!   last reader). A failure anywhere else is not a detection;
 //! - `drop-target`: a shared tensor's remote-local target on a core k ≥ 1 is dropped after
 //!   `coloring_allocator_dram_shared`; `sync_shared_allocations` must fail with exactly
 //!   [`PlanError::MissingTwin`] naming that core and location.
@@ -14,8 +19,9 @@
 //! A model on which a kind has no place (no shared tensor, no cross-core edge, ...) is passed
 //! over for that kind; a kind no model can take is reported with 0 injected.
 //!
-//! A fault the verifier does not catch must be executed. Before that execution the campaign
-//! estimates the host memory it needs ([`crate::exec::host_memory::estimate`]); when that is
+//! A fault the verifier does not catch must be executed, unless the simulator's edge check
+//! fails it first (a reversal that closes a cycle: nothing executes). Before that execution
+//! the campaign estimates the host memory it needs ([`crate::exec::host_memory::estimate`]); when that is
 //! more than the host has (the `host_memory` given to [`run_campaign`]), the model is passed
 //! over for the kind and named in the row's [`Row::passed_over`], instead of the process
 //! being killed by the kernel half-way (a 64-core VGG-19 needs about 38 GB).
@@ -23,8 +29,9 @@
 use dramalloc_core::multicore::{MultiConfig, Pass, Pipeline};
 use dramalloc_core::PlanError;
 
-use crate::exec::executor::{execute, ExecOptions};
-use crate::exec::faults::{inject, Fault, SplitMix64};
+use crate::exec::edge_order::check_edge_order;
+use crate::exec::executor::{execute, Collision, ExecOptions};
+use crate::exec::faults::{inject, Fault, Injected, SplitMix64};
 use crate::exec::host_memory::over_limit;
 use crate::host_storage::HostMulti;
 use crate::input::Program;
@@ -90,11 +97,14 @@ pub struct Row {
     pub kind: Kind,
     /// Faults injected.
     pub injected: usize,
-    /// Faults detected (the sum of the three below).
+    /// Faults detected (the sum of the four below).
     pub detected: usize,
     /// Detected by the geometric verifier.
     pub by_verifier: usize,
-    /// Detected by the simulator.
+    /// Detected by the simulator's edge check before execution: the edges closed a cycle
+    /// with program order, named by the faulty edge ([`crate::exec::edge_order`]).
+    pub by_cycle: usize,
+    /// Detected by the simulator's execution.
     pub by_simulator: usize,
     /// Detected by `sync_shared_allocations`.
     pub by_sync: usize,
@@ -104,14 +114,18 @@ pub struct Row {
 }
 
 impl Row {
-    /// Who caught them, e.g. `verifier 12, simulator 988`.
+    /// Who caught them, e.g. `verifier 12, simulator 988` or `cycle 700, simulator 300`.
     pub fn caught_by(&self) -> String {
-        let parts: Vec<String> =
-            [("verifier", self.by_verifier), ("simulator", self.by_simulator), ("sync", self.by_sync)]
-                .iter()
-                .filter(|(_, n)| *n > 0)
-                .map(|(who, n)| format!("{who} {n}"))
-                .collect();
+        let parts: Vec<String> = [
+            ("verifier", self.by_verifier),
+            ("cycle", self.by_cycle),
+            ("simulator", self.by_simulator),
+            ("sync", self.by_sync),
+        ]
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(who, n)| format!("{who} {n}"))
+        .collect();
         if parts.is_empty() {
             "-".into()
         } else {
@@ -127,6 +141,8 @@ enum Outcome {
     NoPlace,
     /// Injected; the geometric verifier caught it.
     Verifier,
+    /// Injected; the simulator's edge check found the cycle it closed.
+    Cycle,
     /// Injected; the simulator caught it.
     Simulator,
     /// Injected; `sync_shared_allocations` caught it.
@@ -175,6 +191,7 @@ pub fn run_kind(kind: Kind, models: &[Planned], count: usize, host_memory: Optio
         injected: 0,
         detected: 0,
         by_verifier: 0,
+        by_cycle: 0,
         by_simulator: 0,
         by_sync: 0,
         passed_over: Vec::new(),
@@ -201,6 +218,7 @@ pub fn run_kind(kind: Kind, models: &[Planned], count: usize, host_memory: Optio
                 row.passed_over.push(PassedOver { model: models[m].name.clone(), needed });
             }
             Outcome::Verifier => row.by_verifier += 1,
+            Outcome::Cycle => row.by_cycle += 1,
             Outcome::Simulator => row.by_simulator += 1,
             Outcome::Sync => row.by_sync += 1,
             Outcome::Missed => {}
@@ -209,7 +227,7 @@ pub fn run_kind(kind: Kind, models: &[Planned], count: usize, host_memory: Optio
             row.injected += 1;
         }
     }
-    row.detected = row.by_verifier + row.by_simulator + row.by_sync;
+    row.detected = row.by_verifier + row.by_cycle + row.by_simulator + row.by_sync;
     row
 }
 
@@ -225,13 +243,27 @@ fn inject_plan_fault(p: &Planned, fault: Fault, host_memory: Option<u64>) -> Out
     if check_plans(&p.model, &bad).is_err() {
         return Outcome::Verifier;
     }
+    // edges that cannot run fail before anything executes: no host memory needed
+    if let Err(e) = check_edge_order(&p.model, &bad.edges) {
+        return outcome_of(&what, &e.into());
+    }
     if let Some(needed) = host_memory.and_then(|limit| over_limit(&p.model, &bad, limit)) {
         return Outcome::NoHost(needed.total());
     }
     let opts = ExecOptions { corrupt: what.corruption(), ..ExecOptions::default() };
     match execute(&p.model, &bad, &opts) {
-        Err(_) => Outcome::Simulator,
+        Err(f) => outcome_of(&what, &f.collision),
         Ok(_) => Outcome::Missed,
+    }
+}
+
+/// A failed execution of a plan with fault `what`: detected when it names the culprit
+/// ([`Injected::named_by`]), by the edge check or by the execution.
+fn outcome_of(what: &Injected, c: &Collision) -> Outcome {
+    match c {
+        _ if !what.named_by(c) => Outcome::Missed,
+        Collision::EdgeOrder(_) => Outcome::Cycle,
+        _ => Outcome::Simulator,
     }
 }
 

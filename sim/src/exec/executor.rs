@@ -1,11 +1,14 @@
 //! Executes a planned model on N simulated cores and proves it.
-//! Uses: arena, fingerprint, jitter, shared_ranges, model, planning, dramalloc-core (liveness); used by: faults, run.
+//! Uses: arena, edge_order, fingerprint, jitter, shared_ranges, model, planning, dramalloc-core (liveness); used by: faults, run.
 //!
 //! Every core is a thread with its own private arena; one shared arena backs the shared
 //! region `[shared_base, shared_base + shared bytes)` and the CC region's collective buffers
-//! ([`SharedRanges`]), mapped into every core's view at the
-//! same addresses (an address decides the arena, not the tensor). The loader writes every
-//! input and weight at its pre-placed address on every core. Each core then runs its ops in
+//! ([`SharedRanges`]), mapped into every core's view at the same addresses (an address
+//! decides the arena, not the tensor). Before anything runs, the plan's edges are checked
+//! ([`check_edge_order`]): an edge naming an op the model does not have, or edges that close
+//! a cycle with program order (a runtime would deadlock, and so would the cores' waits
+//! below), fail the execution with [`Collision::EdgeOrder`]. The loader writes every input
+//! and weight at its pre-placed address on every core. Each core then runs its ops in
 //! order: before op `i` it waits for every cross-core edge into `(core, i)` (cores run in
 //! parallel as far as those edges allow); it READS each input tensor and checks every byte
 //! against the fingerprint its defining op wrote ([`crate::exec::fingerprint`]); it checks that
@@ -27,6 +30,7 @@ use std::time::{Duration, Instant};
 use dramalloc_core::liveness::program::Access;
 
 use crate::exec::arena::SparseArena;
+use crate::exec::edge_order::{check_edge_order, EdgeOrderError};
 use crate::exec::fingerprint::{fill_at, mismatch_at, writer_of, TensorId, LOADER_DEF};
 use crate::exec::shared_ranges::SharedRanges;
 use crate::model::SimModel;
@@ -47,14 +51,21 @@ pub struct ExecReport {
     pub sim_time: Duration,
 }
 
-/// A detected collision.
+/// What the simulator detected: a collision, or edges it cannot run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Collision {
+    /// The plan's edges cannot run: an edge names an op the model does not have, or program
+    /// order and the edges form a cycle (a runtime would deadlock). Found before anything
+    /// executes ([`check_edge_order`]).
+    #[error(transparent)]
+    EdgeOrder(#[from] EdgeOrderError),
     /// A read found bytes that the expected writer did not write.
     #[error("core {core}, op `{op}`: reading `{tensor}` at address {address:#x} found {found}")]
     WrongBytes {
         /// Core index.
         core: u32,
+        /// Flat index of the op.
+        instruction: u32,
         /// Op name.
         op: String,
         /// Tensor being read.
@@ -69,6 +80,8 @@ pub enum Collision {
     InFlight {
         /// Core index.
         core: u32,
+        /// Flat index of the op.
+        instruction: u32,
         /// Op name.
         op: String,
         /// First tensor.
@@ -83,11 +96,26 @@ pub enum Collision {
     Unaddressed {
         /// Core index.
         core: u32,
+        /// Flat index of the op.
+        instruction: u32,
         /// Op name.
         op: String,
         /// The tensor.
         tensor: String,
     },
+}
+
+impl Collision {
+    /// The `(core, instruction)` of the op where it was found; `None` for
+    /// [`Collision::EdgeOrder`] (found before any op ran).
+    pub fn site(&self) -> Option<(u32, u32)> {
+        match self {
+            Collision::EdgeOrder(_) => None,
+            Collision::WrongBytes { core, instruction, .. }
+            | Collision::InFlight { core, instruction, .. }
+            | Collision::Unaddressed { core, instruction, .. } => Some((*core, *instruction)),
+        }
+    }
 }
 
 /// One core's outcome: its report and committed bytes, or its collision with the figures up
@@ -98,7 +126,7 @@ type CoreResult = Result<(ExecReport, u64), Box<(Collision, (ExecReport, u64))>>
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{collision}")]
 pub struct ExecFailure {
-    /// The first collision any core detected.
+    /// The first collision any core detected, or the edge check's finding.
     pub collision: Collision,
     /// Instructions, bytes written and verified, committed bytes and time up to the failure.
     pub partial: ExecReport,
@@ -295,6 +323,10 @@ pub fn execute_jittered(
     jitter: Option<u64>,
 ) -> Result<ExecReport, Box<ExecFailure>> {
     let start = Instant::now();
+    if let Err(e) = check_edge_order(model, &plan.edges) {
+        let partial = ExecReport { sim_time: start.elapsed(), ..ExecReport::default() };
+        return Err(Box::new(ExecFailure { collision: e.into(), partial }));
+    }
     let n = model.cores.len();
     let region = SharedRanges::of(plan);
     // shared entry of each (core, location), by name through core 0's twin
@@ -425,6 +457,7 @@ fn run_core_inner(
     let addr_of = |l: u32, i: usize| {
         pl[l as usize].address.ok_or_else(|| Collision::Unaddressed {
             core: k as u32,
+            instruction: i as u32,
             op: op_name(i),
             tensor: c.names[l as usize].clone(),
         })
@@ -467,6 +500,7 @@ fn run_core_inner(
                 if aa < eb && ab < ea {
                     return Err(Collision::InFlight {
                         core: k as u32,
+                        instruction: i as u32,
                         op: op_name(i),
                         a: c.names[a.location as usize].clone(),
                         b: c.names[b.location as usize].clone(),
@@ -495,6 +529,7 @@ fn run_core_inner(
                 sh.read(&arena, a + w, &mut word[..n]);
                 return Err(Collision::WrongBytes {
                     core: k as u32,
+                    instruction: i as u32,
                     op: op_name(i),
                     tensor: c.names[l as usize].clone(),
                     found: sh.describe(k, u64::from_le_bytes(word), id, def, bad / 8),

@@ -1,5 +1,5 @@
 //! Fault injection: a correct plan corrupted on purpose, so the run must fail.
-//! Uses: executor, model, planning, quality, dramalloc-core (liveness, multicore); used by: cli, run.
+//! Uses: edge_order, executor, model, planning, quality, dramalloc-core (liveness, multicore); used by: campaign, cli, run.
 //!
 //! Fault injection: corrupt a correct plan on purpose so tests can prove the simulator and
 //! the verifier catch it. Every fault is chosen by a seeded SplitMix64, so a seed reproduces
@@ -9,6 +9,8 @@ use std::fmt;
 
 use dramalloc_core::multicore::{DepKind, Edge};
 
+use crate::exec::edge_order::EdgeOrderError;
+use crate::exec::executor::Collision;
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
 pub use crate::quality::generate::SplitMix64;
@@ -20,7 +22,7 @@ pub enum Fault {
     MoveOntoNeighbour(u64),
     /// Give one core's copy of a shared tensor a different address than its twins.
     TwinAddress(u64),
-    /// Run one cross-core RAW or WAR edge backwards (and drop the other edges).
+    /// Run one cross-core RAW or WAR edge backwards (every other edge kept).
     ReverseEdge(u64),
     /// Flip one byte of a live tensor between its def and a later use (at execution time).
     CorruptByte(u64),
@@ -38,6 +40,19 @@ impl Fault {
             "corrupt" => Some(Fault::CorruptByte(seed)),
             _ => None,
         }
+    }
+}
+
+/// `e` run backwards: its `to` access first, then its `from` access (entries swapped with them).
+pub fn reversed(e: &Edge) -> Edge {
+    Edge {
+        from_core: e.to_core,
+        from_instruction: e.to_instruction,
+        to_core: e.from_core,
+        to_instruction: e.from_instruction,
+        from_entry: e.to_entry,
+        to_entry: e.from_entry,
+        ..*e
     }
 }
 
@@ -66,8 +81,9 @@ pub enum Injected {
         /// Its wrong address.
         to: u64,
     },
-    /// The edge now runs backwards; all other edges are dropped.
-    IgnoreEdges {
+    /// The plan's edge `edge` now runs backwards ([`reversed`]: its `from` op waits for its
+    /// `to` op); every other edge is kept.
+    Reversed {
         /// The original edge.
         edge: Edge,
     },
@@ -96,6 +112,21 @@ impl Injected {
             _ => None,
         }
     }
+
+    /// Whether the simulator failure `c` names this fault's culprit. For
+    /// [`Injected::Reversed`]: `c` is the cycle error naming the reversed edge (the reversal
+    /// closed a cycle with program order and the other edges), or `c` was found at the
+    /// reversed edge's `from` or `to` op (a consumer ran before its producer, a writer before
+    /// the last reader). The other kinds are not checked here: `true`.
+    pub fn named_by(&self, c: &Collision) -> bool {
+        let Injected::Reversed { edge } = self else { return true };
+        match c {
+            Collision::EdgeOrder(EdgeOrderError::Cycle(cycle)) => cycle.edge == reversed(edge),
+            _ => c.site().is_some_and(|s| {
+                s == (edge.from_core, edge.from_instruction) || s == (edge.to_core, edge.to_instruction)
+            }),
+        }
+    }
 }
 
 impl fmt::Display for Injected {
@@ -110,9 +141,9 @@ impl fmt::Display for Injected {
             Injected::Corrupt { core, tensor, after, address } => {
                 write!(f, "flipped byte {address:#x} of `{tensor}` on core {core} after op {after}")
             }
-            Injected::IgnoreEdges { edge } => write!(
+            Injected::Reversed { edge } => write!(
                 f,
-                "reversed {:?} edge core {} op {} -> core {} op {}",
+                "reversed {:?} edge core {} op {} -> core {} op {} (the other edges kept)",
                 edge.kind(),
                 edge.from_core,
                 edge.from_instruction,
@@ -252,18 +283,14 @@ fn twin_address(model: &SimModel, plan: &mut PlannedModel, seed: u64) -> Result<
 
 fn reverse_edge(plan: &mut PlannedModel, seed: u64) -> Result<Injected, String> {
     let mut rng = SplitMix64(seed);
-    let eligible: Vec<Edge> =
-        plan.edges.iter().copied().filter(|e| matches!(e.kind(), DepKind::Raw | DepKind::War)).collect();
+    let eligible: Vec<usize> = (0..plan.edges.len())
+        .filter(|&j| matches!(plan.edges[j].kind(), DepKind::Raw | DepKind::War))
+        .collect();
     if eligible.is_empty() {
         return Err("no cross-core RAW or WAR edge".into());
     }
-    let edge = eligible[rng.below(eligible.len())];
-    plan.edges = vec![Edge {
-        from_core: edge.to_core,
-        from_instruction: edge.to_instruction,
-        to_core: edge.from_core,
-        to_instruction: edge.from_instruction,
-        ..edge
-    }];
-    Ok(Injected::IgnoreEdges { edge })
+    let j = eligible[rng.below(eligible.len())];
+    let edge = plan.edges[j];
+    plan.edges[j] = reversed(&edge);
+    Ok(Injected::Reversed { edge })
 }

@@ -2,7 +2,8 @@
 //! Uses: host_storage, input, model, planning, quality, run, verify, dramalloc-core (liveness, multicore); used by: cli, run.
 //!
 //! [`executor`] runs a planned model on N simulated cores over [`arena`]s, writing and checking
-//! [`fingerprint`]s; [`host_memory`] estimates the host memory an execution needs before it
+//! [`fingerprint`]s, once [`edge_order`] has found its edges runnable (no cycle with program
+//! order); [`host_memory`] estimates the host memory an execution needs before it
 //! runs ([`shared_ranges`]: which addresses all cores share); [`faults`] corrupts a correct
 //! plan on purpose (the run must then fail), and [`campaign`] injects every kind of fault many
 //! times and counts what was caught; [`jitter`] shuffles the cores' start order and adds yield
@@ -10,6 +11,7 @@
 
 pub mod arena;
 pub mod campaign;
+pub mod edge_order;
 pub mod executor;
 pub mod faults;
 pub mod fingerprint;
