@@ -3,34 +3,18 @@
 //! its exact text. Runs `dramalloc` in-process on buffers (`cli::run_with`), on the bundled data
 //! only.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use dramalloc_sim::cli::{run_with, Console};
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{dramalloc_in, Out};
-
-fn dramalloc(args: &[&str]) -> Out {
-    dramalloc_in(args, "")
-}
-
-/// `dramalloc` on a command line split at spaces (paths here have none).
-fn dramalloc_line(line: &str) -> Out {
-    dramalloc(&line.split(' ').collect::<Vec<_>>())
-}
+use in_process::{data, dramalloc, dramalloc_in, dramalloc_line, Out};
 
 /// A fresh scratch directory under the system temp dir.
 fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dramalloc-cli-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel).display().to_string()
+    in_process::scratch_in("cli", tag)
 }
 
 /// The summary line of `plan` without its stage times.

@@ -7,27 +7,11 @@ use std::process::ExitCode;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{dramalloc_in, Out};
-
-fn dramalloc(args: &[&str]) -> Out {
-    dramalloc_in(args, "")
-}
-
-/// `dramalloc` on a command line split at spaces (paths here have none).
-fn dramalloc_line(line: &str) -> Out {
-    dramalloc(&line.split(' ').collect::<Vec<_>>())
-}
+use in_process::{data, dramalloc, dramalloc_line};
 
 /// A fresh scratch directory under the system temp dir.
 fn scratch(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("dramalloc-plancsv-{tag}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn data(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel).display().to_string()
+    in_process::scratch_in("plancsv", tag)
 }
 
 const CODE_OK: u8 = 0;

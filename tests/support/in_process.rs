@@ -1,6 +1,8 @@
 //! Runs `dramalloc` in-process (`cli::run_with`) on buffers: what one command printed and
-//! returned. Shared by `cli.rs` and `report_truth.rs`.
+//! returned, and the helpers around it. Shared by `cli.rs`, `verify_plan_csv.rs` and
+//! `report_truth.rs` (not every file uses every helper: hence `allow(dead_code)`).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use dramalloc_sim::cli::{run_with, Console};
@@ -19,4 +21,31 @@ pub fn dramalloc_in(args: &[&str], stdin: &str) -> Out {
     let mut con = Console { stdin: &mut input, stdout: &mut o, stderr: &mut e, progress: false };
     let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
     Out { code, stdout: String::from_utf8(o).unwrap(), stderr: String::from_utf8(e).unwrap() }
+}
+
+/// `dramalloc ARGS` with an empty standard input.
+#[allow(dead_code)]
+pub fn dramalloc(args: &[&str]) -> Out {
+    dramalloc_in(args, "")
+}
+
+/// `dramalloc` on a command line split at spaces (paths here have none).
+#[allow(dead_code)]
+pub fn dramalloc_line(line: &str) -> Out {
+    dramalloc(&line.split(' ').collect::<Vec<_>>())
+}
+
+/// A fresh scratch directory `dramalloc-PREFIX-TAG-PID` under the system temp dir.
+#[allow(dead_code)]
+pub fn scratch_in(prefix: &str, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("dramalloc-{prefix}-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The path of `rel` in the bundled data (`sim/data/`).
+#[allow(dead_code)]
+pub fn data(rel: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel).display().to_string()
 }
