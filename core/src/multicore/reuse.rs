@@ -1,6 +1,6 @@
 //! The address-reuse pairs of one core and the WAR edges they imply, counted in
-//! O(n log n + H) (H: pairs of locations whose access hulls overlap), not by visiting every
-//! pair that shares bytes.
+//! O(n log n + min(pairs, H)) (H: pairs of locations whose access hulls overlap), not by
+//! visiting every pair that shares bytes.
 //! Uses: module; used by: pipeline.
 //!
 //! Passes [`super::Pass::BuildDependencies`] and [`super::Pass::AntiDependencyPostDram`] count,
@@ -10,8 +10,10 @@
 //! → first access of the later). A location whose bytes many others reuse over time (a
 //! chain of N operators ping-ponging between two addresses) has O(N²) such pairs: counting
 //! them one by one made `dramalloc run` quadratic (a trial: 200,000 tensors, 45 s, 78 % in
-//! this count). Now the pairs are counted by binary search in address order, and only the
-//! pairs that also overlap in time are visited, in a sweep by first access.
+//! this count). Now the pairs are counted by binary search in address order, and so are the
+//! pairs whose access hulls overlap (H); the pairs that are both are then met along the
+//! shorter of the two walks, in O(n log n + min(pairs, H)): in a valid plan few pairs are
+//! both, so one of the two is small unless many tensors share bytes while live together.
 
 use super::module::LocState;
 
@@ -26,7 +28,7 @@ use super::module::LocState;
 /// a.first_access` (instruction indices; a location no instruction accesses has
 /// `first_access = u32::MAX`, `last_access = 0`, disjoint from every other).
 ///
-/// `idx` is reordered (by address, then by first access). O(n log n + H). Panics only
+/// `idx` is reordered. O(n log n + min(pairs, H)), H the pairs whose hulls overlap. Panics only
 /// where an index of `idx` is outside what `loc` accepts, or where `address + aligned`
 /// overflows `u64` (addresses come from a plan inside the device window).
 pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_too: bool) -> (u64, u64) {
@@ -41,22 +43,41 @@ pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_to
     if !war_too {
         return (pairs, 0);
     }
-    // the pairs sharing bytes whose hulls overlap: each met once, where the later-starting
-    // one (by first access) starts inside the other's hull
+    // the pairs both sharing bytes and live together (rare in a valid plan), met along the
+    // shorter of two walks: the `h` pairs whose hulls overlap, in order of first access, or
+    // the `pairs` sharing bytes, in address order (a chain reusing two addresses has O(n²)
+    // of the latter, an op reading thousands of tensors live together O(n²) of the former)
     idx.sort_unstable_by_key(|&l| (loc(l).first_access, l));
-    let mut together = 0u64;
+    let mut h = 0u64;
     for i in 0..idx.len() {
-        let (x, a) = (idx[i], loc(idx[i]));
-        for &y in &idx[i + 1..] {
-            let b = loc(y);
-            if b.first_access > a.last_access {
-                break; // every later one starts after a's hull too
+        let last = loc(idx[i]).last_access;
+        h += idx[i + 1..].partition_point(|&b| loc(b).first_access <= last) as u64;
+    }
+    let mut together = 0u64;
+    if h <= pairs {
+        for i in 0..idx.len() {
+            let (x, a) = (idx[i], loc(idx[i]));
+            for &y in &idx[i + 1..] {
+                let b = loc(y);
+                if b.first_access > a.last_access {
+                    break; // every later one starts after a's hull too
+                }
+                // b starts inside a's hull (a.first <= b.first <= a.last): the hulls are
+                // disjoint only where b's is empty (never accessed: first u32::MAX, last 0)
+                let overlap = a.first_access <= b.last_access;
+                let (p, q) = if (a.address, x) < (b.address, y) { (a, b) } else { (b, a) };
+                together += u64::from(overlap && q.address < p.address + p.aligned);
             }
-            // b starts inside a's hull (a.first <= b.first <= a.last): the hulls are disjoint
-            // only where b's is empty (never accessed: first u32::MAX, last 0)
-            let overlap = a.first_access <= b.last_access;
-            let (p, q) = if (a.address, x) < (b.address, y) { (a, b) } else { (b, a) };
-            together += u64::from(overlap && q.address < p.address + p.aligned);
+        }
+    } else {
+        idx.sort_unstable_by_key(|&l| (loc(l).address, l));
+        for i in 0..idx.len() {
+            let a = loc(idx[i]);
+            let end = a.address + a.aligned;
+            for &y in idx[i + 1..].iter().take_while(|&&y| loc(y).address < end) {
+                let b = loc(y);
+                together += u64::from(a.last_access >= b.first_access && b.last_access >= a.first_access);
+            }
         }
     }
     (pairs, pairs - together)
@@ -121,6 +142,17 @@ mod tests {
         }
         // the cases reach every branch: pairs, WAR edges and pairs live together
         assert_eq!((total, overlapping_hulls), ((123_351, 105_410), 17_941));
+    }
+
+    #[test]
+    fn many_live_together_are_walked_in_address_order() {
+        // 2,000 locations live together (one op reading them all): H = C(2000, 2), no pair
+        // shares bytes; then the same at one address (no valid plan, but the count holds)
+        let apart: [LocState; 2000] = core::array::from_fn(|k| at(k as u64 * 4096, 4096, 0, 10));
+        let mut idx: [u32; 2000] = core::array::from_fn(|k| k as u32);
+        assert_eq!(count_reuse(&mut idx, |l| apart[l as usize], true), (0, 0));
+        let stacked: [LocState; 2000] = core::array::from_fn(|_| at(0, 4096, 0, 10));
+        assert_eq!(count_reuse(&mut idx, |l| stacked[l as usize], true), (1_999_000, 0));
     }
 
     #[test]
