@@ -32,6 +32,13 @@ use super::module::LocState;
 /// where an index of `idx` is outside what `loc` accepts, or where `address + aligned`
 /// overflows `u64` (addresses come from a plan inside the device window).
 pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_too: bool) -> (u64, u64) {
+    let (pairs, war, _) = reuse_walked(idx, loc, war_too);
+    (pairs, war)
+}
+
+/// [`count_reuse`] and the number of pairs its walk visited (`min(pairs, H)` by the choice of
+/// walk, 0 without `war_too`): the tests' view of the cost.
+fn reuse_walked(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_too: bool) -> (u64, u64, u64) {
     idx.sort_unstable_by_key(|&l| (loc(l).address, l));
     let mut pairs = 0u64;
     for i in 0..idx.len() {
@@ -41,7 +48,7 @@ pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_to
         pairs += idx[i + 1..].partition_point(|&b| loc(b).address < end) as u64;
     }
     if !war_too {
-        return (pairs, 0);
+        return (pairs, 0, 0);
     }
     // the pairs both sharing bytes and live together (rare in a valid plan), met along the
     // shorter of two walks: the `h` pairs whose hulls overlap, in order of first access, or
@@ -53,7 +60,7 @@ pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_to
         let last = loc(idx[i]).last_access;
         h += idx[i + 1..].partition_point(|&b| loc(b).first_access <= last) as u64;
     }
-    let mut together = 0u64;
+    let (mut together, mut walked) = (0u64, 0u64);
     if h <= pairs {
         for i in 0..idx.len() {
             let (x, a) = (idx[i], loc(idx[i]));
@@ -62,6 +69,7 @@ pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_to
                 if b.first_access > a.last_access {
                     break; // every later one starts after a's hull too
                 }
+                walked += 1;
                 // b starts inside a's hull (a.first <= b.first <= a.last): the hulls are
                 // disjoint only where b's is empty (never accessed: first u32::MAX, last 0)
                 let overlap = a.first_access <= b.last_access;
@@ -76,11 +84,12 @@ pub(crate) fn count_reuse(idx: &mut [u32], loc: impl Fn(u32) -> LocState, war_to
             let end = a.address + a.aligned;
             for &y in idx[i + 1..].iter().take_while(|&&y| loc(y).address < end) {
                 let b = loc(y);
+                walked += 1;
                 together += u64::from(a.last_access >= b.first_access && b.last_access >= a.first_access);
             }
         }
     }
-    (pairs, pairs - together)
+    (pairs, pairs - together, walked)
 }
 
 #[cfg(test)]
@@ -117,7 +126,7 @@ mod tests {
     #[test]
     fn counts_as_the_all_pairs_scan_did() {
         let mut r = XorShift(0x5EED_4E05);
-        let (mut total, mut overlapping_hulls) = ((0, 0), 0);
+        let (mut total, mut overlapping_hulls, mut walks) = ((0, 0), 0, [0u32; 2]);
         for case in 0..2000 {
             let n = r.below(40) as usize;
             let mut locs = [LocState::default(); 64];
@@ -133,15 +142,29 @@ mod tests {
             }
             let locs = &locs[..n];
             let mut idx: [u32; 64] = core::array::from_fn(|k| k as u32);
-            let (pairs, war) = count_reuse(&mut idx[..n], |l| locs[l as usize], true);
+            let (pairs, war, walked) = reuse_walked(&mut idx[..n], |l| locs[l as usize], true);
             let expected = brute(locs);
             assert_eq!((pairs, war), expected, "case {case}");
+            // the shorter walk: H, the pairs of which the later-starting one starts inside the
+            // other's hull, or the pairs sharing bytes
+            let mut by_first: [u32; 64] = core::array::from_fn(|k| k as u32);
+            by_first[..n].sort_unstable_by_key(|&l| (locs[l as usize].first_access, l));
+            let h = (0..n)
+                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                .filter(|&(i, j)| {
+                    locs[by_first[j] as usize].first_access <= locs[by_first[i] as usize].last_access
+                })
+                .count() as u64;
+            assert_eq!(walked, h.min(pairs), "case {case}");
+            walks[usize::from(h <= pairs)] += 1;
             assert_eq!(count_reuse(&mut idx[..n], |l| locs[l as usize], false), (expected.0, 0));
             total = (total.0 + pairs, total.1 + war);
             overlapping_hulls += pairs - war;
         }
         // the cases reach every branch: pairs, WAR edges and pairs live together
         assert_eq!((total, overlapping_hulls), ((123_351, 105_410), 17_941));
+        // both walks taken: by address, by first access
+        assert_eq!(walks, [147, 1853]);
     }
 
     #[test]
@@ -150,9 +173,11 @@ mod tests {
         // shares bytes; then the same at one address (no valid plan, but the count holds)
         let apart: [LocState; 2000] = core::array::from_fn(|k| at(k as u64 * 4096, 4096, 0, 10));
         let mut idx: [u32; 2000] = core::array::from_fn(|k| k as u32);
-        assert_eq!(count_reuse(&mut idx, |l| apart[l as usize], true), (0, 0));
+        // (pairs, war, pairs walked): the address walk, which visits none
+        assert_eq!(reuse_walked(&mut idx, |l| apart[l as usize], true), (0, 0, 0));
         let stacked: [LocState; 2000] = core::array::from_fn(|_| at(0, 4096, 0, 10));
-        assert_eq!(count_reuse(&mut idx, |l| stacked[l as usize], true), (1_999_000, 0));
+        // as many of each kind: the walk by first access, every pair once
+        assert_eq!(reuse_walked(&mut idx, |l| stacked[l as usize], true), (1_999_000, 0, 1_999_000));
     }
 
     #[test]
@@ -161,7 +186,9 @@ mod tests {
         let locs: [LocState; 2000] =
             core::array::from_fn(|k| at((k as u64 % 2) * 4096, 4096, k as u32, k as u32 + 1));
         let mut idx: [u32; 2000] = core::array::from_fn(|k| k as u32);
-        // 2 × C(1000, 2) pairs share bytes, none of them live together
-        assert_eq!(count_reuse(&mut idx, |l| locs[l as usize], true), (999_000, 999_000));
+        // 2 × C(1000, 2) pairs share bytes, none of them live together; the walk by first
+        // access visits the 1,999 neighbours in time (hulls [k, k + 1] and [k + 1, k + 2])
+        assert_eq!(reuse_walked(&mut idx, |l| locs[l as usize], true), (999_000, 999_000, 1_999));
+        assert_eq!(reuse_walked(&mut idx, |l| locs[l as usize], false), (999_000, 0, 0));
     }
 }
