@@ -12,6 +12,7 @@ use core::fmt;
 /// Which fixed-capacity store ran out (see [`PlanError::Capacity`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[non_exhaustive]
 pub enum Store {
     /// Interval-tree nodes (one per liveness interval).
     Nodes,
@@ -23,12 +24,25 @@ pub enum Store {
     Order,
     /// Occupied byte ranges gathered for one `search` call.
     Occupied,
-    /// Shared-tensor tables of the multi-core passes.
+    /// The shared-set table of the multi-core passes (`MultiStorage::shared`, one entry per
+    /// shared tensor; `L` in `StaticMulti`).
     Shared,
+    /// The shared-access records of the multi-core passes (`MultiStorage::accesses`, one per
+    /// operand touching a shared tensor, all cores; `A` in `StaticMulti`).
+    Accesses,
     /// Anti-dependency edge list.
     Edges,
     /// Modules (cores) of a multi-core program.
     Modules,
+    /// The per-core states lent to a multi-core run (`ModuleState`s, one per module; `C` in
+    /// `StaticMulti`).
+    ModuleStates,
+    /// A core's location states (`ModuleState::locations`, one per location of its
+    /// function; `L` in `StaticMulti`).
+    LocationStates,
+    /// A core's name-index slots (`ModuleState::by_name`, one per location of its function;
+    /// `L` in `StaticMulti`).
+    NameIndex,
     /// The per-instruction live-byte arrays of the memory-pressure pass.
     Pressure,
     /// The block index of a sorted interval tree (two `u32` words per 8 nodes, and its
@@ -247,6 +261,22 @@ pub enum PlanError {
         /// The count given.
         cores: u32,
     },
+    /// A core's module gives fewer names than its function has locations (one name per
+    /// location: names identify twins across cores).
+    TooFewNames {
+        /// Core index.
+        core: u32,
+        /// Names given (`Module::names`).
+        names: u32,
+        /// Locations of the core's function.
+        locations: u32,
+    },
+    /// The plan alignment given is 0 bytes: an alignment is at least 1 byte (1 for none),
+    /// as the CLI's `--align` says.
+    BadAlignment {
+        /// The alignment given, bytes.
+        align: u64,
+    },
     /// The HBM budget check before placement: the DRAM bytes live at one instruction do not
     /// fit the budget (the window, or a slab), so no placement can (seed `getMemPressure`,
     /// shared bytes counted once; see [`crate::multicore::pressure`]).
@@ -366,6 +396,13 @@ impl fmt::Display for PlanError {
                 "instruction {instruction}: operands {a} and {b} occupy overlapping bytes"
             ),
             PlanError::BadCoreCount { cores } => write!(f, "core count {cores} is not supported"),
+            PlanError::TooFewNames { core, names, locations } => write!(
+                f,
+                "core {core}: {names} names given for {locations} locations (one name per location)"
+            ),
+            PlanError::BadAlignment { align } => {
+                write!(f, "alignment {align} bytes: an alignment is at least 1 byte (1 for none)")
+            }
             PlanError::OverBudget { instruction, private_bytes, shared_bytes, budget } => write!(
                 f,
                 "at instruction {instruction}, {} live DRAM bytes ({private_bytes} private + {shared_bytes} shared) exceed the {budget}-byte HBM budget",

@@ -138,7 +138,8 @@ pub fn plan_function_excluding(
 /// ```
 ///
 /// # Errors
-/// As [`plan_function`], plus [`PlanError::BadInterval`] for `last_use < def`.
+/// As [`plan_function`], plus [`PlanError::BadInterval`] for `last_use < def` and
+/// [`PlanError::BadAlignment`] for `align` 0 (an alignment is at least 1 byte; 1 for none).
 pub fn plan_buffers(
     buffers: &[Buffer],
     align: u64,

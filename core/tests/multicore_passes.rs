@@ -12,7 +12,7 @@ use dramalloc_core::multicore::pipeline::MultiError;
 use dramalloc_core::multicore::pressure::Peak;
 use dramalloc_core::multicore::{DepKind, MultiConfig, MultiStorage, Pass, Pipeline, SharedMode};
 use dramalloc_core::static_storage::StaticMulti;
-use dramalloc_core::{CcSize, PlanConfig, PlanError, Strategy};
+use dramalloc_core::{CcSize, PlanConfig, PlanError, Store, Strategy};
 
 const K: u64 = 1024;
 
@@ -356,9 +356,11 @@ fn the_dma_cleanup_counts_operand_pairs() {
     assert_eq!((r.report.operand_pairs_checked, r.addr(0, "A"), r.addr(0, "B")), (2, Some(0), Some(4 * K)));
 }
 
-/// No modules, or fewer states than modules, is a bad core count (before any pass runs).
+/// No modules is a bad core count; fewer states than modules is not (the count is
+/// supported, the states slice is short): a capacity error of the module states. Both before
+/// any pass runs.
 #[test]
-fn a_bad_core_count_is_an_error() {
+fn a_bad_core_count_and_too_few_states_are_errors() {
     let progs = b12();
     let names = names_of(&progs);
     let modules = modules_of(&progs, &names);
@@ -366,11 +368,75 @@ fn a_bad_core_count_is_an_error() {
     let (mut storage, mut states) = host.split();
     let c = cfg();
     let pipeline = Pipeline::build(&c);
-    let bad =
-        |cores| MultiError { pass: Pass::DramAllocation, core: 0, error: PlanError::BadCoreCount { cores } };
-    assert_eq!(pipeline.run(&c, &[], &mut states, &mut storage).unwrap_err(), bad(0));
-    assert_eq!(pipeline.run(&c, &modules, &mut states[..1], &mut storage).unwrap_err(), bad(2));
+    let at_start = |error| MultiError { pass: Pass::DramAllocation, core: 0, error };
+    let e = pipeline.run(&c, &[], &mut states, &mut storage).unwrap_err();
+    assert_eq!(e, at_start(PlanError::BadCoreCount { cores: 0 }));
+    assert_eq!(e.error.to_string(), "core count 0 is not supported");
+    let e = pipeline.run(&c, &modules, &mut states[..1], &mut storage).unwrap_err();
+    let short = PlanError::Capacity { store: Store::ModuleStates, needed: 2, capacity: 1 };
+    assert_eq!(e, at_start(short));
+    assert_eq!(
+        e.error.to_string(),
+        "fixed-capacity store ModuleStates is full: 2 entries needed, capacity 1"
+    );
     assert!(pipeline.run(&c, &modules, &mut states[..2], &mut storage).is_ok());
+}
+
+/// The user trial's case: 3 modules (3 cores are supported) and only 2 states.
+#[test]
+fn three_modules_with_two_states_name_the_states() {
+    let progs = n_cores(3);
+    let names = names_of(&progs);
+    let modules = modules_of(&progs, &names);
+    let mut host = Box::new(Storage::new());
+    let (mut storage, mut states) = host.split();
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    let e = pipeline.run(&c, &modules, &mut states[..2], &mut storage).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
+    assert_eq!(e.error, PlanError::Capacity { store: Store::ModuleStates, needed: 3, capacity: 2 });
+    assert_eq!(
+        e.error.to_string(),
+        "fixed-capacity store ModuleStates is full: 3 entries needed, capacity 2"
+    );
+    assert!(pipeline.run(&c, &modules, &mut states[..3], &mut storage).is_ok());
+}
+
+/// A module with fewer names than locations is the caller's input mistake, named with the
+/// core and both counts (not a store that is full); a core's location states or name-index
+/// slots shorter than its locations are the capacity of that store. All before any pass.
+#[test]
+fn too_few_names_and_short_location_states_name_their_cause() {
+    let progs = b12();
+    let names = names_of(&progs);
+    let c = cfg();
+    let pipeline = Pipeline::build(&c);
+    // core 1 has locations P1 and S: give it one name
+    let mut modules = modules_of(&progs, &names);
+    modules[1].names = &names[1][..1];
+    let mut host = Box::new(Storage::new());
+    let (mut storage, mut states) = host.split();
+    let e = pipeline.run(&c, &modules, &mut states[..2], &mut storage).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DramAllocation, 1));
+    assert_eq!(e.error, PlanError::TooFewNames { core: 1, names: 1, locations: 2 });
+    assert_eq!(e.error.to_string(), "core 1: 1 names given for 2 locations (one name per location)");
+    // core 1's location states, then its name index, one short
+    let modules = modules_of(&progs, &names);
+    for store in [Store::LocationStates, Store::NameIndex] {
+        let mut host = Box::new(Storage::new());
+        let (mut storage, mut states) = host.split();
+        match store {
+            Store::LocationStates => states[1].locations = &mut std::mem::take(&mut states[1].locations)[..1],
+            _ => states[1].by_name = &mut std::mem::take(&mut states[1].by_name)[..1],
+        }
+        let e = pipeline.run(&c, &modules, &mut states[..2], &mut storage).unwrap_err();
+        assert_eq!((e.pass, e.core), (Pass::DramAllocation, 1));
+        assert_eq!(e.error, PlanError::Capacity { store, needed: 2, capacity: 1 });
+        assert_eq!(
+            e.error.to_string(),
+            format!("fixed-capacity store {store:?} is full: 2 entries needed, capacity 1")
+        );
+    }
 }
 
 /// Reuse pairs and private WAR edges, counted exactly: on each of two cores A, B and C (4 KiB,
@@ -438,11 +504,7 @@ fn the_pressure_scratch_is_checked_exactly() {
             assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
             assert_eq!(
                 e.error,
-                PlanError::Capacity {
-                    store: dramalloc_core::error::Store::Pressure,
-                    needed: need,
-                    capacity: need - 1
-                }
+                PlanError::Capacity { store: Store::Pressure, needed: need, capacity: need - 1 }
             );
         }
     }
@@ -483,12 +545,13 @@ fn slab_addresses_are_the_plan_plus_the_slab_start() {
 
 /// The shared-entry table and the access records are checked to the entry: b12 has one
 /// shared tensor with three accesses (core 0 writes it at 1 and reads it at 4, core 1 reads
-/// it at 4).
+/// it at 4). Each table that runs out is named by its own store (the access records were
+/// once named `Edges`, which sent a user to enlarge the edge table).
 #[test]
 fn the_shared_tables_are_checked_exactly() {
-    use dramalloc_core::error::Store;
     // (entries, accesses) kept, and the error (core, store, needed, capacity) if any
-    let cases = [(1, 3, None), (0, 3, Some((0, Store::Shared, 1, 0))), (1, 2, Some((1, Store::Edges, 3, 2)))];
+    let cases =
+        [(1, 3, None), (0, 3, Some((0, Store::Shared, 1, 0))), (1, 2, Some((1, Store::Accesses, 3, 2)))];
     for (entries, accesses, want) in cases {
         let shrink = |s: &mut MultiStorage<'_>| {
             s.shared = &mut std::mem::take(&mut s.shared)[..entries];
@@ -501,9 +564,46 @@ fn the_shared_tables_are_checked_exactly() {
                 let e = r.unwrap_err();
                 assert_eq!((e.pass, e.core), (Pass::SharedDramAllocation, core));
                 assert_eq!(e.error, PlanError::Capacity { store, needed, capacity });
+                assert_eq!(
+                    e.error.to_string(),
+                    format!("fixed-capacity store {store:?} is full: {needed} entries needed, capacity {capacity}")
+                );
             }
         }
     }
+    let accesses = PlanError::Capacity { store: Store::Accesses, needed: 3, capacity: 2 };
+    assert_eq!(accesses.to_string(), "fixed-capacity store Accesses is full: 3 entries needed, capacity 2");
+}
+
+/// The user trial's case: two cores, one shared spill, and a `StaticMulti` with one
+/// shared-access record (`A = 1`) and room for eight edges: the error names the access
+/// records, not the edges.
+#[test]
+fn one_access_record_is_named_as_accesses_not_edges() {
+    let mut host = Box::new(StaticMulti::<2, 3, 6, 3, 1, 8, 12>::new());
+    let (mut storage, mut states) = host.split();
+    // core 0 writes S at 0 and reads it at 1; core 1 reads it at 1
+    let progs: Vec<Prog> = (0..2)
+        .map(|k| {
+            let mut p = Prog::default();
+            let s = p.spill("S", 4 * K, true);
+            if k == 0 {
+                p.at(0, &[Operand::def(s)], false);
+            }
+            p.at(1, &[Operand::use_(s)], false);
+            p
+        })
+        .collect();
+    let names = names_of(&progs);
+    let modules = modules_of(&progs, &names);
+    let c = cfg();
+    let e = Pipeline::build(&c).run(&c, &modules, &mut states, &mut storage).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::SharedDramAllocation, 0));
+    assert_eq!(e.error, PlanError::Capacity { store: Store::Accesses, needed: 2, capacity: 1 });
+    // three records (the accesses of both cores) are enough, with the same eight edges
+    let mut host = Box::new(StaticMulti::<2, 3, 6, 3, 3, 8, 12>::new());
+    let (mut storage, mut states) = host.split();
+    assert!(Pipeline::build(&c).run(&c, &modules, &mut states, &mut storage).is_ok());
 }
 
 /// A remote-local target dropped on core 2 of 3 after the shared allocation: the sync pass

@@ -335,3 +335,33 @@ fn the_pinned_clash_sweep_finds_a_clash_among_thousands() {
     let err = plan_buffers(&meet, 4096, &cfg(1 << 30, 0, Strategy::Sweep), &mut ws).map(|_| ());
     assert_eq!(err, Err(PlanError::PinnedOverlap { a: 0, b: 1 }));
 }
+
+/// An alignment of 0 bytes is refused with a typed error naming it, as the CLI's `--align 0`
+/// is ("an alignment is at least 1 byte"), not reported as a size overflow; through every
+/// entry point that takes one, before any buffer is looked at (also with no buffers). 1 is
+/// the "none" alignment and plans at byte granularity.
+#[test]
+fn an_alignment_of_zero_is_a_typed_error() {
+    use dramalloc_core::liveness::buffers::build_from_buffers;
+    use dramalloc_core::place::exact::Budget;
+    use dramalloc_core::planner::{plan_buffer_iter, plan_buffers_with};
+    let bufs = [Buffer::new(0, 3, 100), Buffer::new(1, 2, 100)];
+    let c = cfg(1 << 20, 0, Strategy::Auto);
+    let want = PlanError::BadAlignment { align: 0 };
+    let mut st: Box<Ws> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let e = plan_buffers(&bufs, 0, &c, &mut ws).unwrap_err();
+    assert_eq!(e, want);
+    assert_eq!(e.to_string(), "alignment 0 bytes: an alignment is at least 1 byte (1 for none)");
+    assert_eq!(plan_buffers(&[], 0, &c, &mut ws).unwrap_err(), want);
+    // checked before the buffers: a zero-size buffer is not what is reported
+    assert_eq!(plan_buffers(&[Buffer::new(0, 1, 0)], 0, &c, &mut ws).unwrap_err(), want);
+    assert_eq!(plan_buffer_iter(bufs.iter().copied(), 0, &c, &mut ws).unwrap_err(), want);
+    let mut go = || true;
+    let mut budget = Budget { max_nodes: 1000, work: 1_000_000, repair_work: 0, keep_going: &mut go };
+    assert_eq!(plan_buffers_with(&bufs, 0, &c, &mut ws, &mut budget).unwrap_err(), want);
+    assert_eq!(build_from_buffers(&bufs, 0, &mut ws).unwrap_err(), want);
+    // 1 plans the two at byte granularity, one above the other
+    let plan = plan_buffers(&bufs, 1, &c, &mut ws).unwrap();
+    assert_eq!(plan.metrics.hwm, 200);
+}

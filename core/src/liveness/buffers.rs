@@ -80,9 +80,9 @@ const fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 /// The offset alignment of a buffer with its own alignment `own` in a plan aligned to
-/// `align`: `lcm(align, own)` (`align` when `own` is 0 or 1), `None` on `u64` overflow.
+/// `align` (at least 1: [`build_from_buffer_iter`] refuses 0 first): `lcm(align, own)`
+/// (`align` when `own` is 0 or 1, the buffer's "none"), `None` on `u64` overflow.
 const fn offset_alignment(align: u64, own: u64) -> Option<u64> {
-    let align = if align == 0 { 1 } else { align };
     if own <= 1 {
         return Some(align);
     }
@@ -94,7 +94,8 @@ const fn offset_alignment(align: u64, own: u64) -> Option<u64> {
 /// alignment above `align` gets a padded footprint (module docs).
 ///
 /// # Errors
-/// [`PlanError::ZeroSize`], [`PlanError::BadInterval`] (`last_use < def`),
+/// [`PlanError::BadAlignment`] when `align` is 0 (an alignment is at least 1 byte; pass 1 for
+/// none), before anything else; [`PlanError::ZeroSize`], [`PlanError::BadInterval`] (`last_use < def`),
 /// [`PlanError::SizeOverflow`] (also when the padded footprint or `lcm(align, buffer align)`
 /// overflows), [`PlanError::MisalignedFixed`] (a fixed address that is not a multiple of
 /// `lcm(align, buffer align)`), [`PlanError::Capacity`].
@@ -115,6 +116,9 @@ pub fn build_from_buffer_iter(
     align: u64,
     ws: &mut Workspace<'_>,
 ) -> Result<Built, PlanError> {
+    if align == 0 {
+        return Err(PlanError::BadAlignment { align });
+    }
     let n = buffers.len();
     ws.ensure(n, n)?;
     let mut b = Built { infos: n as u32, intervals: n as u32, ..Built::default() };
@@ -175,7 +179,6 @@ mod tests {
         assert_eq!(offset_alignment(1, 64), Some(64));
         assert_eq!(offset_alignment(64, 16), Some(64));
         assert_eq!(offset_alignment(4, 6), Some(12));
-        assert_eq!(offset_alignment(0, 1), Some(1));
         assert_eq!(offset_alignment(1 << 63, 3), None);
     }
 }

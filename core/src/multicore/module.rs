@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::error::PlanError;
+use crate::error::{PlanError, Store};
 use crate::liveness::program::Function;
 use crate::metrics::Metrics;
 
@@ -119,7 +119,8 @@ pub struct ModuleState<'s> {
 
 impl<'s> ModuleState<'s> {
     /// Wraps caller storage (`locations` and `by_name` at least as long as the function's
-    /// location list).
+    /// location list, else the run fails with [`PlanError::Capacity`] of
+    /// [`Store::LocationStates`] or [`Store::NameIndex`]).
     pub fn new(locations: &'s mut [LocState], by_name: &'s mut [u32]) -> ModuleState<'s> {
         ModuleState { locations, by_name, metrics: Metrics::default(), unaddressed: 0 }
     }
@@ -128,20 +129,26 @@ impl<'s> ModuleState<'s> {
 /// Fills `state.by_name` for `module` (sort by name).
 ///
 /// # Errors
-/// [`PlanError::Capacity`] when the state is shorter than the location list;
-/// [`PlanError::DuplicateName`] when two locations share a name.
+/// [`PlanError::TooFewNames`] when `module.names` is shorter than the location list (checked
+/// first: an input mistake, not storage); [`PlanError::Capacity`] naming
+/// [`Store::LocationStates`] or [`Store::NameIndex`] when `state.locations` or
+/// `state.by_name` is shorter than the location list; [`PlanError::DuplicateName`] when two
+/// locations share a name.
 pub fn build_name_index(
     core: u32,
     module: &Module<'_>,
     state: &mut ModuleState<'_>,
 ) -> Result<(), PlanError> {
     let n = module.function.locations.len();
-    if state.locations.len() < n || state.by_name.len() < n || module.names.len() < n {
-        return Err(PlanError::Capacity {
-            store: crate::error::Store::Shared,
-            needed: n,
-            capacity: state.locations.len().min(state.by_name.len()).min(module.names.len()),
-        });
+    if module.names.len() < n {
+        return Err(PlanError::TooFewNames { core, names: module.names.len() as u32, locations: n as u32 });
+    }
+    for (store, capacity) in
+        [(Store::LocationStates, state.locations.len()), (Store::NameIndex, state.by_name.len())]
+    {
+        if capacity < n {
+            return Err(PlanError::Capacity { store, needed: n, capacity });
+        }
     }
     let idx = &mut state.by_name[..n];
     for (i, slot) in idx.iter_mut().enumerate() {
@@ -182,7 +189,8 @@ mod tests {
     }
 
     /// The name index sorts by name; two equal names, or any of the three slices shorter than
-    /// the location list, are errors naming what was short or which two collide.
+    /// the location list, are errors naming what was short (too few names: `TooFewNames`; a
+    /// short state: `Capacity` of its store) or which two collide.
     #[test]
     fn name_index_sorts_and_rejects_short_storage_and_duplicates() {
         let locations = [Location::spill(1), Location::spill(1), Location::spill(1)];
@@ -200,10 +208,13 @@ mod tests {
             let m = Module { function, names: &names[..nm] };
             build_name_index(0, &m, &mut st)
         };
-        let cap = |capacity| Err(PlanError::Capacity { store: Store::Shared, needed: 3, capacity });
-        assert_eq!(short(2, 3, 3), cap(2));
-        assert_eq!(short(3, 1, 3), cap(1));
-        assert_eq!(short(3, 3, 2), cap(2));
+        let cap = |store, capacity| Err(PlanError::Capacity { store, needed: 3, capacity });
+        assert_eq!(short(2, 3, 3), cap(Store::LocationStates, 2));
+        assert_eq!(short(3, 1, 3), cap(Store::NameIndex, 1));
+        assert_eq!(short(3, 3, 2), Err(PlanError::TooFewNames { core: 0, names: 2, locations: 3 }));
+        // the names are checked first, then the location states, then the index
+        assert_eq!(short(1, 1, 1), Err(PlanError::TooFewNames { core: 0, names: 1, locations: 3 }));
+        assert_eq!(short(1, 1, 3), cap(Store::LocationStates, 1));
         let dup = ["x", "y", "x"];
         let m = Module { function, names: &dup };
         assert_eq!(

@@ -104,11 +104,13 @@ pub struct MultiConfig {
 pub struct MultiStorage<'a> {
     /// Planner workspace, reused core after core (sized for the largest core).
     pub ws: Workspace<'a>,
-    /// Shared-set table.
+    /// Shared-set table (one entry per shared tensor; too few: [`PlanError::Capacity`] of
+    /// [`Store::Shared`]).
     pub shared: &'a mut [SharedEntry],
-    /// Shared access records (one per operand touching a shared tensor, all cores).
+    /// Shared access records (one per operand touching a shared tensor, all cores; too few:
+    /// [`PlanError::Capacity`] of [`Store::Accesses`]).
     pub accesses: &'a mut [SharedAccess],
-    /// Cross-core edges.
+    /// Cross-core edges (too few: [`PlanError::Capacity`] of [`Store::Edges`]).
     pub edges: &'a mut [Edge],
     /// Index scratch, at least as long as the largest core's location list.
     pub index: &'a mut [u32],
@@ -223,9 +225,12 @@ impl Pipeline {
     ///
     /// # Errors
     /// [`MultiError`] naming the pass, the core and the [`PlanError`]:
-    /// [`PlanError::BadCoreCount`], any planner error, the shared-set errors of
+    /// [`PlanError::BadCoreCount`] (no modules, or more than 64), [`PlanError::Capacity`] of
+    /// [`Store::ModuleStates`] (fewer `states` than modules; both before any pass, on core 0),
+    /// the errors of [`super::module::build_name_index`] ([`PlanError::TooFewNames`], a short
+    /// state), any planner error, the shared-set errors of
     /// [`super::shared_alloc::allocate_shared`] and [`super::sync::sync_shared_allocations`],
-    /// [`PlanError::OperandOverlap`], [`PlanError::Capacity`].
+    /// [`PlanError::OperandOverlap`], [`PlanError::Capacity`] (of the store that ran out).
     pub fn run(
         &self,
         cfg: &MultiConfig,
@@ -252,11 +257,18 @@ impl Pipeline {
     ) -> Result<MultiReport, MultiError> {
         let n = modules.len();
         let fail = |pass: Pass, core: u32| move |error: PlanError| MultiError { pass, core, error };
-        if n == 0 || n > MAX_CORES || states.len() < n {
+        if n == 0 || n > MAX_CORES {
             return Err(MultiError {
                 pass: Pass::DramAllocation,
                 core: 0,
                 error: PlanError::BadCoreCount { cores: n as u32 },
+            });
+        }
+        if states.len() < n {
+            return Err(MultiError {
+                pass: Pass::DramAllocation,
+                core: 0,
+                error: PlanError::Capacity { store: Store::ModuleStates, needed: n, capacity: states.len() },
             });
         }
         let cc_bytes = device_cc_bytes(cfg, modules).map_err(fail(Pass::DramAllocation, 0))?;

@@ -184,7 +184,11 @@ pub fn allocate_shared(
                 if na >= accesses.len() {
                     return Err((
                         k as u32,
-                        PlanError::Capacity { store: Store::Edges, needed: na + 1, capacity: accesses.len() },
+                        PlanError::Capacity {
+                            store: Store::Accesses,
+                            needed: na + 1,
+                            capacity: accesses.len(),
+                        },
                     ));
                 }
                 accesses[na] = SharedAccess {

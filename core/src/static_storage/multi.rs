@@ -11,7 +11,11 @@ use crate::workspace::StaticWorkspace;
 /// shared entries, `A` shared-access records (all cores), `E` cross-core edges, `P` entries
 /// of live-byte scratch for the memory-pressure pass (at least
 /// [`crate::multicore::pressure::scratch_len`]: 3 × (largest instruction count + 1)), and per
-/// core `L` location states and name-index slots.
+/// core `L` location states and name-index slots. A run that needs more fails with
+/// [`crate::PlanError::Capacity`] naming the store: [`crate::Store::Shared`] (`L` entries),
+/// [`crate::Store::Accesses`] (`A`), [`crate::Store::Edges`] (`E`), [`crate::Store::Pressure`] (`P`),
+/// [`crate::Store::ModuleStates`] (`C`), [`crate::Store::LocationStates`] / [`crate::Store::NameIndex`] (`L` per
+/// core), or one of the workspace's.
 ///
 /// Size: the workspace's `172 I + 76 N + 12 L` bytes, plus `56 L + 4 L + 16 A + 32 E + 8 P`
 /// and `44 L` per core. Keep it in a `static` through [`super::TakeOnce`], never on a small
