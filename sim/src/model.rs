@@ -9,7 +9,9 @@
 //! (packed from 0, 4096-aligned, explicit addresses kept); intermediates are the
 //! planner's candidates; op inputs are uses and op outputs defs, in file order.
 
-use dramalloc_core::liveness::program::{Function, Instruction, Location, MemoryType, Operand, UsageClass};
+use dramalloc_core::liveness::program::{
+    Access, Function, Instruction, Location, MemoryType, Operand, UsageClass,
+};
 use dramalloc_core::multicore::Module;
 
 use crate::input::{pack_preplaced, InputError, Program, TensorKind};
@@ -56,6 +58,24 @@ impl CoreProgram {
     pub fn operands_of(&self, i: usize) -> &[Operand] {
         let ins = self.instructions[i];
         &self.operands[ins.first as usize..(ins.first + ins.count) as usize]
+    }
+
+    /// The accesses recomputed from the instructions, per location: the first and last
+    /// instruction accessing it (`None`: none), and whether a collective op defines it (with
+    /// an intermediate's shared flag, the program's shared set). The one rule of `verify`'s
+    /// plan.csv check and `check-plan`'s program check. O(operands).
+    pub fn accesses(&self) -> (Vec<Option<(u32, u32)>>, Vec<bool>) {
+        let mut acc = vec![None::<(u32, u32)>; self.names.len()];
+        let mut collective_def = vec![false; self.names.len()];
+        for i in 0..self.instructions.len() {
+            let at = i as u32;
+            for op in self.operands_of(i) {
+                let l = op.location as usize;
+                acc[l] = Some(acc[l].map_or((at, at), |(a, b)| (a.min(at), b.max(at))));
+                collective_def[l] |= self.instructions[i].collective && op.access == Access::Def;
+            }
+        }
+        (acc, collective_def)
     }
 
     /// Borrowed view in the planner's model.

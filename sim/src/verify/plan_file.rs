@@ -8,7 +8,6 @@
 
 use std::collections::HashMap;
 
-use dramalloc_core::liveness::program::Access;
 use dramalloc_core::plan_file::{
     PlanFile, PlanFileError, Record, FLAG_PINNED, FLAG_PREPLACED, FLAG_PROBLEM, FLAG_SHARED, FLAG_SLABS,
     FLAG_TENSOR_PARALLEL, NO_ACCESS,
@@ -151,16 +150,7 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
                 c.instructions.len()
             )));
         }
-        let (mut first, mut last) = (vec![u32::MAX; c.locations.len()], vec![0u32; c.locations.len()]);
-        let mut collective_def = vec![false; c.locations.len()];
-        for i in 0..c.instructions.len() {
-            for o in c.operands_of(i) {
-                let l = o.location as usize;
-                first[l] = first[l].min(i as u32);
-                last[l] = last[l].max(i as u32);
-                collective_def[l] |= c.instructions[i].collective && o.access == Access::Def;
-            }
-        }
+        let (access, collective_def) = c.accesses();
         let mut expected = 0;
         for (l, loc) in c.locations.iter().enumerate() {
             if !(loc.is_preplaced() || loc.is_candidate()) {
@@ -199,7 +189,7 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
                     r.address.get()
                 )));
             }
-            let own = (first[l] != u32::MAX).then_some((first[l], last[l]));
+            let own = access[l];
             let (d, u) = (r.def.get(), r.last_use.get());
             let ok = match own {
                 None => r.has(FLAG_SHARED) || (d, u) == (NO_ACCESS, NO_ACCESS),

@@ -29,7 +29,7 @@ use std::io::Read;
 
 use csv::{ReaderBuilder, StringRecord};
 use dramalloc_core::align::alignment_for;
-use dramalloc_core::liveness::program::{Access, Location as Loc};
+use dramalloc_core::liveness::program::Location as Loc;
 
 use crate::input::quoted::{name_of, RawKept};
 use crate::input::{InputError, Location, Program};
@@ -425,22 +425,6 @@ fn in_slab(r: &PlanRow, start: u64, end: u64) -> Result<(), RunPlanError> {
     Ok(())
 }
 
-/// One core's accesses recomputed from its instructions: per location, the first and last
-/// instruction accessing it, and whether a collective defines it.
-fn accesses(c: &CoreProgram) -> (Vec<Option<(u32, u32)>>, Vec<bool>) {
-    let mut acc = vec![None::<(u32, u32)>; c.names.len()];
-    let mut collective_def = vec![false; c.names.len()];
-    for i in 0..c.instructions.len() {
-        for op in c.operands_of(i) {
-            let l = op.location as usize;
-            let i32_ = i as u32;
-            acc[l] = Some(acc[l].map_or((i32_, i32_), |(a, b)| (a.min(i32_), b.max(i32_))));
-            collective_def[l] |= c.instructions[i].collective && op.access == Access::Def;
-        }
-    }
-    (acc, collective_def)
-}
-
 /// Rule 1's sizes and lifetime of row `r` of core `k` for location `loc`: `bytes`,
 /// `aligned_bytes` and `def,last_use` (`access`: the core's first and last access).
 fn check_columns(r: &PlanRow, k: usize, loc: &Loc, access: Option<(u32, u32)>) -> Result<(), RunPlanError> {
@@ -499,7 +483,7 @@ fn check(
     (align, capacity, slab): (u64, Option<u64>, u64),
 ) -> Result<RunPlanReport, RunPlanError> {
     // accesses recomputed from the instructions, per core
-    let (access, collective_def): (Vec<_>, Vec<_>) = model.cores.iter().map(accesses).unzip();
+    let (access, collective_def): (Vec<_>, Vec<_>) = model.cores.iter().map(CoreProgram::accesses).unzip();
     // per shared tensor: the hull of its accesses over every core (`None`: never accessed),
     // the first row placing it
     let mut hull: HashMap<&str, SharedSeen> = HashMap::new();
