@@ -38,8 +38,9 @@ pub enum Strategy {
     /// The portfolio of `auto`, then the anytime branch and bound of [`crate::place::exact`] (after
     /// MiniMalloc) with the caller's budget (`plan_*_with`) or
     /// [`crate::place::portfolio::EXACT_DEFAULT_NODES`] nodes, for up to
-    /// [`crate::place::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued,
-    /// and is not stopped before auto's nodes, so it is never worse than `auto`.
+    /// [`crate::place::exact::EXACT_MAX_BUFFERS`] buffers. Its search is auto's search continued
+    /// (auto's, to its work cap, then on from the repaired plan with the nodes left), so it is
+    /// never worse than `auto`.
     Exact,
     /// The default: the portfolio of [`crate::place::portfolio`]: the sweep, the skyline,
     /// the greedy orders, seed and best-fit as the work budget allows, then the branch and

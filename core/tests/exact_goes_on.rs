@@ -3,9 +3,11 @@
 //! repaired plan (a second branch-and-bound row), from the first run's last node limit, proven
 //! bound and bisection end. Before 2026-12-05 `exact` searched on before the repair, which the
 //! clock then starved: a fresh-user trial found it above `auto` on 8 of 200 files. On
-//! MiniMalloc's J (bundled in `sim/data/minimalloc/`), where `auto`'s 20,000 nodes stop
-//! above the bound, both are run with the clock always yes; the reports, peaks and node
-//! counts are pinned.
+//! MiniMalloc's J (bundled in `sim/data/minimalloc/`), where `auto`'s search stops at its work
+//! cap above the bound, both are run with the clock always yes; the reports, peaks and node
+//! counts are pinned. (In this workspace of 512 undo records an undo past them rebuilds
+//! minimum offsets, which the work cap counts: 1,795 nodes reach it, where the command line,
+//! which lends n²/2 + n records, expands about 12,000.)
 
 use dramalloc_core::place::exact::Budget;
 use dramalloc_core::place::report::{Member as M, Outcome as O};
@@ -43,26 +45,28 @@ fn exact_goes_on_after_autos_repair() {
     // the same steps up to the repair, then one more search with the nodes left
     assert_eq!(a, &e[..a.len()]);
     let repaired = [
-        (M::BranchAndBound, O::Ran { peak: 1_067_008, work: 19_559 }),
-        (M::Repair, O::Ran { peak: 1_067_008, work: 12_615_930 }),
+        (M::BranchAndBound, O::Ran { peak: 1_116_160, work: 1_795 }),
+        (M::Repair, O::Ran { peak: 1_116_160, work: 5_277_060 }),
     ];
     assert_eq!(a[a.len() - 2..], repaired);
-    // (60,000 nodes in all: 19,559 + 40,441)
-    assert_eq!(e[a.len()..], [(M::BranchAndBound, O::Ran { peak: 1_052_672, work: 40_441 })]);
+    // (60,000 nodes in all: 1,795 + 58,205)
+    assert_eq!(e[a.len()..], [(M::BranchAndBound, O::Ran { peak: 1_035_264, work: 58_205 })]);
     assert_eq!(
         (auto.metrics.hwm, exact.metrics.hwm, auto.metrics.lower_bound),
-        (1_067_008, 1_052_672, 989_184)
+        (1_116_160, 1_035_264, 989_184)
     );
     assert_eq!((exact.members.improved_by, exact.metrics.strategy), ([Some(M::BranchAndBound), None], 5));
 }
 
-/// With no nodes left after `auto`'s (a node budget of exactly the first run's 19,559) `exact`
-/// does not search on: its report is `auto`'s, row for row, and so is its plan.
+/// With no nodes left after `auto`'s (a node budget of exactly the first run's 1,795) `exact`
+/// does not search on: its report is `auto`'s, row for row, and so is its plan. (`auto`'s own
+/// search has no node limit, only its work cap: the same 1,795 nodes.)
 #[test]
 fn no_nodes_left_no_second_search() {
     let bufs = j();
-    let auto = plan(&bufs, Strategy::Auto, 19_559);
-    let exact = plan(&bufs, Strategy::Exact, 19_559);
+    let auto = plan(&bufs, Strategy::Auto, 1_795);
+    let exact = plan(&bufs, Strategy::Exact, 1_795);
     assert_eq!(auto.members.runs(), exact.members.runs());
-    assert_eq!((auto.metrics.hwm, exact.metrics.hwm), (1_067_008, 1_067_008));
+    assert_eq!(auto.members.runs()[auto.members.runs().len() - 2].1, O::Ran { peak: 1_116_160, work: 1_795 });
+    assert_eq!((auto.metrics.hwm, exact.metrics.hwm), (1_116_160, 1_116_160));
 }

@@ -7,7 +7,7 @@
 //! its peak and node count are pinned, with two schedules and a node limit that ends it.
 
 use dramalloc_core::liveness::info::Info;
-use dramalloc_core::place::exact::{branch_and_bound, prepare, Budget, Schedule};
+use dramalloc_core::place::exact::{branch_and_bound, prepare, Budget, ExactOutcome, Schedule};
 use dramalloc_core::workspace::{Raise, Section, Slot};
 
 /// `(lower, upper, size)` rows of a MiniMalloc CSV (`id,lower,upper,size`, times half-open).
@@ -24,6 +24,12 @@ fn rows(csv: &str) -> Vec<(u32, u32, u64)> {
 /// Runs the search on `rows` with `max_nodes` and `schedule` (byte capacities, from an
 /// incumbent of the sizes' sum); checks the plan it leaves and returns (peak, nodes, optimal).
 fn run(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> (u64, u64, bool) {
+    let out = run_out(rows, max_nodes, schedule);
+    (out.peak, out.nodes, out.optimal)
+}
+
+/// As [`run`], returning the whole outcome.
+fn run_out(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> ExactOutcome {
     let n = rows.len();
     let infos: Vec<Info> = rows.iter().map(|r| Info { aligned: r.2, ..Info::default() }).collect();
     let mut slots = vec![Slot::default(); n];
@@ -55,7 +61,7 @@ fn run(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> (u64, u6
         &mut secs[..count],
         &by_lo,
         &mut ids,
-        &mut vec![Raise::default(); 4 * n],
+        &mut vec![Raise::default(); n * n / 2 + n],
         0,
         lb,
         total,
@@ -73,7 +79,7 @@ fn run(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> (u64, u6
             }
         }
     }
-    (out.peak, out.nodes, out.optimal)
+    out
 }
 
 /// D and J at 4,000 nodes, with the planner's schedule and with one that gives the bisection
@@ -126,4 +132,20 @@ fn the_planners_schedule_changes_only_its_late_rounds() {
             (1_054_720, 16_000, false)
         ]
     );
+}
+
+/// `auto`'s work cap (`Schedule::auto`) ends a run once its slot visits reach the cap, whatever
+/// its node count: on D (with n²/2 + n undo records, as `plan` lends) a cap of
+/// 5,000,000 visits ends the run at a pinned node, its work pinned just past the cap (the
+/// charge that crossed it); with no cap the same run goes on to its node limit and spends
+/// more, and a node limit of the capped run's count gives the same plan.
+#[test]
+fn the_work_cap_ends_the_run() {
+    let d = rows(include_str!("../../sim/data/minimalloc/D.1048576.csv"));
+    let capped = run_out(&d, u64::MAX, Schedule::auto(5_000_000));
+    let got = (capped.peak, capped.nodes, capped.work, capped.stopped, capped.optimal);
+    assert_eq!(got, (1_087_488, 3_112, 5_000_171, true, false));
+    let uncapped = run_out(&d, 4 * capped.nodes, Schedule::DEFAULT);
+    assert!(uncapped.work > 2 * capped.work && uncapped.nodes == 4 * capped.nodes, "{uncapped:?}");
+    assert_eq!(run(&d, capped.nodes + 1, Schedule::DEFAULT).0, capped.peak);
 }

@@ -1,4 +1,4 @@
-//! The branch and bound as a portfolio member: when it applies, its node budget, and the
+//! The branch and bound as a portfolio member: when it applies, its work cap, and the
 //! fixed (pinned) candidates it honours as obstacles.
 //! Uses: exact, sections, scan, report, portfolio (Storage, restore_best); used by: portfolio
 //! (which re-exports its budget constants).
@@ -15,30 +15,19 @@ use crate::place::seed::select::Regions;
 use crate::workspace::{Raise, Slot};
 use core::cell::Cell;
 
-/// Node budget of the branch and bound inside [`crate::Strategy::Auto`] (deterministic unless the
-/// caller's clock stops it first).
+/// Work cap of [`crate::Strategy::Auto`]'s branch and bound, in slot visits
+/// ([`Schedule::max_work`], [`Schedule::auto`]). A node's work is O(its part), so a cap on
+/// work, unlike a node budget, bounds the time whatever the nodes cost: on the hard DSA set a
+/// node took 1.3 µs on E and 7 µs on D, so 20,000 nodes took 26 ms on one and 140 ms on the
+/// other. A visit took 2.9–4.3 ns there (2026-12-05, one core of the development VM), so
+/// 15 × 10^6 visits are 45–65 ms of search, most of the 50 ms a file that issue 12 allows
+/// `auto`; the searches that end sooner (at the bound, or with their rounds done) spend less.
+pub const AUTO_EXACT_WORK: u64 = 15_000_000;
+
+/// Nodes after which the planner's one-run schedule for `exact` gives the lower-bound probes
+/// a quarter of each round ([`Schedule::planner`]; the sim's search with each buffer's own
+/// alignment): `auto`'s former node budget, whose rounds it then repeats.
 pub const AUTO_EXACT_NODES: u64 = 20_000;
-
-/// Work cap of [`crate::Strategy::Auto`]'s branch and bound, in candidate visits: its node budget
-/// is `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)` (a node costs O(n)), so 2,000 buffers get
-/// 4,000 nodes.
-pub const AUTO_EXACT_WORK: u64 = 8_000_000;
-
-/// The node budget of [`crate::Strategy::Auto`]'s branch and bound for `n` buffers:
-/// `min(AUTO_EXACT_NODES, AUTO_EXACT_WORK / n)`.
-///
-/// ```
-/// use dramalloc_core::place::portfolio::auto_exact_nodes;
-/// assert_eq!((auto_exact_nodes(10), auto_exact_nodes(400), auto_exact_nodes(2_000)), (20_000, 20_000, 4_000));
-/// ```
-pub const fn auto_exact_nodes(n: usize) -> u64 {
-    let by_work = AUTO_EXACT_WORK / if n == 0 { 1 } else { n as u64 };
-    if by_work < AUTO_EXACT_NODES {
-        by_work
-    } else {
-        AUTO_EXACT_NODES
-    }
-}
 
 /// Largest number of buffers for which [`crate::Strategy::Auto`] runs its branch and bound.
 pub const AUTO_EXACT_MAX: usize = 2_000;
@@ -144,16 +133,4 @@ pub(super) fn record(
 pub(super) fn resumed(first: &ExactOutcome, max_nodes: u64) -> (u64, Schedule) {
     let (first_limit, resume) = (first.limit.saturating_mul(2), (first.proven, first.failed));
     (max_nodes.saturating_sub(first.nodes), Schedule { first_limit, resume, ..Schedule::planner(0) })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::auto_exact_nodes;
-
-    /// `auto`'s node budget: 20,000 up to 400 buffers, then 8,000,000 / n.
-    #[test]
-    fn auto_node_budget() {
-        let got = [0, 1, 400, 401, 2_000].map(auto_exact_nodes);
-        assert_eq!(got, [20_000, 20_000, 20_000, 19_950, 4_000]);
-    }
 }

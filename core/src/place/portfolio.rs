@@ -26,7 +26,7 @@
 //! [`crate::place::report::Members`] lists each row's outcome.
 //!
 //! Then, from the best plan: the branch and bound of [`crate::place::exact`] for up to
-//! [`AUTO_EXACT_MAX`] buffers (min([`AUTO_EXACT_NODES`], [`AUTO_EXACT_WORK`] / n) nodes, and
+//! [`AUTO_EXACT_MAX`] buffers (until it has spent [`AUTO_EXACT_WORK`] slot visits, and
 //! stopped by the caller's clock like every member), and the peak repair of
 //! [`crate::place::repair`] with the budget left and, while it keeps lowering the peak, the
 //! caller's [`Budget::repair_work`] past it (the sim's front end, which has a clock, passes
@@ -61,8 +61,8 @@ pub use crate::place::cost_model::{
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
 use crate::place::exact::{Budget, Schedule};
-pub use crate::place::exact_member::{auto_exact_nodes, AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
+pub use crate::place::exact_member::{AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use crate::place::greedy::{sort_order, Order};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
@@ -538,8 +538,7 @@ pub(crate) fn run_strategy(
     // searches on from the repaired plan (below), so it is never worse on the same clock
     let mut searched = None;
     if keep && est.greedy != u64::MAX {
-        let nodes = auto_exact_nodes(n);
-        let first = (nodes, Schedule::planner(nodes));
+        let first = (u64::MAX, Schedule::auto(AUTO_EXACT_WORK));
         match run_exact(graph, infos, st, regions, (lb, best_peak), exact, first, budget) {
             Ok(out) => {
                 best_peak = record(&out, st.slots, infos, best_peak, &mut report);

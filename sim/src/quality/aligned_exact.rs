@@ -20,7 +20,7 @@ use std::cell::Cell;
 use std::time::Instant;
 
 use dramalloc_core::place::exact::{branch_and_bound_with, Budget, Rules, Schedule, EXACT_MAX_BUFFERS};
-use dramalloc_core::place::portfolio::auto_exact_nodes;
+use dramalloc_core::place::portfolio::{AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use dramalloc_core::place::sections::prepare_loads;
 use dramalloc_core::workspace::{Raise, Section, Slot};
 use dramalloc_core::Info;
@@ -51,14 +51,14 @@ pub fn raise_records(n: usize) -> usize {
     (n * n / 2 + n).min(1 << 22)
 }
 
-/// The node limit: `auto`'s ([`auto_exact_nodes`]), or for `exact` at least that and up to
-/// `max_nodes`.
-pub fn node_limit(n: usize, exact: bool, max_nodes: u64) -> u64 {
-    let auto = auto_exact_nodes(n);
+/// The node limit and schedule: `auto`'s (no node limit, its work cap
+/// [`AUTO_EXACT_WORK`], [`Schedule::auto`]), or `exact`'s (`max_nodes`, at least
+/// [`AUTO_EXACT_NODES`], on [`Schedule::planner`] from there).
+pub fn limits(exact: bool, max_nodes: u64) -> (u64, Schedule) {
     if exact {
-        max_nodes.max(auto)
+        (max_nodes.max(AUTO_EXACT_NODES), Schedule::planner(AUTO_EXACT_NODES))
     } else {
-        auto
+        (u64::MAX, Schedule::auto(AUTO_EXACT_WORK))
     }
 }
 
@@ -75,6 +75,7 @@ pub fn node_limit(n: usize, exact: bool, max_nodes: u64) -> u64 {
 /// ```
 /// use std::time::{Duration, Instant};
 /// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_core::place::exact::Schedule;
 /// use dramalloc_sim::quality::aligned_exact::aligned_search;
 /// let mut p = Problem::default();
 /// for (id, size, al) in [("a", 50, 4), ("b", 40, 8), ("c", 10, 10)] {
@@ -83,14 +84,14 @@ pub fn node_limit(n: usize, exact: bool, max_nodes: u64) -> u64 {
 /// }
 /// // a first fit's plan: a at 0, c at 50, b at 64 (peak 104)
 /// let until = Instant::now() + Duration::from_secs(9);
-/// let s = aligned_search(&p, 1, &[0, 64, 50], 1_000, until).unwrap();
+/// let s = aligned_search(&p, 1, &[0, 64, 50], (1_000, Schedule::DEFAULT), until).unwrap();
 /// assert_eq!((s.offsets, s.hwm, s.optimal), (vec![40, 0, 90], 100, true));
 /// ```
 pub fn aligned_search(
     problem: &Problem,
     align: u64,
     offsets: &[u64],
-    max_nodes: u64,
+    (max_nodes, schedule): (u64, Schedule),
     until: Instant,
 ) -> Option<AlignedSearch> {
     let n = problem.len();
@@ -138,7 +139,6 @@ pub fn aligned_search(
     let mut raises = vec![Raise::default(); raise_records(n)];
     let mut go = || Instant::now() < until;
     let mut budget = Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go };
-    let schedule = Schedule::planner(node_limit(n, false, max_nodes));
     let out = branch_and_bound_with(
         &mut slots,
         &mut sections[..count],
@@ -202,10 +202,10 @@ mod tests {
         p.push("b", Row { lower: 1, upper: 3, size: 6 });
         p.set_alignment(2, 2);
         // a at 0 under f, b above f at 14 (f ends there): peak 20, the bound is 20
-        let s = aligned_search(&p, 1, &[4, 0, 14], 1_000, later()).unwrap();
+        let s = aligned_search(&p, 1, &[4, 0, 14], (1_000, Schedule::DEFAULT), later()).unwrap();
         assert_eq!((s.offsets, s.hwm, s.improved), (vec![4, 0, 14], 20, false));
         // from a worse plan (b at 30) the search finds 14 again, under a lower peak
-        let s = aligned_search(&p, 1, &[4, 0, 30], 1_000, later()).unwrap();
+        let s = aligned_search(&p, 1, &[4, 0, 30], (1_000, Schedule::DEFAULT), later()).unwrap();
         assert_eq!((s.offsets, s.hwm, s.improved, s.optimal), (vec![4, 0, 14], 20, true, true));
         assert_eq!(s.nodes, 5);
     }
@@ -232,30 +232,37 @@ mod tests {
     #[test]
     fn declines_what_it_cannot_search() {
         let p = Problem::default();
-        assert_eq!(aligned_search(&p, 1, &[], 100, later()), None);
+        assert_eq!(aligned_search(&p, 1, &[], (100, Schedule::DEFAULT), later()), None);
         let mut p = Problem::default();
         p.push("a", Row { lower: 0, upper: 2, size: 4 });
-        assert_eq!(aligned_search(&p, 1, &[0, 0], 100, later()), None);
+        assert_eq!(aligned_search(&p, 1, &[0, 0], (100, Schedule::DEFAULT), later()), None);
         let mut big = Problem::default();
         for k in 0..=EXACT_MAX_BUFFERS {
             big.push(&k.to_string(), Row { lower: 0, upper: 1, size: 1 });
         }
-        assert_eq!(aligned_search(&big, 1, &vec![0; EXACT_MAX_BUFFERS + 1], 100, later()), None);
+        assert_eq!(
+            aligned_search(&big, 1, &vec![0; EXACT_MAX_BUFFERS + 1], (100, Schedule::DEFAULT), later()),
+            None
+        );
         let mut q = Problem::default();
         q.push("a", Row { lower: 0, upper: 2, size: 4 });
         q.set_alignment(0, (1 << 63) + 1);
         // lcm(4, 2^63 + 1) is past u64: offset 0 only, which the plan has
-        let only_zero = aligned_search(&q, 4, &[0], 100, later()).map(|s| (s.offsets, s.hwm, s.optimal));
+        let only_zero = aligned_search(&q, 4, &[0], (100, Schedule::DEFAULT), later())
+            .map(|s| (s.offsets, s.hwm, s.optimal));
         assert_eq!(only_zero, Some((vec![0], 4, true)));
         let mut r = Problem::default();
         r.push("a", Row { lower: 0, upper: 1 << 33, size: 4 });
-        assert_eq!(aligned_search(&r, 1, &[0], 100, later()), None);
+        assert_eq!(aligned_search(&r, 1, &[0], (100, Schedule::DEFAULT), later()), None);
     }
 
-    /// The node limits: `auto`'s min(20,000, 8,000,000 / n), `exact`'s at least that.
+    /// The limits: `auto`'s no node limit and its work cap, `exact`'s at least 20,000 nodes
+    /// and the planner's schedule from there.
     #[test]
-    fn node_limits() {
-        assert_eq!((node_limit(10, false, 5), node_limit(2_000, false, 5)), (20_000, 4_000));
-        assert_eq!((node_limit(10, true, 5), node_limit(10, true, 1 << 30)), (20_000, 1 << 30));
+    fn search_limits() {
+        let auto = Schedule { max_work: AUTO_EXACT_WORK, ..Schedule::DEFAULT };
+        assert_eq!(limits(false, 5), (u64::MAX, auto));
+        assert_eq!(limits(true, 5), (20_000, Schedule::planner(20_000)));
+        assert_eq!(limits(true, 1 << 30).0, 1 << 30);
     }
 }

@@ -16,7 +16,7 @@ use dramalloc_core::{
 
 use crate::host_storage::HostWorkspace;
 use crate::input::{Problem, Program, Row, TensorKind};
-use crate::quality::aligned_exact::{aligned_search, node_limit};
+use crate::quality::aligned_exact::{aligned_search, limits as search_limits};
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
 use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
@@ -123,7 +123,8 @@ pub fn solve_within(
 }
 
 /// As [`solve_within`], with `exact`'s branch and bound also stopped after `max_nodes`
-/// search nodes (never before `auto`'s own node budget): with a clock that does not bind,
+/// search nodes (never before `auto`'s own search, which ends at its work cap): with a clock
+/// that does not bind,
 /// the plan is deterministic, and `exact` is never worse than `auto` (its search continues
 /// `auto`'s).
 ///
@@ -473,7 +474,7 @@ pub fn solve_limited(
     // plan so far, where it is above its bound: on the clock, whatever it finds is a plan
     let mut searched = None;
     if padded && portfolio && metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
-        let nodes = node_limit(problem.len(), strategy == Strategy::Exact, max_nodes);
+        let nodes = search_limits(strategy == Strategy::Exact, max_nodes);
         if let Some(s) = aligned_search(problem, align, &offsets, nodes, limits.until) {
             // (what the search started from stays described: it lowered that plan)
             if s.improved {

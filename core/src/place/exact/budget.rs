@@ -1,11 +1,13 @@
-//! The budget of one branch-and-bound run: node limit, the caller's callback, the node count.
+//! The budget of one branch-and-bound run: node limit, the caller's callback, the node count
+//! and the work spent.
 //! Uses: nothing else in the crate; used by: mod.rs, planner, portfolio, search, sim.
 
 /// How often (in nodes) the `keep_going` callback is consulted.
 pub const CHECK_EVERY: u64 = 256;
 
-/// The callback is also consulted once the search has spent this many slot visits outside
-/// the node count since it last asked (about a millisecond): a node tries its children one by
+/// The callback is also consulted once the search has spent this many slot visits since it
+/// last asked (a few milliseconds; [`crate::place::exact::Schedule::max_work`] says what
+/// counts): a node tries its children one by
 /// one, and each that fails its feasibility test costs a placement, a sweep over its sections
 /// and an undo (which, without room on the undo stack, rebuilds minimum offsets from every
 /// placed buffer, O(n) a buffer it lowers) without a node of its own. On 2,000 layered
@@ -43,19 +45,23 @@ impl core::fmt::Debug for Budget<'_> {
     }
 }
 
-/// Node accounting over all probes of one run.
+/// Node and work accounting over all probes of one run.
 pub(super) struct Meter<'b, 'a> {
     pub(super) budget: &'b mut Budget<'a>,
     pub(super) nodes: u64,
     pub(super) stopped: bool,
-    /// Slot visits spent outside the nodes since the callback was last asked.
+    /// Slot visits charged since the callback was last asked.
     pub(super) spent: u64,
+    /// Slot visits charged in all ([`crate::place::exact::ExactOutcome::work`]).
+    pub(super) work: u64,
+    /// The run ends once `work` reaches this ([`crate::place::exact::Schedule::max_work`]).
+    pub(super) max_work: u64,
 }
 
 impl<'b, 'a> Meter<'b, 'a> {
-    /// A meter of no nodes over `budget`.
-    pub(super) fn new(budget: &'b mut Budget<'a>) -> Meter<'b, 'a> {
-        Meter { budget, nodes: 0, stopped: false, spent: 0 }
+    /// A meter of no nodes and no work over `budget`, ending the run at `max_work` visits.
+    pub(super) fn new(budget: &'b mut Budget<'a>, max_work: u64) -> Meter<'b, 'a> {
+        Meter { budget, nodes: 0, stopped: false, spent: 0, work: 0, max_work }
     }
 
     /// Counts one node with no work between nodes; false when the run must end.
@@ -86,10 +92,15 @@ impl<'b, 'a> Meter<'b, 'a> {
         !self.stopped
     }
 
-    /// Adds `spent` visits and asks the callback when `due` or past [`ASK_EVERY_SPENT`]
-    /// (the count starts again from 0); a "stop" latches.
+    /// Adds `spent` visits, ends the run once its work reaches `max_work`, and asks the
+    /// callback when `due` or past [`ASK_EVERY_SPENT`] (the count starts again from 0); a
+    /// "stop" latches.
     #[inline]
     fn add(&mut self, spent: u64, due: bool) {
+        self.work = self.work.saturating_add(spent);
+        if self.work >= self.max_work {
+            self.stopped = true;
+        }
         self.spent = self.spent.saturating_add(spent);
         if due || self.spent >= ASK_EVERY_SPENT {
             self.spent = 0;
@@ -114,7 +125,7 @@ mod tests {
             asks.get() <= go
         };
         let mut budget = Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut keep_going };
-        check(&mut Meter::new(&mut budget));
+        check(&mut Meter::new(&mut budget, u64::MAX));
         asks.get()
     }
 
@@ -129,7 +140,7 @@ mod tests {
         assert_eq!(asks, 2);
         let mut go = || true;
         let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go };
-        let mut meter = Meter::new(&mut budget);
+        let mut meter = Meter::new(&mut budget, u64::MAX);
         let going = (0..10).take_while(|_| meter.tick()).count();
         assert_eq!((going, meter.nodes), (4, 5));
     }
@@ -160,5 +171,19 @@ mod tests {
             assert_eq!(meter.nodes, 1);
         });
         assert_eq!(asks, 2);
+    }
+
+    /// The work cap: charges and nodes add up their visits, and the charge that brings the
+    /// work to `max_work` ends the run (the one before it does not).
+    #[test]
+    fn the_meter_stops_at_its_work_cap() {
+        let mut go = || true;
+        let mut budget = Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut go };
+        let mut meter = Meter::new(&mut budget, 100);
+        assert!(meter.charge(60) && meter.tick_after(39));
+        assert_eq!((meter.work, meter.nodes, meter.stopped), (99, 1, false));
+        assert!(!meter.charge(1));
+        assert_eq!((meter.work, meter.stopped), (100, true));
+        assert!(!meter.tick_after(0)); // latched
     }
 }

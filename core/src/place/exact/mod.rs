@@ -104,11 +104,17 @@ pub struct Schedule {
     /// [`ExactOutcome::proven`] and [`ExactOutcome::failed`], bytes; 0: none): every capacity
     /// up to the first is infeasible, and the bisection starts above the second.
     pub resume: (u64, u64),
+    /// Most work the run may spend, in slot visits: each node's unplaced part, each child
+    /// that fails its checks (its part and the window of sections it checked) and the undo
+    /// rebuilds ([`ExactOutcome::work`]); the run ends, as at its node limit, once its work
+    /// reaches this (`u64::MAX`: no cap). Unlike a node count it follows the time a search
+    /// takes, whose nodes cost O(part) each; unlike the clock it is deterministic.
+    pub max_work: u64,
 }
 
 impl Schedule {
     /// Most nodes at the lower bound (its three preorders 3L a round), the bisection L, in
-    /// every round. Measured on the hard DSA set at `auto`'s 20,000 nodes, giving the
+    /// every round. Measured on the hard DSA set at `auto`'s then 20,000 nodes, giving the
     /// bisection more (or the lower bound less) improves D and J a little and loses the lower
     /// bound on A, B, E or F: a short search finds most of its wins at the lower bound.
     pub const DEFAULT: Schedule = Schedule {
@@ -119,11 +125,15 @@ impl Schedule {
         late_bound_shift: 0,
         first_limit: 0,
         resume: (0, 0),
+        max_work: u64::MAX,
     };
 
-    /// The planner's (`auto` and `exact`) for a run whose first `first_nodes` nodes are
-    /// `auto`'s budget: [`Schedule::DEFAULT`] for the rounds that begin within them, so
-    /// `exact`'s search is `auto`'s node for node up to there (never worse, by construction);
+    /// The planner's for a run whose first `first_nodes` nodes are a shorter search's (the
+    /// sim's search with each buffer's own alignment passes
+    /// [`AUTO_EXACT_NODES`](crate::place::portfolio::AUTO_EXACT_NODES); `exact` goes on from
+    /// `auto`'s capped run with `planner(0)` and that run's last limit, [`Schedule::first_limit`]):
+    /// [`Schedule::DEFAULT`] for the rounds that begin within them, so
+    /// the longer search is the shorter one node for node up to there (never worse, by construction);
     /// then, for a search that goes on (`exact`, up to its time limit), the lower-bound probes
     /// `L / 4` per preorder, so they (3L/4 a round) and the bisection (L) share each round
     /// about equally. A long search's later rounds find its improvements in the bisection:
@@ -142,6 +152,18 @@ impl Schedule {
     /// ```
     pub const fn planner(first_nodes: u64) -> Schedule {
         Schedule { late_from: first_nodes, late_bound_shift: 2, ..Schedule::DEFAULT }
+    }
+
+    /// `auto`'s: [`Schedule::DEFAULT`] ending once the run has spent `max_work` slot visits
+    /// ([`Schedule::max_work`]; `auto` passes
+    /// [`AUTO_EXACT_WORK`](crate::place::portfolio::AUTO_EXACT_WORK)).
+    ///
+    /// ```
+    /// use dramalloc_core::place::exact::Schedule;
+    /// assert_eq!(Schedule { max_work: u64::MAX, ..Schedule::auto(1_000) }, Schedule::DEFAULT);
+    /// ```
+    pub const fn auto(max_work: u64) -> Schedule {
+        Schedule { max_work, ..Schedule::DEFAULT }
     }
 }
 
@@ -167,6 +189,8 @@ pub struct ExactOutcome {
     /// The highest capacity where the bisection's probes stopped at their node limit, bytes
     /// (at least `proven`).
     pub failed: u64,
+    /// Slot visits spent ([`Schedule::max_work`]).
+    pub work: u64,
 }
 
 /// Largest problem the recursive search takes: its recursion is one frame per placed buffer
@@ -326,7 +350,7 @@ fn search_all(
         m.set([u64::MAX, 0]); // no minimum offset is u64::MAX
     }
     let reach = rules.pinned.iter().map(|&p| slots[p as usize].size).max().unwrap_or(0);
-    let mut meter = Meter::new(budget);
+    let mut meter = Meter::new(budget, schedule.max_work);
     // every capacity <= proven is infeasible
     let mut proven = lower_bound.saturating_sub(1).max(schedule.resume.0);
     let mut limit = if schedule.first_limit > 0 { schedule.first_limit } else { 2 * n as u64 };
@@ -442,6 +466,7 @@ fn search_all(
         limit = limit.saturating_mul(2);
     }
     out.nodes = meter.nodes;
+    out.work = meter.work;
     out.stopped = meter.stopped;
     out.limit = limit;
     (out.proven, out.failed) = (proven, lo.max(proven));

@@ -278,6 +278,8 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
             return Step::Abort;
         }
         let part = self.part(s0, s1);
+        // the node's own work, charged with the next node or failed child
+        self.spent += (part.1 - part.0) as u64 + 1;
         // lowest top and the two largest sizes of the unplaced buffers
         let (mut min_top, mut big, mut big_at, mut second) = (u64::MAX, 0u64, usize::MAX, 0u64);
         let mut high = 0; // highest minimum offset of an unplaced buffer
