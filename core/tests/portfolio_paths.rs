@@ -438,8 +438,16 @@ fn a_single_strategy_stopped_by_the_clock_has_no_plan() {
 /// (`dramalloc_core::place::exact::EXACT_MAX_BUFFERS`, 2,048) reports the search as not
 /// applicable, not as a run of 0 search nodes; on 2,048 it runs. 2,049 (2,048) buffers of a
 /// fixed xorshift (lifetimes 0–39, 1 to 1,000 bytes) whose members stay above the bound.
+/// (On a thread of 64 MiB of stack: the search recurses once per placed buffer, about 400
+/// bytes a frame in a release build and several times that in a debug one, where
+/// `.ci/mutants` runs the tests; `auto`'s run, to its work cap, goes 2,048 deep.)
 #[test]
 fn exact_above_its_buffer_limit_says_not_applicable() {
+    let big_stack = std::thread::Builder::new().stack_size(64 << 20);
+    big_stack.spawn(exact_above_its_buffer_limit).unwrap().join().unwrap();
+}
+
+fn exact_above_its_buffer_limit() {
     let run = |n: u32| {
         let mut next = xorshift(0x2545_F491_4F6C_DD1D);
         let bufs: Vec<Buffer> = (0..n).map(|t| Buffer::new(t, t + next(40) as u32, 1 + next(1000))).collect();
