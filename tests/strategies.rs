@@ -239,7 +239,7 @@ fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
     // three buffers have no 1/128 long-lived set to sweep around: the sweep runs
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1], (Member::Sweep, Outcome::Ran { peak: 12288, work: 120 })); // 20 n log2(n+1)
-    assert_eq!(runs.len(), 14);
+    assert_eq!(runs.len(), 15);
     assert!(runs[2..].iter().all(|&(_, o)| o == Outcome::AtLowerBound), "{runs:?}");
     assert_eq!(plan.members.best, Some(Member::Sweep));
 }
@@ -427,9 +427,9 @@ fn a_repair_stopped_by_the_clock_asks_it_no_more() {
         (calls, runs, hwm)
     };
     let (asked, _, _) = run(0, u64::MAX);
-    assert_eq!(asked, 80);
-    let (asked, runs, hwm) = run(u64::MAX, 80 + 5);
-    assert_eq!(asked, 80 + 6);
+    assert_eq!(asked, 81);
+    let (asked, runs, hwm) = run(u64::MAX, 81 + 5);
+    assert_eq!(asked, 81 + 6);
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
     assert_eq!(runs[runs.len() - 1].0, Member::Repair);
     assert!(hwm <= swept, "{hwm} > {swept}");

@@ -129,7 +129,7 @@ fn a_skyline_row_settles_unless_a_greedy_pass_fits_in_its_spare() {
 /// re-keys with 503 buffers unplaced and finishes them by first fit (503 · 300 units). That
 /// completion asks the caller's clock once every 256 buffers: after the row's own question
 /// (call 1), at the 256th buffer (call 2) and no other time (503 < 512). A clock that says stop
-/// from its third call lets the row finish and stops every later one, with 15 calls in all.
+/// from its third call lets the row finish and stops every later one, with 16 calls in all.
 #[test]
 fn a_first_fit_completion_asks_the_clock_every_256_buffers() {
     let (p, calls) = plan_counted(&big(), Strategy::Auto, 1_400_000, |k| k <= 2);
@@ -148,11 +148,12 @@ fn a_first_fit_completion_asks_the_clock_every_256_buffers() {
         (M::BestFit, O::OutOfTime),
         (M::BestFitStart, O::OutOfTime),
         (M::Seed, O::OutOfTime),
+        (M::SweepTwoEnded, O::OutOfTime),
         (M::BranchAndBound, O::OutOfTime),
         (M::Repair, O::OutOfTime),
     ];
     assert_eq!(p.members.runs(), want);
-    assert_eq!((p.metrics.hwm, p.members.best, calls), (547_072, Some(M::Skyline(1)), 15));
+    assert_eq!((p.metrics.hwm, p.members.best, calls), (547_072, Some(M::Skyline(1)), 16));
 }
 
 /// The members' report when the clock says stop once, at its second call (the first-fit
@@ -176,6 +177,7 @@ fn stopped_skyline_rows(timed: Option<O>) -> Vec<(M, O)> {
         (M::BestFit, over(180_000)),
         (M::BestFitStart, over(180_000)),
         (M::Seed, over(360_000)),
+        (M::SweepTwoEnded, over(639_672)),
     ];
     if let Some(o) = timed {
         rows.push((M::SkylineTimed, o));
@@ -188,35 +190,35 @@ fn stopped_skyline_rows(timed: Option<O>) -> Vec<(M, O)> {
 /// plan not kept). `exact` then runs the three skyline preorders uncapped on the caller's clock
 /// (the timed skyline, peak 533,504, better than the best row's 573,696) before its branch and
 /// bound; `auto` does not. Both reach the lower bound 530,688 by the branch and bound. The
-/// clock is asked 26 and 20 times: once more each than every 256th node alone, for the work
+/// clock is asked 27 and 21 times: once more each than every 256th node alone, for the work
 /// the search spends between nodes (`ASK_EVERY_SPENT`).
 #[test]
 fn exact_retries_a_skyline_row_stopped_in_its_completion() {
     let bufs = big();
     let (p, calls) = plan_counted(&bufs, Strategy::Exact, 1_400_000, |k| k != 2);
     assert_eq!(p.members.runs(), stopped_skyline_rows(Some(O::Ran { peak: 533_504, work: 0 })));
-    assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (530_688, 530_688, 26));
+    assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (530_688, 530_688, 27));
     let (p, calls) = plan_counted(&bufs, Strategy::Auto, 1_400_000, |k| k != 2);
     assert_eq!(p.members.runs(), stopped_skyline_rows(None));
-    assert_eq!((p.metrics.hwm, p.members.best, calls), (530_688, Some(M::SweepLong(3)), 20));
+    assert_eq!((p.metrics.hwm, p.members.best, calls), (530_688, Some(M::SweepLong(3)), 21));
 }
 
 /// `exact`'s timed skyline replaces the best row's plan only when its peak is lower. In the
-/// run above, the clock also says stop from its 22nd call on (the branch and bound's check, so
+/// run above, the clock also says stop from its 23rd call on (the branch and bound's check, so
 /// neither it nor the repair runs): the timed skyline's 533,504 is kept (the plan's strategy is
-/// the skyline). Stopping from the 16th call on (the timed skyline's first question) settles
-/// every preorder at its first question (calls 16 to 18), the best at 1,560,320: the best
+/// the skyline). Stopping from the 17th call on (the timed skyline's first question) settles
+/// every preorder at its first question (calls 17 to 19), the best at 1,560,320: the best
 /// row's plan (the sweep around the long-lived, 573,696) is kept.
 #[test]
 fn the_timed_skyline_is_kept_only_when_lower() {
     let bufs = big();
     for (last_yes, timed, hwm, strategy, all_calls) in
-        [(21, 533_504, 533_504, Strategy::Skyline, 23), (15, 1_560_320, 573_696, Strategy::Sweep, 20)]
+        [(22, 533_504, 533_504, Strategy::Skyline, 24), (16, 1_560_320, 573_696, Strategy::Sweep, 21)]
     {
         let (p, calls) = plan_counted(&bufs, Strategy::Exact, 1_400_000, |k| k != 2 && k <= last_yes);
         let runs = p.members.runs();
         assert_eq!(
-            runs[14..],
+            runs[15..],
             [
                 (M::SkylineTimed, O::Ran { peak: timed, work: 0 }),
                 (M::BranchAndBound, O::OutOfTime),
@@ -236,7 +238,7 @@ fn no_branch_and_bound_at_the_lower_bound() {
     for s in [Strategy::Auto, Strategy::Exact] {
         let (p, calls) = plan_counted(&bufs, s, 700_000_000, |_| true);
         let runs = p.members.runs();
-        assert_eq!(runs.len(), 14, "{s:?}: {runs:?}");
+        assert_eq!(runs.len(), 15, "{s:?}: {runs:?}");
         assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 12_288, work: 120 }));
         assert!(runs[2..].iter().all(|&(_, o)| o == O::AtLowerBound), "{s:?}: {runs:?}");
         assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (12_288, 12_288, 0));
@@ -245,7 +247,7 @@ fn no_branch_and_bound_at_the_lower_bound() {
 
 /// The plan's strategy is the portfolio's only when the repair lowered the best member's
 /// peak: on `a`'s construction from seed multiplier 2 with one buffer pinned, the branch and
-/// bound stopped by the clock (its ask is the 12th), the repair lowers the best member's
+/// bound stopped by the clock (its ask is the 13th), the repair lowers the best member's
 /// (`greedy-load`) plan to 281,088, so the strategy is `auto`; from seed multiplier 6 (`c`)
 /// the repair ends at the third skyline's 272,896, no lower, and the strategy stays the
 /// skyline's.
@@ -257,8 +259,8 @@ fn the_strategy_is_auto_only_when_the_repair_lowers_the_peak() {
     ] {
         let mut c = small(k);
         c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
-        let (p, _) = plan_counted(&c, Strategy::Auto, 700_000_000, |call| call != 12);
-        assert_eq!(p.members.runs()[14], (M::BranchAndBound, O::OutOfTime), "seed multiplier {k}");
+        let (p, _) = plan_counted(&c, Strategy::Auto, 700_000_000, |call| call != 13);
+        assert_eq!(p.members.runs()[15], (M::BranchAndBound, O::OutOfTime), "seed multiplier {k}");
         assert_eq!(p.members.runs().last(), Some(&(M::Repair, repaired)), "seed multiplier {k}");
         assert_eq!((p.metrics.hwm, p.members.best, p.metrics.strategy), (hwm, Some(best), index(strategy)));
     }
@@ -285,12 +287,12 @@ fn sizes_summing_past_u64_skip_the_branch_and_bound() {
         let (got, addresses) = plan_with(&bufs, s, u64::MAX, 0, 700_000_000, &mut stop);
         let p = got.unwrap_or_else(|e| panic!("{s:?}: {e}"));
         let runs = p.members.runs();
-        assert_eq!(runs.len(), 15, "{s:?}: {runs:?}");
+        assert_eq!(runs.len(), 16, "{s:?}: {runs:?}");
         assert_eq!(runs[1], (M::Sweep, O::Ran { peak: (1 << 63) + (1 << 62) + (1 << 61), work: 120 }));
         assert_eq!(runs[2], (M::Skyline(1), O::NotApplicable));
-        assert_eq!(runs[14], (M::Repair, O::OutOfTime));
+        assert_eq!(runs[15], (M::Repair, O::OutOfTime));
         assert_eq!(addresses, [1 << 62, 1 << 63, 0]);
-        assert_eq!((p.metrics.lower_bound, calls.get()), ((1 << 63) + (1 << 61), 8));
+        assert_eq!((p.metrics.lower_bound, calls.get()), ((1 << 63) + (1 << 61), 9));
     }
 }
 
@@ -322,17 +324,17 @@ fn tied_skyline_preorders_keep_the_first() {
 
 /// `exact`'s timed skyline does not replace the best row's plan when it only ties it: on
 /// [`paged`]`(8)`, with the skyline row stopped in its completion (call 2) and the clock saying
-/// stop from its 24th call on (the branch and bound's check), the timed skyline reaches the
+/// stop from its 25th call on (the branch and bound's check), the timed skyline reaches the
 /// sweep's 573,440 exactly, and the plan stays the sweep's.
 #[test]
 fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
-    let (p, calls) = plan_counted(&paged(8), Strategy::Exact, 1_400_000, |k| k != 2 && k <= 23);
+    let (p, calls) = plan_counted(&paged(8), Strategy::Exact, 1_400_000, |k| k != 2 && k <= 24);
     let runs = p.members.runs();
     assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 573_440, work: 120_000 }));
     assert_eq!(runs[2], (M::Skyline(1), O::Stopped));
     assert_eq!(runs[3], (M::SweepLong(3), O::Ran { peak: 593_920, work: 172_194 }));
     assert_eq!(
-        runs[14..],
+        runs[15..],
         [
             (M::SkylineTimed, O::Ran { peak: 573_440, work: 0 }),
             (M::BranchAndBound, O::OutOfTime),
@@ -341,7 +343,7 @@ fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
     );
     assert_eq!(
         (p.metrics.hwm, p.members.best, p.metrics.strategy, calls),
-        (573_440, Some(M::Sweep), index(Strategy::Sweep), 25)
+        (573_440, Some(M::Sweep), index(Strategy::Sweep), 26)
     );
 }
 
@@ -354,7 +356,7 @@ fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
 fn no_timed_skyline_once_a_row_reaches_the_lower_bound() {
     let (p, calls) = plan_counted(&paged(4), Strategy::Exact, 1_400_000, |k| k != 2);
     let runs = p.members.runs();
-    assert_eq!(runs.len(), 14, "{runs:?}");
+    assert_eq!(runs.len(), 15, "{runs:?}");
     assert_eq!(
         runs[..4],
         [

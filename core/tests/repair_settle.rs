@@ -62,18 +62,10 @@ fn program() -> Program {
     Program { locs, ins, ops, hulls }
 }
 
-#[test]
-fn exact_plan_after_repair_has_every_spill_on_the_floor_a_neighbour_or_a_page() {
-    let Program { locs, ins, ops, hulls } = program();
-    let f = Function { locations: &locs, instructions: &ins, operands: &ops };
-    let mut st: Box<StaticWorkspace<16, 32, 16>> = Box::new(StaticWorkspace::new());
-    let mut ws = st.workspace();
-    let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
-    let plan = plan_function(&f, &cfg, &mut ws).unwrap();
-    let floor = plan.metrics.reserved_space;
-    assert_eq!((floor, plan.metrics.hwm, plan.metrics.lower_bound), (34_587, 1_738_523, 1_738_523));
-    let infos = &ws.infos[..13];
-    let mut by_loc = [(0u64, 0u64); 13]; // (address, aligned end) per spill
+/// The spills' (address, aligned end), checked apart where they live together and each on
+/// the floor, a neighbour's end or a page boundary.
+fn settled(infos: &[dramalloc_core::Info], hulls: &[(u32, u32)], floor: u64) -> [(u64, u64); 13] {
+    let mut by_loc = [(0u64, 0u64); 13];
     for i in infos {
         by_loc[i.location as usize - 1] = (i.address, i.end());
     }
@@ -92,6 +84,42 @@ fn exact_plan_after_repair_has_every_spill_on_the_floor_a_neighbour_or_a_page() 
             k + 1
         );
     }
+    by_loc
+}
+
+/// With the whole workspace the two-ended sweep places the program at the bound, its buffers
+/// resting against that ceiling; its plan is then settled, so every spill is on the floor, a
+/// neighbour's end or a page boundary all the same (spill 2 stayed at 993,051 before the
+/// settle was added to it).
+#[test]
+fn the_two_ended_sweeps_plan_is_settled() {
+    let Program { locs, ins, ops, hulls } = program();
+    let f = Function { locations: &locs, instructions: &ins, operands: &ops };
+    let mut st: Box<StaticWorkspace<16, 32, 16>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
+    let plan = plan_function(&f, &cfg, &mut ws).unwrap();
+    let floor = plan.metrics.reserved_space;
+    assert_eq!((floor, plan.metrics.hwm, plan.metrics.lower_bound), (34_587, 1_738_523, 1_738_523));
+    assert_eq!(plan.members.best, Some(Member::SweepTwoEnded));
+    let by_loc = settled(&ws.infos[..13], &hulls, floor);
+    assert_eq!(by_loc[1].0, 991_232); // settled from 993,051 down to its page boundary
+}
+
+#[test]
+fn exact_plan_after_repair_has_every_spill_on_the_floor_a_neighbour_or_a_page() {
+    let Program { locs, ins, ops, hulls } = program();
+    let f = Function { locations: &locs, instructions: &ins, operands: &ops };
+    let mut st: Box<StaticWorkspace<16, 32, 16>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    // a placed list one entry short of the 13 spills: the two-ended sweep, which places this
+    // program at the bound, declines, so the plan is the repair's (settled)
+    ws.placed = &mut core::mem::take(&mut ws.placed)[..12];
+    let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
+    let plan = plan_function(&f, &cfg, &mut ws).unwrap();
+    let floor = plan.metrics.reserved_space;
+    assert_eq!((floor, plan.metrics.hwm, plan.metrics.lower_bound), (34_587, 1_738_523, 1_738_523));
+    let by_loc = settled(&ws.infos[..13], &hulls, floor);
     // the repair's work includes the settle's neighbour visits (10 units each, and 10 a buffer)
     let repair = plan.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
     assert_eq!(repair, Some(Outcome::Ran { peak: 1_738_523, work: 2_293 }));

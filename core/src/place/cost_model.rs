@@ -35,6 +35,11 @@ pub enum Cost {
     Seed,
     /// The sweep around at most `n >> s` long-lived buffers ([`Estimate::sweep_long`]).
     SweepLong(u8),
+    /// The two-ended sweep ([`crate::place::sweep_two_ended`]): a sweep and its live list
+    /// walked from both ends, `20 · n · log2 n + 2 ·` [`LIST_UNITS_PER_PAIR`] `· E`, then its
+    /// plan settled down, a neighbour query a buffer, [`SETTLE_UNITS_PER_ENTRY`] `· (2E + n)`
+    /// (unbounded without one interval per candidate).
+    TwoEnded,
 }
 
 /// Which placer a greedy pass uses to find each buffer's placed neighbours (the same plan
@@ -77,6 +82,10 @@ pub struct Estimate {
 /// is walked and shifted in contiguous memory (measured: about 1.3 ns a pair on 10^5 nested
 /// layered buffers, E = 1.1 · 10^9).
 pub const LIST_UNITS_PER_PAIR: u64 = 2;
+
+/// Work units of the settle after the two-ended sweep per neighbour visited and per buffer
+/// (the repair's `TREE_VISIT_UNITS`: a tree query's visit).
+pub const SETTLE_UNITS_PER_ENTRY: u64 = crate::place::repair::TREE_VISIT_UNITS;
 
 /// Work units of a class-index greedy pass per interfering pair, counted twice (a record
 /// read in a class run, a near miss, and its share of the neighbours' sort), in the cache;
@@ -160,6 +169,15 @@ impl Estimate {
             Cost::Greedy => self.greedy,
             Cost::Seed => self.greedy.saturating_mul(2),
             Cost::SweepLong(share) => self.sweep_long(share as u32),
+            Cost::TwoEnded => match self.pairs {
+                Some(e) => nlog
+                    .saturating_mul(20)
+                    .saturating_add(e.saturating_mul(2 * LIST_UNITS_PER_PAIR))
+                    .saturating_add(
+                        e.saturating_mul(2).saturating_add(self.n).saturating_mul(SETTLE_UNITS_PER_ENTRY),
+                    ),
+                None => u64::MAX,
+            },
         }
     }
 }

@@ -30,3 +30,4 @@ mod skyline_queue;
 pub mod sweep;
 mod sweep_ahead;
 pub mod sweep_long;
+pub mod sweep_two_ended;

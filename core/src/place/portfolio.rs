@@ -74,6 +74,7 @@ use crate::place::seed::simplify::simplify;
 use crate::place::skyline_member::{run_skyline, skyline_applies, Finish};
 use crate::place::sweep::sweep;
 use crate::place::sweep_long::sweep_long;
+use crate::place::sweep_two_ended::run_two_ended;
 use crate::strategy::Strategy;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
 
@@ -96,10 +97,13 @@ pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 /// the sweep (always, when the first made no plan: the cheapest plan there is); then,
 /// alternating, a skyline preorder, sweeps around larger long sets (1/8, 1/2: dearer, as their
 /// greedy part grows) and greedy orders, so a small budget still gets every kind; the two
-/// best-fit orders (ties by lifetime, by start) and the seed's order last, as they are rarely
-/// the best at scale and cost the most (best fit walks every gap).
+/// best-fit orders (ties by lifetime, by start) and the seed's order, as they are rarely
+/// the best at scale and cost the most (best fit walks every gap); last the two-ended sweep
+/// (about two sweeps), the only member that places buffers from the top: it wins where the
+/// others all stack (a chain of buffers each live with its neighbours only) and rarely
+/// elsewhere, so it takes no budget from them.
 #[rustfmt::skip]
-pub const PORTFOLIO: [(Member, Cost); 14] = [
+pub const PORTFOLIO: [(Member, Cost); 15] = [
     (Member::SweepLong(7), Cost::SweepLong(7)),
     (Member::Sweep,       Cost::Sweep),
     (Member::Skyline(1),  Cost::Skyline),
@@ -114,6 +118,7 @@ pub const PORTFOLIO: [(Member, Cost); 14] = [
     (Member::BestFit,     Cost::Greedy),
     (Member::BestFitStart, Cost::Greedy),
     (Member::Seed,        Cost::Seed),
+    (Member::SweepTwoEnded, Cost::TwoEnded),
 ];
 
 // Every row, `exact`'s timed skyline, the branch and bound and the repair fit in the report.
@@ -390,6 +395,7 @@ pub(crate) fn run_strategy(
                 (est.pairs.is_some(), same)
             }
             Member::Skyline(_) => (skyline_ok, false),
+            Member::SweepTwoEnded => (est.pairs.is_some(), false),
             _ => (true, false),
         };
         // a greedy row on the address-ordered scan runs when its bound (n² / 2 entries
@@ -446,6 +452,7 @@ pub(crate) fn run_strategy(
                         Member::SweepLong(share) => {
                             run_sweep_long(share, graph, infos, st, regions, &est, &mut clock)
                         }
+                        Member::SweepTwoEnded => run_two_ended(graph, infos, st, regions, lb, &mut clock),
                         m => {
                             run_single(strategy_of(m), graph, infos, st, regions, &est, u64::MAX, &mut clock)
                         }

@@ -307,6 +307,24 @@ fn settle(
     Ok(())
 }
 
+/// Settles every unpinned buffer ([`settle`] from address 0) with no work limit and no
+/// clock: a whole plan made by another placer (the two-ended sweep's, whose buffers rest
+/// against a ceiling) becomes one whose every address is the floor, a neighbour's end or a
+/// page boundary, its peak no higher. Cost: one neighbour query per buffer and the sort.
+///
+/// # Errors
+/// As [`settle`].
+pub(crate) fn settle_all(
+    graph: &mut Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+) -> Result<(), PlanError> {
+    let mut go = || true;
+    let mut work = Work::new(u64::MAX, &mut go);
+    settle(graph, infos, st, regions, 0, &mut work)
+}
+
 /// The repair loop of [`repair`] over the ends in `tops`.
 #[allow(clippy::too_many_arguments)]
 fn peaks(

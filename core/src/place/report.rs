@@ -15,6 +15,10 @@ pub enum Member {
     /// The sweep around the long-lived ([`crate::place::sweep_long`]): at most `n >> s`
     /// longest-lived buffers placed first by size-ordered first fit (`s` = 7, 3, 1).
     SweepLong(u8),
+    /// The two-ended sweep ([`crate::place::sweep_two_ended`]): each buffer at the bottom of
+    /// the lowest gap or the top of the highest below the lower bound, against the longer-lived
+    /// side.
+    SweepTwoEnded,
     /// The skyline with one static preorder (0 "WAT", 1 "TAW", 2 "TWA",
     /// [`crate::place::exact::preorder`]), within a re-key budget ([`crate::place::skyline`]).
     Skyline(u8),
@@ -55,7 +59,7 @@ impl Member {
     pub const fn strategy(self) -> crate::Strategy {
         use crate::Strategy;
         match self {
-            Member::Sweep | Member::SweepLong(_) => Strategy::Sweep,
+            Member::Sweep | Member::SweepLong(_) | Member::SweepTwoEnded => Strategy::Sweep,
             Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
             Member::GreedyLoad => Strategy::GreedyLoad,
             Member::GreedySize => Strategy::GreedySize,
@@ -75,6 +79,7 @@ impl Member {
             Member::SweepLong(7) => "sweep-long/128",
             Member::SweepLong(3) => "sweep-long/8",
             Member::SweepLong(_) => "sweep-long/2",
+            Member::SweepTwoEnded => "sweep-two-ended",
             Member::Skyline(0) => "skyline-wat",
             Member::Skyline(1) => "skyline-taw",
             Member::Skyline(_) => "skyline-twa",
@@ -149,7 +154,7 @@ pub enum Outcome {
 /// Most members one portfolio reports: the 14 rows of `auto`'s table, `exact`'s timed
 /// skyline, the branch and bound and the repair (checked against the table at compile time in
 /// `place::portfolio`).
-pub const MAX_MEMBERS: usize = 18;
+pub const MAX_MEMBERS: usize = 19;
 
 /// The members of one portfolio run, in the order they were considered, and the one whose
 /// plan was kept. Empty for a single strategy.
