@@ -15,6 +15,8 @@ use prost::Message;
 pub const F32: i32 = 1;
 /// ONNX `INT64`.
 pub const I64: i32 = 7;
+/// ONNX `BOOL`.
+pub const BOOL: i32 = 9;
 
 /// Numeric dimensions (see [`sym`] for a named one).
 pub fn dims(d: &[i64]) -> Vec<Dimension> {
@@ -92,6 +94,17 @@ pub fn with_ints(mut n: NodeProto, name: &str, v: &[i64]) -> NodeProto {
         name: Some(name.into()),
         r#type: Some(attribute_proto::AttributeType::Ints as i32),
         ints: v.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
+/// `node` with a graph attribute (`If`'s `then_branch`/`else_branch`, `Loop`'s `body`).
+pub fn with_graph(mut n: NodeProto, name: &str, g: GraphProto) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(g),
         ..Default::default()
     });
     n

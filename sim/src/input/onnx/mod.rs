@@ -12,13 +12,15 @@
 //!   `Shape -> Gather -> Concat -> Reshape` chains give static shapes. A shape the file
 //!   declares for an output is not trusted where a rule applies (exporters write stale
 //!   ones); for ops without a rule (other domains, `If`/`Loop`/`Scan`, sequences) the declared
-//!   static shape is taken, and the op stays opaque with its tensors.
+//!   static shape is taken, and the op stays opaque with its tensors. The outer tensors its
+//!   subgraphs read become inputs too ([`captures`]), so they stay live until it runs.
 //! - **Roles.** `Constant` folds, `Shape`/`Size` fold, `Identity` and `Dropout` are renames
 //!   ([`NodeRole`]); every other op folds when all its inputs are constants.
 //!
 //! Costs: decoding is linear in the file size (weights are copied once); inference is
 //! O(nodes) plus the evaluated constants, each at most [`value::MAX_VALUE_ELEMENTS`] elements.
 
+pub mod captures;
 pub mod declared;
 pub mod dtype;
 pub mod infer;
@@ -180,7 +182,9 @@ impl<'a> Reader<'a> {
         Ok(mg)
     }
 
-    /// The graph's nodes with their roles; creates the tensors they name.
+    /// The graph's nodes with their roles; creates the tensors they name. A node with
+    /// subgraphs (`If`, `Loop`, `Scan`) also reads the outer tensors they read
+    /// ([`captures::captured`]), after its own inputs.
     fn nodes(&mut self) -> Vec<GraphNode> {
         let g = self.graph;
         let mut nodes = Vec::with_capacity(g.node.len());
@@ -197,7 +201,9 @@ impl<'a> Reader<'a> {
                 Some(s) if !s.is_empty() => s.to_owned(),
                 _ => format!("{op}_{k}"),
             };
-            let inputs = n.input.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
+            let mut inputs: Vec<u32> =
+                n.input.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
+            inputs.extend(captures::captured(n).into_iter().map(|s| self.tensor(s)));
             let outputs = n.output.iter().filter(|s| !s.is_empty()).map(|s| self.tensor(s)).collect();
             let node = Op { name, op: op.to_owned(), inputs, outputs, collective: false };
             nodes.push(GraphNode { node, role });
