@@ -1,13 +1,14 @@
 //! Model files in: the shipped ONNX and TFLite models import to exactly their programs, an
 //! imported model runs verified on 4 cores tensor-parallel, symbolic input dimensions and
-//! `--input-shape`, and the shape rules on a small graph of common ops.
+//! `--input-shape` (one dimension name, one size in every input), and the shape rules on a
+//! small graph of common ops.
 
 #[path = "support/model_builder.rs"]
 mod model_builder;
 
 use std::path::{Path, PathBuf};
 
-use dramalloc_model_formats::onnx::GraphProto;
+use dramalloc_model_formats::onnx::{GraphProto, NodeProto};
 use dramalloc_sim::input::import::{compare, import_bytes, import_model, ImportOptions, ModelFormat};
 use dramalloc_sim::input::{read_program, TensorKind};
 use dramalloc_sim::run::{run, RunOptions, Split};
@@ -160,4 +161,42 @@ fn shape_rules_on_a_small_graph_of_common_ops() {
     }
     let ops: Vec<&str> = p.ops.iter().map(|o| o.op.as_str()).collect();
     assert_eq!(ops, vec!["Conv", "MaxPool", "Transpose", "Reshape", "Split", "MatMul", "Softmax"]);
+}
+
+/// a [N, 16] + b [N, 16] -> s -> an op of another domain, declared [N, 16] -> c.
+fn two_inputs_one_dimension_name() -> GraphProto {
+    let n16 = || Some(vec![sym("N"), dims(&[16])[0].clone()]);
+    let custom = NodeProto { domain: Some("x.y".into()), ..node("custom", "Opaque", &["s"], &["c"]) };
+    GraphProto {
+        name: Some("g".into()),
+        input: vec![value_info("a", F32, n16()), value_info("b", F32, n16())],
+        output: vec![value_info("c", F32, n16())],
+        node: vec![node("add", "Add", &["a", "b"], &["s"]), custom],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn a_dimension_name_given_for_one_input_sizes_every_input_and_declaration() {
+    let bytes = onnx_model(two_inputs_one_dimension_name());
+    // Either input given: N = 8 for both inputs, the sum and the declared output.
+    for given in ["a", "b"] {
+        let options =
+            ImportOptions { input_shapes: vec![(given.into(), vec![8, 16])], ..ImportOptions::default() };
+        let got = import_bytes(&bytes, "m.onnx", "m", ModelFormat::Onnx, &options).unwrap();
+        let sizes: Vec<(&str, u64)> =
+            got.program.tensors.iter().map(|t| (t.name.as_str(), t.bytes)).collect();
+        assert_eq!(sizes, vec![("a", 512), ("b", 512), ("s", 512), ("c", 512)], "--input-shape {given}=8x16");
+        assert!(got.json.contains("\"input_shapes\": {\"a\": [8, 16], \"b\": [8, 16]},"), "{}", got.json);
+    }
+    // Both given, with one value for N: accepted; with two: refused, naming both.
+    let shapes = |b: u64| vec![("a".into(), vec![8, 16]), ("b".into(), vec![b, 16])];
+    let options = ImportOptions { input_shapes: shapes(8), ..ImportOptions::default() };
+    assert!(import_bytes(&bytes, "m.onnx", "m", ModelFormat::Onnx, &options).is_ok());
+    let options = ImportOptions { input_shapes: shapes(4), ..ImportOptions::default() };
+    let e = import_bytes(&bytes, "m.onnx", "m", ModelFormat::Onnx, &options).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.onnx: symbolic dimension `N` is 8 in --input-shape a but 4 in --input-shape b (one name is one size in the whole model)"
+    );
 }

@@ -100,6 +100,23 @@ pub enum ImportError {
         /// The second.
         second: Vec<u64>,
     },
+    /// Two `--input-shape`s (or two dimensions of one) give one symbolic dimension name
+    /// (`dim_param`) two values: in ONNX one name is one size in the whole model.
+    #[error("{file}: symbolic dimension `{symbol}` is {first_value} in --input-shape {first_input} but {second_value} in --input-shape {second_input} (one name is one size in the whole model)")]
+    ConflictingDimension {
+        /// The file.
+        file: String,
+        /// The dimension's name.
+        symbol: String,
+        /// The input whose `--input-shape` bound it first.
+        first_input: String,
+        /// The value it gave.
+        first_value: u64,
+        /// The input whose `--input-shape` gives another value.
+        second_input: String,
+        /// That value.
+        second_value: u64,
+    },
     /// Two graph inputs with the same name: names in a graph are unique (ONNX's static single
     /// assignment), so the second would be a second definition of one value.
     #[error("{file}: graph input `{input}` is listed twice (a name defines one value in a graph)")]

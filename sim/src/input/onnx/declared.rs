@@ -4,6 +4,10 @@
 //! Shapes the file declares: graph inputs (fixed by `--input-shape`, symbolic dimensions set to
 //! 1 otherwise) and, for ops without a shape rule, `value_info` and graph outputs (symbolic
 //! dimensions resolved through the names the inputs fixed).
+//!
+//! One `dim_param` name is one value in the whole model (ONNX's rule): a name bound by one
+//! input's `--input-shape` sizes that dimension of every other input and declaration too
+//! ([`Symbols`]); only a name no given input binds is 1.
 
 use std::collections::HashMap;
 
@@ -53,6 +57,21 @@ pub fn declared(v: &ValueInfoProto) -> Option<Declared> {
     Some(Declared { dtype: t.elem_type.unwrap_or(0), dims })
 }
 
+/// The values of the symbolic dimensions (`dim_param` names) of a model: one name, one value.
+#[derive(Debug, Clone, Default)]
+pub struct Symbols {
+    /// Name -> value and the input whose `--input-shape` gave it (`None`: 1 by default).
+    values: HashMap<String, (u64, Option<String>)>,
+}
+
+impl Symbols {
+    /// The value of dimension name `name`, once an input has bound it.
+    #[must_use]
+    pub fn get(&self, name: &str) -> Option<u64> {
+        self.values.get(name).map(|&(v, _)| v)
+    }
+}
+
 /// A fixed input: its shape and whether it goes into the program's `input_shapes`.
 pub struct FixedInput {
     /// The static shape.
@@ -62,19 +81,23 @@ pub struct FixedInput {
 }
 
 /// Fixes the shape of graph input `name` declared as `d`: `given` (from `--input-shape`)
-/// must match the rank and the fixed dimensions; otherwise symbolic dimensions become 1.
-/// Names of symbolic dimensions are entered into `symbols` with their value.
+/// must match the rank and the fixed dimensions and binds the names of its symbolic
+/// dimensions in `symbols`; without `given` a symbolic dimension takes its name's value in
+/// `symbols`, else 1 (and an unbound name is bound to 1). Fix every input with `given`
+/// before those without, so that a name given for one input sizes all.
 ///
 /// # Errors
 /// [`ImportError::DynamicInput`] for an input of unknown rank without `given`;
 /// [`ImportError::BadInputShape`] when `given` contradicts the declaration;
-/// [`ImportError::BadSize`] for a negative dimension, naming the axis and the value.
+/// [`ImportError::ConflictingDimension`] when `given` gives a name another value than an
+/// earlier `--input-shape` did; [`ImportError::BadSize`] for a negative dimension, naming the
+/// axis and the value.
 pub fn fix_input(
     file: &str,
     name: &str,
     d: Option<&Declared>,
     given: Option<&[u64]>,
-    symbols: &mut HashMap<String, u64>,
+    symbols: &mut Symbols,
 ) -> Result<FixedInput, ImportError> {
     let dims = d.and_then(|d| d.dims.as_ref());
     let bad =
@@ -96,6 +119,8 @@ pub fn fix_input(
     }
     let mut shape = Vec::with_capacity(dims.len());
     let mut symbolic = false;
+    // The names `given` binds, entered once the whole shape is checked.
+    let mut binds = Vec::new();
     for (i, dim) in dims.iter().enumerate() {
         let v = match (dim, given) {
             (Dim::Fixed(f), Some(g)) if g[i] != *f => {
@@ -109,29 +134,60 @@ pub fn fix_input(
                     detail: format!("dimension {i} is {v} in the file; a dimension cannot be negative"),
                 });
             }
-            (Dim::Symbolic(s), g) => {
+            (Dim::Symbolic(s), Some(g)) => {
                 symbolic = true;
-                let v = g.map_or(1, |g| g[i]);
                 if let Some(s) = s {
-                    symbols.entry(s.clone()).or_insert(v);
+                    binds.push((s, g[i]));
                 }
-                v
+                g[i]
+            }
+            (Dim::Symbolic(s), None) => {
+                symbolic = true;
+                match s {
+                    Some(s) => symbols.values.entry(s.clone()).or_insert((1, None)).0,
+                    None => 1,
+                }
             }
         };
         shape.push(v);
     }
+    for (s, v) in binds {
+        bind(file, symbols, s, v, name)?;
+    }
     Ok(FixedInput { shape, recorded: symbolic || given.is_some() })
+}
+
+/// Binds dimension name `symbol` to `value`, given by `--input-shape` of `input`.
+///
+/// # Errors
+/// [`ImportError::ConflictingDimension`] when an `--input-shape` gave it another value.
+fn bind(file: &str, symbols: &mut Symbols, symbol: &str, value: u64, input: &str) -> Result<(), ImportError> {
+    match symbols.values.get(symbol) {
+        Some(&(first, Some(ref by))) if first != value => Err(ImportError::ConflictingDimension {
+            file: file.to_owned(),
+            symbol: symbol.to_owned(),
+            first_input: by.clone(),
+            first_value: first,
+            second_input: input.to_owned(),
+            second_value: value,
+        }),
+        Some((_, Some(_))) => Ok(()),
+        _ => {
+            symbols.values.insert(symbol.to_owned(), (value, Some(input.to_owned())));
+            Ok(())
+        }
+    }
 }
 
 /// The static shape of a declaration, its symbolic dimensions looked up in `symbols`.
 #[must_use]
-pub fn static_shape(d: &Declared, symbols: &HashMap<String, u64>) -> Option<Vec<u64>> {
+pub fn static_shape(d: &Declared, symbols: &Symbols) -> Option<Vec<u64>> {
     d.dims
         .as_ref()?
         .iter()
         .map(|dim| match dim {
             Dim::Fixed(f) => Some(*f),
-            Dim::Symbolic(Some(s)) => symbols.get(s).copied(),
+            Dim::Symbolic(Some(s)) => symbols.get(s),
             Dim::Symbolic(None) | Dim::Negative(_) => None,
         })
         .collect()
@@ -148,11 +204,11 @@ mod tests {
     #[test]
     fn fixes_symbolic_dimensions_and_checks_given_shapes() {
         let d = decl(vec![Dim::Symbolic(Some("N".into())), Dim::Fixed(3), Dim::Symbolic(None)]);
-        let mut sym = HashMap::new();
+        let mut sym = Symbols::default();
         let f = fix_input("m", "x", Some(&d), None, &mut sym).unwrap();
         assert_eq!((f.shape, f.recorded), (vec![1, 3, 1], true));
-        assert_eq!(sym.get("N"), Some(&1));
-        let f = fix_input("m", "x", Some(&d), Some(&[2, 3, 7]), &mut HashMap::new()).unwrap();
+        assert_eq!(sym.get("N"), Some(1));
+        let f = fix_input("m", "x", Some(&d), Some(&[2, 3, 7]), &mut Symbols::default()).unwrap();
         assert_eq!(f.shape, vec![2, 3, 7]);
         let e = fix_input("m", "x", Some(&d), Some(&[2, 4, 7]), &mut sym).err().unwrap();
         assert_eq!(e.to_string(), "m: --input-shape x: dimension 1 is 3 in the file, 4 given");
@@ -180,5 +236,20 @@ mod tests {
             );
         }
         assert_eq!(static_shape(&neg, &sym), None);
+    }
+
+    #[test]
+    fn a_dimension_name_has_one_value() {
+        let nn = decl(vec![Dim::Symbolic(Some("N".into())), Dim::Symbolic(Some("N".into()))]);
+        let e = fix_input("m", "x", Some(&nn), Some(&[3, 4]), &mut Symbols::default()).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "m: symbolic dimension `N` is 3 in --input-shape x but 4 in --input-shape x (one name is one size in the whole model)"
+        );
+        // Given for x, N sizes y, which is not given, and a declaration.
+        let mut sym = Symbols::default();
+        assert_eq!(fix_input("m", "x", Some(&nn), Some(&[3, 3]), &mut sym).unwrap().shape, vec![3, 3]);
+        assert_eq!(fix_input("m", "y", Some(&nn), None, &mut sym).unwrap().shape, vec![3, 3]);
+        assert_eq!(static_shape(&nn, &sym), Some(vec![3, 3]));
     }
 }

@@ -6,7 +6,8 @@
 //!
 //! - **Tensors.** Initializers (dense and sparse) are constants, also when they are listed as
 //!   graph inputs too (IR < 4). Graph inputs take their declared shapes, symbolic dimensions
-//!   fixed by `--input-shape` or set to 1 ([`declared::fix_input`]).
+//!   fixed by `--input-shape` (a name one input is given sizes every input) or set to 1
+//!   ([`declared::fix_input`]).
 //! - **Shapes.** Every node, in file order, gets its output types and shapes from its
 //!   inputs by the op's rule ([`infer`]), which also evaluates small constant tensors so that
 //!   `Shape -> Gather -> Concat -> Reshape` chains give static shapes. A shape the file
@@ -31,7 +32,7 @@ use std::collections::HashMap;
 use dramalloc_model_formats::onnx::{GraphProto, ModelProto};
 use prost::Message;
 
-use self::declared::{declared, fix_input, static_shape, Declared};
+use self::declared::{declared, fix_input, static_shape, Declared, FixedInput, Symbols};
 use self::infer::{Info, Node};
 use crate::input::import::{
     byte_size, check_order, GraphNode, GraphTensor, ImportError, ModelGraph, ModelSource, NodeRole,
@@ -43,6 +44,7 @@ use crate::input::Op;
 /// # Errors
 /// [`ImportError::Malformed`] when the bytes are not a `ModelProto`,
 /// [`ImportError::NoGraph`], [`ImportError::DuplicateInput`], [`ImportError::BadInputShape`],
+/// [`ImportError::ConflictingDimension`],
 /// [`ImportError::DynamicInput`], [`ImportError::BadSize`] (a negative dimension),
 /// the definition-order errors of [`check_order`], and [`ImportError::Shape`] naming the
 /// node whose output shape cannot be inferred.
@@ -132,17 +134,29 @@ impl<'a> Reader<'a> {
                 input: v.name.clone().unwrap_or_default(),
             });
         }
-        let mut symbols = HashMap::new();
+        // (name, declared type, --input-shape) of each input that is not a constant.
+        let ins: Vec<_> = g
+            .input
+            .iter()
+            .filter_map(|v| {
+                let vname = v.name.as_deref().unwrap_or("");
+                let given = input_shapes.iter().find(|(n, _)| n == vname).map(|(_, s)| s.as_slice());
+                input_names.contains(&vname).then(|| (vname, declared(v), given))
+            })
+            .collect();
+        // The inputs given by --input-shape first: the dimension names they bind size the rest.
+        let mut symbols = Symbols::default();
+        let mut shapes: Vec<Option<FixedInput>> = ins.iter().map(|_| None).collect();
+        for given_pass in [true, false] {
+            for ((vname, d, given), shape) in ins.iter().zip(&mut shapes) {
+                if given.is_some() == given_pass {
+                    *shape = Some(fix_input(file, vname, d.as_ref(), *given, &mut symbols)?);
+                }
+            }
+        }
         let mut inputs = Vec::new();
         let mut fixed = Vec::new();
-        for v in &g.input {
-            let vname = v.name.as_deref().unwrap_or("");
-            if !input_names.contains(&vname) {
-                continue;
-            }
-            let d = declared(v);
-            let given = input_shapes.iter().find(|(n, _)| n == vname).map(|(_, s)| s.as_slice());
-            let f = fix_input(file, vname, d.as_ref(), given, &mut symbols)?;
+        for ((vname, d, _), f) in ins.into_iter().zip(shapes.into_iter().flatten()) {
             if f.recorded {
                 fixed.push((vname.to_owned(), f.shape.clone()));
             }
@@ -218,7 +232,7 @@ impl<'a> Reader<'a> {
         node: &'a dramalloc_model_formats::onnx::NodeProto,
         mg: &ModelGraph,
         decl: &HashMap<&str, Declared>,
-        symbols: &HashMap<String, u64>,
+        symbols: &Symbols,
     ) -> Result<(), ImportError> {
         let gn = &mg.nodes[k];
         let default_domain = matches!(node.domain.as_deref(), None | Some("" | "ai.onnx"));
