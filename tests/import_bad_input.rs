@@ -407,3 +407,37 @@ fn an_input_shape_dimension_too_large_says_so() {
         Err("`x=1x-3`: dimension `-3` is not a non-negative integer".into())
     );
 }
+
+#[test]
+fn an_optional_or_sequence_typed_input_is_named_as_unsupported() {
+    use dramalloc_model_formats::onnx::{type_proto, TypeProto};
+    // onnx's node test `test_optional_has_element_tensor_input`: input optional(tensor [4]).
+    let wrap = |kind: fn(Box<TypeProto>) -> type_proto::Value| {
+        let tensor = value_info("t", F32, Some(dims(&[4]))).r#type.unwrap();
+        Some(TypeProto { denotation: None, value: Some(kind(Box::new(tensor))) })
+    };
+    let optional = |t| type_proto::Value::OptionalType(Box::new(type_proto::Optional { elem_type: Some(t) }));
+    let sequence = |t| type_proto::Value::SequenceType(Box::new(type_proto::Sequence { elem_type: Some(t) }));
+    for (kind, ty) in [("optional", wrap(optional)), ("sequence", wrap(sequence))] {
+        let mut input = value_info("optional_input", F32, None);
+        input.r#type = ty;
+        let g = GraphProto {
+            input: vec![input],
+            output: vec![value_info("output", 9, Some(dims(&[])))],
+            node: vec![node("has", "OptionalHasElement", &["optional_input"], &["output"])],
+            ..Default::default()
+        };
+        let options =
+            ImportOptions { input_shapes: vec![("optional_input".into(), vec![4])], ..Default::default() };
+        for options in [ImportOptions::default(), options] {
+            let e =
+                import_bytes(&onnx_model(g.clone()), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "m.onnx: input `optional_input`: {kind}-typed graph inputs are not supported (only tensor inputs are)"
+                )
+            );
+        }
+    }
+}

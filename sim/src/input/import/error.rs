@@ -78,6 +78,17 @@ pub enum ImportError {
         /// What is open.
         detail: String,
     },
+    /// A graph input whose type is not a tensor (optional, sequence, map, sparse tensor,
+    /// opaque): it has no byte size the planner could place.
+    #[error("{file}: input `{input}`: {kind}-typed graph inputs are not supported (only tensor inputs are)")]
+    UnsupportedInputType {
+        /// The file.
+        file: String,
+        /// The graph input.
+        input: String,
+        /// Its type's kind, e.g. `optional`.
+        kind: &'static str,
+    },
     /// An `--input-shape` that does not fit the model.
     #[error("{file}: --input-shape {name}: {detail}")]
     BadInputShape {

@@ -57,6 +57,20 @@ pub fn declared(v: &ValueInfoProto) -> Option<Declared> {
     Some(Declared { dtype: t.elem_type.unwrap_or(0), dims })
 }
 
+/// The kind of a value whose declared type is not a tensor (`optional`, `sequence`, `map`,
+/// `sparse tensor`, `opaque`); `None` for a tensor or a value without a type.
+#[must_use]
+pub fn non_tensor_kind(v: &ValueInfoProto) -> Option<&'static str> {
+    match v.r#type.as_ref()?.value.as_ref()? {
+        TypeValue::TensorType(_) => None,
+        TypeValue::OptionalType(_) => Some("optional"),
+        TypeValue::SequenceType(_) => Some("sequence"),
+        TypeValue::MapType(_) => Some("map"),
+        TypeValue::SparseTensorType(_) => Some("sparse tensor"),
+        TypeValue::OpaqueType(_) => Some("opaque"),
+    }
+}
+
 /// The values of the symbolic dimensions (`dim_param` names) of a model: one name, one value.
 #[derive(Debug, Clone, Default)]
 pub struct Symbols {

@@ -32,7 +32,7 @@ use std::collections::HashMap;
 use dramalloc_model_formats::onnx::{GraphProto, ModelProto};
 use prost::Message;
 
-use self::declared::{declared, fix_input, static_shape, Declared, FixedInput, Symbols};
+use self::declared::{declared, fix_input, non_tensor_kind, static_shape, Declared, FixedInput, Symbols};
 use self::infer::{Info, Node};
 use crate::input::import::{
     byte_size, check_order, GraphNode, GraphTensor, ImportError, ModelGraph, ModelSource, NodeRole,
@@ -44,7 +44,8 @@ use crate::input::Op;
 /// # Errors
 /// [`ImportError::Malformed`] when the bytes are not a `ModelProto`,
 /// [`ImportError::NoGraph`], [`ImportError::DuplicateInput`], [`ImportError::BadInputShape`],
-/// [`ImportError::ConflictingDimension`],
+/// [`ImportError::ConflictingDimension`], [`ImportError::UnsupportedInputType`] (an input that
+/// is not a tensor),
 /// [`ImportError::DynamicInput`], [`ImportError::BadSize`] (a negative dimension),
 /// the definition-order errors of [`check_order`], and [`ImportError::Shape`] naming the
 /// node whose output shape cannot be inferred.
@@ -133,6 +134,16 @@ impl<'a> Reader<'a> {
                 file: file.to_owned(),
                 input: v.name.clone().unwrap_or_default(),
             });
+        }
+        let typed = g.input.iter().filter(|v| input_names.contains(&v.name.as_deref().unwrap_or("")));
+        for v in typed {
+            if let Some(kind) = non_tensor_kind(v) {
+                return Err(ImportError::UnsupportedInputType {
+                    file: file.to_owned(),
+                    input: v.name.clone().unwrap_or_default(),
+                    kind,
+                });
+            }
         }
         // (name, declared type, --input-shape) of each input that is not a constant.
         let ins: Vec<_> = g
