@@ -441,3 +441,49 @@ fn an_optional_or_sequence_typed_input_is_named_as_unsupported() {
         }
     }
 }
+
+#[test]
+fn a_byte_size_past_u64_is_named_where_it_first_shows() {
+    let two32 = 1i64 << 32;
+    // An input given a shape of 2^64 INT64 elements: the input, when the shape is applied,
+    // not the op that reads it first (a fresh-user trial: the Reshape two ops on, with a
+    // hint that the file declares no static shape).
+    let g = GraphProto {
+        input: vec![value_info("ids", I64, Some(vec![sym("B"), sym("S")]))],
+        initializer: vec![ints("flat", &[-1])],
+        ..graph(vec![node("view", "Reshape", &["ids", "flat"], &["y"])], vec![])
+    };
+    let options =
+        ImportOptions { input_shapes: vec![("ids".into(), vec![1 << 32, 1 << 32])], ..Default::default() };
+    let e = import_bytes(&onnx_model(g), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.onnx: --input-shape ids: [4294967296, 4294967296] of INT64 (64 bits each): the byte size of `ids` overflows u64"
+    );
+    // An op whose output overflows: that op, not its reader. (An initializer without data,
+    // as with external data: w's zeros would take 16 GiB.)
+    let mut w = weight("w", &[1, 1]);
+    w.dims = vec![1, two32];
+    w.raw_data = None;
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(dims(&[two32, 1])))],
+        ..graph(
+            vec![node("mm", "MatMul", &["x", "w"], &["m"]), node("view", "Reshape", &["m", "flat"], &["y"])],
+            vec![w, ints("flat", &[-1])],
+        )
+    };
+    assert_eq!(
+        onnx_err(g),
+        "m.onnx: node `mm` (MatMul): output `m` has shape [4294967296, 4294967296] of FLOAT: its byte size overflows u64"
+    );
+    // A rule that fails on such an input (an initializer) says so, without the hint that
+    // the file declares no static shape.
+    let mut w = weight("w", &[1, 1]);
+    w.dims = vec![two32, two32];
+    w.raw_data = None;
+    let g = graph(vec![node("view", "Reshape", &["w", "flat"], &["y"])], vec![w, ints("flat", &[-1])]);
+    assert_eq!(
+        onnx_err(g),
+        "m.onnx: node `view` (Reshape): shape [4294967296, 4294967296] has too many elements; input `w` has shape [4294967296, 4294967296] of FLOAT: its byte size overflows u64"
+    );
+}

@@ -15,7 +15,7 @@ use dramalloc_model_formats::onnx::tensor_shape_proto::dimension::Value as DimVa
 use dramalloc_model_formats::onnx::type_proto::Value as TypeValue;
 use dramalloc_model_formats::onnx::ValueInfoProto;
 
-use crate::input::import::ImportError;
+use crate::input::import::{byte_size, ImportError};
 
 /// A declared dimension.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,7 +105,8 @@ pub struct FixedInput {
 /// [`ImportError::BadInputShape`] when `given` contradicts the declaration;
 /// [`ImportError::ConflictingDimension`] when `given` gives a name another value than an
 /// earlier `--input-shape` did; [`ImportError::BadSize`] for a negative dimension, naming the
-/// axis and the value.
+/// axis and the value; a shape whose byte size overflows `u64`, as
+/// [`ImportError::BadInputShape`] when given, else [`ImportError::BadSize`].
 pub fn fix_input(
     file: &str,
     name: &str,
@@ -118,7 +119,10 @@ pub fn fix_input(
         |detail: String| ImportError::BadInputShape { file: file.to_owned(), name: name.to_owned(), detail };
     let Some(dims) = dims else {
         return match given {
-            Some(g) => Ok(FixedInput { shape: g.to_vec(), recorded: true }),
+            Some(g) => {
+                check_bytes(file, name, d.map_or(0, |d| d.dtype), g, true)?;
+                Ok(FixedInput { shape: g.to_vec(), recorded: true })
+            }
             None => Err(ImportError::DynamicInput {
                 file: file.to_owned(),
                 input: name.to_owned(),
@@ -168,7 +172,31 @@ pub fn fix_input(
     for (s, v) in binds {
         bind(file, symbols, s, v, name)?;
     }
+    check_bytes(file, name, d.map_or(0, |d| d.dtype), &shape, given.is_some())?;
     Ok(FixedInput { shape, recorded: symbolic || given.is_some() })
+}
+
+/// Refuses input `name` of element type `dtype` when its `shape` makes a byte size past
+/// `u64` (checked when the shape is fixed, so the error names the input and not a later op
+/// that reads it); a type without a known size is left to the tensor's own error.
+///
+/// # Errors
+/// [`ImportError::BadInputShape`] when the shape was `given`, else [`ImportError::BadSize`].
+fn check_bytes(file: &str, name: &str, dtype: i32, shape: &[u64], given: bool) -> Result<(), ImportError> {
+    let Ok(bits) = super::dtype::bits(dtype) else { return Ok(()) };
+    let signed: Vec<i64> = shape.iter().map(|&v| i64::try_from(v).unwrap_or(i64::MAX)).collect();
+    if byte_size(&signed, bits).is_ok() {
+        return Ok(());
+    }
+    let ty = super::dtype::describe(dtype).map_or("?", |(ty, _)| ty);
+    let (file, name) = (file.to_owned(), name.to_owned());
+    Err(if given {
+        let detail = format!("{shape:?} of {ty} ({bits} bits each): the byte size of `{name}` overflows u64");
+        ImportError::BadInputShape { file, name, detail }
+    } else {
+        let detail = format!("shape {shape:?} of {ty} ({bits} bits each): the byte size overflows u64");
+        ImportError::BadSize { file, tensor: name, detail }
+    })
 }
 
 /// Binds dimension name `symbol` to `value`, given by `--input-shape` of `input`.
@@ -265,5 +293,20 @@ mod tests {
         assert_eq!(fix_input("m", "x", Some(&nn), Some(&[3, 3]), &mut sym).unwrap().shape, vec![3, 3]);
         assert_eq!(fix_input("m", "y", Some(&nn), None, &mut sym).unwrap().shape, vec![3, 3]);
         assert_eq!(static_shape(&nn, &sym), Some(vec![3, 3]));
+    }
+
+    #[test]
+    fn an_input_whose_bytes_overflow_u64_is_refused_when_fixed() {
+        let big = decl(vec![Dim::Fixed(1 << 62), Dim::Symbolic(Some("N".into()))]);
+        let e = fix_input("m", "x", Some(&big), None, &mut Symbols::default()).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "m: tensor `x`: shape [4611686018427387904, 1] of FLOAT (32 bits each): the byte size overflows u64"
+        );
+        let e = fix_input("m", "x", Some(&big), Some(&[1 << 62, 2]), &mut Symbols::default()).err().unwrap();
+        assert_eq!(
+            e.to_string(),
+            "m: --input-shape x: [4611686018427387904, 2] of FLOAT (32 bits each): the byte size of `x` overflows u64"
+        );
     }
 }

@@ -29,7 +29,7 @@ pub mod value;
 
 use std::collections::HashMap;
 
-use dramalloc_model_formats::onnx::{GraphProto, ModelProto};
+use dramalloc_model_formats::onnx::{GraphProto, ModelProto, NodeProto};
 use prost::Message;
 
 use self::declared::{declared, fix_input, non_tensor_kind, static_shape, Declared, FixedInput, Symbols};
@@ -236,11 +236,20 @@ impl<'a> Reader<'a> {
         nodes
     }
 
-    /// Infers the outputs of node `k`.
+    /// The first input of `node` whose byte size [`overflows`], with its name.
+    fn overflowing_input(&self, node: &'a NodeProto) -> Option<(&'a str, &Info)> {
+        node.input.iter().find_map(|s| {
+            let info = self.infos[*self.index.get(s.as_str())? as usize].as_ref()?;
+            overflows(info).then_some((s.as_str(), info))
+        })
+    }
+
+    /// Infers the outputs of node `k`; an output whose byte size overflows `u64` is an
+    /// error naming the node, the first place the overflow shows.
     fn infer_node(
         &mut self,
         k: usize,
-        node: &'a dramalloc_model_formats::onnx::NodeProto,
+        node: &'a NodeProto,
         mg: &ModelGraph,
         decl: &HashMap<&str, Declared>,
         symbols: &Symbols,
@@ -280,6 +289,15 @@ impl<'a> Reader<'a> {
                             .map_or(String::new(), |d| format!(" of domain `{d}`"))
                     ),
                 };
+                // A rule that failed on an input too large to count: say that, not that the
+                // file declares no shape (no declared shape can help).
+                if let Some((t, info)) = self.overflowing_input(node) {
+                    return Err(self.shape_error(
+                        &gn.node.name,
+                        &gn.node.op,
+                        format!("{why}; input `{t}` {}", overflow_text(info)),
+                    ));
+                }
                 let mut outs = Vec::with_capacity(node.output.len());
                 for o in &node.output {
                     if o.is_empty() {
@@ -303,6 +321,13 @@ impl<'a> Reader<'a> {
                 outs
             }
         };
+        if let Some((o, info)) = node.output.iter().zip(&outs).find(|(o, i)| !o.is_empty() && overflows(i)) {
+            return Err(self.shape_error(
+                &gn.node.name,
+                &gn.node.op,
+                format!("output `{o}` {}", overflow_text(info)),
+            ));
+        }
         for (o, info) in node.output.iter().zip(outs) {
             if !o.is_empty() {
                 if let Some(&i) = self.index.get(o.as_str()) {
@@ -312,6 +337,21 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
+
+/// Whether a tensor of `info` holds more bytes than `u64` counts (of a type without a known
+/// size: more elements).
+fn overflows(info: &Info) -> bool {
+    match dtype::bits(info.dtype) {
+        Ok(bits) => byte_size_u(&info.shape, bits).is_err(),
+        Err(_) => value::elements(&info.shape).is_none(),
+    }
+}
+
+/// `has shape [..] of TYPE: its byte size overflows u64`, for a tensor that [`overflows`].
+fn overflow_text(info: &Info) -> String {
+    let ty = dtype::describe(info.dtype).map_or("an unknown type", |(ty, _)| ty);
+    format!("has shape {:?} of {ty}: its byte size overflows u64", info.shape)
 }
 
 /// A file's dimensions as `u64`.
