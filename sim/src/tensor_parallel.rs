@@ -14,8 +14,12 @@
 //!      (every core reads bytes that every other core wrote) and writes `<T>/reduced`, the
 //!      core's private copy of the result, `bytes(T)` bytes.
 //!
-//!   Every later op that read `T` reads `<T>/reduced` instead. A graph output `T` is still
-//!   written by the op itself.
+//!   Every later op that read `T` reads `<T>/reduced` instead.
+//! - A pre-placed `T` (a graph output, or an input or weight an op writes: at a fixed address
+//!   that the program's caller reads after the program ends) must end holding the reduced
+//!   value, so there the roles swap: the op writes `<T>/partial`, a private intermediate of
+//!   `bytes(T)` bytes, the stage reads it, and the gather writes `T` itself. Later readers of
+//!   `T` read `T`; no `<T>/reduced` is made.
 //! - Core k defines only its own slice; the others are read-only on it. The anti-dependency
 //!   edges order slice j's write on core j before its reads on every other core, and a later
 //!   all-reduce's write into reused bytes after the earlier reads.
@@ -62,13 +66,34 @@ pub fn split(p: &Program, cores: usize) -> Result<SimModel, InputError> {
         let mut read_as: Vec<u32> = (0..base.locations.len() as u32).collect();
         for (i, op) in p.ops.iter().enumerate() {
             let uses: Vec<u32> = op.inputs.iter().map(|&t| read_as[t as usize]).collect();
-            c.add_op(base.op_names[i].clone(), base.op_types[i].clone(), &uses, &op.outputs, op.collective);
-            let Some(&t) = op.outputs.first() else { continue };
-            if !SPLIT_OPS.contains(&op.op.as_str()) {
+            let split_output = op.outputs.first().copied().filter(|_| SPLIT_OPS.contains(&op.op.as_str()));
+            let Some(t) = split_output else {
+                c.add_op(
+                    base.op_names[i].clone(),
+                    base.op_types[i].clone(),
+                    &uses,
+                    &op.outputs,
+                    op.collective,
+                );
                 continue;
-            }
+            };
             let tname = &base.names[t as usize];
             let bytes = base.locations[t as usize].bytes;
+            // a pre-placed T is what the caller reads: the op writes a private partial and
+            // the gather writes T (module docs)
+            let preplaced = base.kinds[t as usize].is_preplaced();
+            let partial = if preplaced {
+                c.add_tensor(
+                    fresh(format!("{tname}/partial")),
+                    TensorKind::Intermediate,
+                    Location::spill(bytes),
+                )
+            } else {
+                t
+            };
+            let mut defs = op.outputs.clone();
+            defs[0] = partial;
+            c.add_op(base.op_names[i].clone(), base.op_types[i].clone(), &uses, &defs, op.collective);
             let slice = bytes.div_ceil(n as u64);
             let slices: Vec<u32> = (0..n)
                 .map(|j| {
@@ -79,15 +104,19 @@ pub fn split(p: &Program, cores: usize) -> Result<SimModel, InputError> {
                     )
                 })
                 .collect();
-            let reduced = c.add_tensor(
-                fresh(format!("{tname}/reduced")),
-                TensorKind::Intermediate,
-                Location { usage: UsageClass::Spill, ..Location::spill(bytes) },
-            );
+            let reduced = if preplaced {
+                t
+            } else {
+                c.add_tensor(
+                    fresh(format!("{tname}/reduced")),
+                    TensorKind::Intermediate,
+                    Location { usage: UsageClass::Spill, ..Location::spill(bytes) },
+                )
+            };
             c.add_op(
                 format!("{}/allreduce_stage", op.name),
                 "AllReduceStage".into(),
-                &[t],
+                &[partial],
                 &[slices[k]],
                 true,
             );

@@ -13,7 +13,9 @@
 //! parallel as far as those edges allow); it READS each input tensor and checks every byte
 //! against the fingerprint its defining op wrote ([`crate::exec::fingerprint`]); it checks that
 //! the op's distinct operands occupy disjoint bytes (an in-flight overlap); then it WRITES each
-//! output with its fingerprint. Fingerprints are written and checked in place, a run of arena
+//! output with its fingerprint. After its last op, each core reads back every private
+//! pre-placed tensor an op wrote (a graph output: what the program's caller reads, so its
+//! final value) against its last writer's fingerprint ([`Collision::FinalBytes`]). Fingerprints are written and checked in place, a run of arena
 //! pages at a time ([`SparseArena::fill_with`], [`SparseArena::find_in`]): no buffer as large as
 //! a tensor is ever allocated, whatever its size. A tensor's
 //! bytes are its whole aligned footprint `[address, address + aligned)` (4 KiB pages for
@@ -75,6 +77,19 @@ pub enum Collision {
         /// Address of the first wrong byte.
         address: u64,
     },
+    /// After the core's last op, a pre-placed tensor an op wrote (a graph output: the
+    /// program's caller reads it) does not hold what its last writer wrote.
+    #[error("core {core}, after the last op: reading `{tensor}` at address {address:#x} (the caller's read of a pre-placed tensor) found {found}")]
+    FinalBytes {
+        /// Core index.
+        core: u32,
+        /// The tensor.
+        tensor: String,
+        /// What was found, as for [`Collision::WrongBytes`].
+        found: String,
+        /// Address of the first wrong byte.
+        address: u64,
+    },
     /// Two distinct operands of one op occupy overlapping bytes.
     #[error("core {core}, op `{op}`: operands `{a}` and `{b}` overlap at address {address:#x}")]
     InFlight {
@@ -107,10 +122,11 @@ pub enum Collision {
 
 impl Collision {
     /// The `(core, instruction)` of the op where it was found; `None` for
-    /// [`Collision::EdgeOrder`] (found before any op ran).
+    /// [`Collision::EdgeOrder`] (found before any op ran) and [`Collision::FinalBytes`]
+    /// (found after the last).
     pub fn site(&self) -> Option<(u32, u32)> {
         match self {
-            Collision::EdgeOrder(_) => None,
+            Collision::EdgeOrder(_) | Collision::FinalBytes { .. } => None,
             Collision::WrongBytes { core, instruction, .. }
             | Collision::InFlight { core, instruction, .. }
             | Collision::Unaddressed { core, instruction, .. } => Some((*core, *instruction)),
@@ -289,6 +305,25 @@ impl Shared<'_> {
             }
             None => format!("corrupted bytes (word {found:#018x})"),
         }
+    }
+
+    /// Checks `[addr, addr + len)` against the fingerprint of `id` defined by `def` on core
+    /// `core`: `None` when it matches, else the first wrong byte's address and what is there.
+    fn check(
+        &self,
+        private: &SparseArena,
+        core: usize,
+        addr: u64,
+        len: u64,
+        id: TensorId,
+        def: u32,
+    ) -> Option<(u64, String)> {
+        let bad = self.find_mismatch(private, addr, len, id, def)?;
+        let w = bad / 8 * 8;
+        let mut word = [0u8; 8];
+        let n = (len - w).min(8) as usize;
+        self.read(private, addr + w, &mut word[..n]);
+        Some((addr + bad, self.describe(core, u64::from_le_bytes(word), id, def, bad / 8)))
     }
 
     fn fail(&self) {
@@ -522,18 +557,15 @@ fn run_core_inner(
                     .map_or(u32::MAX, |&(di, _)| di),
                 TensorId::Private { .. } => last_def[l as usize],
             };
-            if let Some(bad) = sh.find_mismatch(&arena, a, bytes, id, def) {
-                let w = bad / 8 * 8;
-                let mut word = [0u8; 8];
-                let n = (bytes - w).min(8) as usize;
-                sh.read(&arena, a + w, &mut word[..n]);
+            if let Some((address, found)) = sh.check(&arena, k, a, bytes, id, def) {
+                let tensor = c.names[l as usize].clone();
                 return Err(Collision::WrongBytes {
                     core: k as u32,
                     instruction: i as u32,
                     op: op_name(i),
-                    tensor: c.names[l as usize].clone(),
-                    found: sh.describe(k, u64::from_le_bytes(word), id, def, bad / 8),
-                    address: a + bad,
+                    tensor,
+                    found,
+                    address,
                 });
             }
             rep.bytes_verified += bytes;
@@ -563,6 +595,19 @@ fn run_core_inner(
         if let Some(pb) = &opts.progress {
             pb.inc(1);
         }
+    }
+    // the caller's read: every private pre-placed tensor an op wrote must still hold what its
+    // last writer wrote (a graph output's final value)
+    for (l, kind) in c.kinds.iter().enumerate() {
+        let (def, id) = (last_def[l], sh.id(k, l as u32));
+        if !kind.is_preplaced() || def == LOADER_DEF || def == u32::MAX || matches!(id, TensorId::Shared(_)) {
+            continue;
+        }
+        let Some(a) = pl[l].address else { continue };
+        if let Some((address, found)) = sh.check(&arena, k, a, pl[l].aligned, id, def) {
+            return Err(Collision::FinalBytes { core: k as u32, tensor: c.names[l].clone(), found, address });
+        }
+        rep.bytes_verified += pl[l].aligned;
     }
     Ok((rep, arena.committed_bytes()))
 }
