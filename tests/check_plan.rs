@@ -420,3 +420,47 @@ fn a_slab_run_with_its_cc_region_checks_against_its_program() {
     assert_eq!(cli(&["check-plan", s(&bin), s(&json)]), ExitCode::SUCCESS);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn a_preplaced_record_never_accessed_still_occupies_its_bytes() {
+    // `u`: a graph input no op reads; its record's def and last use are NO_ACCESS, and it
+    // still holds its bytes over the whole program
+    let d = dir("unused");
+    let json = d.join("unused.json");
+    let program = TINY.replace(
+        r#"{"name": "w", "bytes": 100, "kind": "weight"},"#,
+        r#"{"name": "w", "bytes": 100, "kind": "weight"}, {"name": "u", "bytes": 8192, "kind": "input"},"#,
+    );
+    std::fs::write(&json, &program).unwrap();
+    let out = d.join("out");
+    assert_eq!(cli(&["run", s(&json), "--cores", "1", "--report-dir", s(&out)]), ExitCode::SUCCESS);
+    let header = std::fs::read_to_string(out.join("plan.h")).unwrap();
+    let line = "#define DRAMALLOC_FLAG_PREPLACED 8u /* occupies its bytes the whole program, whatever \
+                def/last_use say */\n";
+    assert!(header.contains(line), "{header}");
+    let bytes = std::fs::read(out.join("plan.bin")).unwrap();
+    let f = PlanFile::parse(&bytes).unwrap();
+    let t = |n: &str| (0..f.names().len() as u32).find(|&t| f.name(t) == Some(n)).unwrap();
+    let (iu, u) = f.find(0, t("u")).unwrap();
+    let (u, no) = (*u, dramalloc_core::plan_file::NO_ACCESS);
+    assert_eq!(
+        (u.flags.get(), u.address.get(), u.def.get(), u.last_use.get()),
+        (FLAG_PREPLACED, 12288, no, no)
+    );
+    // `a` (live over instructions 0..2) moved onto `u`: a collision at any instruction
+    let (ia, _) = f.find(0, t("a")).unwrap();
+    let bad = edit(&bytes, 88 + 56 + ia as usize * 40 + 8, 12288, 8);
+    let path = d.join("bad.bin");
+    std::fs::write(&path, &bad).unwrap();
+    assert_eq!(cli(&["check-plan", s(&path)]), ExitCode::from(1));
+    assert_eq!((iu, ia), (2, 3));
+    assert_eq!(
+        check_plan_file(&bad, None).unwrap_err(),
+        CheckPlanError::Invalid(
+            "core 0: records 2 (tensor 2) and 3 (tensor 3) are live together and share bytes: \
+             record 2 (`u` on core 0), record 3 (`a` on core 0)"
+                .into()
+        )
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

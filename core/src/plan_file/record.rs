@@ -13,7 +13,7 @@ pub const FLAG_SHARED: u16 = 1;
 pub const FLAG_PINNED: u16 = 2;
 /// Record flag: placed in the core's CC (collective) region.
 pub const FLAG_CC: u16 = 4;
-/// Record flag: pre-placed (an input, output or weight): live for the whole program.
+/// Record flag: pre-placed (an input, output or weight): occupies its bytes the whole program.
 pub const FLAG_PREPLACED: u16 = 8;
 /// Every record flag this version defines; other bits must be 0.
 pub const KNOWN_RECORD_FLAGS: u16 = FLAG_SHARED | FLAG_PINNED | FLAG_CC | FLAG_PREPLACED;
@@ -21,10 +21,13 @@ pub const KNOWN_RECORD_FLAGS: u16 = FLAG_SHARED | FLAG_PINNED | FLAG_CC | FLAG_P
 /// One tensor on one core: 40 bytes, little-endian, alignment 1.
 ///
 /// Within a core, records are sorted by `tensor` (strictly increasing), so a loader finds a
-/// tensor by binary search. The record occupies bytes `[address, address + aligned)` over
-/// instructions `[def, last_use]` (closed; a pre-placed record over the whole program; a
-/// shared record over the hull of every core's accesses; [`super::NO_ACCESS`] in both: never
-/// accessed, occupies nothing in time).
+/// tensor by binary search. A record occupies bytes `[address, address + aligned)` (nothing
+/// when `aligned` is 0) over instructions `[def, last_use]`, closed, read as follows:
+/// - flagged [`FLAG_PREPLACED`]: `def` and `last_use` are its core's first and last access
+///   ([`super::NO_ACCESS`] in both when no instruction accesses it), and it occupies its bytes
+///   over every instruction of its core whatever they say, accessed or not;
+/// - shared ([`FLAG_SHARED`]): `[def, last_use]` is the hull of every core's accesses;
+/// - not pre-placed, [`super::NO_ACCESS`] in both: never accessed, occupies nothing in time.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -41,9 +44,11 @@ pub struct Record {
     pub bytes: U64Le,
     /// Size rounded up to the alignment, bytes (at least `bytes`).
     pub aligned: U64Le,
-    /// First instruction accessing it (def), or [`super::NO_ACCESS`].
+    /// First instruction accessing it (def), or [`super::NO_ACCESS`]; for a pre-placed
+    /// record its first access, not where its lifetime starts (the whole program).
     pub def: U32Le,
-    /// Last instruction accessing it, or [`super::NO_ACCESS`].
+    /// Last instruction accessing it, or [`super::NO_ACCESS`]; for a pre-placed record its
+    /// last access, not where its lifetime ends (the whole program).
     pub last_use: U32Le,
 }
 

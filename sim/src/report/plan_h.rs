@@ -26,7 +26,7 @@ const PRELUDE: &str = r#"#include <stddef.h>
 #define DRAMALLOC_FLAG_SHARED 1u
 #define DRAMALLOC_FLAG_PINNED 2u
 #define DRAMALLOC_FLAG_CC 4u
-#define DRAMALLOC_FLAG_PREPLACED 8u
+#define DRAMALLOC_FLAG_PREPLACED 8u /* occupies its bytes the whole program, whatever def/last_use say */
 
 /* The file header, at offset 0 (88 bytes). */
 typedef struct dramalloc_plan_header {
@@ -63,7 +63,12 @@ typedef struct dramalloc_plan_core {
     uint32_t reserved;
 } dramalloc_plan_core;
 
-/* One tensor on one core (40 bytes); sorted by tensor within a core. */
+/* One tensor on one core (40 bytes); sorted by tensor within a core. It occupies
+   [address, address + aligned) over instructions [def, last_use] (closed; a shared record:
+   the hull of every core's accesses; DRAMALLOC_NO_ACCESS in both: never accessed, occupies
+   nothing in time), except a record flagged DRAMALLOC_FLAG_PREPLACED: def and last_use are
+   its first and last access (DRAMALLOC_NO_ACCESS in both when never accessed), and it
+   occupies its bytes over the whole program whatever they say. */
 typedef struct dramalloc_plan_record {
     uint32_t tensor; /* index into the name table */
     uint16_t core;
@@ -71,8 +76,8 @@ typedef struct dramalloc_plan_record {
     uint64_t address;
     uint64_t bytes;
     uint64_t aligned;
-    uint32_t def;      /* first instruction, or DRAMALLOC_NO_ACCESS */
-    uint32_t last_use; /* last instruction, or DRAMALLOC_NO_ACCESS */
+    uint32_t def;      /* first access, or DRAMALLOC_NO_ACCESS (pre-placed: not its lifetime) */
+    uint32_t last_use; /* last access, or DRAMALLOC_NO_ACCESS (pre-placed: not its lifetime) */
 } dramalloc_plan_record;
 
 /* One name: strings[offset .. offset + len), UTF-8, not NUL-terminated (8 bytes). */
