@@ -213,7 +213,7 @@ pub(super) fn read_text(path: &Path, con: &mut Console<'_>) -> Result<(String, S
     };
     match String::from_utf8(bytes) {
         Ok(text) => Ok((text, file)),
-        Err(e) => Err(InputError::NotUtf8 { file, offset: e.utf8_error().valid_up_to() }),
+        Err(e) => Err(input::not_text(file, e.as_bytes(), e.utf8_error().valid_up_to(), is_dash(path))),
     }
 }
 
@@ -264,6 +264,22 @@ pub(super) fn read_problem(
                 .map_err(|source| InputError::Io { file: STDIN.to_owned(), source })?;
             return Ok(program_problem(&input::parse_program(&text, STDIN, MAX_TENSORS)?)?);
         }
+        if std::str::from_utf8(head).is_err_and(|e| e.error_len().is_some()) {
+            // not text from its first buffer on: a model given as a CSV is said to be one;
+            // else the CSV reader's own message, from the bytes in memory
+            let mut all = Vec::new();
+            stdin
+                .read_to_end(&mut all)
+                .map_err(|source| InputError::Io { file: STDIN.to_owned(), source })?;
+            if let Err(e) = std::str::from_utf8(&all) {
+                if let m @ InputError::ModelNotText { .. } =
+                    input::not_text(STDIN.to_owned(), &all, e.valid_up_to(), true)
+                {
+                    return Err(m.into());
+                }
+            }
+            return Ok(input::read_buffers_from(all.as_slice(), STDIN, MAX_TENSORS)?);
+        }
         return Ok(input::read_buffers_from(stdin, STDIN, MAX_TENSORS)?);
     }
     let json = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json"));
@@ -274,7 +290,23 @@ pub(super) fn read_problem(
             .map_err(|e| ImportError::InFile { file: display(path), source: Box::new(e) })
     } else {
         no_shapes_for(path, input_shapes)?;
-        Ok(input::read_buffers(path, MAX_TENSORS)?)
+        input::read_buffers(path, MAX_TENSORS).map_err(|e| model_not_csv(path, e).into())
+    }
+}
+
+/// `e`, from reading `path` as a minimalloc CSV, or [`InputError::ModelNotText`] when it says
+/// the file is not UTF-8 text and the file holds a model (read again: only on that error).
+fn model_not_csv(path: &Path, e: InputError) -> InputError {
+    if !matches!(e, InputError::CellNotUtf8 { .. } | InputError::NotUtf8 { .. }) {
+        return e;
+    }
+    let Ok(bytes) = std::fs::read(path) else { return e };
+    match std::str::from_utf8(&bytes) {
+        Err(u) => match input::not_text(display(path), &bytes, u.valid_up_to(), false) {
+            m @ InputError::ModelNotText { .. } => m,
+            _ => e,
+        },
+        Ok(_) => e,
     }
 }
 

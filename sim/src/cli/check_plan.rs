@@ -1,4 +1,4 @@
-//! `dramalloc check-plan PLAN.bin [PROGRAM.json|PROBLEM.csv]`: decodes and validates a plan
+//! `dramalloc check-plan PLAN.bin [PROGRAM.json|MODEL.onnx|MODEL.tflite|PROBLEM.csv]`: decodes and validates a plan
 //! file, runs the geometric verifier over it (and checks it against the program, or the
 //! minimalloc problem `dramalloc plan` planned).
 //! Uses: args, console, input, verify (plan_file); used by: mod.rs.
@@ -6,16 +6,21 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{display, is_dash, looks_like_json, read_text, STDIN};
+use super::args::{
+    display, is_dash, looks_like_json, no_shapes_for, parse_input_shape, read_program_file, read_text, STDIN,
+};
 use super::console::{stdout_failed, Console};
 use super::MAX_TENSORS;
 use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
 use std::time::{Duration, Instant};
 
+use crate::input::import::ModelFormat;
 use crate::input::{InputError, Problem};
 use crate::quality::problem::{solve_limited, Limits};
 use crate::quality::solve_error::SolveError;
-use crate::verify::plan_file::{check_plan_file, check_plan_file_against_problem, CheckPlanError};
+use crate::verify::plan_file::{
+    check_plan_file, check_plan_file_against_problem, CheckPlanError, CheckReport,
+};
 use dramalloc_core::Strategy;
 
 /// Why no plan can be made of `problem` whatever the alignment, as `plan` says it (fixed
@@ -38,10 +43,14 @@ unreadable or corrupt plan file, an unreadable program, a CSV no plan can be mad
 pub struct CheckPlanArgs {
     /// The plan file; `-`: standard input.
     pub plan: PathBuf,
-    /// The program JSON it plans (cores and split come from the plan file), or the minimalloc
-    /// CSV `dramalloc plan -o X.bin` planned (any text not starting with `{`); `-`: standard
-    /// input.
+    /// The program JSON it plans (cores and split come from the plan file), a model file
+    /// (`.onnx`, `.tflite`) imported as `run` imports it, or the minimalloc CSV `dramalloc
+    /// plan -o X.bin` planned (any text not starting with `{`); `-`: standard input.
     pub program: Option<PathBuf>,
+    /// Shape of a model input with symbolic dimensions, as for `run` (model files only;
+    /// repeatable).
+    #[arg(long = "input-shape", value_name = "NAME=DIMS", value_parser = parse_input_shape)]
+    pub input_shape: Vec<(String, Vec<u64>)>,
 }
 
 /// `dramalloc check-plan`: exit 0 valid; 1 a wrong plan (naming the records); 2 an
@@ -64,8 +73,22 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
             return fail(con, InputError::Io { file, source }, EXIT_BAD_INPUT);
         }
     };
-    // the second file is a program JSON when its text starts with `{`, else a minimalloc CSV
-    // (as `plan` reads its input)
+    // a model file (by extension) is imported as `run` imports it; otherwise the second file
+    // is a program JSON when its text starts with `{`, else a minimalloc CSV (as `plan` reads
+    // its input)
+    if a.program.is_none() {
+        if let Err(e) = no_shapes_for(&a.plan, &a.input_shape) {
+            return fail(con, e, EXIT_BAD_INPUT);
+        }
+    }
+    if let Some(path) = a.program.as_deref() {
+        if !is_dash(path) && ModelFormat::from_path(path).is_some() || !a.input_shape.is_empty() {
+            return match read_program_file(path, &a.input_shape, con) {
+                Ok(program) => report(con, &name, check_plan_file(&bytes, Some(&program)), false),
+                Err(e) => fail(con, e, EXIT_BAD_INPUT),
+            };
+        }
+    }
     let mut csv = false;
     let checked = match a.program.as_deref().map(|p| read_text(p, con)).transpose() {
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
@@ -100,6 +123,17 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
             }
         }
     };
+    report(con, &name, checked, csv)
+}
+
+/// Prints the verdict of `checked` on plan file `name` (`csv`: checked against a minimalloc
+/// problem) and returns the exit code.
+fn report(
+    con: &mut Console<'_>,
+    name: &str,
+    checked: Result<CheckReport, CheckPlanError>,
+    csv: bool,
+) -> ExitCode {
     let against = if csv { ", matches the problem" } else { ", matches the program" };
     match checked {
         Ok(r) => {

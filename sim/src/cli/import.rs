@@ -8,7 +8,6 @@ use std::process::ExitCode;
 use super::args::{import, is_stdout, parse_input_shape};
 use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
-use crate::input::import::ModelFormat;
 use crate::input::TensorKind;
 
 /// `import --help`'s closing lines.
@@ -55,10 +54,7 @@ pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
         sink,
         "{}: {} model, {} ops, {} tensors ({} inputs, {} outputs, {} weights of {} bytes, {} intermediates) -> {}",
         a.model.display(),
-        match imported.format {
-            ModelFormat::Onnx => "ONNX",
-            ModelFormat::Tflite => "TFLite",
-        },
+        imported.format.name(),
         p.ops.len(),
         p.tensors.len(),
         count(TensorKind::Input),

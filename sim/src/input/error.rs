@@ -123,6 +123,30 @@ pub enum InputError {
         /// Byte offset of the first invalid byte.
         offset: usize,
     },
+    /// Text was expected (a program JSON or CSV) and the file, not UTF-8, holds a model (a
+    /// model is read by its extension; see `ModelFormat::recognise` in `input::import`).
+    #[error(
+        "{file}: not valid UTF-8 text (first bad byte at offset {offset}): it looks like {} {format} \
+         model: {}",
+        if format.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" },
+        if *on_stdin {
+            format!("save it as a file with the {extension} extension and give that (a model is read by its extension)")
+        } else {
+            format!("give it the {extension} extension")
+        }
+    )]
+    ModelNotText {
+        /// The file (`<stdin>` for standard input).
+        file: String,
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+        /// The model format: `ONNX`, `TFLite`.
+        format: &'static str,
+        /// The extension that makes a file read as that format: `.onnx`, `.tflite`.
+        extension: &'static str,
+        /// Whether the input is standard input (no file to rename).
+        on_stdin: bool,
+    },
     /// The file is not well-formed JSON; `line`/`column` are `serde_json`'s (1-based).
     #[error("{file}:{line}:{column}: malformed JSON: {message}")]
     MalformedJson {

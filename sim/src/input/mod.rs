@@ -48,6 +48,19 @@ fn read_text(path: &Path) -> Result<(String, String), InputError> {
     let bytes = std::fs::read(path).map_err(|source| InputError::Io { file: file.clone(), source })?;
     match String::from_utf8(bytes) {
         Ok(text) => Ok((text, file)),
-        Err(e) => Err(InputError::NotUtf8 { file, offset: e.utf8_error().valid_up_to() }),
+        Err(e) => Err(not_text(file, e.as_bytes(), e.utf8_error().valid_up_to(), false)),
+    }
+}
+
+/// The error for `bytes` of `file`, read where text was expected, that are not UTF-8 from
+/// `offset` on: [`InputError::ModelNotText`] when they hold a model
+/// ([`import::ModelFormat::recognise`]), else [`InputError::NotUtf8`]. `on_stdin`: they came
+/// from standard input.
+pub fn not_text(file: String, bytes: &[u8], offset: usize, on_stdin: bool) -> InputError {
+    match import::ModelFormat::recognise(bytes) {
+        Some(f) => {
+            InputError::ModelNotText { file, offset, format: f.name(), extension: f.extension(), on_stdin }
+        }
+        None => InputError::NotUtf8 { file, offset },
     }
 }

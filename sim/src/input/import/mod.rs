@@ -74,6 +74,37 @@ impl ModelFormat {
             ModelFormat::Onnx
         }
     }
+
+    /// The format `bytes` hold by content alone, `None` when neither: a TFLite flatbuffer
+    /// (identifier `TFL3` at byte 4) or an ONNX protobuf that decodes as a `ModelProto` with a
+    /// graph (decoded whole: O(bytes); for telling a model given where text was expected).
+    #[must_use]
+    pub fn recognise(bytes: &[u8]) -> Option<ModelFormat> {
+        use prost::Message;
+        if bytes.get(4..8) == Some(b"TFL3") {
+            return Some(ModelFormat::Tflite);
+        }
+        let model = dramalloc_model_formats::onnx::ModelProto::decode(bytes).ok()?;
+        model.graph.is_some().then_some(ModelFormat::Onnx)
+    }
+
+    /// The format's name in messages: `ONNX`, `TFLite`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            ModelFormat::Onnx => "ONNX",
+            ModelFormat::Tflite => "TFLite",
+        }
+    }
+
+    /// The extension that makes a file read as this format: `.onnx`, `.tflite`.
+    #[must_use]
+    pub fn extension(self) -> &'static str {
+        match self {
+            ModelFormat::Onnx => ".onnx",
+            ModelFormat::Tflite => ".tflite",
+        }
+    }
 }
 
 /// Options of an import.
