@@ -86,6 +86,21 @@ impl Strategy {
         }
     }
 
+    /// Whether the strategy may ask for a candidate's interfering neighbours, so that the
+    /// stored adjacency ([`crate::Workspace::adjacency`]) can pay for itself: every strategy
+    /// but the time sweep, which finds the live buffers by its own sweep over the defs (it
+    /// falls back to `greedy-size` only where it does not apply, and that pass then asks the
+    /// interval tree). The planner builds the adjacency only for a strategy where this holds.
+    ///
+    /// ```
+    /// use dramalloc_core::Strategy;
+    /// assert!(!Strategy::Sweep.reads_neighbours());
+    /// assert!(Strategy::Auto.reads_neighbours() && Strategy::Seed.reads_neighbours());
+    /// ```
+    pub const fn reads_neighbours(self) -> bool {
+        !matches!(self, Strategy::Sweep)
+    }
+
     /// Parses a command-line name.
     ///
     /// ```

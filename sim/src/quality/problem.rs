@@ -195,7 +195,8 @@ pub fn solve_limited(
     let work = limits.work;
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
     // the interference graph, where it fits and pays: a portfolio holds it only when one
-    // greedy pass over it fits the work budget (it would skip every greedy member otherwise)
+    // greedy pass over it fits the work budget (it would skip every greedy member otherwise),
+    // and a strategy that never asks for neighbours (the sweep) not at all
     let pairs = overlapping_pairs(problem);
     let entries = problem.len() as u64 + 1 + 2 * pairs;
     // the sweep's index of the fixed buffers it looks ahead of, all its levels up to a cap
@@ -204,7 +205,8 @@ pub fn solve_limited(
     if words > 0 {
         host = host.with_lookahead(words);
     }
-    if entries <= ADJACENCY_MAX_ENTRIES
+    if strategy.reads_neighbours()
+        && entries <= ADJACENCY_MAX_ENTRIES
         && (!portfolio || entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= work)
     {
         host = host.with_adjacency(entries as usize);
