@@ -543,7 +543,10 @@ fn csv_long_values_are_shortened_in_messages() {
     );
     assert_eq!(
         csv_error(&format!("id,lower,upper,size\na,0,5,{nines}\n")),
-        format!("bad.csv: line 2, column `size`: expected a non-negative integer, found `{}`", cut("9"))
+        format!(
+            "bad.csv: line 2, column `size`: `{}` is out of range: past u64's largest value, 18446744073709551615",
+            cut("9")
+        )
     );
     let e = csv_error(&format!("id,lower,upper,size,{x}\na,0,5,10,1\n"));
     assert!(e.starts_with(&format!("bad.csv: line 1: unknown column `{}` (", cut("x"))), "{e}");

@@ -280,6 +280,16 @@ pub enum InputError {
         /// The value found (JSON text or the CSV cell).
         value: String,
     },
+    /// A size, bound or address written in digits alone whose value passes `u64::MAX`.
+    #[error("{file}: {at}: {value} is out of range: past u64's largest value, 18446744073709551615")]
+    OutOfRange {
+        /// The file.
+        file: String,
+        /// Where.
+        at: Location,
+        /// The value found (the CSV cell, quoted).
+        value: String,
+    },
     /// A size, bound or address is negative.
     #[error("{file}: {at}: negative value {value} (sizes, bounds and addresses are unsigned)")]
     Negative {
@@ -468,17 +478,23 @@ pub enum InputError {
         /// One past its last (aligned) byte.
         second_end: u64,
     },
-    /// Pre-placement ran past `u64::MAX`.
-    #[error("{file}: {at}: placing `{name}` ({bytes} bytes) overflows the u64 address space")]
+    /// A buffer's or tensor's end would pass `u64::MAX` (a CSV row's fixed offset plus its
+    /// size, a program's pre-placement), in the one wording of every such overflow
+    /// ([`overflow_message`]).
+    #[error("{file}: {at}: {}", overflow_message(&format!("{noun} `{name}`"), *bytes, what))]
     AddressOverflow {
-        /// The program.
+        /// The file (a program: its name).
         file: String,
-        /// The tensor's entry.
+        /// The row's offset cell or the tensor's entry.
         at: Location,
-        /// The tensor.
+        /// `buffer` (a CSV row) or `tensor` (a program's).
+        noun: &'static str,
+        /// The buffer id or tensor name.
         name: String,
         /// Its size in bytes.
         bytes: u64,
+        /// What overflows, e.g. `its offset 18446744073709551615 plus its size`.
+        what: String,
     },
     /// An alignment that is zero or not a power of two.
     #[error("alignment {align} is not a power of two")]
@@ -486,4 +502,20 @@ pub enum InputError {
         /// The alignment given.
         align: u64,
     },
+}
+
+/// The one wording of a buffer whose end would pass `u64::MAX`, for the input's errors and
+/// the planner's ([`crate::quality::solve_error::describe`]): `who` names the buffer, `bytes`
+/// is its size and `what` says what overflows.
+///
+/// ```
+/// use dramalloc_sim::input::error::overflow_message;
+/// assert_eq!(
+///     overflow_message("buffer `a`", 100, "its offset 18446744073709547520 plus its size rounded up to 4096"),
+///     "placing buffer `a` (100 bytes) overflows the u64 address space: its offset 18446744073709547520 plus \
+///      its size rounded up to 4096 ends past 18446744073709551615"
+/// );
+/// ```
+pub fn overflow_message(who: &str, bytes: u64, what: &str) -> String {
+    format!("placing {who} ({bytes} bytes) overflows the u64 address space: {what} ends past {}", u64::MAX)
 }

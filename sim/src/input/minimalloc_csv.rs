@@ -400,6 +400,7 @@ fn error_line(e: &InputError) -> Option<u64> {
         | InputError::CellNotUtf8 { at: Location::Csv { line, .. }, .. }
         | InputError::EmptyName { at: Location::Csv { line, .. }, .. }
         | InputError::NotANumber { at: Location::Csv { line, .. }, .. }
+        | InputError::OutOfRange { at: Location::Csv { line, .. }, .. }
         | InputError::Negative { at: Location::Csv { line, .. }, .. }
         | InputError::ZeroSize { at: Location::Csv { line, .. }, .. }
         | InputError::SizeOverflow { at: Location::Csv { line, .. }, .. }
@@ -453,7 +454,7 @@ fn read_rows<R: Read>(
         };
         rows.accept(header, problem, cell, id_quoted, line, offset)?;
     }
-    rows.finish(problem);
+    rows.finish(header, problem);
     Ok(())
 }
 

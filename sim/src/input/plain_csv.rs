@@ -83,11 +83,11 @@ pub(super) fn read_plain<R: Read>(
             break;
         }
     }
-    let Plain { header: Some(_), rules, mut problem, .. } = plain else { return Ok(None) };
+    let Plain { header: Some(header), rules, mut problem, .. } = plain else { return Ok(None) };
     if kind == Kind::Problem && first_duplicate(&problem).is_some() {
         return Ok(None);
     }
-    rules.finish(&mut problem);
+    rules.finish(&header, &mut problem);
     Ok(Some(problem))
 }
 

@@ -90,6 +90,9 @@ pub struct Problem {
     first_line: u64,
     /// The alignment a solution file says it was planned with (its `align` column).
     align: Option<u64>,
+    /// The upper column as the file spells it, when it is MiniMalloc's inclusive `end` (the
+    /// rows hold `end + 1`); `None`: the exclusive `upper`.
+    inclusive_end: Option<String>,
 }
 
 impl Problem {
@@ -255,6 +258,18 @@ impl Problem {
     /// Sets [`Problem::declared_align`].
     pub fn set_declared_align(&mut self, align: Option<u64>) {
         self.align = align;
+    }
+
+    /// The upper column as the file spells it (`End`, `end`) when the file gave MiniMalloc's
+    /// inclusive `end`, whose rows hold `end + 1` as their `upper`; `None` for the exclusive
+    /// `upper` (and a problem not read from a file). For messages that name the file's value.
+    pub fn inclusive_end(&self) -> Option<&str> {
+        self.inclusive_end.as_deref()
+    }
+
+    /// Sets [`Problem::inclusive_end`].
+    pub fn set_inclusive_end(&mut self, column: Option<String>) {
+        self.inclusive_end = column;
     }
 
     /// Every buffer as an owned [`Buffer`] (fixed offsets and alignments left out).

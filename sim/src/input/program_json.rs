@@ -179,8 +179,10 @@ pub fn pack_preplaced(program: &Program, align: u64) -> Result<Vec<Option<u64>>,
         align_up(t.bytes, align).ok_or_else(|| InputError::AddressOverflow {
             file: file(),
             at: at(i, ""),
+            noun: "tensor",
             name: t.name.clone(),
             bytes: t.bytes,
+            what: format!("its size rounded up to {align}"),
         })
     };
     let mut out = vec![None; program.tensors.len()];
@@ -200,8 +202,10 @@ pub fn pack_preplaced(program: &Program, align: u64) -> Result<Vec<Option<u64>>,
             let end = address.checked_add(extent(i, t)?).ok_or_else(|| InputError::AddressOverflow {
                 file: file(),
                 at: at(i, ""),
+                noun: "tensor",
                 name: t.name.clone(),
                 bytes: t.bytes,
+                what: format!("its address {address} plus its size rounded up to {align}"),
             })?;
             explicit.push((address, end, i));
             out[i] = Some(address);
@@ -233,8 +237,12 @@ pub fn pack_preplaced(program: &Program, align: u64) -> Result<Vec<Option<u64>>,
         let overflow = || InputError::AddressOverflow {
             file: file(),
             at: at(i, ""),
+            noun: "tensor",
             name: t.name.clone(),
             bytes: t.bytes,
+            what: format!(
+                "its address past the tensors packed before it plus its size rounded up to {align}"
+            ),
         };
         let mut start = cursor;
         loop {

@@ -87,8 +87,10 @@ impl<'f> RowRules<'f> {
             return Err(InputError::AddressOverflow {
                 file: file.to_owned(),
                 at: at(4),
+                noun: "buffer",
                 name: shorten(id),
                 bytes: size,
+                what: format!("its offset {} plus its size", offset_cell.unwrap_or(u64::MAX)),
             });
         }
         let alignment = match cell(5) {
@@ -149,9 +151,11 @@ impl<'f> RowRules<'f> {
         Header::parse(record, self.file, self.kind, 1)
     }
 
-    /// Records what the rows declared (the `align` column) once every row is in.
-    pub(super) fn finish(self, problem: &mut Problem) {
+    /// Records what the rows declared (the `align` column) and how `header` spells an
+    /// inclusive `end` column, once every row is in.
+    pub(super) fn finish(self, header: &Header, problem: &mut Problem) {
         problem.set_declared_align(self.declared.map(|(a, _)| a));
+        problem.set_inclusive_end(header.inclusive_end.then(|| header.column(2)));
     }
 }
 
@@ -184,11 +188,14 @@ fn check_buffer(
 }
 
 /// Parses one unsigned decimal cell from bytes, telling negative numbers from non-numbers.
-fn number(file: &str, at: impl FnOnce() -> Location, cell: &[u8]) -> Result<u64, InputError> {
+fn number(file: &str, at: impl FnOnce() -> Location, whole: &[u8]) -> Result<u64, InputError> {
     // up to 19 digits cannot overflow u64
-    if !cell.is_empty() && cell.len() <= 19 && cell.iter().all(u8::is_ascii_digit) {
-        return Ok(cell.iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')));
+    if !whole.is_empty() && whole.len() <= 19 && whole.iter().all(u8::is_ascii_digit) {
+        return Ok(whole.iter().fold(0u64, |n, &b| n * 10 + u64::from(b - b'0')));
     }
+    // leading zeros (all but the last digit) do not count towards the 20 digits of u64
+    let zeros = whole.iter().take_while(|&&b| b == b'0').count().min(whole.len().saturating_sub(1));
+    let cell = &whole[zeros..];
     if !cell.is_empty() && cell.len() <= 20 {
         let mut n: u64 = 0;
         let mut ok = true;
@@ -206,12 +213,16 @@ fn number(file: &str, at: impl FnOnce() -> Location, cell: &[u8]) -> Result<u64,
             return Ok(n);
         }
     }
-    let text = String::from_utf8_lossy(cell);
+    let text = String::from_utf8_lossy(whole);
     let value = format!("`{}`", shorten(&text));
     let negative = text.starts_with('-') && text.parse::<f64>().is_ok_and(|x| x < 0.0);
+    // digits alone that passed u64: a number, too large
+    let too_large = !whole.is_empty() && whole.iter().all(u8::is_ascii_digit);
     let at = at();
     Err(if negative {
         InputError::Negative { file: file.to_owned(), at, value }
+    } else if too_large {
+        InputError::OutOfRange { file: file.to_owned(), at, value }
     } else {
         InputError::NotANumber { file: file.to_owned(), at, value }
     })
@@ -226,7 +237,14 @@ mod tests {
         let at = || Location::Csv { line: 2, column: "size".into() };
         assert_eq!(number("f", at, b"18446744073709551615").unwrap(), u64::MAX);
         assert_eq!(number("f", at, b"007").unwrap(), 7);
-        assert!(matches!(number("f", at, b"18446744073709551616"), Err(InputError::NotANumber { .. })));
+        assert_eq!(
+            number("f", at, b"18446744073709551616").unwrap_err().to_string(),
+            "f: line 2, column `size`: `18446744073709551616` is out of range: past u64's largest value, \
+             18446744073709551615"
+        );
+        assert!(matches!(number("f", at, b"000123456789012345678901"), Err(InputError::OutOfRange { .. })));
+        assert!(matches!(number("f", at, b"0000000000000000000000042"), Ok(42)));
+        assert!(matches!(number("f", at, b"1e30"), Err(InputError::NotANumber { .. })));
         assert!(matches!(number("f", at, b"-3"), Err(InputError::Negative { .. })));
         assert!(matches!(number("f", at, b"+3"), Err(InputError::NotANumber { .. })));
     }

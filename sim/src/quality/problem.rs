@@ -153,6 +153,7 @@ pub fn check_time_range(problem: &Problem) -> Result<(), SolveError> {
             id: problem.id(index).to_owned(),
             line: problem.line(index),
             upper: problem.rows()[index].upper,
+            column: problem.inclusive_end().map(str::to_owned),
         }),
         None => Ok(()),
     }

@@ -8,8 +8,10 @@ use crate::input::Problem;
 /// Why a problem could not be planned; the message names the buffer and its line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SolveError {
-    /// A time index does not fit the planner's 32-bit instruction index.
-    #[error("buffer `{id}`{}: upper {upper} exceeds the 32-bit instruction index", at(*line))]
+    /// A time index does not fit the planner's 32-bit instruction index. With MiniMalloc's
+    /// inclusive `end` the message names that column as the file spells it and the value
+    /// the file gave (`upper - 1`), and says why it is too late.
+    #[error("buffer `{id}`{}: {}", at(*line), late(*upper, column.as_deref()))]
     TimeRange {
         /// Position of the buffer in the problem (0-based).
         index: usize,
@@ -17,8 +19,10 @@ pub enum SolveError {
         id: String,
         /// Its file line, when read from a file.
         line: Option<u64>,
-        /// The value.
+        /// The exclusive upper (with an inclusive `end` column, the file's value + 1).
         upper: u64,
+        /// The file's inclusive `end` column as it spells it; `None`: an exclusive `upper`.
+        column: Option<String>,
     },
     /// `--capacity` is below the max-load lower bound (sizes rounded up to the alignment):
     /// no plan can fit, so none was searched for.
@@ -76,6 +80,20 @@ impl SolveError {
 }
 
 /// ` (line N)` when the line is known.
+/// Why `upper` (exclusive) is too late, in the terms of the file's column: `column` is an
+/// inclusive `end` column's name, `None` for `upper`.
+fn late(upper: u64, column: Option<&str>) -> String {
+    match column {
+        None => format!("upper {upper} exceeds the 32-bit instruction index"),
+        Some(end) => format!(
+            "{end} {} is too late: `{end}` is inclusive, and the exclusive upper it implies, {upper}, is past the \
+             32-bit instruction index (at most {})",
+            upper - 1,
+            u32::MAX
+        ),
+    }
+}
+
 fn at(line: Option<u64>) -> String {
     line.map_or_else(String::new, |l| format!(" (line {l})"))
 }
@@ -131,10 +149,11 @@ pub fn describe(problem: &Problem, error: &PlanError) -> String {
         }
         PlanError::ZeroSize { location } => format!("{} has size 0 bytes", name(location)),
         PlanError::SizeOverflow { location, bytes } => {
-            format!(
-                "{}: size {bytes} bytes overflows u64 when aligned or added to its offset",
-                name(location)
-            )
+            let what = match problem.fixed(location as usize) {
+                Some(offset) => format!("its offset {offset} plus its size rounded up to the alignment"),
+                None => "its size rounded up to the alignment".to_owned(),
+            };
+            crate::input::error::overflow_message(&name(location), bytes, &what)
         }
         PlanError::BadInterval { location, def, last_use } => {
             format!("{}: lifetime [{def}, {last_use}] ends before it starts", name(location))
