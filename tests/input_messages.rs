@@ -79,3 +79,40 @@ fn an_end_past_u64_has_one_wording() {
          18446744073709547520 plus its size rounded up to the alignment ends past 18446744073709551615\n"
     );
 }
+
+/// `plan`'s hint that a longer `--time-limit` may find a plan within `--capacity` is given
+/// where the clock stopped `auto`: here at once (`--time-limit 0`), after the sweep's plan,
+/// 4 bytes where 3 fit (`auto` finds them in its second member). Where every plan ends on
+/// its own, whatever the time, there is no hint (`tests/strategies.rs`,
+/// `a_missed_capacity_says_whether_the_clock_stopped_the_portfolio`).
+#[test]
+fn the_time_limit_hint_follows_the_clock() {
+    let csv = "id,lower,upper,size\na,0,1,1\nb,0,2,1\nc,1,3,2\n";
+    let plan = |limit: &str| {
+        dramalloc_in(
+            &[
+                "plan",
+                "-",
+                "--align",
+                "1",
+                "--capacity",
+                "3",
+                "--threads",
+                "1",
+                "--time-limit",
+                limit,
+                "-o",
+                "-",
+            ],
+            csv,
+        )
+    };
+    let out = plan("0");
+    assert_eq!(out.code, ExitCode::from(1), "{}", out.stderr);
+    assert_eq!(
+        out.stderr,
+        "error: <stdin>: no plan found within --capacity 3 bytes: the best plan found peaks at 4 bytes (the lower \
+         bound is 3 bytes, so a plan may exist) (auto stops at --time-limit 0 s: a longer limit may find a plan)\n"
+    );
+    assert_eq!(plan("1").code, ExitCode::from(0));
+}

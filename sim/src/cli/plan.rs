@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use dramalloc_core::{PlanError, Strategy};
+use dramalloc_core::Strategy;
 
 use super::args::{self, count_of, is_stdout, parse_input_shape, read_problem, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console, Progress};
@@ -134,14 +134,11 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         Ok(s) => s,
         Err(e) => {
             let input = args::display(&a.input);
-            // a portfolio that found no plan within the capacity stopped at the limit
-            // (only where the clock ended the search: a plan that failed before it was not cut short)
-            let missed = matches!(
-                e,
-                SolveError::Plan { error: PlanError::DoesNotFit { .. }, .. }
-                    | SolveError::AboveCapacity { .. }
-            ) && Instant::now() >= limits.until;
-            let hint = if missed && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
+            // a portfolio that found no plan within the capacity and was stopped by the clock
+            // (a member or its search stopped or skipped for time): a longer limit may find
+            // one. Where every plan ended on its own, whatever the time, it would not.
+            let stopped = matches!(e, SolveError::AboveCapacity { stopped: true, .. });
+            let hint = if stopped && matches!(a.strategy, Strategy::Auto | Strategy::Exact) {
                 format!(
                     " ({} stops at --time-limit {} s: a longer limit may find a plan)",
                     a.strategy.name(),

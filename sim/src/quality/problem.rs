@@ -185,11 +185,15 @@ pub fn solve_limited(
     }
     // no plan found within `capacity`, the best peaking at `best`: the proof where the capacity
     // is below the bound, else how close the search came
+    // whether the clock stopped anything of a portfolio (a member, the branch and bound, or
+    // `auto` going on as `exact`): what the error then says, not the time it is raised at
+    let stopped = Cell::new(false);
     let missed_by = |capacity: u64, best: u64| {
         below_bound(capacity).unwrap_or_else(|| SolveError::AboveCapacity {
             capacity,
             best,
             lower_bound: crate::quality::max_load(problem, align),
+            stopped: stopped.get(),
         })
     };
     let start = Instant::now();
@@ -239,7 +243,11 @@ pub fn solve_limited(
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         // the clock stops a portfolio (which keeps its best plan), never a single strategy
         let clocked = matches!(strategy, Strategy::Auto | Strategy::Exact);
-        let mut keep_going = || !clocked || Instant::now() < until;
+        let mut keep_going = || {
+            let go = !clocked || Instant::now() < until;
+            stopped.set(stopped.get() || !go);
+            go
+        };
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
         // with padding, `exact`'s search on the padded sizes gets `auto`'s nodes (0: the core's
@@ -279,7 +287,11 @@ pub fn solve_limited(
                 Ok(p) => note(&p),
                 Err(e) => return Err(Some(e)),
             }
-            if strategy == Strategy::Auto && Instant::now() < until {
+            if strategy == Strategy::Auto {
+                if Instant::now() >= until {
+                    stopped.set(true);
+                    return Err(None);
+                }
                 match run(u64::MAX, host, align, own, Strategy::Exact) {
                     Ok(p) if fits(&p) => return Ok((p, true)),
                     Ok(p) => note(&p),

@@ -49,6 +49,10 @@ pub enum SolveError {
         best: u64,
         /// The max-load lower bound, bytes.
         lower_bound: u64,
+        /// True when the clock stopped the portfolio: a member or the branch and bound
+        /// stopped, skipped for time, or `auto` not going on as `exact` because the time was
+        /// up; false when every plan ended on its own (a longer limit would find the same).
+        stopped: bool,
     },
     /// The planner failed; `id` names the buffer when the error names one.
     #[error("{message}")]
