@@ -493,8 +493,9 @@ pub enum InputError {
         name: String,
         /// Its size in bytes.
         bytes: u64,
-        /// What overflows, e.g. `its offset 18446744073709551615 plus its size`.
-        what: String,
+        /// What overflows, e.g. `its offset 18446744073709551615 plus its size` (boxed: the
+        /// error stays under 128 bytes).
+        what: Box<str>,
     },
     /// An alignment that is zero or not a power of two.
     #[error("alignment {align} is not a power of two")]

@@ -182,7 +182,7 @@ pub fn pack_preplaced(program: &Program, align: u64) -> Result<Vec<Option<u64>>,
             noun: "tensor",
             name: t.name.clone(),
             bytes: t.bytes,
-            what: format!("its size rounded up to {align}"),
+            what: format!("its size rounded up to {align}").into(),
         })
     };
     let mut out = vec![None; program.tensors.len()];
@@ -205,7 +205,7 @@ pub fn pack_preplaced(program: &Program, align: u64) -> Result<Vec<Option<u64>>,
                 noun: "tensor",
                 name: t.name.clone(),
                 bytes: t.bytes,
-                what: format!("its address {address} plus its size rounded up to {align}"),
+                what: format!("its address {address} plus its size rounded up to {align}").into(),
             })?;
             explicit.push((address, end, i));
             out[i] = Some(address);
@@ -242,7 +242,8 @@ pub fn pack_preplaced(program: &Program, align: u64) -> Result<Vec<Option<u64>>,
             bytes: t.bytes,
             what: format!(
                 "its address past the tensors packed before it plus its size rounded up to {align}"
-            ),
+            )
+            .into(),
         };
         let mut start = cursor;
         loop {

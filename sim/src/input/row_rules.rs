@@ -90,7 +90,7 @@ impl<'f> RowRules<'f> {
                 noun: "buffer",
                 name: shorten(id),
                 bytes: size,
-                what: format!("its offset {} plus its size", offset_cell.unwrap_or(u64::MAX)),
+                what: format!("its offset {} plus its size", offset_cell.unwrap_or(u64::MAX)).into(),
             });
         }
         let alignment = match cell(5) {
