@@ -56,10 +56,21 @@ pub struct QualityRow {
     pub name: String,
     /// Buffers.
     pub n: usize,
-    /// Max-load lower bound with aligned sizes, bytes.
-    pub lower_bound: u64,
+    /// Max-load lower bound with aligned sizes, bytes: in `u128`, so a load past `u64::MAX`
+    /// (no plan exists) shows its true value ([`max_load_wide`]); in JSON a number, or past
+    /// `u64::MAX` a string of its digits (JSON readers lose integers that large).
+    #[serde(serialize_with = "wide_number")]
+    pub lower_bound: u128,
     /// Per strategy.
     pub results: Vec<StrategyResult>,
+}
+
+/// A `u128` as a JSON number where it fits `u64`, else as a string of its decimal digits.
+fn wide_number<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
+    match u64::try_from(*v) {
+        Ok(n) => s.serialize_u64(n),
+        Err(_) => s.serialize_str(&v.to_string()),
+    }
 }
 
 /// Closing line per strategy.
@@ -100,7 +111,7 @@ pub fn evaluate(
                 })
                 .map(|(s, r)| match r {
                     Ok(sol) => {
-                        lb = sol.metrics.lower_bound;
+                        lb = u128::from(sol.metrics.lower_bound);
                         StrategyResult {
                             strategy: s.name().into(),
                             peak: sol.metrics.hwm,
@@ -123,7 +134,7 @@ pub fn evaluate(
                 })
                 .collect();
             if lb == 0 {
-                lb = max_load(bufs, align); // every strategy failed: the bound still stands
+                lb = max_load_wide(bufs, align).0; // every strategy failed: the bound still stands
             }
             QualityRow { set: set.clone(), name: name.clone(), n: bufs.len(), lower_bound: lb, results }
         })
@@ -145,7 +156,8 @@ pub fn peak_ratio(peak: u64, lower_bound: u64) -> f64 {
 }
 
 /// The max-load lower bound of `problem` (half-open lifetimes) with sizes rounded up to
-/// `align` bytes (saturating at `u64::MAX`), by a sweep over the sorted ends: O(n log n).
+/// `align` bytes (saturating at `u64::MAX`; [`max_load_wide`] has the true value), by a sweep
+/// over the sorted ends: O(n log n).
 ///
 /// ```
 /// use dramalloc_sim::input::{Buffer, Problem};
@@ -156,25 +168,41 @@ pub fn peak_ratio(peak: u64, lower_bound: u64) -> f64 {
 /// assert_eq!(dramalloc_sim::quality::max_load(&p, 4), 12);
 /// ```
 pub fn max_load(problem: &Problem, align: u64) -> u64 {
-    let align = align.max(1);
-    let size = |s: u64| s.div_ceil(align).saturating_mul(align);
+    u64::try_from(max_load_wide(problem, align).0).unwrap_or(u64::MAX)
+}
+
+/// The max-load lower bound of `problem` as [`max_load`], in `u128` (never saturated: 2^32
+/// rows of at most 2^64 bytes each stay below 2^96), and the first instant it is reached (0
+/// for no row). A load past `u64::MAX` proves that no plan fits a `u64` address space.
+///
+/// ```
+/// use dramalloc_sim::input::{Buffer, Problem};
+/// let b = |lower, upper, size| Buffer { id: String::new(), lower, upper, size };
+/// let p: Problem = [b(0, 2, 3), b(4, 9, 1 << 63), b(5, 6, 1 << 63)].into_iter().collect();
+/// assert_eq!(dramalloc_sim::quality::max_load_wide(&p, 1), (1 << 64, 5));
+/// ```
+pub fn max_load_wide(problem: &Problem, align: u64) -> (u128, u64) {
+    let align = u128::from(align.max(1));
+    let size = |s: u64| u128::from(s).div_ceil(align) * align;
     // (time, 0 = end before 1 = start at the same time, size)
-    let mut events: Vec<(u64, u8, u64)> = problem
+    let mut events: Vec<(u64, u8, u128)> = problem
         .rows()
         .iter()
         .flat_map(|b| [(b.lower, 1, size(b.size)), (b.upper, 0, size(b.size))])
         .collect();
     events.sort_unstable();
-    let (mut load, mut best) = (0u64, 0u64);
-    for (_, kind, s) in events {
+    let (mut load, mut best, mut at) = (0u128, 0u128, 0u64);
+    for (time, kind, s) in events {
         if kind == 1 {
-            load = load.saturating_add(s);
-            best = best.max(load);
+            load += s;
+            if load > best {
+                (best, at) = (load, time);
+            }
         } else {
-            load = load.saturating_sub(s);
+            load -= s;
         }
     }
-    best
+    (best, at)
 }
 
 /// The closing line per strategy.
@@ -191,7 +219,9 @@ pub fn totals(rows: &[QualityRow], strategies: &[Strategy]) -> Vec<QualityTotal>
                 mean_ratio: ok.iter().map(|r| r.ratio).sum::<f64>() / files.max(1) as f64,
                 at_bound: rows
                     .iter()
-                    .filter(|r| r.results[i].error.is_none() && r.results[i].peak == r.lower_bound)
+                    .filter(|r| {
+                        r.results[i].error.is_none() && u128::from(r.results[i].peak) == r.lower_bound
+                    })
                     .count(),
                 files,
                 max_seconds: ok.iter().map(|r| r.seconds).fold(0.0, f64::max),

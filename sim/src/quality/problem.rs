@@ -159,10 +159,28 @@ pub fn check_time_range(problem: &Problem) -> Result<(), SolveError> {
     }
 }
 
+/// Refuses a problem whose buffers live at one instant need more than `u64::MAX` bytes (sizes
+/// rounded up to `align`): no plan of it exists. O(n) where the sizes of all rows add up
+/// below 2^64, else the max-load sweep in `u128` (O(n log n)).
+///
+/// # Errors
+/// [`SolveError::LoadOverflow`] naming the instant and the load.
+pub fn check_load(problem: &Problem, align: u64) -> Result<(), SolveError> {
+    let a = u128::from(align.max(1));
+    let total: u128 = problem.rows().iter().map(|r| u128::from(r.size).div_ceil(a) * a).sum();
+    if total <= u128::from(u64::MAX) {
+        return Ok(());
+    }
+    match crate::quality::max_load_wide(problem, align) {
+        (load, instant) if load > u128::from(u64::MAX) => Err(SolveError::LoadOverflow { instant, load }),
+        _ => Ok(()),
+    }
+}
+
 /// As [`solve_bounded`], bounded by `limits` instead of a time limit from now.
 ///
 /// # Errors
-/// As [`solve`].
+/// As [`solve`], and [`SolveError::LoadOverflow`] (checked first, after the time range).
 pub fn solve_limited(
     problem: &Problem,
     align: u64,
@@ -172,6 +190,8 @@ pub fn solve_limited(
     max_nodes: u64,
 ) -> Result<Solved, SolveError> {
     check_time_range(problem)?;
+    // a live load past u64 is a proof that no plan exists, whatever the strategy or capacity
+    check_load(problem, align)?;
     // a capacity below the lower bound is a proof that no plan fits: a single strategy says so
     // at once; a portfolio, which is on the clock, only once its plan missed the capacity (the
     // bound's O(n log n) would otherwise come out of its planning time: 70 ms of 10^6 rows)

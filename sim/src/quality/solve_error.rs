@@ -36,6 +36,19 @@ pub enum SolveError {
         /// The max-load lower bound, bytes.
         lower_bound: u64,
     },
+    /// The buffers live at one instant need more bytes than a `u64` address space holds
+    /// (sizes rounded up to the alignment, added in `u128`): a proof that no plan exists, for
+    /// every strategy and capacity.
+    #[error(
+        "no plan exists: at instant {instant} the buffers live need {load} bytes (sizes rounded up to the \
+         alignment), more than the 18446744073709551615 bytes of a u64 address space"
+    )]
+    LoadOverflow {
+        /// The first instant (a `lower` of the input) where the load passes `u64::MAX`.
+        instant: u64,
+        /// The most bytes live at one instant ([`crate::quality::max_load_wide`]).
+        load: u128,
+    },
     /// `auto` or `exact` found no plan within `--capacity`, though the max-load bound allows
     /// one: not a proof that none fits; `best` says how close the search came.
     #[error(
@@ -70,7 +83,8 @@ impl SolveError {
     /// True when the input is at fault (a time past the planner's 32-bit index, overlapping,
     /// misaligned or out-of-window fixed buffers, ...), false for [`PlanError::DoesNotFit`]
     /// (no plan found within the capacity), [`SolveError::AboveCapacity`] (the same, by a
-    /// portfolio), [`SolveError::BelowLowerBound`] (none can be) and
+    /// portfolio), [`SolveError::BelowLowerBound`] and [`SolveError::LoadOverflow`] (none can
+    /// be) and
     /// [`PlanError::Stopped`] (the clock stopped a single strategy). `plan` exits 2 for the
     /// first, 1 for the others.
     pub fn is_bad_input(&self) -> bool {
@@ -78,6 +92,7 @@ impl SolveError {
             self,
             SolveError::Plan { error: PlanError::DoesNotFit { .. } | PlanError::Stopped, .. }
                 | SolveError::BelowLowerBound { .. }
+                | SolveError::LoadOverflow { .. }
                 | SolveError::AboveCapacity { .. }
         )
     }
