@@ -27,6 +27,7 @@ use dramalloc_core::Info;
 
 use crate::input::Problem;
 use crate::quality::common_alignment::offset_alignment;
+use crate::quality::solved::Solved;
 
 /// What [`aligned_search`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -158,6 +159,32 @@ pub fn aligned_search(
         improved: out.improved,
         stopped: out.stopped,
     })
+}
+
+/// `exact` with per-buffer alignments, after `auto`'s whole front end made `sol` on `auto`'s
+/// share of the clock: the branch and bound with each buffer's own alignment with `exact`'s
+/// limits ([`limits`]`(true, max_nodes)`) from `sol`'s plan, until `until`, where that plan is
+/// above its bound and not proven optimal. A lower plan replaces `sol`'s; `sol.searched`
+/// then covers both searches (`auto`'s nodes added, improved where either lowered the plan).
+pub fn search_on(problem: &Problem, align: u64, sol: &mut Solved, max_nodes: u64, until: Instant) {
+    let proven = sol.searched.as_ref().is_some_and(|s| s.optimal);
+    if sol.metrics.hwm <= sol.metrics.lower_bound || proven || Instant::now() >= until {
+        return;
+    }
+    let Some(s) = aligned_search(problem, align, &sol.offsets, limits(true, max_nodes), until) else {
+        return;
+    };
+    if s.improved {
+        (sol.offsets, sol.metrics.hwm) = (s.offsets.clone(), s.hwm);
+    }
+    sol.searched = Some(match sol.searched.take() {
+        Some(first) => AlignedSearch {
+            nodes: first.nodes.saturating_add(s.nodes),
+            improved: first.improved || s.improved,
+            ..s
+        },
+        None => s,
+    });
 }
 
 #[cfg(test)]

@@ -45,7 +45,9 @@ pub struct Solved {
     pub aligned: Option<Aligned>,
     /// With padding, `auto`'s and `exact`'s branch and bound with each buffer's own alignment
     /// ([`crate::quality::aligned_exact`]), from the plan before it: its peak (that plan's
-    /// where it found none lower), nodes and proof; `None` where it did not run.
+    /// where it found none lower), nodes and proof (`exact`: `auto`'s search and its own on
+    /// from `auto`'s plan, [`crate::quality::aligned_exact::search_on`], nodes added); `None`
+    /// where it did not run.
     pub searched: Option<AlignedSearch>,
     /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
     /// with none).
