@@ -187,7 +187,7 @@ fn members_padded_for_their_alignment_are_judged_against_their_own_bound() {
     );
     assert_eq!(
         out.stderr.lines().nth(2).map(|l| l.split(", ").next().unwrap()),
-        Some("  sweep             ran: peak 102 bytes (1.0000 x LB)")
+        Some("  sweep             ran: peak 102 bytes of the padded sizes (1.0000 x their LB 102)")
     );
     assert_eq!(
         out.stderr.lines().last(),

@@ -266,6 +266,7 @@ fn plan_built_with(
         adjacency,
         tree_index,
         lookahead,
+        stand_in,
         ..
     } = ws;
     let infos = &mut infos[..n];
@@ -388,6 +389,7 @@ fn plan_built_with(
             sections,
             raises,
             lookahead,
+            stand_in: *stand_in,
         };
         let (chosen, report) =
             run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;

@@ -189,6 +189,11 @@ pub struct Workspace<'a> {
     /// buffer with many pinned ones ahead goes above them all. Shorter (or empty) means that
     /// unused storage alone.
     pub lookahead: &'a mut [u64],
+    /// True when the buffers stand in for the caller's problem (a host's plan of its sizes
+    /// rounded up to a common alignment, say), so reaching their max-load bound proves
+    /// nothing about the caller's plan: `auto` and `exact` then skip no member for an earlier
+    /// one at that bound, as with buffers padded for their own alignment. False by default.
+    pub stand_in: bool,
 }
 
 impl Workspace<'_> {
@@ -327,6 +332,7 @@ impl<const I: usize, const N: usize, const L: usize> StaticWorkspace<I, N, L> {
             adjacency: &mut [],
             tree_index: &mut [],
             lookahead: &mut [],
+            stand_in: false,
         }
     }
 }

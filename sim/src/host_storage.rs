@@ -129,6 +129,7 @@ impl HostWorkspace {
             adjacency: &mut self.adjacency,
             tree_index: &mut self.tree_index,
             lookahead: &mut self.lookahead,
+            stand_in: false,
         }
     }
 

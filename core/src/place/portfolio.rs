@@ -14,7 +14,7 @@
 //! caller's [`Budget::work`], [`AUTO_WORK_BUDGET`] by default), and is charged its
 //! estimate (a greedy row on the address-ordered scan: the entries its walks really read,
 //! counted by [`Clock::charge`], at most its `n² / 2` estimate, which is a bound); the skyline gets a re-key cap from the budget left, the peak repair all that
-//! remains. A row is skipped once a member reaches the lower bound (nothing can beat it; not with buffers padded for their own alignment, whose bound is of the padded sizes), and
+//! remains. A row is skipped once a member reaches the lower bound (nothing can beat it; not with buffers padded for their own alignment, whose bound is of the padded sizes, nor with buffers that stand in for the caller's problem, [`crate::Workspace::stand_in`]), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
 //! sweep runs whatever the budget and the clock say when the row before it (the sweep around
 //! the 1/128 longest-lived, about as cheap where few buffers are live at once) made no plan:
@@ -36,7 +36,7 @@
 //! This file holds the table, the driver loop (`run_strategy`) and the single-strategy
 //! runners; the skyline runs and their completion after a cap (first fit or settle, the
 //! CC-region retry) are in `skyline_member.rs`, the branch and bound's runs, budget and
-//! record in `exact_member.rs`. It runs to about 605 lines, at the ~600 of the style guide:
+//! record in `exact_member.rs`. It runs to about 610 lines, at the ~600 of the style guide:
 //! `run_strategy` alone is about 270, one sequence of rows, the branch and bound and the
 //! repair threading one budget and one report, and split further it would pass the budget,
 //! the estimate, the report and the storage between files as a dozen arguments.
@@ -137,6 +137,8 @@ pub(crate) struct Storage<'s, 'w> {
     pub(crate) raises: &'s mut &'w mut [Raise],
     /// Words for the sweep's index of pinned buffers ([`crate::Workspace::lookahead`]).
     pub(crate) lookahead: &'s mut &'w mut [u64],
+    /// The buffers stand in for the caller's problem ([`crate::Workspace::stand_in`]).
+    pub(crate) stand_in: bool,
 }
 
 /// The highest end of the candidates, bytes (0 for none).
@@ -364,10 +366,12 @@ pub(crate) fn run_strategy(
     report.lower_bound = lb;
     // buffers padded for their own alignment (`liveness::buffers`): the bound is of the padded
     // sizes, and a member at it is optimal for those, not for the real sizes the plan ends with
-    // (another member's plan may unpad lower), so no member is skipped for an earlier one at it
-    let padded = infos.iter().any(|i| {
-        !i.is_pinned() && crate::align::align_up(i.bytes, regions.align).is_some_and(|r| r < i.aligned)
-    });
+    // (another member's plan may unpad lower), so no member is skipped for an earlier one at it;
+    // the same where the buffers stand in for the caller's (`Workspace::stand_in`)
+    let padded = st.stand_in
+        || infos.iter().any(|i| {
+            !i.is_pinned() && crate::align::align_up(i.bytes, regions.align).is_some_and(|r| r < i.aligned)
+        });
     let mut left = budget.work;
     let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;

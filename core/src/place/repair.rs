@@ -681,6 +681,7 @@ mod tests {
             sections: &mut secs,
             raises: &mut raises,
             lookahead: &mut &mut [][..],
+            stand_in: false,
         };
         let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
         let mut go = || true;

@@ -268,12 +268,17 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     let aligned = sol.aligned.filter(|x| x.kept).map(|x| x.order.name());
     // the plan so far lowered by the branch and bound with each buffer's own alignment
     let searched = sol.searched.as_ref().is_some_and(|x| x.improved);
-    // members are judged on the sizes they placed (padded to each buffer's alignment), so
-    // their ratios are to that bound; a note says so where it is not the plan's
-    let mut members = member_lines(&sol.members, sol.members.lower_bound);
+    // members are judged on the sizes they placed (padded to each buffer's alignment, or
+    // rounded up to the common alignment), so each line says its peak is of those, against
+    // their bound; a note says so too where it is not the plan's
     let common = sol.both_ways.filter(|b| b.kept_common());
     // (also where the bounds agree: the members' peaks are of the padded sizes all the same)
     let kept_padded = sol.padded && common.is_none();
+    let of = match common {
+        Some(b) => Some(format!("the sizes rounded up to {}", b.common_align)),
+        None => kept_padded.then(|| "the padded sizes".to_owned()),
+    };
+    let mut members = member_lines(&sol.members, sol.members.lower_bound, of.as_deref());
     if !members.is_empty() && (sol.members.lower_bound != m.lower_bound || kept_padded) {
         members.push(match common {
             Some(b) => format!(

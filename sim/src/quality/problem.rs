@@ -289,7 +289,11 @@ pub fn solve_limited(
         let repair_work = if clocked { u64::MAX } else { 0 };
         // (with padding `exact` does not get here: it runs this front end as `auto`, above)
         let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going };
-        plan_buffer_iter_with(core_buffers(problem, own), align, &cfg, &mut host.workspace(), &mut budget)
+        // the plan at the common alignment (not `own`) is of sizes rounded up to it: its bound
+        // proves nothing about the real plan, so no member is skipped for reaching it
+        let mut ws = host.workspace();
+        ws.stand_in = !own;
+        plan_buffer_iter_with(core_buffers(problem, own), align, &cfg, &mut ws, &mut budget)
     };
     // Within a capacity, the greedy members of a portfolio stop at the first buffer that does
     // not fit, while an unbounded plan of the same strategy may still end below the capacity:
@@ -566,7 +570,10 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
 }
 
 /// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,
-/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy.
+/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy. `of`
+/// names the sizes the members placed where they are not the problem's (`"the padded
+/// sizes"`, `"the sizes rounded up to M"`): a peak is then said to be of those, against their
+/// bound, given (`ran: peak P bytes of S (R x their LB L)`).
 ///
 /// ```
 /// use dramalloc_core::place::report::{Member, Members, Outcome};
@@ -574,23 +581,35 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
 /// m.push(Member::Sweep, Outcome::Ran { peak: 150, work: 7 });
 /// m.push(Member::Seed, Outcome::OverBudget { cost: 900, left: 40 });
 /// m.push(Member::BranchAndBound, Outcome::Ran { peak: 120, work: 806 });
-/// let lines = dramalloc_sim::quality::problem::member_lines(&m, 100);
+/// use dramalloc_sim::quality::problem::member_lines;
+/// let lines = member_lines(&m, 100, None);
 /// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
 /// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
 /// assert_eq!(lines[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes");
+/// let lines = member_lines(&m, 100, Some("the padded sizes"));
+/// assert_eq!(lines[0], "sweep             ran: peak 150 bytes of the padded sizes (1.5000 x their LB 100), 7 work units");
 /// ```
-pub fn member_lines(members: &dramalloc_core::place::report::Members, lower_bound: u64) -> Vec<String> {
+pub fn member_lines(
+    members: &dramalloc_core::place::report::Members,
+    lower_bound: u64,
+    of: Option<&str>,
+) -> Vec<String> {
     use dramalloc_core::place::report::Outcome;
     members
         .runs()
         .iter()
         .map(|&(m, o)| {
             let what = match o {
-                Outcome::Ran { peak, work } => format!(
-                    "ran: peak {peak} bytes ({:.4} x LB), {work} {}",
-                    crate::quality::peak_ratio(peak, lower_bound),
-                    m.work_unit()
-                ),
+                Outcome::Ran { peak, work } => {
+                    let ratio = crate::quality::peak_ratio(peak, lower_bound);
+                    let unit = m.work_unit();
+                    match of {
+                        None => format!("ran: peak {peak} bytes ({ratio:.4} x LB), {work} {unit}"),
+                        Some(of) => format!(
+                            "ran: peak {peak} bytes of {of} ({ratio:.4} x their LB {lower_bound}), {work} {unit}"
+                        ),
+                    }
+                }
                 Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
                 Outcome::Failed => "failed (no plan within the window)".to_string(),
                 Outcome::NotApplicable => "not applicable to this input".to_string(),
