@@ -25,6 +25,7 @@ fn members_of_the_common_alignment_plan_say_so_and_none_is_skipped_at_its_bound(
     // a limit the plan does not reach: `auto`'s searches end at their work caps
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "60"], &identical());
     assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert_eq!(out.stdout.lines().count(), 41, "the header and 40 rows");
     let lines: Vec<&str> = out.stderr.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
