@@ -96,11 +96,12 @@ fn exact_reaches_the_lower_bound_on_hard_dsa_files() {
 
 #[test]
 fn sizes_whose_sum_overflows_fail_in_every_strategy() {
-    use dramalloc_core::PlanError;
     use dramalloc_sim::input::Buffer;
     use dramalloc_sim::quality::problem::SolveError;
     // three buffers of (2^64 - 1) / 3 bytes and one of 4096, all live together: no plan fits
-    // in u64 addresses (the skyline and the exact search used to wrap here and return a plan)
+    // in u64 addresses (the skyline and the exact search used to wrap here and return a plan);
+    // the front end now says so before planning, with the load in u128, for every strategy
+    // (the planner's own answer was `DoesNotFit` with its end past u64)
     let third = u64::MAX / 3;
     let bufs: dramalloc_sim::input::Problem = [third, third, third, 4096]
         .iter()
@@ -109,10 +110,10 @@ fn sizes_whose_sum_overflows_fail_in_every_strategy() {
         .collect();
     for s in Strategy::ALL {
         match solve(&bufs, 1, None, s) {
-            Err(SolveError::Plan { error: PlanError::DoesNotFit { needed, .. }, .. }) => {
-                assert_eq!(needed, u64::MAX, "{s:?}")
+            Err(SolveError::LoadOverflow { instant, load }) => {
+                assert_eq!((instant, load), (0, u128::from(u64::MAX) + 4096), "{s:?}")
             }
-            other => panic!("{s:?}: expected DoesNotFit, got {:?}", other.map(|p| p.metrics.hwm)),
+            other => panic!("{s:?}: expected LoadOverflow, got {:?}", other.map(|p| p.metrics.hwm)),
         }
     }
 }
