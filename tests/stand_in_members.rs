@@ -40,13 +40,13 @@ fn members_of_the_common_alignment_plan_say_so_and_none_is_skipped_at_its_bound(
          17203200), 4800 work units"
     );
     assert_eq!(
-        lines[15],
+        lines[16],
         "  (members' peaks are of the buffers at the common alignment 430080, x LB of their sizes rounded up to \
          it: 17203200 bytes; the plan's lower bound is of the real sizes)"
     );
     // every member with a plan of its own ran (before: the sweep alone, the rest skipped)
     let ran =
         lines.iter().filter(|l| l.contains(" ran: peak 17203200 bytes of the sizes rounded up to 430080 "));
-    assert_eq!(ran.count(), 11, "{}", out.stderr);
+    assert_eq!(ran.count(), 12, "{}", out.stderr);
     assert!(!out.stderr.contains("reached the lower bound"), "{}", out.stderr);
 }
