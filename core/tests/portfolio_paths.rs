@@ -158,8 +158,8 @@ fn a_first_fit_completion_asks_the_clock_every_256_buffers() {
 
 /// The members' report when the clock says stop once, at its second call (the first-fit
 /// completion of the capped skyline row, 256 buffers in), and yes otherwise: that row is
-/// reported stopped; the branch and bound, allowed `min(20,000, 8,000,000 / 600)` = 13,333
-/// nodes, reaches the lower bound in 806 (its row reports the nodes it expanded).
+/// reported stopped; the branch and bound, allowed its work cap (`AUTO_EXACT_WORK` slot visits),
+/// reaches the lower bound in 806 nodes (its row reports the nodes it expanded).
 fn stopped_skyline_rows(timed: Option<O>) -> Vec<(M, O)> {
     let over = |cost| O::OverBudget { cost, left: 55_897 };
     let mut rows = vec![
