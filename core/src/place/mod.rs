@@ -24,6 +24,7 @@ pub mod report;
 pub mod scan;
 pub mod sections;
 pub mod seed;
+mod settle;
 pub mod skyline;
 mod skyline_member;
 mod skyline_queue;

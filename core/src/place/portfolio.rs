@@ -36,12 +36,13 @@
 //! This file holds the table, the driver loop (`run_strategy`) and the single-strategy
 //! runners; the skyline runs and their completion after a cap (first fit or settle, the
 //! CC-region retry) are in `skyline_member.rs`, the branch and bound's runs, budget and
-//! record in `exact_member.rs`. It runs to about 610 lines, at the ~600 of the style guide:
+//! record in `exact_member.rs`, the two sweep rows' runners beside their sweeps
+//! (`sweep_long.rs`, `sweep_two_ended.rs`). It runs to about 600 lines, the style guide's:
 //! `run_strategy` alone is about 270, one sequence of rows, the branch and bound and the
 //! repair threading one budget and one report, and split further it would pass the budget,
 //! the estimate, the report and the storage between files as a dozen arguments.
 //!
-//! [`Strategy::Exact`] runs the same (its branch and bound with `auto`'s nodes, then the
+//! [`Strategy::Exact`] runs the same (its branch and bound to `auto`'s work cap, then the
 //! repair), gives the skyline preorders the budgeted run could not finish the caller's clock,
 //! and then searches on from the repaired plan with the caller's nodes left (n ≤
 //! [`crate::place::exact::EXACT_MAX_BUFFERS`]; a second branch-and-bound row). On the same
@@ -73,7 +74,7 @@ use crate::place::seed::select::{select, Regions, SelectBuffers};
 use crate::place::seed::simplify::simplify;
 use crate::place::skyline_member::{run_skyline, skyline_applies, Finish};
 use crate::place::sweep::sweep;
-use crate::place::sweep_long::sweep_long;
+use crate::place::sweep_long::run_sweep_long;
 use crate::place::sweep_two_ended::run_two_ended;
 use crate::strategy::Strategy;
 use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
@@ -313,26 +314,6 @@ fn run_single(
         // the portfolios are not single strategies
         _ => Ok(None),
     }
-}
-
-/// Places by the sweep around the `n >> share` longest-lived ([`crate::place::sweep_long`]);
-/// `None` where it does not apply (several intervals, short storage); an
-/// incomplete plan when `clock` says stop (the caller checks [`Clock::stopped`]).
-///
-/// # Errors
-/// [`PlanError::DoesNotFit`] from its placement.
-fn run_sweep_long(
-    share: u8,
-    graph: &Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-    est: &Estimate,
-    clock: &mut Clock<'_>,
-) -> Result<Option<u64>, PlanError> {
-    let k = est.lifetimes.cut(share as u32);
-    Ok(sweep_long(graph, infos, k, st.order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
-        .then(|| peak(infos)))
 }
 
 /// Runs `strategy` on the prepared graph: a single strategy alone, `auto` and `exact` as the

@@ -1,6 +1,7 @@
 //! Peak repair: re-places the buffers of a time window around the buffer that sets the
 //! peak, keeping a new placement only when it ends below the peak.
-//! Uses: liveness, seed (select's first fit), sections, error, workspace; used by: portfolio.
+//! Uses: liveness, seed (select's first fit), sections, settle, error, workspace; used by:
+//! portfolio, settle (Work, out_of_work).
 //!
 //! A large-neighbourhood search in the style of TVM's `hill_climb` and of ruin-and-recreate,
 //! made deterministic. While the work budget lasts:
@@ -17,9 +18,9 @@
 //!    lower by first fit.
 //!
 //! 5. when a window was kept, the buffers at or above the lowest address a window buffer
-//!    left slide down onto a neighbour's end (`settle`): the kept windows leave holes under
-//!    buffers outside them, and the seed's rule puts every buffer at the floor, at a
-//!    neighbour's end or on a page boundary.
+//!    left slide down onto a neighbour's end (`place/settle.rs`): the kept windows
+//!    leave holes under buffers outside them, and the seed's rule puts every buffer at the
+//!    floor, at a neighbour's end or on a page boundary.
 //!
 //! Every re-placement is checked against all of a buffer's interfering neighbours, inside
 //! and outside the window, so each kept plan is valid; the peak never rises. A window that
@@ -42,8 +43,9 @@ use crate::liveness::interference::Graph;
 use crate::place::portfolio::Storage;
 use crate::place::scan::interval_of;
 use crate::place::sections::{prepare_loads, section_totals};
-use crate::place::seed::search::{place_in_gap, Fit, Span};
+use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
+use crate::place::settle::settle;
 use crate::workspace::Section;
 
 /// Work units of one neighbour found by an interval-tree query (about 10 ns: the tree walk
@@ -247,84 +249,6 @@ pub(crate) fn repair(
     Ok(Some(out))
 }
 
-/// Slides every unpinned buffer at or above address `from` down until it touches the floor
-/// of its region or an interfering neighbour's end (a one-page buffer: the page boundary at
-/// or above that), in ascending address order, while `work` lasts and (asked every 256
-/// buffers) the caller's clock says go on.
-///
-/// A kept window moves buffers away from below others outside the window, which then hang
-/// above a hole: still a valid plan, but not the seed's (every address the floor, a
-/// neighbour's end or a page boundary). One pass suffices: a buffer's neighbours below it
-/// come earlier in the pass and are final when it is settled, and those above it end above
-/// its address. Each move is down, into space no neighbour holds, so the plan stays valid and
-/// the peak never rises. A buffer in the CC region (at or above the general ceiling) stays
-/// in it. Cost: one neighbour query per buffer at or above `from`
-/// ([`TREE_VISIT_UNITS`] a neighbour), plus the sort of those buffers by address.
-///
-/// # Errors
-/// Only a tree-query error ([`PlanError::Capacity`]), impossible with full storage.
-fn settle(
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-    from: u64,
-    work: &mut Work<'_>,
-) -> Result<(), PlanError> {
-    // (address, candidate) records, sorted in place: at 10^6 buffers a sort through the
-    // candidates' own records costs a cache miss a comparison
-    let mut k = 0usize;
-    for (c, info) in infos.iter().enumerate() {
-        if info.address >= from && !info.is_pinned() {
-            st.occupied[k] = Span { lo: info.address, hi: c as u64 };
-            k += 1;
-        }
-    }
-    let sorted = &mut st.occupied[..k];
-    sorted.sort_unstable();
-    for (done, rec) in sorted.iter().enumerate() {
-        if out_of_work(work, done) {
-            break; // the buffers not reached stay where they are: the plan is valid
-        }
-        let c = rec.hi as u32;
-        let info = infos[c as usize];
-        let floor =
-            if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
-        let mut top = floor;
-        let mut seen = 0u64;
-        graph.for_each_neighbour(c, infos, st.scratch, |u, _| {
-            let end = infos[u as usize].end();
-            if end <= info.address {
-                top = top.max(end);
-            }
-            seen += 1;
-        })?;
-        work.left = work.left.saturating_sub(TREE_VISIT_UNITS * (seen + 1));
-        if let Some(a) = place_in_gap(top, info.end(), info.aligned, regions.align) {
-            infos[c as usize].address = a.min(info.address);
-        }
-    }
-    Ok(())
-}
-
-/// Settles every unpinned buffer ([`settle`] from address 0) with no work limit and no
-/// clock: a whole plan made by another placer (the two-ended sweep's, whose buffers rest
-/// against a ceiling) becomes one whose every address is the floor, a neighbour's end or a
-/// page boundary, its peak no higher. Cost: one neighbour query per buffer and the sort.
-///
-/// # Errors
-/// As [`settle`].
-pub(crate) fn settle_all(
-    graph: &mut Graph<'_>,
-    infos: &mut [Info],
-    st: &mut Storage<'_, '_>,
-    regions: Regions,
-) -> Result<(), PlanError> {
-    let mut go = || true;
-    let mut work = Work::new(u64::MAX, &mut go);
-    settle(graph, infos, st, regions, 0, &mut work)
-}
-
 /// The repair loop of [`repair`] over the ends in `tops`.
 #[allow(clippy::too_many_arguments)]
 fn peaks(
@@ -454,7 +378,7 @@ impl<'a> Tops<'a> {
 
 /// Whether the repair must stop inside a window: no work left, or (every 256 buffers, or
 /// after [`ASK_EVERY_VISITS`] visits) the caller's clock says so.
-fn out_of_work(work: &mut Work<'_>, done: usize) -> bool {
+pub(super) fn out_of_work(work: &mut Work<'_>, done: usize) -> bool {
     if work.done() {
         return true;
     }

@@ -1,6 +1,7 @@
 //! The sweep around the long-lived: the longest-lived buffers placed first by size-ordered
 //! first fit, then every other buffer by the time sweep around them.
-//! Uses: class_index, error, liveness, min_heap, scan, seed, sweep, workspace; used by: portfolio.
+//! Uses: class_index, cost_model (Estimate), error, liveness, min_heap, portfolio (peak,
+//! Storage), scan, seed, sweep, workspace; used by: portfolio (its row, `run_sweep_long`).
 //!
 //! The time sweep ([`crate::place::sweep`]) is the one placer cheap enough for millions of
 //! buffers, but it is online: a buffer that will live for thousands of instructions goes
@@ -38,7 +39,9 @@ use crate::liveness::interference::Graph;
 use crate::liveness::interval_tree::Node;
 use crate::place::class_index::{class_of, place_listed, ClassIndex, CLASSES};
 use crate::place::clock::Clock;
+use crate::place::cost_model::Estimate;
 use crate::place::min_heap;
+use crate::place::portfolio::{peak, Storage};
 use crate::place::scan::insert_sorted;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
@@ -270,6 +273,26 @@ fn merge<'a>(live: &'a [Placed], ahead: &'a [Span]) -> impl Iterator<Item = (u64
             (None, None) => None,
         }
     })
+}
+
+/// Places by the sweep around the `n >> share` longest-lived ([`crate::place::sweep_long`]);
+/// `None` where it does not apply (several intervals, short storage); an
+/// incomplete plan when `clock` says stop (the caller checks [`Clock::stopped`]).
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from its placement.
+pub(super) fn run_sweep_long(
+    share: u8,
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    est: &Estimate,
+    clock: &mut Clock<'_>,
+) -> Result<Option<u64>, PlanError> {
+    let k = est.lifetimes.cut(share as u32);
+    Ok(sweep_long(graph, infos, k, st.order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
+        .then(|| peak(infos)))
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The two-ended sweep (`auto`'s `sweep-two-ended` member): the time sweep, each buffer at the
 //! bottom of the lowest gap that holds it or at the top of the highest gap below a ceiling,
 //! against whichever side lives longer.
-//! Uses: error, liveness, min_heap, portfolio (Storage), repair (settle_all), scan, seed
+//! Uses: error, liveness, min_heap, portfolio (peak, Storage), settle (settle_all), scan, seed
 //! (place_in_gap, place_one), sweep (def_order, expire), workspace; used by: portfolio.
 //!
 //! Every other placer of the crate puts a buffer as low as it can. On a chain of buffers each
@@ -35,11 +35,11 @@ use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::clock::Clock;
 use crate::place::min_heap;
-use crate::place::portfolio::Storage;
-use crate::place::repair::settle_all;
+use crate::place::portfolio::{peak, Storage};
 use crate::place::scan::insert_sorted;
 use crate::place::seed::search::{place_in_gap, Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
+use crate::place::settle::settle_all;
 use crate::place::sweep::{def_order, expire};
 use crate::workspace::Placed;
 
@@ -155,7 +155,7 @@ pub fn sweep_two_ended(
         info.allocated = 0;
     }
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
-    let (mut live, mut hlen, mut peak) = (0usize, 0usize, 0u64);
+    let (mut live, mut hlen, mut top) = (0usize, 0usize, 0u64);
     for &ni in &order[..n] {
         if !clock.tick() {
             return Ok(Some(0));
@@ -184,11 +184,11 @@ pub fn sweep_two_ended(
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
-        peak = peak.max(info.end());
+        top = top.max(info.end());
         insert_sorted(placed, &mut live, Placed { lo: node.lo, hi: node.hi, addr: address, end: info.end() });
         min_heap::push(heap, &mut hlen, ni, by_hi);
     }
-    Ok(Some(peak))
+    Ok(Some(top))
 }
 
 /// The portfolio's row: [`sweep_two_ended`] in the portfolio's storage with the lower bound
@@ -212,7 +212,7 @@ pub(crate) fn run_two_ended(
     match sweep_two_ended(graph, infos, order, heap, placed, occupied, regions, lb, clock)? {
         Some(_) if !clock.stopped() => {
             settle_all(graph, infos, st, regions)?;
-            Ok(Some(infos.iter().map(Info::end).max().unwrap_or(0)))
+            Ok(Some(peak(infos)))
         }
         r => Ok(r),
     }
