@@ -15,7 +15,8 @@
 //! the op's distinct operands occupy disjoint bytes (an in-flight overlap); then it WRITES each
 //! output with its fingerprint. After its last op, each core reads back every private
 //! pre-placed tensor an op wrote (a graph output: what the program's caller reads, so its
-//! final value) against its last writer's fingerprint ([`Collision::FinalBytes`]). Fingerprints are written and checked in place, a run of arena
+//! final value) against its last writer's fingerprint ([`Collision::FinalBytes`], in
+//! `collision.rs`). Fingerprints are written and checked in place, a run of arena
 //! pages at a time ([`SparseArena::fill_with`], [`SparseArena::find_in`]): no buffer as large as
 //! a tensor is ever allocated, whatever its size. A tensor's
 //! bytes are its whole aligned footprint `[address, address + aligned)` (4 KiB pages for
@@ -32,7 +33,8 @@ use std::time::{Duration, Instant};
 use dramalloc_core::liveness::program::Access;
 
 use crate::exec::arena::SparseArena;
-use crate::exec::edge_order::{check_edge_order, EdgeOrderError};
+pub use crate::exec::collision::Collision;
+use crate::exec::edge_order::check_edge_order;
 use crate::exec::fingerprint::{fill_at, mismatch_at, writer_of, TensorId, LOADER_DEF};
 use crate::exec::shared_ranges::SharedRanges;
 use crate::model::SimModel;
@@ -51,87 +53,6 @@ pub struct ExecReport {
     pub committed_bytes: u64,
     /// Wall time.
     pub sim_time: Duration,
-}
-
-/// What the simulator detected: a collision, or edges it cannot run.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum Collision {
-    /// The plan's edges cannot run: an edge names an op the model does not have, or program
-    /// order and the edges form a cycle (a runtime would deadlock). Found before anything
-    /// executes ([`check_edge_order`]).
-    #[error(transparent)]
-    EdgeOrder(#[from] EdgeOrderError),
-    /// A read found bytes that the expected writer did not write.
-    #[error("core {core}, op `{op}`: reading `{tensor}` at address {address:#x} found {found}")]
-    WrongBytes {
-        /// Core index.
-        core: u32,
-        /// Flat index of the op.
-        instruction: u32,
-        /// Op name.
-        op: String,
-        /// Tensor being read.
-        tensor: String,
-        /// What was found: ``bytes of tensor `x` (written by op N)``, `never-written memory`, …
-        found: String,
-        /// Address of the first wrong byte.
-        address: u64,
-    },
-    /// After the core's last op, a pre-placed tensor an op wrote (a graph output: the
-    /// program's caller reads it) does not hold what its last writer wrote.
-    #[error("core {core}, after the last op: reading `{tensor}` at address {address:#x} (the caller's read of a pre-placed tensor) found {found}")]
-    FinalBytes {
-        /// Core index.
-        core: u32,
-        /// The tensor.
-        tensor: String,
-        /// What was found, as for [`Collision::WrongBytes`].
-        found: String,
-        /// Address of the first wrong byte.
-        address: u64,
-    },
-    /// Two distinct operands of one op occupy overlapping bytes.
-    #[error("core {core}, op `{op}`: operands `{a}` and `{b}` overlap at address {address:#x}")]
-    InFlight {
-        /// Core index.
-        core: u32,
-        /// Flat index of the op.
-        instruction: u32,
-        /// Op name.
-        op: String,
-        /// First tensor.
-        a: String,
-        /// Second tensor.
-        b: String,
-        /// Start of the overlap.
-        address: u64,
-    },
-    /// A tensor the program reads or writes has no address.
-    #[error("core {core}, op `{op}`: tensor `{tensor}` has no address")]
-    Unaddressed {
-        /// Core index.
-        core: u32,
-        /// Flat index of the op.
-        instruction: u32,
-        /// Op name.
-        op: String,
-        /// The tensor.
-        tensor: String,
-    },
-}
-
-impl Collision {
-    /// The `(core, instruction)` of the op where it was found; `None` for
-    /// [`Collision::EdgeOrder`] (found before any op ran) and [`Collision::FinalBytes`]
-    /// (found after the last).
-    pub fn site(&self) -> Option<(u32, u32)> {
-        match self {
-            Collision::EdgeOrder(_) | Collision::FinalBytes { .. } => None,
-            Collision::WrongBytes { core, instruction, .. }
-            | Collision::InFlight { core, instruction, .. }
-            | Collision::Unaddressed { core, instruction, .. } => Some((*core, *instruction)),
-        }
-    }
 }
 
 /// One core's outcome: its report and committed bytes, or its collision with the figures up

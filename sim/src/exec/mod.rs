@@ -11,6 +11,7 @@
 
 pub mod arena;
 pub mod campaign;
+pub mod collision;
 pub mod edge_order;
 pub mod executor;
 pub mod faults;

@@ -1,5 +1,6 @@
 //! Planning problems in the minimalloc form, planned with the core planner (`plan`, `quality`).
-//! Uses: host_storage, input, limits and solved (re-exported), dramalloc-core; used by: mod.rs, cli.
+//! Uses: host_storage, input, limits, solved, input_checks and member_lines (re-exported),
+//! dramalloc-core; used by: mod.rs, cli.
 //!
 //! Planning problems in the minimalloc form (`id, lower, upper, size`, `upper` exclusive) and
 //! planning them with the core planner: the engine behind `dramalloc plan` and
@@ -21,11 +22,13 @@ pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
 use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
 use crate::quality::helpers::{helper_count, Helpers};
+pub use crate::quality::input_checks::{check_load, check_time_range};
 pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
     WORK_UNITS_PER_SECOND,
 };
 pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
+pub use crate::quality::member_lines::member_lines;
 use crate::quality::settle::{peak_of, settle};
 pub use crate::quality::solve_error::{describe, SolveError};
 use crate::quality::solve_error::{located, only_at_zero};
@@ -139,42 +142,6 @@ pub fn solve_bounded(
     max_nodes: u64,
 ) -> Result<Solved, SolveError> {
     solve_limited(problem, align, capacity, strategy, Limits::within(time_limit), max_nodes)
-}
-
-/// Refuses a problem whose times do not fit the planner's 32-bit instruction index (an
-/// exclusive `upper` past `u32::MAX`), as every plan of it does.
-///
-/// # Errors
-/// [`SolveError::TimeRange`] naming the first such buffer, its line and its `upper`.
-pub fn check_time_range(problem: &Problem) -> Result<(), SolveError> {
-    match problem.rows().iter().position(|b| b.upper > u64::from(u32::MAX)) {
-        Some(index) => Err(SolveError::TimeRange {
-            index,
-            id: problem.id(index).to_owned(),
-            line: problem.line(index),
-            upper: problem.rows()[index].upper,
-            column: problem.inclusive_end().map(str::to_owned),
-        }),
-        None => Ok(()),
-    }
-}
-
-/// Refuses a problem whose buffers live at one instant need more than `u64::MAX` bytes (sizes
-/// rounded up to `align`): no plan of it exists. O(n) where the sizes of all rows add up
-/// below 2^64, else the max-load sweep in `u128` (O(n log n)).
-///
-/// # Errors
-/// [`SolveError::LoadOverflow`] naming the instant and the load.
-pub fn check_load(problem: &Problem, align: u64) -> Result<(), SolveError> {
-    let a = u128::from(align.max(1));
-    let total: u128 = problem.rows().iter().map(|r| u128::from(r.size).div_ceil(a) * a).sum();
-    if total <= u128::from(u64::MAX) {
-        return Ok(());
-    }
-    match crate::quality::max_load_wide(problem, align) {
-        (load, instant) if load > u128::from(u64::MAX) => Err(SolveError::LoadOverflow { instant, load }),
-        _ => Ok(()),
-    }
 }
 
 /// As [`solve_bounded`], bounded by `limits` instead of a time limit from now.
@@ -567,63 +534,4 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
         address: problem.fixed(k),
         align: if own { problem.alignment(k) } else { 1 },
     })
-}
-
-/// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,
-/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy. `of`
-/// names the sizes the members placed where they are not the problem's (`"the padded
-/// sizes"`, `"the sizes rounded up to M"`): a peak is then said to be of those, against their
-/// bound, given (`ran: peak P bytes of S (R x their LB L)`).
-///
-/// ```
-/// use dramalloc_core::place::report::{Member, Members, Outcome};
-/// let mut m = Members::default();
-/// m.push(Member::Sweep, Outcome::Ran { peak: 150, work: 7 });
-/// m.push(Member::Seed, Outcome::OverBudget { cost: 900, left: 40 });
-/// m.push(Member::BranchAndBound, Outcome::Ran { peak: 120, work: 806 });
-/// use dramalloc_sim::quality::problem::member_lines;
-/// let lines = member_lines(&m, 100, None);
-/// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
-/// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
-/// assert_eq!(lines[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes");
-/// let lines = member_lines(&m, 100, Some("the padded sizes"));
-/// assert_eq!(lines[0], "sweep             ran: peak 150 bytes of the padded sizes (1.5000 x their LB 100), 7 work units");
-/// ```
-pub fn member_lines(
-    members: &dramalloc_core::place::report::Members,
-    lower_bound: u64,
-    of: Option<&str>,
-) -> Vec<String> {
-    use dramalloc_core::place::report::Outcome;
-    members
-        .runs()
-        .iter()
-        .map(|&(m, o)| {
-            let what = match o {
-                Outcome::Ran { peak, work } => {
-                    let ratio = crate::quality::peak_ratio(peak, lower_bound);
-                    let unit = m.work_unit();
-                    match of {
-                        None => format!("ran: peak {peak} bytes ({ratio:.4} x LB), {work} {unit}"),
-                        Some(of) => format!(
-                            "ran: peak {peak} bytes of {of} ({ratio:.4} x their LB {lower_bound}), {work} {unit}"
-                        ),
-                    }
-                }
-                Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
-                Outcome::Failed => "failed (no plan within the window)".to_string(),
-                Outcome::NotApplicable => "not applicable to this input".to_string(),
-                Outcome::NoLongSet => {
-                    "skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)"
-                        .to_string()
-                }
-                Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
-                Outcome::OverBudget { cost, left } => {
-                    format!("skipped: estimated {cost} work units, {left} left in the budget")
-                }
-                Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
-            };
-            format!("{:<17} {what}", m.name())
-        })
-        .collect()
 }
