@@ -47,6 +47,7 @@ fn every_strategy_plans_10000_buffers_without_heap_allocation() {
             work: AUTO_WORK_BUDGET,
             repair_work: 0,
             keep_going: &mut keep_going,
+            claim: None,
         };
         plan_buffers_with(small, 1, &cfg, &mut host.workspace(), &mut budget)
     });

@@ -32,7 +32,8 @@ fn plan(bufs: &[Buffer], strategy: Strategy, max_nodes: u64) -> Plan {
     let mut ws = st.workspace();
     let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy };
     let mut go = || true;
-    let mut budget = Budget { max_nodes, work: 700_000_000, repair_work: 0, keep_going: &mut go };
+    let mut budget =
+        Budget { max_nodes, work: 700_000_000, repair_work: 0, keep_going: &mut go, claim: None };
     plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap()
 }
 

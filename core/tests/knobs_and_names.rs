@@ -155,15 +155,15 @@ fn member_names() {
     );
 }
 
-/// The `Debug` text of the search budget (its callback left out) and of a `TakeOnce`, and a
+/// The `Debug` text of the search budget (its callbacks left out, whether it has a host claim) and of a `TakeOnce`, and a
 /// `TakeOnce` hands its value out once.
 #[test]
 fn budget_and_take_once_debug_and_take() {
     use dramalloc_core::place::exact::Budget;
     use dramalloc_core::static_storage::TakeOnce;
     let mut go = || true;
-    let budget = Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go };
-    assert_eq!(format!("{budget:?}"), "Budget { max_nodes: 7, work: 9, repair_work: 0, .. }");
+    let budget = Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go, claim: None };
+    assert_eq!(format!("{budget:?}"), "Budget { max_nodes: 7, work: 9, repair_work: 0, claim: false, .. }");
     static CELL: TakeOnce<u32> = TakeOnce::new(5);
     assert_eq!(format!("{CELL:?}"), "TakeOnce");
     assert_eq!(CELL.take().map(|v| *v), Some(5));

@@ -61,7 +61,7 @@ pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
-use crate::place::exact::{Budget, Schedule};
+use crate::place::exact::{Budget, Claim, Schedule};
 use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
 pub use crate::place::exact_member::{AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use crate::place::greedy::{sort_order, Order};
@@ -360,6 +360,11 @@ pub(crate) fn run_strategy(
     // where the skyline cannot place these candidates its rows are not applicable, not stopped
     let skyline_ok = skyline_applies(infos, st, regions);
     let mut last_cut = None;
+    // where the rows together cost more than the budget, a host with threads of its own may
+    // take single strategies off the portfolio ([`Budget::claim`]); below that every row runs
+    // here, as without one
+    let total = PORTFOLIO.iter().fold(0u64, |t, &(_, cost)| t.saturating_add(est.cost(cost)));
+    let split = total > budget.work;
     for &(member, cost) in &PORTFOLIO {
         let c = est.cost(cost);
         // the sweep runs whatever the budget and the clock say when no row before it made
@@ -391,6 +396,8 @@ pub(crate) fn run_strategy(
             && st.occupied.len() >= n;
         let outcome = if !padded && best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
+        } else if ask(budget, split, None) == Claim::Reached {
+            Outcome::ReachedElsewhere
         } else if !one_interval {
             Outcome::NotApplicable
         } else if repeat {
@@ -399,6 +406,14 @@ pub(crate) fn run_strategy(
             Outcome::OutOfTime
         } else if !forced && c > left {
             Outcome::OverBudget { cost: c, left }
+        } else if let Some(o) =
+            member.is_single().then(|| ask(budget, split, Some(strategy_of(member)))).and_then(|c| match c {
+                Claim::Here => None,
+                Claim::Elsewhere => Some(Outcome::Elsewhere),
+                Claim::Reached => Some(Outcome::ReachedElsewhere),
+            })
+        {
+            o
         } else {
             // a skyline may spend half of what is left on re-keys
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
@@ -529,7 +544,9 @@ pub(crate) fn run_strategy(
     // `auto`'s nodes for `exact` too: `exact` is `auto`'s steps up to the repair, then it
     // searches on from the repaired plan (below), so it is never worse on the same clock
     let mut searched = None;
-    if keep && est.greedy != u64::MAX {
+    if keep && est.greedy != u64::MAX && ask(budget, split, None) == Claim::Reached {
+        report.push(Member::BranchAndBound, Outcome::ReachedElsewhere);
+    } else if keep && est.greedy != u64::MAX {
         let first = (u64::MAX, Schedule::auto(AUTO_EXACT_WORK));
         match run_exact(graph, infos, st, regions, (lb, best_peak), exact, first, budget) {
             Ok(out) => {
@@ -549,7 +566,9 @@ pub(crate) fn run_strategy(
     // repair allowance past it (a host with a clock: until the clock stops it)
     if best_peak > lb {
         let allowed = left.saturating_add(budget.repair_work);
-        let outcome = if !(budget.keep_going)() {
+        let outcome = if ask(budget, split, None) == Claim::Reached {
+            Outcome::ReachedElsewhere
+        } else if !(budget.keep_going)() {
             Outcome::OutOfTime
         } else if allowed == 0 {
             Outcome::OverBudget { cost: 1, left }
@@ -586,6 +605,15 @@ pub(crate) fn run_strategy(
         }
     }
     Ok((chosen, report))
+}
+
+/// The host's answer about a row ([`Budget::claim`]): [`Claim::Here`] where the rows are
+/// not `split` (they fit the budget together) or there is no host.
+fn ask(budget: &mut Budget<'_>, split: bool, strategy: Option<Strategy>) -> Claim {
+    match budget.claim.as_mut() {
+        Some(claim) if split => claim(strategy),
+        _ => Claim::Here,
+    }
 }
 
 /// Puts the best plan (`slots[..].best`) back into `infos`.

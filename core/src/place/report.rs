@@ -72,6 +72,22 @@ impl Member {
         }
     }
 
+    /// True for the rows that are a single strategy planned alone (the greedy and best-fit
+    /// orders and the seed's), which a host may plan on a thread of its own
+    /// ([`crate::place::exact::Budget::claim`]).
+    pub const fn is_single(self) -> bool {
+        matches!(
+            self,
+            Member::GreedyLoad
+                | Member::GreedySize
+                | Member::GreedyStart
+                | Member::GreedyClass
+                | Member::BestFit
+                | Member::BestFitStart
+                | Member::Seed
+        )
+    }
+
     /// A short name for reports.
     pub const fn name(self) -> &'static str {
         match self {
@@ -149,6 +165,12 @@ pub enum Outcome {
     },
     /// Skipped: the caller's clock (a time limit) said stop.
     OutOfTime,
+    /// Skipped: the host plans this strategy on another thread (it said so through
+    /// [`crate::place::exact::Budget::claim`]; the host keeps that plan where it is lower).
+    Elsewhere,
+    /// Skipped: a plan of the host's other threads is at the lower bound
+    /// ([`crate::place::exact::Claim::Reached`]).
+    ReachedElsewhere,
 }
 
 /// Most members one portfolio reports: the 14 rows of `auto`'s table, `exact`'s timed

@@ -19,12 +19,12 @@
 //! so helpers start only while all of them fit in [`HELPER_MEMORY`] (at 10^6 rows, none: the
 //! portfolio alone stays within its 256 MiB).
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::exact::{Budget, Claim};
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
 };
@@ -79,6 +79,12 @@ pub enum HelperOutcome {
         /// The plan's peak, bytes.
         hwm: u64,
     },
+    /// Its helper had not finished it when the portfolio ended, so the portfolio's thread
+    /// planned it too and finished first, with this peak (bytes).
+    RanHere {
+        /// The plan's peak, bytes.
+        hwm: u64,
+    },
     /// It was stopped, by the portfolio's end or the clock, before its plan was complete.
     Stopped,
     /// Its plan was above `--capacity`, or it failed.
@@ -121,6 +127,11 @@ pub fn helper_lines(helped: &[Helped], lower_bound: u64) -> Vec<String> {
                     crate::quality::peak_ratio(hwm, lower_bound),
                     if h.kept { ", kept" } else { "" }
                 ),
+                HelperOutcome::RanHere { hwm } => format!(
+                    "not finished when the portfolio ended: planned on the portfolio's thread, peak {hwm} bytes ({:.4} x LB){}",
+                    crate::quality::peak_ratio(hwm, lower_bound),
+                    if h.kept { ", kept" } else { "" }
+                ),
                 HelperOutcome::Stopped => "stopped before its plan was complete".to_owned(),
                 HelperOutcome::Failed => "failed or above --capacity".to_owned(),
             };
@@ -136,23 +147,81 @@ pub(crate) struct HelperPlan {
     pub(crate) offsets: Vec<u64>,
 }
 
+/// A strategy of [`HELPER_STRATEGIES`] nobody has taken yet.
+const FREE: u8 = 0;
+/// A strategy a helper thread took.
+const HELPER: u8 = 1;
+/// A strategy the portfolio's thread took ([`Claims::claim`]).
+const PORTFOLIO: u8 = 2;
+
 /// What the helper threads share with the portfolio's thread.
 struct Shared {
-    /// Index of the next strategy of [`HELPER_STRATEGIES`] to take.
-    next: AtomicUsize,
+    /// Who took each strategy of [`HELPER_STRATEGIES`]: [`FREE`], [`HELPER`] or [`PORTFOLIO`].
+    taken: [AtomicU8; HELPER_STRATEGIES.len()],
+    /// Set for each strategy the portfolio skipped because a helper had taken it: the
+    /// portfolio's end waits for those ([`Helpers::finish`]).
+    deferred: [AtomicBool; HELPER_STRATEGIES.len()],
     /// Set when the portfolio has its plan.
     stop: AtomicBool,
+    /// Set when a helper's plan (within the capacity) is at the lower bound: the portfolio
+    /// skips what it has left ([`Claim::Reached`]) and its end waits for nothing.
+    reached: AtomicBool,
     /// The strategies finished so far, with their plans.
     done: Mutex<Vec<(Helped, Option<HelperPlan>)>>,
+    /// Set for each strategy a helper finished (its entry is in `done`).
+    completed: [AtomicBool; HELPER_STRATEGIES.len()],
+}
+
+/// The portfolio's side of the helpers: which single strategies it leaves to them
+/// (`dramalloc_core::place::exact::Budget::claim`).
+#[derive(Clone)]
+pub(crate) struct Claims {
+    shared: Arc<Shared>,
+}
+
+impl Claims {
+    /// The host's answer to the portfolio (`dramalloc_core::place::exact::Budget::claim`):
+    /// [`Claim::Reached`] once a helper's plan is at the lower bound, until the helpers are
+    /// told to stop; otherwise, for `Some(strategy)`, [`Claim::Here`] for a strategy the
+    /// helpers do not plan, one nobody took yet (the portfolio takes it now) or one it took
+    /// before, and [`Claim::Elsewhere`] for one a helper took (the portfolio's end then waits
+    /// for that helper's plan, up to the clock); [`Claim::Here`] for `None`.
+    pub(crate) fn claim(&self, strategy: Option<Strategy>) -> Claim {
+        let shared = &self.shared;
+        if shared.stop.load(Ordering::Relaxed) {
+            return Claim::Here;
+        }
+        if shared.reached.load(Ordering::Acquire) {
+            return Claim::Reached;
+        }
+        let Some(k) = strategy.and_then(|s| HELPER_STRATEGIES.iter().position(|&x| x == s)) else {
+            return Claim::Here;
+        };
+        match shared.taken[k].compare_exchange(FREE, PORTFOLIO, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) | Err(PORTFOLIO) => Claim::Here,
+            Err(_) => {
+                shared.deferred[k].store(true, Ordering::Release);
+                Claim::Elsewhere
+            }
+        }
+    }
 }
 
 /// Helper threads planning beside a portfolio. They are not joined when the portfolio ends:
 /// a helper told to stop ends at its planner's next look at the clock (every 256 buffers
 /// placed), and what it had not finished by then is dropped, so the caller never waits for
-/// a helper's setup (building its interval tree and lower bound, unclocked).
+/// a helper's setup (building its interval tree and lower bound, unclocked); it waits only
+/// for the strategies the portfolio left to the helpers, up to the clock ([`Helpers::finish`]).
 pub(crate) struct Helpers {
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
+    /// The clock's end: a strategy left to the helpers is planned until then.
+    until: Instant,
+    /// The problem the helpers plan, as [`Helpers::start`] got it.
+    buffers: Arc<[CoreBuffer]>,
+    /// Its alignment and capacity.
+    align: u64,
+    capacity: Option<u64>,
 }
 
 impl Helpers {
@@ -167,9 +236,12 @@ impl Helpers {
         until: Instant,
     ) -> Helpers {
         let shared = Arc::new(Shared {
-            next: AtomicUsize::new(0),
+            taken: std::array::from_fn(|_| AtomicU8::new(FREE)),
+            deferred: std::array::from_fn(|_| AtomicBool::new(false)),
             stop: AtomicBool::new(false),
+            reached: AtomicBool::new(false),
             done: Mutex::new(Vec::new()),
+            completed: std::array::from_fn(|_| AtomicBool::new(false)),
         });
         let threads = (0..count)
             .map(|_| {
@@ -177,13 +249,22 @@ impl Helpers {
                 std::thread::spawn(move || work(&shared, &buffers, align, capacity, until))
             })
             .collect();
-        Helpers { shared, threads }
+        Helpers { shared, threads, until, buffers, align, capacity }
     }
 
-    /// Tells the helpers to stop and returns what they finished: every strategy taken, in the
-    /// order of [`HELPER_STRATEGIES`] (one not finished yet: [`HelperOutcome::Stopped`]), and
-    /// the lowest finished plan (ties: the earlier strategy). With `wait`, first lets every
-    /// helper run to its end (tests), and joins them.
+    /// The portfolio's side: which single strategies it leaves to the helpers.
+    pub(crate) fn claims(&self) -> Claims {
+        Claims { shared: Arc::clone(&self.shared) }
+    }
+
+    /// Tells the helpers to stop and returns what they finished: every strategy a helper took,
+    /// in the order of [`HELPER_STRATEGIES`] (one not finished yet: [`HelperOutcome::Stopped`]),
+    /// and the lowest finished plan (ties: the earlier strategy). First, each strategy the
+    /// portfolio left to a helper ([`Claims::claim`]: it would have planned it itself) that
+    /// the helper has not finished is planned on this thread as well, up to the clock's end,
+    /// and stopped as soon as the helper finishes it ([`HelperOutcome::RanHere`] where this
+    /// thread finishes first): the portfolio never waits on a helper the host starves. With
+    /// `wait`, first lets every helper run to its end (tests), and joins them.
     pub(crate) fn finish(self, wait: bool) -> (Vec<Helped>, Option<HelperPlan>) {
         if wait {
             for t in self.threads {
@@ -192,11 +273,38 @@ impl Helpers {
                 }
             }
         }
+        let shared = &self.shared;
+        let finished = |k: usize| shared.completed[k].load(Ordering::Acquire);
+        let mut host = None;
+        for (k, &strategy) in HELPER_STRATEGIES.iter().enumerate() {
+            if !shared.deferred[k].load(Ordering::Acquire) || finished(k) {
+                continue;
+            }
+            if shared.reached.load(Ordering::Acquire) || Instant::now() >= self.until {
+                break;
+            }
+            let rows = self.buffers.len().max(1);
+            let host = host.get_or_insert_with(|| HostWorkspace::new(rows, rows, 1));
+            let mut keep_going =
+                || Instant::now() < self.until && !shared.reached.load(Ordering::Acquire) && !finished(k);
+            let (outcome, plan) =
+                plan_alone(host, &self.buffers, self.align, self.capacity, strategy, &mut keep_going);
+            let outcome = match outcome {
+                HelperOutcome::Ran { hwm } => HelperOutcome::RanHere { hwm },
+                o => o,
+            };
+            let mut done = lock(&shared.done);
+            if !done.iter().any(|(h, _)| h.strategy == strategy) && outcome != HelperOutcome::Stopped {
+                done.push((Helped { strategy, outcome, kept: false }, plan));
+            }
+        }
+        let mut done = lock(&shared.done);
         self.shared.stop.store(true, Ordering::Relaxed);
-        let taken = self.shared.next.load(Ordering::Relaxed).min(HELPER_STRATEGIES.len());
-        let mut done = std::mem::take(&mut *self.shared.done.lock().unwrap_or_else(|e| e.into_inner()));
-        for &strategy in &HELPER_STRATEGIES[..taken] {
-            if !done.iter().any(|(h, _)| h.strategy == strategy) {
+        let mut done = std::mem::take(&mut *done);
+        for (k, &strategy) in HELPER_STRATEGIES.iter().enumerate() {
+            if self.shared.taken[k].load(Ordering::Acquire) == HELPER
+                && !done.iter().any(|(h, _)| h.strategy == strategy)
+            {
                 done.push((Helped { strategy, outcome: HelperOutcome::Stopped, kept: false }, None));
             }
         }
@@ -216,19 +324,23 @@ impl Helpers {
     }
 }
 
-/// Puts the calling thread in the host's lowest scheduling class (Linux: `SCHED_IDLE`, which
-/// runs a thread only on a core nothing else wants; elsewhere the lowest priority), so a
-/// helper takes no time from the portfolio's thread or the host's other work. `Err`: the
-/// host refused.
-fn idle_priority() -> Result<(), thread_priority::Error> {
+/// Gives the calling thread the host's lowest priority that still runs (Linux: `SCHED_OTHER`
+/// at nice 19, about 1.5 % of a core shared with a thread at nice 0; elsewhere the lowest
+/// priority), so a helper takes almost no time from the portfolio's thread or the host's other
+/// work. Not `SCHED_IDLE`: a thread in that class runs only on a core nothing else wants, so on
+/// a busy host it can sit preempted for seconds while it holds what the portfolio's thread
+/// needs next (the address space's lock in a page fault, the list of finished strategies):
+/// a try-and-break run on a loaded VM saw a 1,000-row `plan` (1.6 ms of planning) take 20 s,
+/// and 6 of 45 runs spend 0.1–1.2 s outside their reported stages. `Err`: the host refused.
+fn low_priority() -> Result<(), thread_priority::Error> {
     #[cfg(target_os = "linux")]
     {
         use thread_priority::unix::{
             set_thread_priority_and_policy, thread_native_id, NormalThreadSchedulePolicy,
         };
         use thread_priority::{ThreadPriority, ThreadSchedulePolicy};
-        let idle = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Idle);
-        set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, idle)
+        let other = ThreadSchedulePolicy::Normal(NormalThreadSchedulePolicy::Other);
+        set_thread_priority_and_policy(thread_native_id(), ThreadPriority::Min, other)
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -237,41 +349,68 @@ fn idle_priority() -> Result<(), thread_priority::Error> {
 }
 
 /// One helper's loop: the next strategy until none is left or it is told to stop; nothing
-/// where the host refuses it the lowest scheduling class ([`idle_priority`]).
+/// where the host refuses it the lowest priority ([`low_priority`]).
 fn work(shared: &Shared, buffers: &[CoreBuffer], align: u64, capacity: Option<u64>, until: Instant) {
-    if idle_priority().is_err() {
+    if low_priority().is_err() {
         return;
     }
     let stopped = || shared.stop.load(Ordering::Relaxed) || Instant::now() >= until;
     let rows = buffers.len().max(1);
     let mut host = None;
     while !stopped() {
-        let Some(&strategy) = HELPER_STRATEGIES.get(shared.next.fetch_add(1, Ordering::Relaxed)) else {
+        // the first strategy nobody took, in the table's order
+        let free = |k: &usize| {
+            shared.taken[*k].compare_exchange(FREE, HELPER, Ordering::AcqRel, Ordering::Acquire).is_ok()
+        };
+        let Some(strategy) = (0..HELPER_STRATEGIES.len()).find(free).map(|k| HELPER_STRATEGIES[k]) else {
             return;
         };
         let host = host.get_or_insert_with(|| HostWorkspace::new(rows, rows, 1));
         let mut keep_going = || !stopped();
-        let mut budget = Budget { max_nodes: 0, work: 0, repair_work: 0, keep_going: &mut keep_going };
-        let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy };
-        let run =
-            plan_buffer_iter_with(buffers.iter().copied(), align, &cfg, &mut host.workspace(), &mut budget);
-        let (outcome, plan) = match run {
-            Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => {
-                let offsets = host.infos()[..buffers.len()].iter().map(|i| i.address).collect();
-                (
-                    HelperOutcome::Ran { hwm: p.metrics.hwm },
-                    Some(HelperPlan { strategy, metrics: p.metrics, offsets }),
-                )
+        let (outcome, plan) = plan_alone(host, buffers, align, capacity, strategy, &mut keep_going);
+        let mut done = lock(&shared.done);
+        // a plan finished after the portfolio's end is not reported as kept-able, nor one the
+        // portfolio's thread finished first ([`Helpers::finish`])
+        if !shared.stop.load(Ordering::Relaxed) && !done.iter().any(|(h, _)| h.strategy == strategy) {
+            if plan.as_ref().is_some_and(|p| p.metrics.hwm <= p.metrics.lower_bound) {
+                shared.reached.store(true, Ordering::Release);
             }
-            Err(PlanError::Stopped) => (HelperOutcome::Stopped, None),
-            _ => (HelperOutcome::Failed, None),
-        };
-        let mut done = shared.done.lock().unwrap_or_else(|e| e.into_inner());
-        // a plan finished after the portfolio's end is not reported as kept-able
-        if !shared.stop.load(Ordering::Relaxed) {
             done.push((Helped { strategy, outcome, kept: false }, plan));
+            if let Some(k) = HELPER_STRATEGIES.iter().position(|&x| x == strategy) {
+                shared.completed[k].store(true, Ordering::Release);
+            }
         }
     }
+}
+
+/// Plans `strategy` alone on `host` (a workspace of `buffers.len()` rows), stopped when
+/// `keep_going` says so: its outcome and, when it ran within `capacity`, its plan.
+fn plan_alone(
+    host: &mut HostWorkspace,
+    buffers: &[CoreBuffer],
+    align: u64,
+    capacity: Option<u64>,
+    strategy: Strategy,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> (HelperOutcome, Option<HelperPlan>) {
+    let mut budget = Budget { max_nodes: 0, work: 0, repair_work: 0, keep_going, claim: None };
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy };
+    match plan_buffer_iter_with(buffers.iter().copied(), align, &cfg, &mut host.workspace(), &mut budget) {
+        Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => {
+            let offsets = host.infos()[..buffers.len()].iter().map(|i| i.address).collect();
+            (
+                HelperOutcome::Ran { hwm: p.metrics.hwm },
+                Some(HelperPlan { strategy, metrics: p.metrics, offsets }),
+            )
+        }
+        Err(PlanError::Stopped) => (HelperOutcome::Stopped, None),
+        _ => (HelperOutcome::Failed, None),
+    }
+}
+
+/// The list of finished strategies, whoever held it last (a panicking holder leaves it whole).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]
@@ -323,5 +462,57 @@ mod tests {
         assert_eq!(helped.len(), HELPER_STRATEGIES.len());
         assert!(helped.iter().all(|h| h.outcome == HelperOutcome::Failed && !h.kept));
         assert!(best.is_none());
+    }
+
+    /// The portfolio takes a strategy nobody took (and keeps it), leaves one a helper took
+    /// (marked deferred), takes every strategy the helpers do not plan; once a helper's plan is
+    /// at the bound every question is answered `Reached`, and after the end `Here`.
+    #[test]
+    fn claims_take_free_strategies_and_leave_taken_ones() {
+        let p = Shape::Mixed.generate(50, 1);
+        let far = Instant::now() + Duration::from_secs(600);
+        let helpers = Helpers::start(0, core_buffers(&p, true).collect(), 1, None, far);
+        let claims = helpers.claims();
+        assert_eq!(claims.claim(Some(Strategy::GreedyLoad)), Claim::Here);
+        assert_eq!(claims.claim(Some(Strategy::GreedyLoad)), Claim::Here);
+        helpers.shared.taken[1].store(HELPER, Ordering::Release);
+        assert_eq!(claims.claim(Some(Strategy::GreedyClass)), Claim::Elsewhere);
+        assert!(helpers.shared.deferred[1].load(Ordering::Acquire));
+        assert!(!helpers.shared.deferred[0].load(Ordering::Acquire));
+        assert_eq!(claims.claim(Some(Strategy::Skyline)), Claim::Here);
+        assert_eq!(claims.claim(None), Claim::Here);
+        helpers.shared.reached.store(true, Ordering::Release);
+        assert_eq!(claims.claim(None), Claim::Reached);
+        assert_eq!(claims.claim(Some(Strategy::GreedySize)), Claim::Reached);
+        let (helped, best) = helpers.finish(false);
+        // reached: the strategy left to the helper is not planned here
+        assert_eq!(
+            helped,
+            [Helped { strategy: Strategy::GreedyClass, outcome: HelperOutcome::Stopped, kept: false }]
+        );
+        assert!(best.is_none());
+        assert_eq!(claims.claim(Some(Strategy::GreedySize)), Claim::Here);
+    }
+
+    /// A strategy the portfolio left to a helper that never ran it (here no helper thread at
+    /// all: a host that starves them) is planned at the portfolio's end on its thread, whole:
+    /// the same peak and offsets as the strategy planned alone.
+    #[test]
+    fn finish_plans_a_strategy_its_helper_did_not() {
+        let p = Shape::LongTail.generate(300, 5);
+        let far = Instant::now() + Duration::from_secs(600);
+        let helpers = Helpers::start(0, core_buffers(&p, true).collect(), 1, None, far);
+        helpers.shared.taken[2].store(HELPER, Ordering::Release);
+        assert_eq!(helpers.claims().claim(Some(Strategy::GreedySize)), Claim::Elsewhere);
+        let (helped, best) = helpers.finish(false);
+        let alone = solve(&p, 1, None, Strategy::GreedySize).unwrap();
+        let hwm = alone.metrics.hwm;
+        assert_eq!(
+            helped,
+            [Helped { strategy: Strategy::GreedySize, outcome: HelperOutcome::RanHere { hwm }, kept: false }]
+        );
+        let best = best.unwrap();
+        assert_eq!((best.strategy, best.metrics.hwm), (Strategy::GreedySize, hwm));
+        assert_eq!(best.offsets, alone.offsets);
     }
 }

@@ -54,6 +54,10 @@ pub fn member_lines(
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
                 }
                 Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
+                Outcome::Elsewhere => "skipped: planned on a helper thread (below)".to_string(),
+                Outcome::ReachedElsewhere => {
+                    "skipped: a helper thread's plan reached the lower bound (below)".to_string()
+                }
             };
             format!("{:<17} {what}", m.name())
         })

@@ -9,7 +9,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::exact::{Budget, Claim};
 use dramalloc_core::place::report::{Member, Outcome};
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
@@ -243,6 +243,15 @@ pub fn solve_limited(
     // the portfolio: its clock stops early enough for them (`post_reserve`)
     let until =
         if padded && portfolio { limits.until - post_reserve(pairs, limits.until) } else { limits.until };
+    // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
+    // alignments the single strategies run alone after it instead (below)
+    // threads past the host's add no core: the helpers would share the spare ones and finish less
+    let threads = if portfolio && !padded { limits.threads.min(default_threads()) } else { 1 };
+    let count = helper_count(problem.len(), threads);
+    let helpers = (count > 0)
+        .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
+    // where the portfolio cannot run all its rows, it leaves the strategies a helper took to it
+    let claims = helpers.as_ref().map(Helpers::claims);
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
         // the clock stops a portfolio (which keeps its best plan), never a single strategy
@@ -255,7 +264,9 @@ pub fn solve_limited(
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
         // (with padding `exact` does not get here: it runs this front end as `auto`, above)
-        let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going };
+        let mut claim = |s: Option<Strategy>| claims.as_ref().map_or(Claim::Here, |c| c.claim(s));
+        let claim: Option<&mut dyn FnMut(Option<Strategy>) -> Claim> = claims.is_some().then_some(&mut claim);
+        let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going, claim };
         // the plan at the common alignment (not `own`) is of sizes rounded up to it: its bound
         // proves nothing about the real plan, so no member is skipped for reaching it
         let mut ws = host.workspace();
@@ -328,13 +339,6 @@ pub fn solve_limited(
         };
         bounded_first.map_err(Some)
     };
-    // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
-    // alignments the single strategies run alone after it instead (below)
-    // threads past the host's add no core: the helpers would share the spare ones and finish less
-    let threads = if portfolio && !padded { limits.threads.min(default_threads()) } else { 1 };
-    let count = helper_count(problem.len(), threads);
-    let helpers = (count > 0)
-        .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
     let fitted = fitting(&mut host, align, true);
     let (mut helped, helper_plan) = helpers.map_or((Vec::new(), None), |h| h.finish(false));
     // a helper's plan (within the capacity) replaces a higher one, or stands in for none

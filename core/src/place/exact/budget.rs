@@ -33,6 +33,29 @@ pub struct Budget<'a> {
     pub repair_work: u64,
     /// Called every [`CHECK_EVERY`] nodes; returning false stops the search.
     pub keep_going: &'a mut dyn FnMut() -> bool,
+    /// A host that plans single strategies on threads of its own beside the portfolio (the
+    /// sim's helper threads) answers here, only where the `auto`/`exact` portfolio's rows
+    /// together are estimated past [`Budget::work`] (it could not run them all; below that
+    /// every row runs here, as without a host, and this is never called). Before a row that is
+    /// a single strategy (the greedy and best-fit orders and the seed's) the portfolio asks
+    /// with `Some(strategy)`: [`Claim::Here`] takes it (the host's threads will not), and
+    /// [`Claim::Elsewhere`] skips the row ([`crate::place::report::Outcome::Elsewhere`]: the
+    /// host plans it and keeps that plan where it is lower). Before every other row, the
+    /// branch and bound and the repair it asks with `None`, which takes nothing:
+    /// [`Claim::Reached`] (a plan of the host's is at the lower bound) skips them
+    /// ([`crate::place::report::Outcome::ReachedElsewhere`]). `None` here: every row runs.
+    pub claim: Option<&'a mut dyn FnMut(Option<crate::Strategy>) -> Claim>,
+}
+
+/// A host's answer to the portfolio about a row ([`Budget::claim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Claim {
+    /// The portfolio runs the row (a single strategy: the host's threads leave it alone).
+    Here,
+    /// The host's threads plan this single strategy; the portfolio skips it.
+    Elsewhere,
+    /// A plan of the host's threads is at the lower bound: the portfolio skips what is left.
+    Reached,
 }
 
 impl core::fmt::Debug for Budget<'_> {
@@ -41,6 +64,7 @@ impl core::fmt::Debug for Budget<'_> {
             .field("max_nodes", &self.max_nodes)
             .field("work", &self.work)
             .field("repair_work", &self.repair_work)
+            .field("claim", &self.claim.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -124,7 +148,8 @@ mod tests {
             asks.set(asks.get() + 1);
             asks.get() <= go
         };
-        let mut budget = Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut keep_going };
+        let mut budget =
+            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut keep_going, claim: None };
         check(&mut Meter::new(&mut budget, u64::MAX));
         asks.get()
     }
@@ -139,7 +164,7 @@ mod tests {
         });
         assert_eq!(asks, 2);
         let mut go = || true;
-        let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go };
+        let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
         let mut meter = Meter::new(&mut budget, u64::MAX);
         let going = (0..10).take_while(|_| meter.tick()).count();
         assert_eq!((going, meter.nodes), (4, 5));
@@ -178,7 +203,8 @@ mod tests {
     #[test]
     fn the_meter_stops_at_its_work_cap() {
         let mut go = || true;
-        let mut budget = Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut go };
+        let mut budget =
+            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
         let mut meter = Meter::new(&mut budget, 100);
         assert!(meter.charge(60) && meter.tick_after(39));
         assert_eq!((meter.work, meter.nodes, meter.stopped), (99, 1, false));

@@ -1,0 +1,103 @@
+//! A host with threads of its own beside the portfolio (`Budget::claim`): asked only where the
+//! rows' estimates together pass the work budget; a single strategy it claims is skipped as
+//! `Elsewhere`, and once it says a plan of its own is at the lower bound every later row, the
+//! branch and bound and the repair are skipped as `ReachedElsewhere`. Each pinned by the exact
+//! member report and the exact sequence of questions asked.
+
+#[path = "support/problem.rs"]
+mod generate;
+use dramalloc_core::place::exact::{Budget, Claim};
+use dramalloc_core::place::report::{Member as M, Outcome as O};
+use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig, StaticWorkspace, Strategy};
+use generate::problem;
+
+/// `portfolio_report.rs`'s 600-buffer problem (every row's estimate is known there).
+fn big() -> Vec<Buffer> {
+    problem(0x2545_F491_4F6C_DD1D, 600, 200, 20, 16)
+}
+
+/// Plans `bufs` with `auto` at 256-byte alignment within `work` units, the host answering
+/// `answer(question number, question)`; returns the member report, the peak and the questions.
+fn plan(
+    bufs: &[Buffer],
+    work: u64,
+    answer: impl Fn(usize, Option<Strategy>) -> Claim,
+) -> (Vec<(M, O)>, u64, Vec<Option<Strategy>>) {
+    let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut asked = Vec::new();
+    let mut go = || true;
+    let mut claim = |s: Option<Strategy>| {
+        asked.push(s);
+        answer(asked.len() - 1, s)
+    };
+    let mut budget =
+        Budget { max_nodes: 20_000, work, repair_work: 0, keep_going: &mut go, claim: Some(&mut claim) };
+    let plan = plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget).unwrap();
+    (plan.members.runs().to_vec(), plan.metrics.hwm, asked)
+}
+
+/// With the 0.7 × 10^9 units of `auto`'s default budget every row of the 600 buffers fits
+/// (their estimates add up to about 7 × 10^6): the host is asked nothing, even one that would
+/// claim every strategy, and the plan is the one planned without a host.
+#[test]
+fn rows_within_the_budget_ask_the_host_nothing() {
+    let (runs, hwm, asked) = plan(&big(), 700_000_000, |_, _| Claim::Elsewhere);
+    assert_eq!(asked, []);
+    assert!(runs.iter().all(|&(_, o)| !matches!(o, O::Elsewhere | O::ReachedElsewhere)), "{runs:?}");
+    assert_eq!(hwm, 530_688);
+    assert_eq!(runs[runs.len() - 1], (M::BranchAndBound, O::Ran { peak: 530_688, work: 806 }));
+}
+
+/// Within 10^6 units (the skyline row's 901,029 do not fit) the host is asked about each
+/// single strategy the budget lets run, in the table's order, and about every other row with
+/// `None`; the one it claims (`greedy-class`) is skipped and charged nothing, so the next
+/// greedy row runs on the units it would have spent.
+#[test]
+fn a_strategy_the_host_plans_is_skipped_here() {
+    let (runs, hwm, asked) = plan(&big(), 1_000_000, |_, s| {
+        if s == Some(Strategy::GreedyClass) {
+            Claim::Elsewhere
+        } else {
+            Claim::Here
+        }
+    });
+    assert_eq!(hwm, 530_688);
+    assert_eq!(runs[5], (M::GreedyClass, O::Elsewhere));
+    assert_eq!(runs[6], (M::GreedySize, O::Ran { peak: 544_256, work: 122_786 }));
+    assert_eq!(runs[8], (M::Skyline(2), O::OverBudget { cost: 901_029, left: 226_338 }));
+    assert_eq!(runs[9], (M::GreedyStart, O::Ran { peak: 546_304, work: 124_003 }));
+    assert_eq!(runs[11], (M::BestFit, O::OverBudget { cost: 180_000, left: 102_335 }));
+    let singles: Vec<Strategy> = asked.iter().flatten().copied().collect();
+    use Strategy::{GreedyClass, GreedyLoad, GreedySize, GreedyStart};
+    assert_eq!(singles, [GreedyLoad, GreedyClass, GreedySize, GreedyStart]);
+    assert_eq!(asked.len(), 20);
+}
+
+/// Once the host says a plan of its own is at the lower bound (from its seventh answer on),
+/// every row left, the branch and bound and the repair are skipped as `ReachedElsewhere`, and
+/// the plan is the best of the rows that ran (`greedy-load`'s).
+#[test]
+fn a_plan_at_the_bound_elsewhere_skips_what_is_left() {
+    let (runs, hwm, asked) =
+        plan(&big(), 1_000_000, |k, _| if k >= 6 { Claim::Reached } else { Claim::Here });
+    assert_eq!(hwm, 559_616);
+    assert_eq!(
+        runs[..5],
+        [
+            (M::SweepLong(7), O::NoLongSet),
+            (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }),
+            (M::Skyline(1), O::OverBudget { cost: 901_029, left: 880_000 }),
+            (M::SweepLong(3), O::Ran { peak: 573_696, work: 172_174 }),
+            (M::GreedyLoad, O::Ran { peak: 559_616, work: 94_038 }),
+        ]
+    );
+    assert_eq!(runs.len(), 17);
+    assert!(runs[5..].iter().all(|&(_, o)| o == O::ReachedElsewhere), "{runs:?}");
+    assert_eq!(runs[15].0, M::BranchAndBound);
+    assert_eq!(runs[16].0, M::Repair);
+    // five rows asked with None, then greedy-load's claim, then the question that says reached
+    assert_eq!(asked[..7], [None, None, None, None, None, Some(Strategy::GreedyLoad), None]);
+    assert_eq!(asked.len(), 18);
+}
