@@ -2,6 +2,7 @@
 //! buffers live in it, one address on every core; the summary's used size is the real one
 //! (seed FunctionAttribute 13); the auto size is the seed's `cc_buffer_size` sum; with
 //! `--mb-per-core` it is one device range after the shared slab, so slabs under 500 MiB work.
+//! A window that is not a multiple of the page keeps every address on the page grid.
 
 use dramalloc_core::liveness::program::MemoryType;
 use dramalloc_core::multicore::SharedMode;
@@ -10,6 +11,12 @@ use dramalloc_sim::input::{bundled, parse_program, Program};
 use dramalloc_sim::model::SimModel;
 use dramalloc_sim::planning::{plan_model, PlanOptions, PlannedModel};
 use dramalloc_sim::run::{build_model, run, RunOptions, Split};
+use dramalloc_sim::verify::plan_check::check_plans;
+use dramalloc_sim::verify::VerifyError;
+
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{data, dramalloc, scratch_in};
 
 const MIB: u64 = 1 << 20;
 
@@ -163,4 +170,57 @@ fn a_private_retry_and_the_collectives_share_the_cc_region() {
     )
     .unwrap();
     assert_eq!(out.summary.verdict, "OK");
+}
+
+/// A window one byte past 600 MiB (a trial's `--hbm-window 629145601`): the CC region starts
+/// at 600 MiB - 500 MiB = 104857600 (the page below 104857601), where the private tensors
+/// retried into it go (`r0` was at 104857601 before, and `check-plan` and `verify` rejected
+/// the plan `run` had called OK). On 2 cores tensor-parallel too (154 rows were off the grid).
+#[test]
+fn an_unaligned_window_keeps_every_address_on_the_page() {
+    let d = scratch_in("cc", "unaligned");
+    let program = data("models/onnx_resnet50.json");
+    for (cores, split) in [("1", "none"), ("2", "tensor-parallel")] {
+        let r = d.join(format!("R{cores}"));
+        let rs = r.to_str().unwrap();
+        let args =
+            ["run", "--hbm-window", "629145601", "--cores", cores, "--split", split, "--report-dir", rs];
+        let out = dramalloc(&args);
+        assert_eq!(out.code, std::process::ExitCode::SUCCESS, "{}", out.stderr);
+        assert!(out.stdout.contains("CC region (limit / used)     524288001 / "), "{}", out.stdout);
+        let csv = std::fs::read_to_string(r.join("plan.csv")).unwrap();
+        assert!(csv.contains("\nr0,0,104857600,3211264,3211264,0,1,false\n"), "{csv}");
+        let off: Vec<&str> = csv
+            .lines()
+            .skip(1)
+            .filter(|l| l.split(',').nth(2).unwrap().parse::<u64>().unwrap() % 4096 != 0)
+            .collect();
+        assert_eq!(off, Vec::<&str>::new());
+        let h = std::fs::read_to_string(r.join("plan.h")).unwrap();
+        assert!(h.contains("#define DRAMALLOC_ADDR_R0_CORE0 0x6400000ULL\n"), "{h}");
+        let out = dramalloc(&["check-plan", r.join("plan.bin").to_str().unwrap()]);
+        assert_eq!(out.code, std::process::ExitCode::SUCCESS, "{}", out.stderr);
+        let csv_path = r.join("plan.csv");
+        let out = dramalloc(&["verify", &program, csv_path.to_str().unwrap(), "--split", split]);
+        assert_eq!(out.code, std::process::ExitCode::SUCCESS, "{}", out.stderr);
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `run`'s own verifier asks every address to be a multiple of the page, as `check-plan` and
+/// `verify` do: a tensor moved one byte off the grid is named, with no collision needed.
+#[test]
+fn runs_verifier_rejects_an_address_off_the_page() {
+    let model = build_model(&resnet(), 1, Split::None).unwrap();
+    let mut plan = plan_model(&model, &PlanOptions::default()).unwrap();
+    let l = model.cores[0].names.iter().position(|n| n == "r0").unwrap();
+    let at = plan.placements[0][l].address.unwrap();
+    assert_eq!(at, 103_563_264);
+    plan.placements[0][l].address = Some(at + 1);
+    let (core, e) = check_plans(&model, &plan).unwrap_err();
+    assert_eq!(
+        (core, &e),
+        (0, &VerifyError::Misaligned { id: "r0".into(), offset: 103_563_265, align: 4096 })
+    );
+    assert_eq!(e.to_string(), "buffer `r0`: offset 103563265 is not a multiple of 4096");
 }

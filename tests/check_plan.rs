@@ -457,10 +457,15 @@ fn a_preplaced_record_never_accessed_still_occupies_its_bytes() {
     assert_eq!(
         check_plan_file(&bad, None).unwrap_err(),
         CheckPlanError::Invalid(
-            "core 0: records 2 (tensor 2) and 3 (tensor 3) are live together and share bytes: \
-             record 2 (`u` on core 0), record 3 (`a` on core 0)"
+            "core 0: records 2 (`u` on core 0) and 3 (`a` on core 0) are live together and share bytes"
                 .into()
         )
+    );
+    // one byte off the page: the record named once, by name, where the index was
+    let bad = edit(&bytes, 88 + 56 + ia as usize * 40 + 8, 12289, 8);
+    assert_eq!(
+        check_plan_file(&bad, None).unwrap_err(),
+        CheckPlanError::Invalid("record 3 (`a` on core 0): address 12289 is not a multiple of 4096".into())
     );
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -5,8 +5,11 @@
 //! `cc_buffer_size`, for every operand of every collective instruction its Info size (the
 //! aligned size) plus its access-pattern footprint (the bytes the operand touches: the whole
 //! tensor in this program model), rounded up to 4096 ([`operand_cc_bytes`], [`cc_buffer_size`]).
-//! The region sits at the top of the window; `select` places by first-fit below it and
-//! retries inside it when nothing fits below. The multi-core pipeline places the collective
+//! The region sits at the top of the window, `[start, window)`, its start `window - size`
+//! rounded down to the alignment ([`region_start`]): a window that is not a multiple of the
+//! page gives a region up to a page less one byte larger than asked, never one that starts
+//! off the page grid (every address retried or placed in it is aligned). `select` places by
+//! first-fit below it and retries inside it when nothing fits below. The multi-core pipeline places the collective
 //! staging buffers there, one address on every core, and sizes an auto region from the
 //! collective operands of every core (the region is one address range for the device).
 
@@ -50,6 +53,31 @@ pub fn cc_buffer_size(f: &Function<'_>) -> u64 {
         }
     }
     total
+}
+
+/// First byte of a CC region of `cc_bytes` bytes at the top of a `window`-byte window whose
+/// addresses are multiples of `align` bytes: `window - cc_bytes` rounded down to a multiple
+/// of `align`, so the region `[start, window)` starts on the alignment and holds up to
+/// `align - 1` bytes more than `cc_bytes` where the window is not a multiple of `align`.
+/// No region (`cc_bytes` 0) starts at `window`. `align` 0 counts as 1; a `cc_bytes` above
+/// `window` (which [`CcSize::bytes`] refuses first) counts as the whole window. Never panics.
+///
+/// ```
+/// use dramalloc_core::cc_region::region_start;
+/// assert_eq!(region_start(629_145_600, 524_288_000, 4096), 104_857_600);
+/// // one byte past 600 MiB: the region starts on the page below, not at 104857601
+/// assert_eq!(region_start(629_145_601, 524_288_000, 4096), 104_857_600);
+/// assert_eq!(region_start(u64::MAX, 524_288_000, 4096), 0xFFFF_FFFF_E0BF_F000);
+/// assert_eq!(region_start(629_145_601, 0, 4096), 629_145_601);
+/// assert_eq!(region_start(1001, 100, 1), 901);
+/// ```
+pub const fn region_start(window: u64, cc_bytes: u64, align: u64) -> u64 {
+    if cc_bytes == 0 {
+        return window;
+    }
+    let start = window.saturating_sub(cc_bytes);
+    let align = if align == 0 { 1 } else { align };
+    start - start % align
 }
 
 /// Default CC region size, MiB (seed: `--allreduce-buffer-size` default 500).
@@ -107,5 +135,29 @@ impl CcSize {
             Some(b) => Err(PlanError::CcRegionTooLarge { cc_bytes: b, window }),
             None => Err(PlanError::CcRegionTooLarge { cc_bytes: u64::MAX, window }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::region_start;
+
+    #[test]
+    fn a_region_starts_on_the_alignment_below_the_window_less_its_size() {
+        // a page-multiple window: exactly `window - size`
+        assert_eq!(region_start(1 << 20, 1 << 16, 4096), (1 << 20) - (1 << 16));
+        // one byte over: the page below, never an odd address
+        assert_eq!(region_start((1 << 20) + 1, 1 << 16, 4096), (1 << 20) - (1 << 16));
+        assert_eq!(region_start((1 << 20) + 4095, 1 << 16, 4096), (1 << 20) - (1 << 16));
+        assert_eq!(region_start((1 << 20) + 4096, 1 << 16, 4096), (1 << 20) - (1 << 16) + 4096);
+        // the top of a u64 window: 2^64 - 1 - 512 KiB = ...f7ffff, down to ...f7f000
+        assert_eq!(region_start(u64::MAX, 1 << 19, 4096), 0xFFFF_FFFF_FFF7_F000);
+        // byte alignment, and an alignment of 0 counted as 1
+        assert_eq!(region_start(1001, 100, 1), 901);
+        assert_eq!(region_start(1001, 100, 0), 901);
+        assert_eq!(region_start(1001, 100, 64), 896);
+        // no region: at the window, unrounded; a size past the window: the whole window
+        assert_eq!(region_start(1001, 0, 64), 1001);
+        assert_eq!(region_start(1001, 2000, 64), 0);
     }
 }

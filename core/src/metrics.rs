@@ -30,9 +30,11 @@ pub struct Metrics {
     /// Max-load lower bound on `hwm`: max(floor + peak live non-pinned bytes, peak live bytes,
     /// the highest end of a pinned candidate).
     pub lower_bound: u64,
-    /// Size of the CC region at the top of the window.
+    /// Size of the CC region at the top of the window, `window - cc_base`: the size asked,
+    /// plus up to `align - 1` bytes where the window is not a multiple of the alignment.
     pub cc_limit: u64,
-    /// First byte of the CC region: `window - cc_limit` for one function; in slab mode the
+    /// First byte of the CC region: `window` less the size asked, rounded down to the
+    /// alignment ([`crate::cc_region::region_start`]) for one function; in slab mode the
     /// multi-core pipeline's device-wide region (see `multicore::SharedMode::Slabs`).
     pub cc_base: u64,
     /// Real CC buffer size: bytes of the CC region actually used.

@@ -8,7 +8,7 @@
 //! What `auto` and `exact` run at which size, and with which budgets:
 //! [`crate::place::portfolio`].
 
-use crate::cc_region::CcSize;
+use crate::cc_region::{region_start, CcSize};
 use crate::error::PlanError;
 use crate::liveness::block_index::index_words;
 use crate::liveness::buffers::{build_from_buffer_iter, unpad, Buffer};
@@ -276,13 +276,17 @@ fn plan_built_with(
     } = ws;
     let infos = &mut infos[..n];
     let scratch = &mut scratch[..n];
-    let cc_limit = cfg.cc.bytes(built.collective_bytes, cfg.window)?;
+    let asked = cfg.cc.bytes(built.collective_bytes, cfg.window)?;
     if let Some(h) = built.preplaced_hwm {
         milestone!("Already used DRAM hwm: {}", h);
     }
     if cfg.cc == CcSize::Auto {
-        milestone!("CC buffer size limit {}", cc_limit);
+        milestone!("CC buffer size limit {}", asked);
     }
+    // the region starts on the alignment (a window that is not a multiple of it gives a
+    // region a little larger than asked); its size from here on is the real one
+    let cc_base = region_start(cfg.window, asked, align);
+    let cc_limit = cfg.window - cc_base;
     let floor = built.preplaced_hwm.map_or(0, |h| h + 1);
     if floor > cfg.window {
         return Err(PlanError::OutsideWindow {
@@ -291,7 +295,7 @@ fn plan_built_with(
             window: cfg.window,
         });
     }
-    if cc_limit > 0 && floor > cfg.window - cc_limit {
+    if cc_limit > 0 && floor > cc_base {
         return Err(PlanError::CcRegionOverlapsPreplaced { cc_bytes: cc_limit, floor, window: cfg.window });
     }
     let mut tree = IntervalTree::build(&mut nodes[..m]);
@@ -372,12 +376,12 @@ fn plan_built_with(
         aligned_spill_bytes: built.aligned_spill_bytes,
         lower_bound: bound((load_all, load_free)),
         cc_limit,
-        cc_base: cfg.window - cc_limit,
+        cc_base,
         window: cfg.window,
         strategy: Strategy::ALL.iter().position(|&x| x == cfg.strategy).unwrap_or(0) as u64,
         ..Metrics::default()
     };
-    let regions = Regions { start: floor, general_ceiling: cfg.window - cc_limit, window: cfg.window, align };
+    let regions = Regions { start: floor, general_ceiling: cc_base, window: cfg.window, align };
     let mut members = Members::default();
     let status = if pinned == n as u64 {
         Status::NothingToPlace

@@ -6,6 +6,8 @@
 //! tensors live over `[first access, last access + 1)` (shared ones over the hull of every
 //! core's accesses; loaded inputs and weights over the whole program).
 
+use dramalloc_core::align::DRAM_PAGE;
+
 use crate::input::{Problem, Row, TensorKind};
 use crate::model::SimModel;
 use crate::planning::PlannedModel;
@@ -66,7 +68,9 @@ pub(crate) fn check_view<'a>(
     verify(&problem, &problem.with_offsets(&addrs), align, capacity)
 }
 
-/// Verifies every core; returns the per-core reports.
+/// Verifies every core; returns the per-core reports. Every address must be a multiple of
+/// the DRAM page (4096 bytes), as `check-plan` and `verify` ask of the plan's reports, so
+/// `run` cannot call a plan OK that those reject.
 ///
 /// # Errors
 /// `(core, error)` for the first core whose plan fails.
@@ -88,7 +92,7 @@ pub fn check_plans(model: &SimModel, plan: &PlannedModel) -> Result<Vec<VerifyRe
                 hull: hull0.get(c.names[l].as_str()).copied(),
             })
         });
-        out.push(check_view(c.instructions.len(), tensors, 1, None).map_err(|e| (k, e))?);
+        out.push(check_view(c.instructions.len(), tensors, DRAM_PAGE, None).map_err(|e| (k, e))?);
     }
     Ok(out)
 }

@@ -52,14 +52,16 @@ pub struct CheckReport {
     pub against_program: bool,
 }
 
+/// `` `name` on core k`` for a record index (`None`: no such record).
+fn on_core(file: &PlanFile<'_>, record: u32) -> Option<String> {
+    let r = file.records().get(record as usize)?;
+    Some(format!("`{}` on core {}", file.name(r.tensor.get()).unwrap_or("?"), r.core.get()))
+}
+
 /// `record R (`name` on core k)` for a record index.
 fn named(file: &PlanFile<'_>, record: u32) -> String {
-    match file.records().get(record as usize) {
-        Some(r) => format!(
-            "record {record} (`{}` on core {})",
-            file.name(r.tensor.get()).unwrap_or("?"),
-            r.core.get()
-        ),
+    match on_core(file, record) {
+        Some(name) => format!("record {record} ({name})"),
         None => format!("record {record}"),
     }
 }
@@ -82,13 +84,29 @@ fn records_of(e: &PlanFileError) -> Vec<u32> {
     }
 }
 
-/// `e`'s message followed by the tensor names of the records it names.
+/// `e`'s message with the tensor names of the records it names: where the message says
+/// `R (tensor T)`, the name takes the index's place (`record 2 (`r0` on core 0): ...`, each
+/// record named once); other records are listed after the message (`...: record 5 (`w` on
+/// core 1)`).
 pub fn describe(file: &PlanFile<'_>, e: &PlanFileError) -> String {
-    let names: Vec<String> = records_of(e).into_iter().map(|r| named(file, r)).collect();
-    if names.is_empty() {
-        e.to_string()
+    let mut msg = e.to_string();
+    let mut rest = Vec::new();
+    for record in records_of(e) {
+        let name = on_core(file, record);
+        let index =
+            file.records().get(record as usize).map(|r| format!(" {record} (tensor {})", r.tensor.get()));
+        match (name, index) {
+            (Some(name), Some(index)) if msg.contains(&index) => {
+                msg = msg.replacen(&index, &format!(" {record} ({name})"), 1);
+            }
+            (Some(name), _) => rest.push(format!("record {record} ({name})")),
+            (None, _) => rest.push(format!("record {record}")),
+        }
+    }
+    if rest.is_empty() {
+        msg
     } else {
-        format!("{e}: {}", names.join(", "))
+        format!("{msg}: {}", rest.join(", "))
     }
 }
 
