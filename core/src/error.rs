@@ -167,6 +167,18 @@ pub enum PlanError {
         /// Window size, bytes.
         window: u64,
     },
+    /// The device layout of slab mode (`multicore::SharedMode::Slabs`), one slab of
+    /// `mb_per_core` MiB per core, the shared slab of the same size and the CC region of
+    /// `cc_bytes` after them, does not fit in a `u64` address space: its end,
+    /// `(cores + 1) * mb_per_core * 2^20 + cc_bytes`, is past 2^64 - 1.
+    SlabsOverflow {
+        /// Cores (one slab each).
+        cores: u32,
+        /// Slab size, MiB.
+        mb_per_core: u64,
+        /// CC region size, bytes.
+        cc_bytes: u64,
+    },
     /// The CC region at the top of the window, `[window - cc_bytes, window)`, reaches down
     /// into the pre-placed tensors, which end at `floor` (the HWM floor).
     CcRegionOverlapsPreplaced {
@@ -352,6 +364,16 @@ impl fmt::Display for PlanError {
                 f,
                 "CC region of {cc_bytes} bytes does not fit in the {window}-byte window"
             ),
+            PlanError::SlabsOverflow { cores, mb_per_core, cc_bytes } => {
+                let end = (u128::from(cores) + 1) * u128::from(mb_per_core) * (1 << 20) + u128::from(cc_bytes);
+                write!(f, "{cores} slabs of {mb_per_core} MiB (one per core)")?;
+                if cc_bytes == 0 {
+                    write!(f, " and the shared slab of the same size")?;
+                } else {
+                    write!(f, ", the shared slab of the same size and the {cc_bytes}-byte CC region after them")?;
+                }
+                write!(f, " need {end} bytes of address space, more than a u64 address reaches ({})", u64::MAX)
+            }
             PlanError::CcRegionOverlapsPreplaced { cc_bytes, floor, window } => write!(
                 f,
                 "CC region of {cc_bytes} bytes at [{}, {window}) overlaps the pre-placed tensors, which end at {floor}",

@@ -631,5 +631,5 @@ fn slabs_that_overflow_the_address_space_are_refused() {
     let c = MultiConfig { mode: SharedMode::Slabs { mb_per_core: (1 << 43) - 1 }, ..cfg() };
     let e = run(&n_cores(2), &c).unwrap_err();
     assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
-    assert_eq!(e.error, PlanError::CcRegionTooLarge { cc_bytes: u64::MAX, window: 1 << 30 });
+    assert_eq!(e.error, PlanError::SlabsOverflow { cores: 2, mb_per_core: (1 << 43) - 1, cc_bytes: 0 });
 }

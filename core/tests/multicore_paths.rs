@@ -384,3 +384,35 @@ fn the_reuse_index_is_checked_exactly() {
         }
     }
 }
+
+/// Slabs whose device layout, `(cores + 1)` slabs and the CC region after them, ends past
+/// `u64` are refused before any pass with [`PlanError::SlabsOverflow`] naming the cores, the
+/// slab size and the CC region (a trial's `--mb-per-core 6000000000000` on 2 cores was told
+/// its 500 MiB CC region was 2^64 - 1 bytes): a slab that overflows alone, slabs that fit
+/// with no CC region but not with one of 4 MiB, and the largest slabs that fit.
+#[test]
+fn slabs_past_u64_are_named_with_their_sizes() {
+    let progs = n_cores(2, false);
+    let e = run(&progs, &slabs(u64::MAX, CcSize::Mib(0))).unwrap_err();
+    assert_eq!((e.pass, e.core), (Pass::DramAllocation, 0));
+    assert_eq!(e.error, PlanError::SlabsOverflow { cores: 2, mb_per_core: u64::MAX, cc_bytes: 0 });
+    assert_eq!(
+        e.error.to_string(),
+        "2 slabs of 18446744073709551615 MiB (one per core) and the shared slab of the same size need \
+         58028439341502200382750720 bytes of address space, more than a u64 address reaches \
+         (18446744073709551615)"
+    );
+    // 3 slabs of 5864062014805 MiB end 1 MiB - 1 byte short of 2^64 - 1: no room for 4 MiB of CC
+    let mb = (u64::MAX / 3) >> 20;
+    assert_eq!(mb, 5_864_062_014_805);
+    let e = run(&progs, &slabs(mb, CcSize::Mib(4))).unwrap_err();
+    assert_eq!(e.error, PlanError::SlabsOverflow { cores: 2, mb_per_core: mb, cc_bytes: 4 * M });
+    assert_eq!(
+        e.error.to_string(),
+        "2 slabs of 5864062014805 MiB (one per core), the shared slab of the same size and the 4194304-byte CC \
+         region after them need 18446744073712697344 bytes of address space, more than a u64 address reaches \
+         (18446744073709551615)"
+    );
+    let r = run(&progs, &slabs(mb, CcSize::Mib(0))).unwrap();
+    assert_eq!(r.report.shared_base, 2 * mb * M);
+}

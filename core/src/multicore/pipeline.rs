@@ -227,6 +227,8 @@ impl Pipeline {
     /// [`MultiError`] naming the pass, the core and the [`PlanError`]:
     /// [`PlanError::BadCoreCount`] (no modules, or more than 64), [`PlanError::Capacity`] of
     /// [`Store::ModuleStates`] (fewer `states` than modules; both before any pass, on core 0),
+    /// [`PlanError::SlabsOverflow`] (slab mode whose slabs and CC region end past `u64`, on
+    /// core 0 before any pass),
     /// the errors of [`super::module::build_name_index`] ([`PlanError::TooFewNames`], a short
     /// state), any planner error, the shared-set errors of
     /// [`super::shared_alloc::allocate_shared`] and [`super::sync::sync_shared_allocations`],
@@ -278,9 +280,10 @@ impl Pipeline {
                 let cap = mb_per_core
                     .checked_mul(1 << 20)
                     .filter(|c| c.checked_mul(n as u64 + 1).and_then(|e| e.checked_add(cc_bytes)).is_some());
-                let cap = cap.ok_or(fail(Pass::DramAllocation, 0)(PlanError::CcRegionTooLarge {
-                    cc_bytes: u64::MAX,
-                    window: cfg.plan.window,
+                let cap = cap.ok_or(fail(Pass::DramAllocation, 0)(PlanError::SlabsOverflow {
+                    cores: n as u32,
+                    mb_per_core,
+                    cc_bytes,
                 }))?;
                 (cap, cap)
             }

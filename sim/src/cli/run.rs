@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use dramalloc_core::multicore::SharedMode;
-use dramalloc_core::{CcSize, Strategy};
+use dramalloc_core::{CcSize, PlanError, Strategy};
 
 use super::args::{self, parse_fault, parse_input_shape, read_text, strategy_parser, SIZES};
 use super::console::{stdout_failed, Console};
@@ -206,6 +206,14 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
                 a.hbm_window
             );
             return fail(con, msg, EXIT_BAD_INPUT);
+        }
+        // the device's slabs, the shared slab and the CC region after them must be
+        // addressable (an auto CC region, sized by the planner, is checked there)
+        let cc_bytes = if let CcSize::Mib(m) = cc { m << 20 } else { 0 };
+        let end = (u128::from(a.cores) + 1) * u128::from(mb) * (1 << 20) + u128::from(cc_bytes);
+        if end > u128::from(u64::MAX) {
+            let e = PlanError::SlabsOverflow { cores: a.cores, mb_per_core: mb, cc_bytes };
+            return fail(con, format!("--mb-per-core {mb}: {e}"), EXIT_BAD_INPUT);
         }
     }
     let opts = RunOptions {
