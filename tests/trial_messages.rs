@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::dramalloc;
+use in_process::{data, dramalloc, scratch_in};
 
 /// `--mb-per-core` slabs that, with the shared slab and the CC region after them, end past
 /// `u64` are a bad flag (exit 2) named with the cores, the slab size and the bytes needed; the
@@ -44,4 +44,30 @@ fn slabs_past_u64_are_a_bad_flag_named_with_their_sizes() {
          (one per core), the shared slab of the same size and the 266862592-byte CC region after them need \
          18446744073975365632 bytes of address space, more than a u64 address reaches (18446744073709551615)\n"
     );
+}
+
+/// `faults` takes program JSON only: a model file, with its extension or without, is named
+/// as one and the user told to convert it with `dramalloc import` first (the trial was told
+/// to give `conv.onnx` the .onnx extension it had).
+#[test]
+fn faults_says_to_import_a_model_first() {
+    let d = scratch_in("trial", "faults");
+    let bare = d.join("squeezenet");
+    std::fs::copy(data("models/onnx_squeezenet.onnx"), &bare).unwrap();
+    let said = |file: &str, offset: u32, what: &str| {
+        format!(
+            "error: {file}: not valid UTF-8 text (first bad byte at offset {offset}): it looks like {what} model, and \
+             this command reads program JSON only: convert it first with `dramalloc import {file} -o PROGRAM.json`\n"
+        )
+    };
+    for (file, offset, what) in [
+        (data("models/onnx_squeezenet.onnx"), 24, "an ONNX"),
+        (bare.display().to_string(), 24, "an ONNX"),
+        (data("models/mp_selfie_segmentation.tflite"), 48, "a TFLite"),
+    ] {
+        let out = dramalloc(&["faults", &file, "--count", "1"]);
+        assert_eq!((out.code, out.stdout.as_str()), (ExitCode::from(2), ""), "{file}");
+        assert_eq!(out.stderr, said(&file, offset, what));
+    }
+    std::fs::remove_dir_all(&d).unwrap();
 }

@@ -147,6 +147,22 @@ pub enum InputError {
         /// Whether the input is standard input (no file to rename).
         on_stdin: bool,
     },
+    /// Program JSON was expected by a command that takes no model file (`faults`), and the
+    /// file, not UTF-8, holds a model: it is to be converted with `dramalloc import` first.
+    #[error(
+        "{file}: not valid UTF-8 text (first bad byte at offset {offset}): it looks like {} {format} \
+         model, and this command reads program JSON only: convert it first with `dramalloc import {file} -o \
+         PROGRAM.json`",
+        if format.starts_with(['A', 'E', 'I', 'O', 'U']) { "an" } else { "a" }
+    )]
+    ModelNeedsImport {
+        /// The file.
+        file: String,
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+        /// The model format: `ONNX`, `TFLite`.
+        format: &'static str,
+    },
     /// The file is not well-formed JSON; `line`/`column` are `serde_json`'s (1-based).
     #[error("{file}:{line}:{column}: malformed JSON: {message}")]
     MalformedJson {

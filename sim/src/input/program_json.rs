@@ -145,13 +145,20 @@ pub fn parse_program(text: &str, source: &str, max_tensors: usize) -> Result<Pro
     Parser { file: source }.program(&root, max_tensors)
 }
 
-/// Reads and parses a program JSON file.
+/// Reads and parses a program JSON file, for a command that takes program JSON only (no
+/// model file: `faults`).
 ///
 /// # Errors
 /// [`InputError::Io`] or [`InputError::NotUtf8`] when the file cannot be read as text,
-/// otherwise as [`parse_program`] with the path as the source name.
+/// [`InputError::ModelNeedsImport`] when it holds a model (whatever its extension), otherwise
+/// as [`parse_program`] with the path as the source name.
 pub fn read_program(path: &Path, max_tensors: usize) -> Result<Program, InputError> {
-    let (text, source) = read_text(path)?;
+    let (text, source) = read_text(path).map_err(|e| match e {
+        InputError::ModelNotText { file, offset, format, .. } => {
+            InputError::ModelNeedsImport { file, offset, format }
+        }
+        other => other,
+    })?;
     parse_program(&text, &source, max_tensors)
 }
 
