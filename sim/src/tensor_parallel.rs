@@ -15,8 +15,9 @@
 //!      core's private copy of the result, `bytes(T)` bytes.
 //!
 //!   Every later op that read `T` reads `<T>/reduced` instead.
-//! - A pre-placed `T` (a graph output, or an input or weight an op writes: at a fixed address
-//!   that the program's caller reads after the program ends) must end holding the reduced
+//! - A pre-placed `T` (a graph output, at a fixed address that the program's caller reads
+//!   after the program ends; no op writes an input or weight: the program reader refuses
+//!   that, [`InputError::WritesPreloaded`]) must end holding the reduced
 //!   value, so there the roles swap: the op writes `<T>/partial`, a private intermediate of
 //!   `bytes(T)` bytes, the stage reads it, and the gather writes `T` itself. Later readers of
 //!   `T` read `T`; no `<T>/reduced` is made.
