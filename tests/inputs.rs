@@ -314,7 +314,10 @@ fn csv_missing_column() {
         csv_error("id,lower,upper\na,0,3\n"),
         "bad.csv: line 1: missing column `size` in header `id,lower,upper`"
     );
-    assert_eq!(csv_error(""), "bad.csv: line 1: missing column `id` in header ``");
+    assert_eq!(
+        csv_error(""),
+        "bad.csv: the file is empty: a CSV starts with its header line, `id,lower,upper,size`"
+    );
     assert_eq!(
         parse_solution("id,lower,upper,size\na,0,3,4\n", "sol.csv", MAX).unwrap_err().to_string(),
         "sol.csv: line 1: missing column `offset` in header `id,lower,upper,size`"

@@ -71,3 +71,95 @@ fn faults_says_to_import_a_model_first() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// The small wording fixes of the trial: `faults` counts in the singular where there is one
+/// (`1 model, 1 core`, not `1 cores`); `run --help` has no stray comma; `verify` of a
+/// tensor-parallel run whose program has no op to split says both splits give that plan, not
+/// `split none`; an empty CSV is said to be empty, not a header missing `id`; a TFLite file
+/// named `.onnx` (and an ONNX one named `.tflite`) is named as the other format.
+#[test]
+fn the_small_wording_fixes() {
+    let d = scratch_in("trial", "words");
+    let relu = d.join("relu.json");
+    std::fs::write(
+        &relu,
+        r#"{"name": "relu", "tensors": [{"name": "x", "bytes": 64, "kind": "input"},
+            {"name": "y", "bytes": 64, "kind": "output"}],
+            "ops": [{"name": "a", "op": "Relu", "inputs": ["x"], "outputs": ["y"]}]}"#,
+    )
+    .unwrap();
+    let relu = relu.to_str().unwrap();
+    let out = dramalloc(&["faults", relu, "--cores", "1", "--count", "1"]);
+    assert_eq!(out.code, ExitCode::from(1));
+    assert_eq!(
+        out.stdout.lines().next(),
+        Some("dramalloc faults: 1 model, 1 core, tensor-parallel, 1 of each kind")
+    );
+    let out = dramalloc(&["run", "--help"]);
+    assert!(out.stdout.contains("Host memory the simulation may use (a size; default:"), "{}", out.stdout);
+    let r = d.join("R");
+    let out = dramalloc(&[
+        "run",
+        relu,
+        "--cores",
+        "2",
+        "--split",
+        "tensor-parallel",
+        "--report-dir",
+        r.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, ExitCode::SUCCESS, "{}", out.stderr);
+    let csv = r.join("plan.csv");
+    let out = dramalloc(&["verify", relu, csv.to_str().unwrap()]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (
+            ExitCode::SUCCESS,
+            "OK: 4 tensor rows on 2 cores, split none or tensor-parallel (the program has no op tensor-parallel \
+             splits: the same plan), 0 shared tensors checked once, peak 4160 bytes\n"
+        )
+    );
+    // with --split given, or a program with ops to split, the split is named as before
+    let out = dramalloc(&["verify", relu, csv.to_str().unwrap(), "--split", "tensor-parallel"]);
+    assert!(
+        out.stdout.starts_with("OK: 4 tensor rows on 2 cores, split tensor-parallel, "),
+        "{}",
+        out.stdout
+    );
+    let empty = d.join("empty.csv");
+    std::fs::write(&empty, "").unwrap();
+    let out = dramalloc(&["plan", empty.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.code, ExitCode::from(2));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {}: the file is empty: a CSV starts with its header line, `id,lower,upper,size`\n",
+            empty.display()
+        )
+    );
+    let (onnx, tflite) = (d.join("selfie.onnx"), d.join("squeezenet.tflite"));
+    std::fs::copy(data("models/mp_selfie_segmentation.tflite"), &onnx).unwrap();
+    std::fs::copy(data("models/onnx_squeezenet.onnx"), &tflite).unwrap();
+    let out = dramalloc(&["run", onnx.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(2));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {}: malformed ONNX file: failed to decode Protobuf message: ModelProto.producer_version: \
+             invalid wire type: EndGroup (expected LengthDelimited): it looks like a TFLite model: give it the \
+             .tflite extension\n",
+            onnx.display()
+        )
+    );
+    let out = dramalloc(&["import", tflite.to_str().unwrap(), "-o", "-"]);
+    assert_eq!(out.code, ExitCode::from(2));
+    assert_eq!(
+        out.stderr,
+        format!(
+            "error: {}: malformed TFLite file: In <[ModelRef]@0>::read_as_root(): Invalid offset: it looks like \
+             an ONNX model: give it the .onnx extension\n",
+            tflite.display()
+        )
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use super::args::count_of;
 use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, MAX_TENSORS};
 use crate::exec::campaign::{plan_all, run_campaign};
@@ -61,9 +62,9 @@ pub(super) fn cmd_faults(a: &FaultsArgs, con: &mut Console<'_>) -> ExitCode {
     let table = con.write_out(|o| {
         writeln!(
             o,
-            "dramalloc faults: {} model(s), {} cores, tensor-parallel, {} of each kind",
-            planned.len(),
-            a.cores,
+            "dramalloc faults: {}, {}, tensor-parallel, {} of each kind",
+            count_of(planned.len(), "model"),
+            count_of(a.cores as usize, "core"),
             a.count
         )?;
         writeln!(o, "{:<12} {:>9} {:>9}  BY", "KIND", "INJECTED", "DETECTED")?;

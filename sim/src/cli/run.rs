@@ -74,7 +74,7 @@ pub struct RunArgs {
     /// Inject a fault (SEED, move:SEED, twin:SEED, reverse:SEED, corrupt:SEED); the run must fail.
     #[arg(long, value_parser = parse_fault)]
     pub inject_fault: Option<Fault>,
-    /// Host memory the simulation may use, (a size; default: what the host has available).
+    /// Host memory the simulation may use (a size; default: what the host has available).
     #[arg(long, value_parser = args::size)]
     pub host_memory: Option<u64>,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS (e.g. x=1x3x224x224); repeatable.

@@ -146,11 +146,22 @@ fn verify_plan_csv(a: &VerifyArgs, text: Option<Vec<u8>>, con: &mut Console<'_>)
     let slab = a.mb_per_core.map(|mb| mb.saturating_mul(1 << 20));
     match crate::verify::run_plan::verify_plan(&program, &rows, a.split, align, a.capacity, slab) {
         Ok(r) => {
+            // on several cores a program tensor-parallel splits nothing plans the same either
+            // way: say so, not `split none` for a run that asked for tensor-parallel
+            let same = |s| crate::run::build_model(&program, r.cores, s).map(|m| m.cores[0].names.len());
+            let split = if a.split.is_none()
+                && r.split == Split::None
+                && r.cores > 1
+                && same(Split::None).ok() == same(Split::TensorParallel).ok()
+            {
+                "none or tensor-parallel (the program has no op tensor-parallel splits: the same plan)"
+            } else {
+                r.split.name()
+            };
             let line = format!(
-                "OK: {} on {}, split {}, {} checked once, peak {} bytes",
+                "OK: {} on {}, split {split}, {} checked once, peak {} bytes",
                 count_of(r.tensors, "tensor row"),
                 count_of(r.cores, "core"),
-                r.split.name(),
                 count_of(r.shared, "shared tensor"),
                 r.peak
             );

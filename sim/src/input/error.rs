@@ -163,6 +163,14 @@ pub enum InputError {
         /// The model format: `ONNX`, `TFLite`.
         format: &'static str,
     },
+    /// A CSV with no line (or only empty ones): not even its header.
+    #[error("{file}: the file is empty: a CSV starts with its header line, `{header}`")]
+    EmptyCsv {
+        /// The file.
+        file: String,
+        /// The header the file should start with (its required columns).
+        header: &'static str,
+    },
     /// The file is not well-formed JSON; `line`/`column` are `serde_json`'s (1-based).
     #[error("{file}:{line}:{column}: malformed JSON: {message}")]
     MalformedJson {

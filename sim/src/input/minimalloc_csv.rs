@@ -342,9 +342,13 @@ fn read_csv_sized(
     let line = match reader.read_byte_record(&mut record) {
         // the header's own line, after any empty lines before it
         Ok(true) => reader.get_mut().record_line(record.position().map_or(0, csv::Position::byte)),
+        // no line at all (or only empty ones): said so, not as a header missing its `id`
         Ok(false) => {
-            record.clear();
-            1
+            let header = match kind {
+                Kind::Problem => "id,lower,upper,size",
+                Kind::Solution => "id,lower,upper,size,offset",
+            };
+            return Err(InputError::EmptyCsv { file: file.to_owned(), header });
         }
         Err(e) => return Err(malformed(e, &mut reader, file)),
     };

@@ -181,13 +181,30 @@ fn too_large(text: &str, d: &str) -> String {
 ///
 /// # Errors
 /// [`ImportError::Io`] when the file cannot be read, [`ImportError::UnknownFormat`] when a file
-/// without a model extension is neither format, and otherwise as [`import_bytes`].
+/// without a model extension is neither format, and otherwise as [`import_bytes`] (a
+/// [`ImportError::Malformed`] file that holds the other format says so: `it looks like a
+/// TFLite model: give it the .tflite extension`).
 pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, ImportError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| ImportError::Io { file: file.clone(), source })?;
     let name = path.file_stem().map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned());
     match ModelFormat::from_path(path) {
-        Some(format) => import_bytes(&bytes, &file, &name, format, options),
+        // a file of the other format under this extension: said so, after the decoder's words
+        Some(format) => import_bytes(&bytes, &file, &name, format, options).map_err(|e| match e {
+            ImportError::Malformed { file, format: f, detail } => {
+                let detail = match ModelFormat::recognise(&bytes).filter(|&other| other != format) {
+                    Some(other) => format!(
+                        "{detail}: it looks like {} {} model: give it the {} extension",
+                        if other == ModelFormat::Onnx { "an" } else { "a" },
+                        other.name(),
+                        other.extension()
+                    ),
+                    None => detail,
+                };
+                ImportError::Malformed { file, format: f, detail }
+            }
+            e => e,
+        }),
         None => {
             let format = ModelFormat::sniff(&bytes);
             import_bytes(&bytes, &file, &name, format, options).map_err(|e| match e {
