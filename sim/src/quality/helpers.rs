@@ -5,15 +5,19 @@
 //! scale it skips the members whose estimates no longer fit: on a dense graph of 57,052
 //! buffers a greedy pass is estimated at 1.6 × 10^9 units (its bound), and none runs, though
 //! `greedy-load` alone plans it at 1.0026 × LB in 0.3 s. The core stays single-threaded; the
-//! host has more cores. While the portfolio plans, each helper thread takes the next strategy
-//! of [`HELPER_STRATEGIES`] (the portfolio's greedy rows, in its table's order) and plans it
-//! alone on a workspace of its own, stopped by the same clock and by the portfolio's end.
+//! host has more cores. While the portfolio plans, each helper thread takes the first strategy
+//! of [`HELPER_STRATEGIES`] (the portfolio's single-strategy rows, in its table's order) that
+//! nobody took yet and plans it alone on a workspace of its own, stopped by the same clock and
+//! by the portfolio's end. Where the portfolio cannot afford all its rows it asks before each
+//! of these (`Claims::claim`, `dramalloc_core::place::exact::Budget::claim`) and leaves the ones a
+//! helper took; at its end it plans those its helper has not finished itself
+//! (`Helpers::finish`), so it never waits on a helper and loses no row it would have run.
 //! [`crate::quality::problem::solve_limited`] keeps a helper's plan where its peak is strictly
-//! lower than the portfolio's, so helpers never make a plan worse; and they never make the
-//! caller wait: when the portfolio ends they are told to stop, and a plan they had not
-//! finished is dropped (`dramalloc_core::PlanError::Stopped`). Where the portfolio ran the same
-//! strategy as a member (small inputs), the helper's plan is that member's, so not lower:
-//! the plan is the portfolio's, whatever the threads' timing.
+//! lower than the portfolio's, so helpers never make a plan worse; the other helpers are told
+//! to stop when the portfolio ends, and a plan they had not finished is dropped
+//! (`dramalloc_core::PlanError::Stopped`). Where the portfolio ran every row (small inputs:
+//! it asks nothing), a helper's plan is that member's, so not lower: the plan is the
+//! portfolio's, whatever the threads' timing.
 //!
 //! Memory: a helper holds a workspace of its own, about [`HELPER_BYTES_PER_ROW`] bytes a row,
 //! so helpers start only while all of them fit in [`HELPER_MEMORY`] (at 10^6 rows, none: the
