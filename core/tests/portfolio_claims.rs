@@ -6,7 +6,7 @@
 
 #[path = "support/problem.rs"]
 mod generate;
-use dramalloc_core::place::exact::{Budget, Claim};
+use dramalloc_core::place::exact::{Ask, Budget, Claim};
 use dramalloc_core::place::report::{Member as M, Outcome as O};
 use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig, StaticWorkspace, Strategy};
 use generate::problem;
@@ -18,17 +18,13 @@ fn big() -> Vec<Buffer> {
 
 /// Plans `bufs` with `auto` at 256-byte alignment within `work` units, the host answering
 /// `answer(question number, question)`; returns the member report, the peak and the questions.
-fn plan(
-    bufs: &[Buffer],
-    work: u64,
-    answer: impl Fn(usize, Option<Strategy>) -> Claim,
-) -> (Vec<(M, O)>, u64, Vec<Option<Strategy>>) {
+fn plan(bufs: &[Buffer], work: u64, answer: impl Fn(usize, Ask) -> Claim) -> (Vec<(M, O)>, u64, Vec<Ask>) {
     let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut asked = Vec::new();
     let mut go = || true;
-    let mut claim = |s: Option<Strategy>| {
+    let mut claim = |s: Ask| {
         asked.push(s);
         answer(asked.len() - 1, s)
     };
@@ -57,7 +53,7 @@ fn rows_within_the_budget_ask_the_host_nothing() {
 #[test]
 fn a_strategy_the_host_plans_is_skipped_here() {
     let (runs, hwm, asked) = plan(&big(), 1_000_000, |_, s| {
-        if s == Some(Strategy::GreedyClass) {
+        if s == Ask::Take(Strategy::GreedyClass) {
             Claim::Elsewhere
         } else {
             Claim::Here
@@ -69,10 +65,12 @@ fn a_strategy_the_host_plans_is_skipped_here() {
     assert_eq!(runs[8], (M::Skyline(2), O::OverBudget { cost: 901_029, left: 226_338 }));
     assert_eq!(runs[9], (M::GreedyStart, O::Ran { peak: 546_304, work: 124_003 }));
     assert_eq!(runs[11], (M::BestFit, O::OverBudget { cost: 180_000, left: 102_335 }));
-    let singles: Vec<Strategy> = asked.iter().flatten().copied().collect();
+    let singles: Vec<Strategy> =
+        asked.iter().filter_map(|&a| if let Ask::Take(s) = a { Some(s) } else { None }).collect();
     use Strategy::{GreedyClass, GreedyLoad, GreedySize, GreedyStart};
     assert_eq!(singles, [GreedyLoad, GreedyClass, GreedySize, GreedyStart]);
-    assert_eq!(asked.len(), 20);
+    assert_eq!(asked.len(), 21);
+    assert_eq!(asked.iter().filter(|&&a| a == Ask::RowsDone).count(), 1);
 }
 
 /// Once the host says a plan of its own is at the lower bound (from its seventh answer on),
@@ -98,6 +96,10 @@ fn a_plan_at_the_bound_elsewhere_skips_what_is_left() {
     assert_eq!(runs[15].0, M::BranchAndBound);
     assert_eq!(runs[16].0, M::Repair);
     // five rows asked with None, then greedy-load's claim, then the question that says reached
-    assert_eq!(asked[..7], [None, None, None, None, None, Some(Strategy::GreedyLoad), None]);
+    use Ask::{RowsDone, Status, Take};
+    assert_eq!(asked[..7], [Status, Status, Status, Status, Status, Take(Strategy::GreedyLoad), Status]);
+    // the ten rows left ask Status, then RowsDone once; its Reached skips the branch and bound
+    // without another question, and the repair asks Status
+    assert_eq!(asked[16..], [RowsDone, Status]);
     assert_eq!(asked.len(), 18);
 }

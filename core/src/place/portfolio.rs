@@ -61,7 +61,7 @@ pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
-use crate::place::exact::{Budget, Claim, Schedule};
+use crate::place::exact::{Ask, Budget, Claim, Schedule};
 use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
 pub use crate::place::exact_member::{AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use crate::place::greedy::{sort_order, Order};
@@ -396,7 +396,7 @@ pub(crate) fn run_strategy(
             && st.occupied.len() >= n;
         let outcome = if !padded && best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
-        } else if ask(budget, split, None) == Claim::Reached {
+        } else if ask(budget, split, Ask::Status) == Claim::Reached {
             Outcome::ReachedElsewhere
         } else if !one_interval {
             Outcome::NotApplicable
@@ -406,8 +406,10 @@ pub(crate) fn run_strategy(
             Outcome::OutOfTime
         } else if !forced && c > left {
             Outcome::OverBudget { cost: c, left }
-        } else if let Some(o) =
-            member.is_single().then(|| ask(budget, split, Some(strategy_of(member)))).and_then(|c| match c {
+        } else if let Some(o) = member
+            .is_single()
+            .then(|| ask(budget, split, Ask::Take(strategy_of(member))))
+            .and_then(|c| match c {
                 Claim::Here => None,
                 Claim::Elsewhere => Some(Outcome::Elsewhere),
                 Claim::Reached => Some(Outcome::ReachedElsewhere),
@@ -497,6 +499,8 @@ pub(crate) fn run_strategy(
         };
         report.push(member, outcome);
     }
+    // the host may finish the rows it took now, before the repair spends the clock
+    let reached = ask(budget, split, Ask::RowsDone) == Claim::Reached;
     let Some((best_peak, winner)) = best else {
         return Err(first_err.unwrap_or(PlanError::Unallocated { location: 0 }));
     };
@@ -544,7 +548,7 @@ pub(crate) fn run_strategy(
     // `auto`'s nodes for `exact` too: `exact` is `auto`'s steps up to the repair, then it
     // searches on from the repaired plan (below), so it is never worse on the same clock
     let mut searched = None;
-    if keep && est.greedy != u64::MAX && ask(budget, split, None) == Claim::Reached {
+    if keep && est.greedy != u64::MAX && (reached || ask(budget, split, Ask::Status) == Claim::Reached) {
         report.push(Member::BranchAndBound, Outcome::ReachedElsewhere);
     } else if keep && est.greedy != u64::MAX {
         let first = (u64::MAX, Schedule::auto(AUTO_EXACT_WORK));
@@ -566,7 +570,7 @@ pub(crate) fn run_strategy(
     // repair allowance past it (a host with a clock: until the clock stops it)
     if best_peak > lb {
         let allowed = left.saturating_add(budget.repair_work);
-        let outcome = if ask(budget, split, None) == Claim::Reached {
+        let outcome = if ask(budget, split, Ask::Status) == Claim::Reached {
             Outcome::ReachedElsewhere
         } else if !(budget.keep_going)() {
             Outcome::OutOfTime
@@ -609,9 +613,9 @@ pub(crate) fn run_strategy(
 
 /// The host's answer about a row ([`Budget::claim`]): [`Claim::Here`] where the rows are
 /// not `split` (they fit the budget together) or there is no host.
-fn ask(budget: &mut Budget<'_>, split: bool, strategy: Option<Strategy>) -> Claim {
+fn ask(budget: &mut Budget<'_>, split: bool, question: Ask) -> Claim {
     match budget.claim.as_mut() {
-        Some(claim) if split => claim(strategy),
+        Some(claim) if split => claim(question),
         _ => Claim::Here,
     }
 }

@@ -28,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
 
-use dramalloc_core::place::exact::{Budget, Claim};
+use dramalloc_core::place::exact::{Ask, Budget, Claim};
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
 };
@@ -73,6 +73,22 @@ pub fn helper_count(rows: usize, threads: usize) -> usize {
     let each = (rows as u64).max(1).saturating_mul(HELPER_BYTES_PER_ROW);
     let by_memory = (HELPER_MEMORY / each) as usize;
     threads.saturating_sub(1).min(by_memory).min(HELPER_STRATEGIES.len())
+}
+
+/// Cores no other runnable task wants when planning starts, besides the calling thread's:
+/// the host's threads ([`crate::quality::limits::default_threads`]) less the tasks running or
+/// ready to run (Linux: `procs_running` of `/proc/stat`, the caller's thread among them);
+/// where that count cannot be read, every other core. A helper starts only on such a core: on
+/// a busy host a helper at the lowest priority gets too little time to finish what the
+/// portfolio left it, and the process's exit waits for its threads to be scheduled (a
+/// try-and-break run with two busy loops on this 2-core VM: `--threads 2` 1.0163 where
+/// `--threads 1` reached 1.0000, and 0.2–0.3 s past `--time-limit` at exit).
+pub fn spare_cores() -> usize {
+    let cores = crate::quality::limits::default_threads();
+    let running = std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
+        s.lines().find_map(|l| l.strip_prefix("procs_running ")).and_then(|v| v.trim().parse::<usize>().ok())
+    });
+    cores.saturating_sub(running.unwrap_or(1).max(1))
 }
 
 /// What became of one strategy a helper took.
@@ -174,6 +190,12 @@ struct Shared {
     done: Mutex<Vec<(Helped, Option<HelperPlan>)>>,
     /// Set for each strategy a helper finished (its entry is in `done`).
     completed: [AtomicBool; HELPER_STRATEGIES.len()],
+    /// The problem the helpers plan (the problem's buffers, sizes rounded up to `align`), its
+    /// capacity, and the clock's end.
+    buffers: Arc<[CoreBuffer]>,
+    align: u64,
+    capacity: Option<u64>,
+    until: Instant,
 }
 
 /// The portfolio's side of the helpers: which single strategies it leaves to them
@@ -184,28 +206,69 @@ pub(crate) struct Claims {
 }
 
 impl Claims {
-    /// The host's answer to the portfolio (`dramalloc_core::place::exact::Budget::claim`):
-    /// [`Claim::Reached`] once a helper's plan is at the lower bound, until the helpers are
-    /// told to stop; otherwise, for `Some(strategy)`, [`Claim::Here`] for a strategy the
-    /// helpers do not plan, one nobody took yet (the portfolio takes it now) or one it took
-    /// before, and [`Claim::Elsewhere`] for one a helper took (the portfolio's end then waits
-    /// for that helper's plan, up to the clock); [`Claim::Here`] for `None`.
-    pub(crate) fn claim(&self, strategy: Option<Strategy>) -> Claim {
+    /// The host's answer to the portfolio (`dramalloc_core::place::exact::Budget::claim`).
+    /// For [`Ask::Take`]: [`Claim::Here`] for a strategy the helpers do not plan, one nobody
+    /// took yet (the portfolio takes it now) or one it took before, and [`Claim::Elsewhere`]
+    /// for one a helper took. For [`Ask::RowsDone`] it first plans, on the calling thread, the
+    /// strategies it answered `Elsewhere` for that their helper has not finished
+    /// ([`Claims::plan_left`]). [`Claim::Reached`] once a plan of the helpers' (or one planned
+    /// so) is at the lower bound; [`Claim::Here`] otherwise, and always once the helpers are
+    /// told to stop.
+    pub(crate) fn claim(&self, ask: Ask) -> Claim {
         let shared = &self.shared;
         if shared.stop.load(Ordering::Relaxed) {
             return Claim::Here;
         }
+        if ask == Ask::RowsDone {
+            self.plan_left();
+        }
         if shared.reached.load(Ordering::Acquire) {
             return Claim::Reached;
         }
-        let Some(k) = strategy.and_then(|s| HELPER_STRATEGIES.iter().position(|&x| x == s)) else {
-            return Claim::Here;
-        };
+        let Ask::Take(strategy) = ask else { return Claim::Here };
+        let Some(k) = HELPER_STRATEGIES.iter().position(|&x| x == strategy) else { return Claim::Here };
         match shared.taken[k].compare_exchange(FREE, PORTFOLIO, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) | Err(PORTFOLIO) => Claim::Here,
             Err(_) => {
                 shared.deferred[k].store(true, Ordering::Release);
                 Claim::Elsewhere
+            }
+        }
+    }
+
+    /// Plans on the calling thread each strategy the portfolio left to a helper
+    /// ([`Claim::Elsewhere`]) that the helper has not finished, in turn, each stopped as soon
+    /// as its helper finishes it, a plan is at the bound, or the clock ends
+    /// ([`HelperOutcome::RanHere`] where this thread finishes first): the portfolio never
+    /// waits on a helper the host starves, and loses no row it would have planned itself.
+    pub(crate) fn plan_left(&self) {
+        let shared = &self.shared;
+        let finished = |k: usize| shared.completed[k].load(Ordering::Acquire);
+        let mut host = None;
+        for (k, &strategy) in HELPER_STRATEGIES.iter().enumerate() {
+            let planned = lock(&shared.done).iter().any(|(h, _)| h.strategy == strategy);
+            if !shared.deferred[k].load(Ordering::Acquire) || finished(k) || planned {
+                continue;
+            }
+            if shared.reached.load(Ordering::Acquire) || Instant::now() >= shared.until {
+                return;
+            }
+            let rows = shared.buffers.len().max(1);
+            let host = host.get_or_insert_with(|| HostWorkspace::new(rows, rows, 1));
+            let mut keep_going =
+                || Instant::now() < shared.until && !shared.reached.load(Ordering::Acquire) && !finished(k);
+            let (outcome, plan) =
+                plan_alone(host, &shared.buffers, shared.align, shared.capacity, strategy, &mut keep_going);
+            let outcome = match outcome {
+                HelperOutcome::Ran { hwm } => HelperOutcome::RanHere { hwm },
+                o => o,
+            };
+            let mut done = lock(&shared.done);
+            if !done.iter().any(|(h, _)| h.strategy == strategy) && outcome != HelperOutcome::Stopped {
+                if plan.as_ref().is_some_and(|p| p.metrics.hwm <= p.metrics.lower_bound) {
+                    shared.reached.store(true, Ordering::Release);
+                }
+                done.push((Helped { strategy, outcome, kept: false }, plan));
             }
         }
     }
@@ -219,13 +282,6 @@ impl Claims {
 pub(crate) struct Helpers {
     shared: Arc<Shared>,
     threads: Vec<JoinHandle<()>>,
-    /// The clock's end: a strategy left to the helpers is planned until then.
-    until: Instant,
-    /// The problem the helpers plan, as [`Helpers::start`] got it.
-    buffers: Arc<[CoreBuffer]>,
-    /// Its alignment and capacity.
-    align: u64,
-    capacity: Option<u64>,
 }
 
 impl Helpers {
@@ -246,14 +302,18 @@ impl Helpers {
             reached: AtomicBool::new(false),
             done: Mutex::new(Vec::new()),
             completed: std::array::from_fn(|_| AtomicBool::new(false)),
+            buffers,
+            align,
+            capacity,
+            until,
         });
         let threads = (0..count)
             .map(|_| {
-                let (shared, buffers) = (Arc::clone(&shared), Arc::clone(&buffers));
-                std::thread::spawn(move || work(&shared, &buffers, align, capacity, until))
+                let shared = Arc::clone(&shared);
+                std::thread::spawn(move || work(&shared))
             })
             .collect();
-        Helpers { shared, threads, until, buffers, align, capacity }
+        Helpers { shared, threads }
     }
 
     /// The portfolio's side: which single strategies it leaves to the helpers.
@@ -269,39 +329,16 @@ impl Helpers {
     /// and stopped as soon as the helper finishes it ([`HelperOutcome::RanHere`] where this
     /// thread finishes first): the portfolio never waits on a helper the host starves. With
     /// `wait`, first lets every helper run to its end (tests), and joins them.
-    pub(crate) fn finish(self, wait: bool) -> (Vec<Helped>, Option<HelperPlan>) {
+    pub(crate) fn finish(mut self, wait: bool) -> (Vec<Helped>, Option<HelperPlan>) {
         if wait {
-            for t in self.threads {
+            for t in std::mem::take(&mut self.threads) {
                 if let Err(e) = t.join() {
                     std::panic::resume_unwind(e);
                 }
             }
         }
+        self.claims().plan_left();
         let shared = &self.shared;
-        let finished = |k: usize| shared.completed[k].load(Ordering::Acquire);
-        let mut host = None;
-        for (k, &strategy) in HELPER_STRATEGIES.iter().enumerate() {
-            if !shared.deferred[k].load(Ordering::Acquire) || finished(k) {
-                continue;
-            }
-            if shared.reached.load(Ordering::Acquire) || Instant::now() >= self.until {
-                break;
-            }
-            let rows = self.buffers.len().max(1);
-            let host = host.get_or_insert_with(|| HostWorkspace::new(rows, rows, 1));
-            let mut keep_going =
-                || Instant::now() < self.until && !shared.reached.load(Ordering::Acquire) && !finished(k);
-            let (outcome, plan) =
-                plan_alone(host, &self.buffers, self.align, self.capacity, strategy, &mut keep_going);
-            let outcome = match outcome {
-                HelperOutcome::Ran { hwm } => HelperOutcome::RanHere { hwm },
-                o => o,
-            };
-            let mut done = lock(&shared.done);
-            if !done.iter().any(|(h, _)| h.strategy == strategy) && outcome != HelperOutcome::Stopped {
-                done.push((Helped { strategy, outcome, kept: false }, plan));
-            }
-        }
         let mut done = lock(&shared.done);
         self.shared.stop.store(true, Ordering::Relaxed);
         let mut done = std::mem::take(&mut *done);
@@ -354,7 +391,9 @@ fn low_priority() -> Result<(), thread_priority::Error> {
 
 /// One helper's loop: the next strategy until none is left or it is told to stop; nothing
 /// where the host refuses it the lowest priority ([`low_priority`]).
-fn work(shared: &Shared, buffers: &[CoreBuffer], align: u64, capacity: Option<u64>, until: Instant) {
+fn work(shared: &Shared) {
+    let (buffers, align, capacity, until) =
+        (&shared.buffers[..], shared.align, shared.capacity, shared.until);
     if low_priority().is_err() {
         return;
     }
@@ -477,17 +516,17 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(600);
         let helpers = Helpers::start(0, core_buffers(&p, true).collect(), 1, None, far);
         let claims = helpers.claims();
-        assert_eq!(claims.claim(Some(Strategy::GreedyLoad)), Claim::Here);
-        assert_eq!(claims.claim(Some(Strategy::GreedyLoad)), Claim::Here);
+        assert_eq!(claims.claim(Ask::Take(Strategy::GreedyLoad)), Claim::Here);
+        assert_eq!(claims.claim(Ask::Take(Strategy::GreedyLoad)), Claim::Here);
         helpers.shared.taken[1].store(HELPER, Ordering::Release);
-        assert_eq!(claims.claim(Some(Strategy::GreedyClass)), Claim::Elsewhere);
+        assert_eq!(claims.claim(Ask::Take(Strategy::GreedyClass)), Claim::Elsewhere);
         assert!(helpers.shared.deferred[1].load(Ordering::Acquire));
         assert!(!helpers.shared.deferred[0].load(Ordering::Acquire));
-        assert_eq!(claims.claim(Some(Strategy::Skyline)), Claim::Here);
-        assert_eq!(claims.claim(None), Claim::Here);
+        assert_eq!(claims.claim(Ask::Take(Strategy::Skyline)), Claim::Here);
+        assert_eq!(claims.claim(Ask::Status), Claim::Here);
         helpers.shared.reached.store(true, Ordering::Release);
-        assert_eq!(claims.claim(None), Claim::Reached);
-        assert_eq!(claims.claim(Some(Strategy::GreedySize)), Claim::Reached);
+        assert_eq!(claims.claim(Ask::Status), Claim::Reached);
+        assert_eq!(claims.claim(Ask::Take(Strategy::GreedySize)), Claim::Reached);
         let (helped, best) = helpers.finish(false);
         // reached: the strategy left to the helper is not planned here
         assert_eq!(
@@ -495,11 +534,12 @@ mod tests {
             [Helped { strategy: Strategy::GreedyClass, outcome: HelperOutcome::Stopped, kept: false }]
         );
         assert!(best.is_none());
-        assert_eq!(claims.claim(Some(Strategy::GreedySize)), Claim::Here);
+        assert_eq!(claims.claim(Ask::Take(Strategy::GreedySize)), Claim::Here);
     }
 
     /// A strategy the portfolio left to a helper that never ran it (here no helper thread at
-    /// all: a host that starves them) is planned at the portfolio's end on its thread, whole:
+    /// all: a host that starves them) is planned on the portfolio's thread once its rows are
+    /// done, whole:
     /// the same peak and offsets as the strategy planned alone.
     #[test]
     fn finish_plans_a_strategy_its_helper_did_not() {
@@ -507,10 +547,16 @@ mod tests {
         let far = Instant::now() + Duration::from_secs(600);
         let helpers = Helpers::start(0, core_buffers(&p, true).collect(), 1, None, far);
         helpers.shared.taken[2].store(HELPER, Ordering::Release);
-        assert_eq!(helpers.claims().claim(Some(Strategy::GreedySize)), Claim::Elsewhere);
+        let claims = helpers.claims();
+        assert_eq!(claims.claim(Ask::Take(Strategy::GreedySize)), Claim::Elsewhere);
+        // the portfolio's rows done: the strategy is planned now, before its repair; its plan
+        // is at the bound here, so the portfolio is told to skip what it has left
+        assert_eq!(claims.claim(Ask::RowsDone), Claim::Reached);
+        assert_eq!(lock(&helpers.shared.done).len(), 1);
         let (helped, best) = helpers.finish(false);
         let alone = solve(&p, 1, None, Strategy::GreedySize).unwrap();
         let hwm = alone.metrics.hwm;
+        assert_eq!(hwm, alone.metrics.lower_bound);
         assert_eq!(
             helped,
             [Helped { strategy: Strategy::GreedySize, outcome: HelperOutcome::RanHere { hwm }, kept: false }]

@@ -9,7 +9,7 @@
 use std::cell::Cell;
 use std::time::{Duration, Instant};
 
-use dramalloc_core::place::exact::{Budget, Claim};
+use dramalloc_core::place::exact::{Ask, Budget, Claim};
 use dramalloc_core::place::report::{Member, Outcome};
 use dramalloc_core::{
     plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, PlanError, Strategy,
@@ -21,7 +21,7 @@ use crate::quality::aligned_exact::{aligned_search, limits as search_limits, sea
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
 use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
-use crate::quality::helpers::{helper_count, Helpers};
+use crate::quality::helpers::{helper_count, spare_cores, Helpers};
 pub use crate::quality::input_checks::{check_load, check_time_range};
 pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
@@ -246,7 +246,8 @@ pub fn solve_limited(
     // helper threads plan single strategies beside the portfolio (`helpers`); with per-buffer
     // alignments the single strategies run alone after it instead (below)
     // threads past the host's add no core: the helpers would share the spare ones and finish less
-    let threads = if portfolio && !padded { limits.threads.min(default_threads()) } else { 1 };
+    // and a helper starts only on a core nothing else wants (`spare_cores`)
+    let threads = if portfolio && !padded { limits.threads.min(1 + spare_cores()) } else { 1 };
     let count = helper_count(problem.len(), threads);
     let helpers = (count > 0)
         .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
@@ -264,8 +265,8 @@ pub fn solve_limited(
         // the repair is anytime: past the members' units it goes on until the clock stops it
         let repair_work = if clocked { u64::MAX } else { 0 };
         // (with padding `exact` does not get here: it runs this front end as `auto`, above)
-        let mut claim = |s: Option<Strategy>| claims.as_ref().map_or(Claim::Here, |c| c.claim(s));
-        let claim: Option<&mut dyn FnMut(Option<Strategy>) -> Claim> = claims.is_some().then_some(&mut claim);
+        let mut claim = |ask: Ask| claims.as_ref().map_or(Claim::Here, |c| c.claim(ask));
+        let claim: Option<&mut dyn FnMut(Ask) -> Claim> = claims.is_some().then_some(&mut claim);
         let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going, claim };
         // the plan at the common alignment (not `own`) is of sizes rounded up to it: its bound
         // proves nothing about the real plan, so no member is skipped for reaching it

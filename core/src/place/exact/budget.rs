@@ -38,13 +38,29 @@ pub struct Budget<'a> {
     /// together are estimated past [`Budget::work`] (it could not run them all; below that
     /// every row runs here, as without a host, and this is never called). Before a row that is
     /// a single strategy (the greedy and best-fit orders and the seed's) the portfolio asks
-    /// with `Some(strategy)`: [`Claim::Here`] takes it (the host's threads will not), and
+    /// [`Ask::Take`]: [`Claim::Here`] takes it (the host's threads will not), and
     /// [`Claim::Elsewhere`] skips the row ([`crate::place::report::Outcome::Elsewhere`]: the
-    /// host plans it and keeps that plan where it is lower). Before every other row, the
-    /// branch and bound and the repair it asks with `None`, which takes nothing:
-    /// [`Claim::Reached`] (a plan of the host's is at the lower bound) skips them
-    /// ([`crate::place::report::Outcome::ReachedElsewhere`]). `None` here: every row runs.
-    pub claim: Option<&'a mut dyn FnMut(Option<crate::Strategy>) -> Claim>,
+    /// host plans it and keeps that plan where it is lower). Once its rows are done it asks
+    /// [`Ask::RowsDone`] (the host may finish the rows it took, on this thread, before the
+    /// repair spends the clock); before every other row, the branch and bound and the repair
+    /// it asks [`Ask::Status`]. [`Claim::Reached`] (a plan of the host's is at the lower
+    /// bound) skips what is left ([`crate::place::report::Outcome::ReachedElsewhere`]).
+    /// `None` here: every row runs.
+    pub claim: Option<&'a mut dyn FnMut(Ask) -> Claim>,
+}
+
+/// What the portfolio asks its host ([`Budget::claim`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Before a single-strategy row: may the portfolio plan this strategy itself?
+    Take(crate::Strategy),
+    /// Before any other row, the branch and bound or the repair: is a plan of the host's at
+    /// the lower bound? Takes nothing.
+    Status,
+    /// Once, after the rows and before the branch and bound and the repair: the host may now
+    /// finish, on the portfolio's thread, the rows it took and has not finished; then as
+    /// [`Ask::Status`].
+    RowsDone,
 }
 
 /// A host's answer to the portfolio about a row ([`Budget::claim`]).

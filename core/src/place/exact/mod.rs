@@ -69,7 +69,7 @@ mod preorder;
 mod rules;
 mod search;
 
-pub use budget::{Budget, Claim, CHECK_EVERY};
+pub use budget::{Ask, Budget, Claim, CHECK_EVERY};
 pub use preorder::{preorder, PREORDERS};
 pub use rules::Rules;
 
