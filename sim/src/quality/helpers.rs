@@ -107,7 +107,12 @@ pub enum HelperOutcome {
     },
     /// It was stopped, by the portfolio's end or the clock, before its plan was complete.
     Stopped,
-    /// Its plan was above `--capacity`, or it failed.
+    /// It planned, but its plan peaks at `hwm` bytes, above `--capacity`.
+    AboveCapacity {
+        /// The plan's peak, bytes.
+        hwm: u64,
+    },
+    /// It failed (no plan).
     Failed,
 }
 
@@ -124,7 +129,8 @@ pub struct Helped {
 
 /// One line per strategy a helper thread took, in `plan`'s member format: its name, then
 /// `helper thread: peak P bytes (R x LB)` (`, kept` for the plan kept), `helper thread:
-/// stopped before its plan was complete` or `helper thread: failed or above --capacity`.
+/// stopped before its plan was complete`, `helper thread: peak P bytes (R x LB), above
+/// --capacity` or `helper thread: failed`.
 ///
 /// ```
 /// use dramalloc_core::Strategy;
@@ -153,7 +159,11 @@ pub fn helper_lines(helped: &[Helped], lower_bound: u64) -> Vec<String> {
                     if h.kept { ", kept" } else { "" }
                 ),
                 HelperOutcome::Stopped => "stopped before its plan was complete".to_owned(),
-                HelperOutcome::Failed => "failed or above --capacity".to_owned(),
+                HelperOutcome::AboveCapacity { hwm } => format!(
+                    "peak {hwm} bytes ({:.4} x LB), above --capacity",
+                    crate::quality::peak_ratio(hwm, lower_bound)
+                ),
+                HelperOutcome::Failed => "failed".to_owned(),
             };
             format!("{:<17} helper thread: {what}", h.strategy.name())
         })
@@ -446,8 +456,9 @@ fn plan_alone(
                 Some(HelperPlan { strategy, metrics: p.metrics, offsets }),
             )
         }
+        Ok(p) => (HelperOutcome::AboveCapacity { hwm: p.metrics.hwm }, None),
         Err(PlanError::Stopped) => (HelperOutcome::Stopped, None),
-        _ => (HelperOutcome::Failed, None),
+        Err(_) => (HelperOutcome::Failed, None),
     }
 }
 
@@ -493,8 +504,8 @@ mod tests {
         assert_eq!(best.offsets, solve(&p, 1, None, lowest.0).unwrap().offsets);
     }
 
-    /// Past their deadline, helpers take nothing; a plan above the capacity is reported
-    /// failed and not returned.
+    /// Past their deadline, helpers take nothing; a plan above the capacity is reported with
+    /// its peak (the strategy's alone) and not returned.
     #[test]
     fn late_or_over_capacity_helpers_return_no_plan() {
         let p = Shape::Mixed.generate(300, 3);
@@ -503,7 +514,12 @@ mod tests {
         assert_eq!((helped.len(), best.is_none()), (0, true));
         let (helped, best) = run(&p, Some(1), far);
         assert_eq!(helped.len(), HELPER_STRATEGIES.len());
-        assert!(helped.iter().all(|h| h.outcome == HelperOutcome::Failed && !h.kept));
+        let alone: Vec<HelperOutcome> = HELPER_STRATEGIES
+            .iter()
+            .map(|&s| HelperOutcome::AboveCapacity { hwm: solve(&p, 1, None, s).unwrap().metrics.hwm })
+            .collect();
+        assert_eq!(helped.iter().map(|h| h.outcome).collect::<Vec<_>>(), alone);
+        assert!(helped.iter().all(|h| !h.kept));
         assert!(best.is_none());
     }
 

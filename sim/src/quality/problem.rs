@@ -21,7 +21,7 @@ use crate::quality::aligned_exact::{aligned_search, limits as search_limits, sea
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
 use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
-use crate::quality::helpers::{helper_count, spare_cores, Helpers};
+use crate::quality::helpers::{helper_count, spare_cores, HelperOutcome, Helpers};
 pub use crate::quality::input_checks::{check_load, check_time_range};
 pub use crate::quality::limits::{
     default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW,
@@ -287,6 +287,9 @@ pub fn solve_limited(
     // nothing fits, `missed` keeps the lowest peak found (the error says how close it came)
     // and the closure's error is `None` (a planner's error is `Some`).
     let missed: Cell<Option<u64>> = Cell::new(None);
+    // and the member report of the portfolio's last plan that missed it, for the report where a
+    // helper's plan stands in
+    let missed_members: Cell<Option<dramalloc_core::place::report::Members>> = Cell::new(None);
     // With per-buffer alignments the portfolio's peak is of padded sizes, above the plan's once
     // settled: a portfolio's plan that misses the capacity is kept, and the capacity checked on
     // the final plan (after the settle, the common alignment and the strategies run alone).
@@ -295,7 +298,8 @@ pub fn solve_limited(
         let fits = |p: &dramalloc_core::Plan| capacity.is_none_or(|c| p.metrics.hwm <= c);
         if capacity.is_some() && portfolio {
             let note = |p: &dramalloc_core::Plan| {
-                missed.set(Some(missed.get().map_or(p.metrics.hwm, |m| m.min(p.metrics.hwm))))
+                missed.set(Some(missed.get().map_or(p.metrics.hwm, |m| m.min(p.metrics.hwm))));
+                missed_members.set(Some(p.members));
             };
             match run(u64::MAX, host, align, own, strategy) {
                 Ok(p) if fits(&p) || padded => return Ok((p, false)),
@@ -354,13 +358,19 @@ pub fn solve_limited(
             (
                 Vec::new(),
                 Metrics { hwm: u64::MAX, lower_bound, ..Metrics::default() },
-                Default::default(),
+                missed_members.get().unwrap_or_default(),
                 false,
             )
         }
-        // a portfolio's plans all missed the capacity
+        // a portfolio's plans all missed the capacity: the lowest peak found, the helpers'
+        // plans above it included
         Err(None) => {
-            return Err(missed_by(capacity.unwrap_or(u64::MAX), missed.get().unwrap_or(u64::MAX)));
+            let helpers_best = helped.iter().filter_map(|h| match h.outcome {
+                HelperOutcome::AboveCapacity { hwm } => Some(hwm),
+                _ => None,
+            });
+            let best = helpers_best.chain(missed.get()).min().unwrap_or(u64::MAX);
+            return Err(missed_by(capacity.unwrap_or(u64::MAX), best));
         }
         // padded sizes past u64 (own alignments near 2^63 or above) overflow, or fit nowhere
         // padded: first fit with each buffer's own alignment, unpadded, is the plan where it
