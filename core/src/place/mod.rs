@@ -25,6 +25,7 @@ pub mod scan;
 pub mod sections;
 pub mod seed;
 mod settle;
+mod single;
 pub mod skyline;
 mod skyline_member;
 mod skyline_queue;
