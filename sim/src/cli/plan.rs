@@ -20,7 +20,7 @@ use super::args::{self, count_of, is_stdout, parse_input_shape, read_problem, st
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::aligned_fit::ORDERS;
-use crate::quality::helpers::{helper_lines, HelperOutcome};
+use crate::quality::helpers::helper_lines;
 use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
 use crate::report::solution_csv::write_solution;
 
@@ -404,10 +404,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     let chosen = if let Some(order) = aligned {
         format!(" (plan from first fit with each buffer's own alignment, in {order} order)")
     } else if let Some(h) = helper {
-        let here = sol.helped.iter().any(|x| x.kept && matches!(x.outcome, HelperOutcome::RanHere { .. }));
-        let whereby =
-            if here { "after the portfolio, its helper thread not done" } else { "on a helper thread" };
-        format!(" (plan from {h}, run alone {whereby})")
+        format!(" (plan from {h}, run alone on a helper thread)")
     } else if !improvers.is_empty() {
         format!(" (plan from its {member_name} member, improved by its {})", improvers.join(" and its "))
     } else if member == a.strategy {
