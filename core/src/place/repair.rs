@@ -42,10 +42,10 @@ use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::portfolio::Storage;
 use crate::place::scan::interval_of;
-use crate::place::sections::{prepare_loads, section_totals};
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
 use crate::place::settle::settle;
+use crate::place::single::section_loads;
 use crate::workspace::Section;
 
 /// Work units of one neighbour found by an interval-tree query (about 10 ns: the tree walk
@@ -68,7 +68,7 @@ pub const FIRST_MARGIN: u32 = 16;
 /// (size, then earlier start first), (largest load over the lifetime, then lifetime),
 /// (largest load over the lifetime, then size), (lifetime, then size), (size × lifetime),
 /// then the size order perturbed (see [`PERTURBED`]). The load keys need the sections of
-/// [`prepare_loads`] (pinned candidates count in them); without them (short storage) those
+/// [`crate::place::sections::prepare_loads`] (pinned candidates count in them); without them (short storage) those
 /// orders are left out.
 pub const ORDERS: usize = 7;
 
@@ -214,22 +214,7 @@ pub(crate) fn repair(
     }
     // the largest section total under each candidate (slots[..].total), where it can be had;
     // prepare keeps `best` and rewrites the rest of each slot
-    let g = &*graph;
-    let loads = match prepare_loads(
-        infos,
-        |i| interval_of(g, i),
-        regions.start,
-        st.slots,
-        st.sections,
-        st.order,
-        st.heap,
-    ) {
-        Some(count) => {
-            section_totals(st.slots, st.sections, count, &st.heap[..n]);
-            true
-        }
-        None => false,
-    };
+    let loads = section_loads(graph, infos, st, regions);
     let orders: &[usize] =
         if loads { &[0, 1, 2, 3, 4, PERTURBED, PERTURBED + 1] } else { &[0, 3, 4, PERTURBED] };
     // the ends in a max tree over the sections' storage (free again once the totals are

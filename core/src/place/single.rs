@@ -3,7 +3,8 @@
 //! lifetime-class index or the tree's queries, whichever the cost model says is cheaper), the
 //! seed's simplify order, the time sweep and the skyline.
 //! Uses: class_index, clock, cost_model, greedy, scan, sections, seed, skyline_member, sweep,
-//! liveness, report, strategy, error; used by: portfolio (its rows and single strategies).
+//! liveness, report, strategy, error; used by: portfolio (its rows and single strategies),
+//! repair (the section loads).
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
