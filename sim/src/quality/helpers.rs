@@ -183,8 +183,6 @@ struct Shared {
     reached: AtomicBool,
     /// The strategies finished so far, with their plans.
     done: Mutex<Vec<(Helped, Option<HelperPlan>)>>,
-    /// Set for each strategy a helper finished (its entry is in `done`).
-    completed: [AtomicBool; HELPER_STRATEGIES.len()],
     /// The problem the helpers plan (the problem's buffers, sizes rounded up to `align`), its
     /// capacity, and the clock's end.
     buffers: Arc<[CoreBuffer]>,
@@ -255,7 +253,6 @@ impl Helpers {
             stop: AtomicBool::new(false),
             reached: AtomicBool::new(false),
             done: Mutex::new(Vec::new()),
-            completed: std::array::from_fn(|_| AtomicBool::new(false)),
             buffers,
             align,
             capacity,
@@ -279,9 +276,9 @@ impl Helpers {
     /// in the order of [`HELPER_STRATEGIES`] (one not finished yet: [`HelperOutcome::Stopped`]),
     /// and the lowest finished plan (ties: the earlier strategy). With `wait`, first lets every
     /// helper run to its end (tests), and joins them.
-    pub(crate) fn finish(mut self, wait: bool) -> (Vec<Helped>, Option<HelperPlan>) {
+    pub(crate) fn finish(self, wait: bool) -> (Vec<Helped>, Option<HelperPlan>) {
         if wait {
-            for t in std::mem::take(&mut self.threads) {
+            for t in self.threads {
                 if let Err(e) = t.join() {
                     std::panic::resume_unwind(e);
                 }
@@ -289,10 +286,10 @@ impl Helpers {
         }
         let shared = &self.shared;
         let mut done = lock(&shared.done);
-        self.shared.stop.store(true, Ordering::Relaxed);
+        shared.stop.store(true, Ordering::Relaxed);
         let mut done = std::mem::take(&mut *done);
         for (k, &strategy) in HELPER_STRATEGIES.iter().enumerate() {
-            if self.shared.taken[k].load(Ordering::Acquire) == HELPER
+            if shared.taken[k].load(Ordering::Acquire) == HELPER
                 && !done.iter().any(|(h, _)| h.strategy == strategy)
             {
                 done.push((Helped { strategy, outcome: HelperOutcome::Stopped, kept: false }, None));
@@ -361,16 +358,12 @@ fn work(shared: &Shared) {
         let mut keep_going = || !stopped();
         let (outcome, plan) = plan_alone(host, buffers, align, capacity, strategy, &mut keep_going);
         let mut done = lock(&shared.done);
-        // a plan finished after the portfolio's end is not reported as kept-able, nor one the
-        // portfolio's thread finished first ([`Helpers::finish`])
-        if !shared.stop.load(Ordering::Relaxed) && !done.iter().any(|(h, _)| h.strategy == strategy) {
+        // a plan finished after the portfolio's end is not reported as kept-able
+        if !shared.stop.load(Ordering::Relaxed) {
             if plan.as_ref().is_some_and(|p| p.metrics.hwm <= p.metrics.lower_bound) {
                 shared.reached.store(true, Ordering::Release);
             }
             done.push((Helped { strategy, outcome, kept: false }, plan));
-            if let Some(k) = HELPER_STRATEGIES.iter().position(|&x| x == strategy) {
-                shared.completed[k].store(true, Ordering::Release);
-            }
         }
     }
 }
