@@ -251,7 +251,7 @@ pub fn solve_limited(
     let count = helper_count(problem.len(), threads);
     let helpers = (count > 0)
         .then(|| Helpers::start(count, core_buffers(problem, true).collect(), align, capacity, limits.until));
-    // where the portfolio cannot run all its rows, it leaves the strategies a helper took to it
+    // where the portfolio cannot run all its rows, it tells the helpers which ones it takes
     let claims = helpers.as_ref().map(Helpers::claims);
     let run = |window: u64, host: &mut HostWorkspace, align: u64, own: bool, strategy: Strategy| {
         let cfg = PlanConfig { window, cc: CcSize::Mib(0), strategy };
