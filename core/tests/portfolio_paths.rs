@@ -96,14 +96,16 @@ fn index(s: Strategy) -> u64 {
 
 /// A row runs when its estimate is at most what is left, equal included: on `a` the forced
 /// sweep costs 7,200 units and the first skyline row 54,006, so with 61,206 units the skyline
-/// row runs with nothing left over for re-keys (it settles, peak 453,888), and with one unit
-/// less it is over budget.
+/// row runs with nothing left over for re-keys (it settles; settled to the end it peaks at
+/// 453,888, but its 29th buffer ends at 322,560, past the sweep's 316,416, and it stops there,
+/// charged 29/60 of its estimate, so `greedy-load` runs after it), and with one unit less it is
+/// over budget.
 #[test]
 fn a_row_costing_exactly_what_is_left_runs() {
     let a = small(6);
     let (p, _) = plan_counted(&a, Strategy::Auto, 61_206, |_| true);
-    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 453_888, work: 54_006 }));
-    assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::OverBudget { cost: 1_800, left: 0 }));
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Above { top: 322_560, placed: 29, work: 26_102 }));
+    assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
     let (p, _) = plan_counted(&a, Strategy::Auto, 61_205, |_| true);
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::OverBudget { cost: 54_006, left: 54_005 }));
 }
@@ -113,12 +115,14 @@ fn a_row_costing_exactly_what_is_left_runs() {
 /// completion. It settles (no completion, its estimate charged alone) when a whole greedy pass
 /// (1,800 units on `a`) would not fit in the spare. With L = 3,000 (31 re-keys, 1,512 spare) it
 /// settles, peak 510,720; with L = 3,576 (37 re-keys, exactly 1,800 spare) it finishes by first
-/// fit, 59 buffers at 30 units, and reaches 298,240.
+/// fit, 59 buffers at 30 units, and reaches 298,240. Settling, it stops once a buffer ends past
+/// the sweep's 316,416 (its 37th, at 325,888; settled to the end it peaks at 510,720): only a
+/// settling run gets there, a capped one finishes by first fit, which has no such stop.
 #[test]
 fn a_skyline_row_settles_unless_a_greedy_pass_fits_in_its_spare() {
     let a = small(6);
     let (p, _) = plan_counted(&a, Strategy::Auto, 7_200 + 54_006 + 3_000, |_| true);
-    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 510_720, work: 54_006 }));
+    assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Above { top: 325_888, placed: 37, work: 33_303 }));
     let (p, _) = plan_counted(&a, Strategy::Auto, 7_200 + 54_006 + 3_576, |_| true);
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 298_240, work: 54_006 + 59 * 30 }));
     assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
@@ -207,23 +211,22 @@ fn exact_retries_a_skyline_row_stopped_in_its_completion() {
 /// run above, the clock also says stop from its 23rd call on (the branch and bound's check, so
 /// neither it nor the repair runs): the timed skyline's 533,504 is kept (the plan's strategy is
 /// the skyline). Stopping from the 17th call on (the timed skyline's first question) settles
-/// every preorder at its first question (calls 17 to 19), the best at 1,560,320: the best
-/// row's plan (the sweep around the long-lived, 573,696) is kept.
+/// every preorder at its first question (calls 17 to 19); settled to the end the best peaks at
+/// 1,560,320, but each stops once a buffer ends past the best row's 573,696 (the first at its
+/// 269th buffer, at 585,472): the best row's plan (the sweep around the long-lived) is kept.
 #[test]
 fn the_timed_skyline_is_kept_only_when_lower() {
     let bufs = big();
-    for (last_yes, timed, hwm, strategy, all_calls) in
-        [(22, 533_504, 533_504, Strategy::Skyline, 24), (16, 1_560_320, 573_696, Strategy::Sweep, 21)]
-    {
+    let above = O::Above { top: 585_472, placed: 269, work: 0 };
+    for (last_yes, timed, hwm, strategy, all_calls) in [
+        (22, O::Ran { peak: 533_504, work: 0 }, 533_504, Strategy::Skyline, 24),
+        (16, above, 573_696, Strategy::Sweep, 21),
+    ] {
         let (p, calls) = plan_counted(&bufs, Strategy::Exact, 1_400_000, |k| k != 2 && k <= last_yes);
         let runs = p.members.runs();
         assert_eq!(
             runs[15..],
-            [
-                (M::SkylineTimed, O::Ran { peak: timed, work: 0 }),
-                (M::BranchAndBound, O::OutOfTime),
-                (M::Repair, O::OutOfTime)
-            ],
+            [(M::SkylineTimed, timed), (M::BranchAndBound, O::OutOfTime), (M::Repair, O::OutOfTime)],
             "clock yes up to call {last_yes}"
         );
         assert_eq!((p.metrics.hwm, p.metrics.strategy, calls), (hwm, index(strategy), all_calls));
@@ -297,20 +300,18 @@ fn sizes_summing_past_u64_skip_the_branch_and_bound() {
 }
 
 /// The skyline strategy keeps the first of tied preorders: from seed multiplier 195 the
-/// preorders 1 and 2 both reach 228,864 (preorder 0: 235,776, as `exact`'s rows show) with
-/// different plans, and the plan is preorder 1's (addresses in units of 256 bytes).
+/// preorders 1 and 2 both reach 228,864 (preorder 0: 235,776) with different plans, and the
+/// plan is preorder 1's (addresses in units of 256 bytes). `exact`'s rows show the tie: the
+/// row of preorder 1 runs to 228,864, and the row of preorder 2, after it, stops at its last
+/// (60th) buffer, the one that ends at 228,864; preorder 0's row stops at its 58th, at 229,888.
 #[test]
 fn tied_skyline_preorders_keep_the_first() {
     let bufs = small(195);
     let (p, _) = plan_counted(&bufs, Strategy::Exact, 700_000_000, |_| true);
-    let peak_of = |m| {
-        p.members.runs().iter().find_map(|&(x, o)| match o {
-            O::Ran { peak, .. } if x == m => Some(peak),
-            _ => None,
-        })
-    };
-    let peaks = [peak_of(M::Skyline(0)), peak_of(M::Skyline(1)), peak_of(M::Skyline(2))];
-    assert_eq!(peaks, [Some(235_776), Some(228_864), Some(228_864)]);
+    let row = |m| p.members.runs().iter().find_map(|&(x, o)| (x == m).then_some(o));
+    assert_eq!(row(M::Skyline(1)), Some(O::Ran { peak: 228_864, work: 54_006 }));
+    assert_eq!(row(M::Skyline(2)), Some(O::Above { top: 228_864, placed: 60, work: 54_006 }));
+    assert_eq!(row(M::Skyline(0)), Some(O::Above { top: 229_888, placed: 58, work: 52_205 }));
     let (got, addresses) = plan_with(&bufs, Strategy::Skyline, 1 << 30, 0, 700_000_000, &mut || true);
     assert_eq!(got.map(|p| p.metrics.hwm), Ok(228_864));
     let units: Vec<u64> = addresses.iter().map(|a| a / 256).collect();
@@ -324,26 +325,28 @@ fn tied_skyline_preorders_keep_the_first() {
 
 /// `exact`'s timed skyline does not replace the best row's plan when it only ties it: on
 /// [`paged`]`(8)`, with the skyline row stopped in its completion (call 2) and the clock saying
-/// stop from its 25th call on (the branch and bound's check), the timed skyline reaches the
-/// sweep's 573,440 exactly, and the plan stays the sweep's.
+/// stop from its 24th call on (the branch and bound's check), the timed skyline's preorders
+/// each reach the sweep's 573,440 (the first at its 595th buffer) and stop there, and the plan
+/// stays the sweep's. The sweep around the 1/8 longest-lived stops at its 391st buffer, past
+/// the sweep's peak (run to the end it peaks at 593,920).
 #[test]
 fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
-    let (p, calls) = plan_counted(&paged(8), Strategy::Exact, 1_400_000, |k| k != 2 && k <= 24);
+    let (p, calls) = plan_counted(&paged(8), Strategy::Exact, 1_400_000, |k| k != 2 && k <= 23);
     let runs = p.members.runs();
     assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 573_440, work: 120_000 }));
     assert_eq!(runs[2], (M::Skyline(1), O::Stopped));
-    assert_eq!(runs[3], (M::SweepLong(3), O::Ran { peak: 593_920, work: 172_194 }));
+    assert_eq!(runs[3], (M::SweepLong(3), O::Above { top: 577_536, placed: 391, work: 112_213 }));
     assert_eq!(
         runs[15..],
         [
-            (M::SkylineTimed, O::Ran { peak: 573_440, work: 0 }),
+            (M::SkylineTimed, O::Above { top: 573_440, placed: 595, work: 0 }),
             (M::BranchAndBound, O::OutOfTime),
             (M::Repair, O::OutOfTime)
         ]
     );
     assert_eq!(
         (p.metrics.hwm, p.members.best, p.metrics.strategy, calls),
-        (573_440, Some(M::Sweep), index(Strategy::Sweep), 26)
+        (573_440, Some(M::Sweep), index(Strategy::Sweep), 25)
     );
 }
 

@@ -35,6 +35,18 @@ fn run(
     max_rekeys: u64,
     settle: bool,
 ) -> (Result<u64, Stop>, Vec<u64>) {
+    run_cut(iv, secs, scratch, max_rekeys, settle, 0..0)
+}
+
+/// [`run`] with a cutoff: the run stops at the first buffer whose top is in `cutoff`.
+fn run_cut(
+    iv: &[(u32, u32, u64)],
+    secs: usize,
+    scratch: usize,
+    max_rekeys: u64,
+    settle: bool,
+    cutoff: std::ops::Range<u64>,
+) -> (Result<u64, Stop>, Vec<u64>) {
     let n = iv.len();
     let (mut slots, mut sections, count) = setup(iv);
     let (mut ids, mut heap) = (vec![0u32; n], vec![Placed::default(); n]);
@@ -50,9 +62,23 @@ fn run(
         64,
         max_rekeys,
         settle,
+        cutoff,
         &mut || true,
     );
     (out, slots.iter().map(|s| s.at).collect())
+}
+
+/// The cutoff stops the run at the first buffer whose top falls in it, the buffers placed
+/// before it (and it) at their addresses: G (top 68), S (65), Q (69) in the order placed.
+/// A range that no top falls in changes nothing; the range's end is exclusive.
+#[test]
+fn the_cutoff_stops_at_the_first_top_inside_it() {
+    let cut = |c: std::ops::Range<u64>| run_cut(&GQS, 3, 3, u64::MAX, false, c);
+    assert_eq!(cut(68..70), (Err(Stop::Above(68)), vec![64, UNPLACED, UNPLACED]));
+    assert_eq!(cut(60..68), (Err(Stop::Above(65)), vec![64, UNPLACED, 64]));
+    assert_eq!(cut(69..70), (Err(Stop::Above(69)), vec![64, 68, 64]));
+    assert_eq!(cut(70..u64::MAX), (Ok(69), vec![64, 68, 64]));
+    assert_eq!(cut(0..0), (Ok(69), vec![64, 68, 64]));
 }
 
 /// With no limit the skyline rule's plan; with the limit at 0 and `settle`, every buffer
@@ -110,6 +136,7 @@ fn each_short_argument_is_refused_alone() {
             64,
             u64::MAX,
             false,
+            0..0,
             &mut go,
         );
         assert_eq!(out, Err(Stop::Storage), "count {count}, n {n}");
@@ -134,6 +161,7 @@ fn above_fixed(fixed: u64) -> (Result<u64, Stop>, u64) {
         0,
         u64::MAX,
         false,
+        0..0,
         &mut || true,
     );
     (out, slots[1].at)

@@ -270,7 +270,7 @@ pub fn place_by_class(
         }
     }
     place_listed(&mut index, graph, infos, order, occupied, regions, fit, clock)?;
-    if clock.stopped() {
+    if clock.halted() {
         return Ok(true);
     }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
@@ -310,6 +310,7 @@ pub fn place_listed(
         info.address = address;
         info.allocated = 1;
         index.place(v as usize, address, info.end());
+        clock.placed(info.end());
     }
     Ok(())
 }

@@ -36,28 +36,82 @@ pub struct Clock<'c> {
     stopped: bool,
     /// Work units charged so far.
     work: u64,
+    /// Buffers placed so far ([`Clock::placed`]).
+    placed: u64,
+    /// A top (bytes) at or past which the plan cannot win ([`Clock::with_ceiling`]).
+    ceiling: u64,
+    /// The first top at or past `ceiling`.
+    above: Option<u64>,
 }
 
 impl<'c> Clock<'c> {
     /// A clock that asks `keep_going` every [`ASK_EVERY`] steps.
     pub fn new(keep_going: &'c mut dyn FnMut() -> bool) -> Clock<'c> {
-        Clock { ask: Some(keep_going), steps: 0, stopped: false, work: 0 }
+        Clock {
+            ask: Some(keep_going),
+            steps: 0,
+            stopped: false,
+            work: 0,
+            placed: 0,
+            ceiling: u64::MAX,
+            above: None,
+        }
     }
 
     /// A clock that never stops (no time limit).
     pub fn none() -> Clock<'c> {
-        Clock { ask: None, steps: 0, stopped: false, work: 0 }
+        Clock { ask: None, steps: 0, stopped: false, work: 0, placed: 0, ceiling: u64::MAX, above: None }
+    }
+
+    /// The same clock, which also stops the placer once a buffer it places ends at or above
+    /// `ceiling` bytes ([`Clock::placed`]): a placer never moves a buffer it placed, so its
+    /// plan's peak can only grow from there, and a plan peaking at or above the best one so
+    /// far cannot replace it (`auto` keeps the earlier of equal peaks).
+    ///
+    /// ```
+    /// use dramalloc_core::place::clock::Clock;
+    /// let mut clock = Clock::none().with_ceiling(100);
+    /// let tops = [40, 99, 100, 30];
+    /// let placed = tops.iter().take_while(|&&t| clock.tick() && { clock.placed(t); true }).count();
+    /// assert_eq!((placed, clock.above(), clock.placed_count()), (3, Some(100), 3));
+    /// assert!(!clock.stopped(), "the caller's clock did not say stop");
+    /// ```
+    #[must_use]
+    pub fn with_ceiling(mut self, ceiling: u64) -> Clock<'c> {
+        self.ceiling = ceiling;
+        self
+    }
+
+    /// Counts one buffer placed, ending at `top` bytes; from the first top at or above the
+    /// ceiling ([`Clock::with_ceiling`]) on, [`Clock::tick`] says stop.
+    #[inline]
+    pub fn placed(&mut self, top: u64) {
+        self.placed += 1;
+        if top >= self.ceiling && self.above.is_none() {
+            self.above = Some(top);
+        }
+    }
+
+    /// The first top placed at or above the ceiling (bytes), `None` while every top is below it.
+    pub fn above(&self) -> Option<u64> {
+        self.above
+    }
+
+    /// Buffers placed so far ([`Clock::placed`]).
+    pub fn placed_count(&self) -> u64 {
+        self.placed
     }
 
     /// Counts one step; false once the callback has said stop (asked on every
-    /// [`ASK_EVERY`]-th step, the first stop kept).
+    /// [`ASK_EVERY`]-th step, the first stop kept) or a buffer has ended at or above the
+    /// ceiling ([`Clock::placed`]).
     #[inline]
     pub fn tick(&mut self) -> bool {
         self.steps = self.steps.wrapping_add(1);
         if self.steps.is_multiple_of(ASK_EVERY) {
             self.ask_now();
         }
-        !self.stopped
+        !self.stopped && self.above.is_none()
     }
 
     /// Asks the callback now (unless a stop is already known); false once it has said stop.
@@ -93,6 +147,12 @@ impl<'c> Clock<'c> {
     /// Whether the callback has said stop.
     pub fn stopped(&self) -> bool {
         self.stopped
+    }
+
+    /// Whether the placer stopped: the callback said stop, or a buffer ended at or above
+    /// the ceiling ([`Clock::above`]). A placer that halts leaves the rest unplaced.
+    pub fn halted(&self) -> bool {
+        self.stopped || self.above.is_some()
     }
 }
 

@@ -20,6 +20,15 @@
 //! the 1/128 longest-lived, about as cheap where few buffers are live at once) made no plan:
 //! it is the cheapest plan there is, so `auto` always has one.
 //!
+//! A row stops as soon as a buffer it places ends at or above the best peak so far
+//! ([`Outcome::Above`]): no member moves a buffer it placed (the skyline's general-region retry
+//! moves only buffers above the general ceiling, so its cutoff stops there), so that row's plan
+//! could not have been lower, and it could not have replaced the best. It is charged its
+//! estimate in proportion to the buffers it placed (the scan: the entries it walked), and the
+//! rest goes back to the budget for the rows after it. Not with padded or stand-in sizes,
+//! whose peaks do not rank the real plans, nor for the two-ended sweep, whose settle lowers
+//! buffers it placed.
+//!
 //! The lowest peak is kept (ties: the earlier row), so `auto` is never worse than any member
 //! it runs, by construction. With no clock (or one that never says stop) every decision is a
 //! function of the input alone: `auto` is deterministic. The plan's
@@ -254,6 +263,7 @@ pub(crate) fn run_strategy(
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
             let mut stopped = false;
+            let mut above = None;
             // a metered row is charged the work it does, not its estimate
             left = left.saturating_sub(if metered { 0 } else { c });
             let run = match member {
@@ -263,7 +273,14 @@ pub(crate) fn run_strategy(
                     // where even a whole greedy pass would not fit in it, the run settles
                     let per_buffer = est.greedy / est.n.max(1);
                     let spare = left.saturating_sub(rekeys * REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
-                    let mut finish = Finish { settle: est.greedy > spare, left: spare, per_buffer };
+                    // a run stops once a buffer ends at or above the best plan's peak (below the
+                    // general region's ceiling, over which its buffers are placed again)
+                    let cutoff = match best {
+                        Some((b, _)) if !padded => b..regions.general_ceiling.saturating_add(1),
+                        _ => 0..0,
+                    };
+                    let mut finish =
+                        Finish { settle: est.greedy > spare, left: spare, per_buffer, cutoff, above: None };
                     let before = finish.left;
                     let r = run_skyline(
                         graph,
@@ -278,11 +295,23 @@ pub(crate) fn run_strategy(
                     left = left.saturating_sub(before - finish.left);
                     let charged = (rekeys - cap).saturating_mul(REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
                     left = left.saturating_sub(charged);
+                    if let Some((top, placed)) = finish.above {
+                        // its estimate charged in proportion to the buffers it placed
+                        let share = (u128::from(c) * u128::from(placed) / u128::from(est.n.max(1))) as u64;
+                        left = left.saturating_add(c - share.min(c));
+                        above = Some((top, placed));
+                    }
                     r
                 }
                 m => {
                     let mut clock =
                         if first_plan { Clock::none() } else { Clock::new(&mut *budget.keep_going) };
+                    // a row stops once its partial plan peaks at or above the best plan's: it
+                    // could no longer replace it (the earlier of equal peaks is kept); not with
+                    // padded or stand-in sizes, whose peaks do not rank the real plans
+                    if let Some((b, _)) = best.filter(|_| !padded) {
+                        clock = clock.with_ceiling(b);
+                    }
                     let r = match m {
                         Member::SweepLong(share) => {
                             run_sweep_long(share, graph, infos, st, regions, &est, &mut clock)
@@ -296,12 +325,26 @@ pub(crate) fn run_strategy(
                     if metered {
                         left = left.saturating_sub(clock.work());
                     }
+                    if let (Some(top), false) = (clock.above(), stopped) {
+                        // charged its estimate in proportion to the buffers it placed
+                        let placed = clock.placed_count();
+                        if !metered {
+                            let share =
+                                (u128::from(c) * u128::from(placed) / u128::from(est.n.max(1))) as u64;
+                            left = before_run.saturating_sub(share.min(c));
+                        }
+                        above = Some((top, placed));
+                    }
                     r
                 }
             };
             match run {
                 // the clock stopped it before its plan was complete
                 Ok(_) if stopped => Outcome::Stopped,
+                Ok(_) if above.is_some() => {
+                    let (top, placed) = above.unwrap_or_default();
+                    Outcome::Above { top, placed, work: before_run - left }
+                }
                 Ok(Some(h)) => {
                     if best.is_none_or(|(bh, _)| h < bh) {
                         best = Some((h, member));
@@ -349,7 +392,9 @@ pub(crate) fn run_strategy(
     let mut best_peak = best_peak;
     // exact: the skyline preorders the budget stopped, on the caller's clock
     if exact && skyline_stopped && keep && best_peak > lb {
-        let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
+        // a preorder whose buffer ends at or above the kept peak cannot replace it
+        let cutoff = if padded { 0..0 } else { best_peak..regions.general_ceiling.saturating_add(1) };
+        let mut none = Finish { settle: false, left: 0, per_buffer: 0, cutoff, above: None };
         let outcome = match run_skyline(
             graph,
             infos,
@@ -371,7 +416,10 @@ pub(crate) fn run_strategy(
                 Outcome::Ran { peak: h, work: 0 }
             }
             Ok(Some(h)) => Outcome::Ran { peak: h, work: 0 },
-            Ok(None) => Outcome::Stopped,
+            Ok(None) => match none.above {
+                Some((top, placed)) => Outcome::Above { top, placed, work: 0 },
+                None => Outcome::Stopped,
+            },
             Err(_) => Outcome::Failed,
         };
         restore_best(st.slots, infos);
@@ -410,6 +458,8 @@ pub(crate) fn run_strategy(
         } else if allowed == 0 {
             Outcome::OverBudget { cost: 1, left }
         } else {
+            // patient for at least one greedy pass's estimate before its first gain, however
+            // little the rows left
             let mut w = Work::with_extension(left, budget.repair_work, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
                 // stopped by the clock before its first unit: it did not run

@@ -145,6 +145,18 @@ pub enum Outcome {
     },
     /// It started and was stopped by its budget or the clock before it finished a plan.
     Stopped,
+    /// It was stopped once a buffer it placed ended at or above the best plan's peak so far:
+    /// a placer never moves what it placed, so its plan could only have peaked there or
+    /// higher, and could not have replaced the best (the earlier of equal peaks is kept).
+    Above {
+        /// The end of that buffer, bytes (at least the best plan's peak).
+        top: u64,
+        /// Buffers it had placed, that one included.
+        placed: u64,
+        /// Work charged, units: its estimate in proportion to the buffers placed (the
+        /// entries walked on the address-ordered scan).
+        work: u64,
+    },
     /// It failed (e.g. a buffer fits nowhere below the window); other members may still fit.
     Failed,
     /// It does not apply to this input (several intervals per candidate, pinned candidates,

@@ -152,6 +152,7 @@ pub fn scan(
         info.address = address;
         info.allocated = 1;
         list.insert(Placed { lo, hi, addr: address, end: info.end() });
+        clock.placed(info.end());
     }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
         return Err(PlanError::Unallocated { location: i.location });

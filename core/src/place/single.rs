@@ -177,7 +177,7 @@ pub(super) fn run_single(
             run_greedy(Order::SizeLife, Fit::First, graph, infos, st, regions, est.placer, clock).map(Some)
         }
         Strategy::Skyline => {
-            let mut none = Finish { settle: false, left: 0, per_buffer: 0 };
+            let mut none = Finish { settle: false, left: 0, per_buffer: 0, cutoff: 0..0, above: None };
             let mut ask = || clock.ask_now();
             match run_skyline(graph, infos, st, regions, &[0, 1, 2], &mut max_rekeys, &mut none, &mut ask)? {
                 Some(p) => Ok(Some(p)),

@@ -119,6 +119,9 @@ pub enum Stop {
     /// A buffer would end past `u64::MAX` (above a fixed slot near the top of the address
     /// space): no plan; the buffers placed before it keep their `at`.
     Overflow,
+    /// A buffer ended in the caller's cutoff range, at this top (bytes): the buffers placed
+    /// so far keep their `at`, the rest are unplaced.
+    Above(u64),
 }
 
 /// How often (in re-keys) the `keep_going` callback of [`skyline`] is consulted.
@@ -135,6 +138,10 @@ pub const CHECK_EVERY: u64 = 4096;
 /// (valid wherever it is; wasteful where it sits high above the others, which the portfolio
 /// judges by the peak like any member's). Its top counts in the peak. A buffer that would
 /// end past `u64::MAX` there stops the run with [`Stop::Overflow`].
+///
+/// A buffer that ends inside `cutoff` (bytes; `0..0`: never) stops the run with
+/// [`Stop::Above`]: the portfolio passes its best peak so far up to the general region's
+/// ceiling, where no buffer the skyline placed moves again, so the plan could not be lower.
 ///
 /// At most `max_rekeys` re-keys (`u64::MAX`: no limit); `keep_going` is asked every
 /// [`CHECK_EVERY`] re-keys. Past the limit the run stops with [`Stop::Capped`] — or, with
@@ -163,6 +170,7 @@ pub fn skyline(
     start: u64,
     max_rekeys: u64,
     settle: bool,
+    cutoff: core::ops::Range<u64>,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<u64, Stop> {
     let n = slots.len();
@@ -252,6 +260,9 @@ pub fn skyline(
         s.at = start + f;
         sky.chmax(lo, hi, rise);
         peak = peak.max(start + rise);
+        if cutoff.contains(&(start + rise)) {
+            return Err(Stop::Above(start + rise));
+        }
     }
     Ok(peak)
 }
@@ -324,6 +335,7 @@ mod tests {
                 start,
                 u64::MAX,
                 false,
+                0..0,
                 &mut || true,
             )
             .unwrap();
@@ -349,6 +361,7 @@ mod tests {
                 start,
                 0,
                 false,
+                0..0,
                 &mut || true,
             ) {
                 Ok(p) => {
@@ -406,6 +419,7 @@ mod tests {
                 0,
                 u64::MAX,
                 false,
+                0..0,
                 &mut || true,
             )
             .unwrap();
@@ -428,6 +442,7 @@ mod tests {
                 0,
                 500,
                 false,
+                0..0,
                 &mut || true,
             );
             assert_eq!(capped, Err(Stop::Capped), "case {case}");
@@ -451,6 +466,7 @@ mod tests {
             0,
             u64::MAX,
             false,
+            0..0,
             &mut || true,
         );
         assert_eq!(out, Err(Stop::Storage));
@@ -488,6 +504,7 @@ mod tests {
                 0,
                 u64::MAX,
                 false,
+                0..0,
                 &mut || true,
             )
             .unwrap();

@@ -99,6 +99,7 @@ pub(super) fn run_skyline(
             regions.start,
             left,
             finish.settle,
+            finish.cutoff.clone(),
             &mut || {
                 used += crate::place::skyline::CHECK_EVERY;
                 keep_going()
@@ -115,6 +116,12 @@ pub(super) fn run_skyline(
                 }
                 let p = peak(infos);
                 best = Some(p);
+                continue;
+            }
+            // a buffer ended at or above the best plan's peak: this preorder cannot win
+            Err(Stop::Above(top)) => {
+                let placed = slots.iter().filter(|s| s.at != UNPLACED).count() as u64;
+                finish.above.get_or_insert((top, placed));
                 continue;
             }
             Err(_) => continue, // stopped by the caller, or nothing to keep
@@ -179,6 +186,12 @@ pub(crate) struct Finish {
     pub(crate) left: u64,
     /// Units per buffer placed by first fit.
     pub(crate) per_buffer: u64,
+    /// Tops (bytes) that stop a run ([`crate::place::skyline::skyline`]'s `cutoff`): from
+    /// the best peak so far up to the general region's ceiling; `0..0` for none.
+    pub(crate) cutoff: core::ops::Range<u64>,
+    /// The first run stopped by `cutoff`: the top that stopped it and the buffers it had
+    /// placed (pinned ones included).
+    pub(crate) above: Option<(u64, u64)>,
 }
 
 /// Places `st.order[..k]` (unallocated, first element first) one by one by first fit among

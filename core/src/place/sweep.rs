@@ -184,6 +184,7 @@ fn sweep_in(
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
+        clock.placed(info.end());
         crate::place::scan::insert_sorted(
             placed,
             &mut live,
@@ -395,6 +396,7 @@ fn sweep_tree(
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
+        clock.placed(info.end());
         if !live.insert(ni, address, info.end()) {
             return Ok(None);
         }

@@ -174,7 +174,7 @@ pub fn sweep_long(
         }
         place_listed(&mut index, graph, infos, &order[..nl], occupied, regions, Fit::First, clock)?;
     }
-    if clock.stopped() {
+    if clock.halted() {
         return Ok(true);
     }
     // step 2: the sweep in (def, size descending, index) order; nodes are sorted by lo
@@ -244,6 +244,7 @@ pub fn sweep_long(
         let info = &mut infos[v];
         info.address = address;
         info.allocated = 1;
+        clock.placed(info.end());
         insert_sorted(placed, &mut live, Placed { lo: node.lo, hi: node.hi, addr: address, end: info.end() });
         min_heap::push(heap, &mut hlen, ni, by_hi);
     }

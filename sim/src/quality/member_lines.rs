@@ -43,6 +43,12 @@ pub fn member_lines(
                     }
                 }
                 Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
+                Outcome::Above { top, placed, work } => {
+                    let ratio = crate::quality::peak_ratio(top, lower_bound);
+                    format!(
+                        "stopped after {placed} buffers: one ended at {top} bytes ({ratio:.4} x LB), at or above the best plan's peak, so its plan could not be lower; {work} work units"
+                    )
+                }
                 Outcome::Failed => "failed (no plan within the window)".to_string(),
                 Outcome::NotApplicable => "not applicable to this input".to_string(),
                 Outcome::NoLongSet => {

@@ -204,6 +204,7 @@ pub fn select(
             return Ok(());
         }
         place_among_neighbours(graph, infos, v, buf, regions, fit)?;
+        clock.placed(infos[v as usize].end());
     }
     if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
         return Err(PlanError::Unallocated { location: i.location });
