@@ -173,7 +173,22 @@ fn complete_by_first_fit(
         }
     }
     st.order[..k].sort_unstable_by_key(|&v| st.slots[v as usize].rank);
-    place_each(graph, infos, st, k, regions, keep_going)
+    let before = infos.len() - k;
+    let mut cut = Cut { within: finish.cutoff.clone(), above: None };
+    let done = place_each(graph, infos, st, k, regions, &mut cut, keep_going)?;
+    if let Some((top, placed)) = cut.above {
+        // the buffers it did not place give their units back
+        finish.left += finish.per_buffer * (k as u64 - placed);
+        finish.above.get_or_insert((top, before as u64 + placed));
+    }
+    Ok(done)
+}
+
+/// Where [`place_each`] stops: a buffer ending inside `within` (bytes; `0..0`: never) stops it,
+/// and `above` then holds that buffer's top and how many of the list it had placed.
+struct Cut {
+    within: core::ops::Range<u64>,
+    above: Option<(u64, u64)>,
 }
 
 /// How a skyline run stopped at its re-key limit finishes its plan: by settling (cheap, in
@@ -196,7 +211,8 @@ pub(crate) struct Finish {
 
 /// Places `st.order[..k]` (unallocated, first element first) one by one by first fit among
 /// every allocated candidate, leaving the others where they are; `false` (some left
-/// unallocated) when `keep_going` says stop (asked every 256 buffers).
+/// unallocated) when `keep_going` says stop (asked every 256 buffers) or a buffer ends inside
+/// `cut` (recorded there).
 ///
 /// # Errors
 /// [`PlanError::DoesNotFit`] from `place_one`.
@@ -206,6 +222,7 @@ fn place_each(
     st: &mut Storage<'_, '_>,
     k: usize,
     regions: Regions,
+    cut: &mut Cut,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> Result<bool, PlanError> {
     for (done, &v) in st.order[..k].iter().enumerate() {
@@ -214,6 +231,11 @@ fn place_each(
         }
         let mut buf = SelectBuffers { scratch: st.scratch, neighbours: st.neighbours, occupied: st.occupied };
         place_among_neighbours(graph, infos, v, &mut buf, regions, Fit::First)?;
+        let top = infos[v as usize].end();
+        if cut.within.contains(&top) {
+            cut.above = Some((top, done as u64 + 1));
+            return Ok(false);
+        }
     }
     Ok(true)
 }
@@ -243,7 +265,8 @@ fn retry_above_ceiling(
         }
     }
     st.order[..k].sort_unstable_by_key(|&v| (infos[v as usize].address, v));
-    Ok(place_each(graph, infos, st, k, regions, keep_going)?.then(|| peak(infos)))
+    let mut never = Cut { within: 0..0, above: None };
+    Ok(place_each(graph, infos, st, k, regions, &mut never, keep_going)?.then(|| peak(infos)))
 }
 
 #[cfg(test)]
