@@ -458,8 +458,6 @@ pub(crate) fn run_strategy(
         } else if allowed == 0 {
             Outcome::OverBudget { cost: 1, left }
         } else {
-            // patient for at least one greedy pass's estimate before its first gain, however
-            // little the rows left
             let mut w = Work::with_extension(left, budget.repair_work, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
                 // stopped by the clock before its first unit: it did not run
