@@ -438,3 +438,52 @@ fn the_skyline_never_plans_past_two_to_the_64() {
         out.stderr
     );
 }
+
+/// A fixed row with its own alignment makes the problem padded for the front end (it plans at
+/// the common alignment too), though no free buffer is padded, so the members still stop at
+/// the best padded peak (`Outcome::Above`). Those stopped members count as ran for the
+/// strategies run alone: before, a fresh-user trial saw the run-alone list shrink from nine
+/// strategies to three (`greedy-class` alone at the common alignment, 177,580,544 bytes, below
+/// the top its member had stopped at, was no longer tried). 300 generated long-tail buffers
+/// (seed 2), the first fixed at 0 and aligned to 64 KiB; the stopped rows say their top is of
+/// the padded sizes, as the rows that ran do.
+#[test]
+fn members_stopped_at_the_best_padded_peak_are_still_run_alone() {
+    use dramalloc_sim::quality::generate::Shape;
+    let mut csv = String::from("id,lower,upper,size,offset,alignment\n");
+    for (k, b) in Shape::LongTail.generate(300, 2).rows().iter().enumerate() {
+        let fixed = if k == 0 { "0,65536" } else { "," };
+        csv.push_str(&format!("{k},{},{},{},{fixed}\n", b.lower, b.upper, b.size));
+    }
+    let out =
+        dramalloc_in(&["plan", "-", "-o", "-", "--align", "1", "--threads", "1", "--time-limit", "10"], &csv);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    let lines: Vec<&str> = out.stderr.lines().collect();
+    assert_eq!(
+        lines[0].split("; read ").next(),
+        Some(
+            "<stdin>: 300 buffers, strategy auto (plan from its greedy-load member, improved by its \
+             branch-and-bound), HWM 61400576 bytes, lower bound 61125376 bytes, ratio 1.0045"
+        )
+    );
+    assert!(
+        lines.contains(
+            &"  greedy-class      stopped after 172 buffers: one ended at 61512192 bytes of the padded sizes \
+              (1.0063 x their LB 61125376), at or above the best plan's peak, so its plan could not be lower; \
+              339373 work units"
+        ),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        lines.contains(
+            &"  (per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
+              strategies that ran on the padded sizes were also run alone (padded, settled, at the common \
+              alignment), HWM bytes: sweep 69166848; skyline 61638912; greedy-load 61503232; greedy-class \
+              61928448; greedy-size 61928448; greedy-start 61928448; best-fit 61897472; best-fit-start \
+              61897472; seed 64975104)"
+        ),
+        "{}",
+        out.stderr
+    );
+}

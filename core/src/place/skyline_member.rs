@@ -120,7 +120,12 @@ pub(super) fn run_skyline(
             }
             // a buffer ended at or above the best plan's peak: this preorder cannot win
             Err(Stop::Above(top)) => {
-                let placed = slots.iter().filter(|s| s.at != UNPLACED).count() as u64;
+                // the free buffers it placed (pinned ones are where they were)
+                let placed = slots
+                    .iter()
+                    .zip(infos.iter())
+                    .filter(|(s, i)| s.at != UNPLACED && !i.is_pinned())
+                    .count() as u64;
                 finish.above.get_or_insert((top, placed));
                 continue;
             }
@@ -173,7 +178,8 @@ fn complete_by_first_fit(
         }
     }
     st.order[..k].sort_unstable_by_key(|&v| st.slots[v as usize].rank);
-    let before = infos.len() - k;
+    // the free buffers the skyline placed before it stopped
+    let before = infos.iter().filter(|i| i.is_allocated() && !i.is_pinned()).count();
     let mut cut = Cut { within: finish.cutoff.clone(), above: None };
     let done = place_each(graph, infos, st, k, regions, &mut cut, keep_going)?;
     if let Some((top, placed)) = cut.above {
@@ -204,8 +210,8 @@ pub(crate) struct Finish {
     /// Tops (bytes) that stop a run ([`crate::place::skyline::skyline`]'s `cutoff`): from
     /// the best peak so far up to the general region's ceiling; `0..0` for none.
     pub(crate) cutoff: core::ops::Range<u64>,
-    /// The first run stopped by `cutoff`: the top that stopped it and the buffers it had
-    /// placed (pinned ones included).
+    /// The first run stopped by `cutoff`: the top that stopped it and the free buffers it had
+    /// placed.
     pub(crate) above: Option<(u64, u64)>,
 }
 

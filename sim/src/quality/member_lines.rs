@@ -45,8 +45,12 @@ pub fn member_lines(
                 Outcome::Stopped => "stopped by its budget or the clock (--time-limit) before its plan was complete".to_string(),
                 Outcome::Above { top, placed, work } => {
                     let ratio = crate::quality::peak_ratio(top, lower_bound);
+                    let at = match of {
+                        None => format!("{top} bytes ({ratio:.4} x LB)"),
+                        Some(of) => format!("{top} bytes of {of} ({ratio:.4} x their LB {lower_bound})"),
+                    };
                     format!(
-                        "stopped after {placed} buffers: one ended at {top} bytes ({ratio:.4} x LB), at or above the best plan's peak, so its plan could not be lower; {work} work units"
+                        "stopped after {placed} buffers: one ended at {at}, at or above the best plan's peak, so its plan could not be lower; {work} work units"
                     )
                 }
                 Outcome::Failed => "failed (no plan within the window)".to_string(),

@@ -450,14 +450,24 @@ pub fn solve_limited(
     // With padding the portfolio compares its members on padded peaks: each single strategy
     // whose member ran is also run alone (padded, settled, at the common alignment, as `plan
     // --strategy` would) while the clock allows, and the lowest real peak is kept, so `auto`
-    // is never above a strategy it ran (`Alone`).
+    // is never above a strategy it ran (`Alone`). A member stopped at the best padded peak
+    // (`Outcome::Above`: its padded plan could not be lower, its settled or common one may
+    // be) counts as ran, with its work scaled up to all the buffers.
     let mut alone = Vec::new();
     if padded && matches!(strategy, Strategy::Auto | Strategy::Exact) && metrics.hwm > metrics.lower_bound {
         // each with the work its members were charged (a single strategy alone is not stopped
         // by the clock: it starts only where that work, as time, still fits before the limit)
         let mut singles: Vec<(Strategy, u64)> = Vec::new();
+        let all = problem.len() as u64;
         for &(m, o) in padded_members.runs() {
-            if let (Some(s), Outcome::Ran { work, .. }) = (single_of(m), o) {
+            let work = match o {
+                Outcome::Ran { work, .. } => Some(work),
+                Outcome::Above { work, placed, .. } => {
+                    Some((u128::from(work) * u128::from(all) / u128::from(placed.max(1))) as u64)
+                }
+                _ => None,
+            };
+            if let (Some(s), Some(work)) = (single_of(m), work) {
                 match singles.iter_mut().find(|x| x.0 == s) {
                     Some(x) => x.1 = x.1.saturating_add(work),
                     None => singles.push((s, work)),

@@ -1,0 +1,334 @@
+//! The command line's outputs and exit codes as a compiler engineer meets them (issue 17, with
+//! the plan files and `--json` of issues 14 and 15): what is written when a run or a plan
+//! fails, reports replaced or kept, stdout lost or closed, the report directory checked
+//! first, model files planned to `.bin` or JSON. Each pinned to its exact text; the flags and
+//! messages are in `cli.rs`. Runs `dramalloc` in-process on buffers (`cli::run_with`), on the
+//! bundled data only.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use dramalloc_sim::cli::{run_with, Console};
+
+#[path = "support/in_process.rs"]
+mod in_process;
+use in_process::{data, dramalloc, dramalloc_in, dramalloc_line, Out};
+
+/// A fresh scratch directory under the system temp dir.
+fn scratch(tag: &str) -> PathBuf {
+    in_process::scratch_in("cli_outputs", tag)
+}
+
+/// The summary line of `plan` without its stage times.
+fn summary(line: &str) -> &str {
+    line.split("; read ").next().unwrap()
+}
+
+const CODE_OK: u8 = 0;
+const CODE_FAILED: u8 = 1;
+const CODE_BAD: u8 = 2;
+
+// ------------------------------------------------------------------ outputs and exit codes
+
+#[test]
+fn a_solution_remembers_its_alignment() {
+    let dir = scratch("align");
+    let sol = dir.join("A.solution.csv");
+    let problem = data("minimalloc/A.1048576.csv");
+    let out =
+        dramalloc_line(&format!("plan {problem} --align 1 -o {} --strategy greedy-size", sol.display()));
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        summary(out.stdout.trim_end()),
+        format!("{problem}: 154 buffers, strategy greedy-size, HWM 1352704 bytes, lower bound 1048576 bytes, ratio 1.2900")
+    );
+    let out = dramalloc(&["verify", &problem, sol.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        out.stdout,
+        "OK: 154 buffers, peak 1352704 bytes, offsets aligned to 1 (the solution's align column)\n"
+    );
+    // --align still overrides it
+    let out = dramalloc(&["verify", &problem, sol.to_str().unwrap(), "--align", "4K"]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_failing_run_still_writes_its_reports_marked_failed() {
+    let dir = scratch("failed");
+    // a passing run first: its plan.bin and plan.h must not outlive the failed run below
+    let out = dramalloc(&["run", "--report-dir", dir.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert!(dir.join("plan.bin").exists() && dir.join("plan.h").exists());
+    let out = dramalloc(&["run", "--inject-fault", "move:3", "--report-dir", dir.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert!(
+        out.stdout.contains(&format!("reports (of the failed run): {}\n", dir.display())),
+        "{}",
+        out.stdout
+    );
+    let summary = std::fs::read_to_string(dir.join("summary.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert!(
+        v["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("FAILED: verifier: core 1: collision: `r129` (live [129, 139)"),
+        "{v}"
+    );
+    let svg = std::fs::read_to_string(dir.join("layout.svg")).unwrap();
+    assert!(svg.contains(">FAILED RUN: onnx_resnet50: core 0 of 2,"), "{}", &svg[..400]);
+    assert!(std::fs::read_to_string(dir.join("plan.csv")).unwrap().starts_with("tensor,core,address,"));
+    // a failed plan is not one to embed
+    assert!(!dir.join("plan.bin").exists() && !dir.join("plan.h").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_run_that_fails_in_planning_or_on_a_spill_replaces_the_earlier_reports() {
+    let dir = scratch("failed-plan");
+    let d = dir.to_str().unwrap();
+    let vgg = data("models/onnx_vgg19.json");
+    let good = |out: &Out| assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let verdict = || {
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap();
+        v["verdict"].as_str().unwrap().to_owned()
+    };
+    // planning fails: no plan, so the FAILED summary alone, every earlier file removed
+    good(&dramalloc(&["run", &vgg, "--report-dir", d]));
+    let out =
+        dramalloc(&["run", &vgg, "--hbm-window", "100M", "--allreduce-buffer-size", "1", "--report-dir", d]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(out.stdout, format!("reports (of the failed run): {d}\n"));
+    assert_eq!(
+        verdict(),
+        "FAILED: plan failed: DramAllocation on core 0: HBM budget: at op 1 `n1` 601014272 live DRAM bytes \
+         (601014272 private + 0 shared, counted once) do not fit the 104857600-byte budget"
+    );
+    for stale in ["plan.csv", "layout.svg", "plan.bin", "plan.h"] {
+        assert!(!dir.join(stale).exists(), "{stale}");
+    }
+    // a spill left unaddressed: the plan exists, so plan.csv and layout.svg of it, no plan.bin/plan.h
+    good(&dramalloc(&["run", &vgg, "--report-dir", d]));
+    let out = dramalloc(&["run", &vgg, "--disable-dram-allocation", "--report-dir", d]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(verdict(), "FAILED: DRAM spill `r0` on core 0 has no address");
+    // the pressure was not measured (no DRAM pass): `-`, where it said 0 with the inputs and
+    // weights live (a trial)
+    let row = out.stdout.lines().find(|l| l.starts_with("  0-1 ")).unwrap();
+    assert_eq!(row.split_whitespace().nth(4), Some("-"), "{row}");
+    assert!(std::fs::read_to_string(dir.join("layout.svg"))
+        .unwrap()
+        .contains(">FAILED RUN: onnx_vgg19: core 0 of 2,"));
+    assert!(std::fs::read_to_string(dir.join("plan.csv")).unwrap().starts_with("tensor,core,address,"));
+    assert!(!dir.join("plan.bin").exists() && !dir.join("plan.h").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Standard output that fails every write with `kind` (a full disk: ENOSPC; a reader gone: EPIPE).
+struct Failing(std::io::Error);
+
+impl std::io::Write for Failing {
+    fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+        Err(match self.0.raw_os_error() {
+            Some(n) => std::io::Error::from_raw_os_error(n),
+            None => std::io::Error::from(self.0.kind()),
+        })
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `dramalloc ARGS` printing to a standard output that fails with `e`: the exit code and stderr.
+fn dramalloc_failing_stdout(args: &[&str], e: std::io::Error) -> (ExitCode, String) {
+    let (mut o, mut err) = (Failing(e), Vec::new());
+    let mut con = Console { stdin: &mut std::io::empty(), stdout: &mut o, stderr: &mut err, progress: false };
+    let code = run_with(std::iter::once("dramalloc").chain(args.iter().copied()).map(Into::into), &mut con);
+    (code, String::from_utf8(err).unwrap())
+}
+
+#[test]
+fn a_primary_output_lost_on_stdout_exits_1_and_a_broken_pipe_quietly() {
+    let dir = scratch("stdout");
+    let csv = dir.join("g.csv");
+    assert_eq!(
+        dramalloc(&["generate", "-n", "50", "-o", csv.to_str().unwrap()]).code,
+        ExitCode::from(CODE_OK)
+    );
+    let (sol, bin) = (dir.join("sol.csv"), dir.join("g.bin"));
+    let (sol, bin) = (sol.to_str().unwrap(), bin.to_str().unwrap());
+    let (csv, onnx, json) =
+        (csv.to_str().unwrap(), data("models/onnx_squeezenet.onnx"), data("models/onnx_squeezenet.json"));
+    for out in [sol, bin] {
+        assert_eq!(dramalloc(&["plan", csv, "-o", out]).code, ExitCode::from(CODE_OK));
+    }
+    let script = dir.join("s.replay");
+    std::fs::write(&script, "allocator 1M\nalloc a 1K\n").unwrap();
+    // the verdicts and reports of quality, verify and check-plan are primary outputs too, and
+    // so are replay's result lines (it once said `writing replay output: Broken pipe`)
+    let commands: [&[&str]; 10] = [
+        &["replay", script.to_str().unwrap()],
+        &["plan", csv, "-o", "-"],
+        &["plan", csv, "-o", sol],
+        &["plan", csv, "-o", "-", "--format", "bin"],
+        &["import", &onnx, "-o", "-"],
+        &["generate", "-n", "50", "-o", "-"],
+        &["run", &json, "--cores", "1"],
+        &["quality", csv, "--strategies", "greedy-size"],
+        &["verify", csv, sol],
+        &["check-plan", bin],
+    ];
+    for args in commands {
+        let (code, err) = dramalloc_failing_stdout(args, std::io::Error::from_raw_os_error(28));
+        assert_eq!(code, ExitCode::from(CODE_FAILED), "{args:?}");
+        assert!(
+            err.ends_with("error: standard output: No space left on device (os error 28)\n"),
+            "{args:?}: {err}"
+        );
+        let (code, err) =
+            dramalloc_failing_stdout(args, std::io::Error::from(std::io::ErrorKind::BrokenPipe));
+        assert_eq!(code, ExitCode::from(CODE_FAILED), "{args:?}");
+        assert!(!err.contains("error"), "{args:?}: {err}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn plan_takes_a_model_file_and_writes_bin_or_json_next_to_dash() {
+    let dir = scratch("model");
+    let bin = dir.join("sq.bin");
+    let model = data("models/onnx_squeezenet.onnx");
+    let out = dramalloc(&["plan", &model, "-o", bin.to_str().unwrap(), "--json"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(
+        (&v["buffers"], &v["hwm"], &v["lower_bound"], &v["member"], &v["format"]),
+        (&65.into(), &6316032.into(), &6316032.into(), &"sweep".into(), &"bin".into())
+    );
+    // 65 buffers: no 1/128 long-lived set, so the sweep is the first member that runs
+    assert_eq!(
+        v["members"][0].as_str(),
+        Some("sweep-long/128    skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)")
+    );
+    let first = v["members"][1].as_str().unwrap();
+    assert!(first.starts_with("sweep             ran: peak 6316032 bytes (1.0000 x LB), "), "{first}");
+    let out = dramalloc(&["check-plan", bin.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(
+        out.stdout.lines().next(),
+        Some(&*format!("OK: {}: 1 core(s), 65 records, valid", bin.display()))
+    );
+    // `-o -`: the solution on stdout, the JSON summary on stderr
+    let out = dramalloc(&["plan", &model, "-o", "-", "--json"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert_eq!(out.stdout.lines().next(), Some("id,lower,upper,size,offset,align"));
+    assert_eq!(out.stdout.lines().count(), 66);
+    let v: serde_json::Value = serde_json::from_str(&out.stderr).unwrap();
+    assert_eq!((&v["output"], &v["format"]), (&"<stdout>".into(), &"csv".into()));
+    let out = dramalloc(&["plan", &data("minimalloc/A.1048576.csv"), "-o", "-", "--input-shape", "x=1"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(out
+        .stderr
+        .ends_with(": --input-shape x: --input-shape applies to model files (.onnx, .tflite) only\n"));
+    // `run` on its bundled program (a JSON) refuses it too
+    let out = dramalloc(&["run", "--input-shape", "x=1x2"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            ExitCode::from(CODE_BAD),
+            "error: bundled:onnx_resnet50.json: --input-shape x: --input-shape applies to model files (.onnx, .tflite) only\n"
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_report_directory_is_checked_before_planning() {
+    let dir = scratch("reportdir");
+    let file = dir.join("taken");
+    std::fs::write(&file, "x").unwrap();
+    let out = dramalloc(&["run", "--cores", "64", "--report-dir", file.to_str().unwrap()]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(
+        out.stderr,
+        format!("error: --report-dir {}: exists and is not a directory\n", file.display())
+    );
+    assert_eq!(out.stdout, "", "nothing ran");
+    let reports = dir.join("r");
+    let out =
+        dramalloc(&["run", "--cores", "2", "--svg-core", "2", "--report-dir", reports.to_str().unwrap()]);
+    assert_eq!(out.stderr, "error: --svg-core 2: the run has cores 0..1 (--cores 2)\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn replay_names_the_script_fails_on_unwritable_reports_and_stops_when_strict() {
+    let dir = scratch("replay");
+    std::fs::write(dir.join("blocked"), "a file, not a directory").unwrap();
+    let script = dir.join("s.replay");
+    std::fs::write(&script, "device wormhole\nbuffer a dram 24K 2048\nreport blocked\nfree zz\nclear\n")
+        .unwrap();
+    let s = script.to_str().unwrap();
+    let out = dramalloc(&["replay", s]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let target = dir.join("blocked");
+    assert!(
+        out.stdout.contains(&format!("error report blocked : writing memory report {}:", target.display())),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stderr.starts_with(&format!("error: {s}:3: writing memory report {}:", target.display())),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stdout.ends_with("error free zz : unknown name `zz`\nclear\n"), "{}", out.stdout);
+    // --strict stops at the first error line
+    let out = dramalloc(&["replay", "--strict", s]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    assert_eq!(out.stdout.lines().count(), 3);
+    assert!(
+        out.stderr.starts_with(&format!("error: {s}:3: `report blocked`: writing memory report")),
+        "{}",
+        out.stderr
+    );
+    assert!(out.stderr.trim_end().ends_with("(--strict: stopped here)"));
+    // a malformed line names the script
+    let out = dramalloc_in(&["replay", "-"], "allocator 1M\nalloc a 1Q\n");
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert_eq!(out.stderr, "error: <stdin>:2: bad size `1Q`: `alloc a 1Q`\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn every_help_lists_exit_codes_and_strategies() {
+    for cmd in ["run", "import", "plan", "verify", "replay", "check-plan", "quality"] {
+        let out = dramalloc(&[cmd, "--help"]);
+        assert_eq!(out.code, ExitCode::from(CODE_OK));
+        assert!(out.stdout.contains("Exit codes: 0 "), "{cmd}: {}", out.stdout);
+    }
+    for cmd in ["run", "plan"] {
+        let out = dramalloc(&[cmd, "--help"]);
+        // clap pads the names to the longest one (`greedy-class:`); compare the words
+        let lines: Vec<String> =
+            out.stdout.lines().map(|l| l.split_whitespace().collect::<Vec<_>>().join(" ")).collect();
+        for want in [
+            "- greedy-size: size-descending first fit (TensorFlow Lite Micro)",
+            "- greedy-load: first fit, buffers living through the highest load first (MiniMalloc's order)",
+        ] {
+            assert!(lines.iter().any(|l| l == want), "{cmd}: {want}: {}", out.stdout);
+        }
+    }
+    let out = dramalloc(&["quality", "-h"]);
+    assert!(
+        out.stdout.contains("[possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class, best-fit-start]"),
+        "{}",
+        out.stdout
+    );
+    let out = dramalloc(&["plan", "x.csv", "-o", "y", "--strategy", "fast"]);
+    assert_eq!(out.code, ExitCode::from(CODE_BAD));
+    assert!(out.stderr.starts_with("error: invalid value 'fast' for '--strategy <STRATEGY>'\n  [possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class, best-fit-start]"), "{}", out.stderr);
+}
