@@ -326,6 +326,44 @@ mod tests {
 
     const N: usize = 48;
 
+    /// A clock with a ceiling stops the placement at the first buffer that ends at or above
+    /// it: `Ok(true)` with the later buffers unallocated (not the error for a candidate the
+    /// order missed), the top and the count in the clock. The doctest's three buffers in
+    /// size-descending order: the first 8 KiB one ends at 8192, the ceiling.
+    #[test]
+    fn a_ceiling_stops_the_placement_with_the_rest_unallocated() {
+        let mut nodes = [(0, 9), (3, 5), (6, 8)].map(|(lo, hi)| Node { lo, hi, ..Node::default() });
+        (0..3).for_each(|v| nodes[v].payload = v as u32);
+        let mut infos =
+            [4096, 8192, 8192].map(|aligned| Info { aligned, interval_count: 1, ..Info::default() });
+        let tree = IntervalTree::build(&mut nodes);
+        let mut ids = [0u32; 3];
+        build_csr(tree.nodes(), &mut ids, &mut infos);
+        let graph = Graph::new(tree, &ids);
+        let (mut records, mut table, mut at) = ([Placed::default(); 3], [0u32; 3 + CLASSES], [0u32; 3]);
+        let mut occupied = [Span::default(); 3];
+        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 4096 };
+        let mut clock = Clock::none().with_ceiling(8192);
+        let done = place_by_class(
+            &graph,
+            &mut infos,
+            &[1, 2, 0],
+            &mut records,
+            &mut table,
+            &mut at,
+            &mut occupied,
+            regions,
+            Fit::First,
+            &mut clock,
+        );
+        assert_eq!(done, Ok(true));
+        assert_eq!(infos.map(|i| i.allocated), [0, 1, 0]);
+        assert_eq!(
+            (clock.above(), clock.placed_count(), clock.stopped(), clock.halted()),
+            (Some(8192), 1, false, true)
+        );
+    }
+
     #[test]
     fn classes_are_bit_lengths_of_the_length() {
         assert_eq!(
