@@ -314,7 +314,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
                 match x.hwm {
                     Some(h) => format!("{} {h}{kept}", x.strategy.name()),
                     None => format!(
-                        "{} not run (its members' work past the time limit, or failed)",
+                        "{} not run (its members' work past the time limit, stopped by it, or failed)",
                         x.strategy.name()
                     ),
                 }
