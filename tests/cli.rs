@@ -8,21 +8,14 @@ use std::process::ExitCode;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::{data, dramalloc, dramalloc_in, dramalloc_line, Out};
+use in_process::{
+    data, dramalloc, dramalloc_in, dramalloc_line, summary, Out, CODE_BAD, CODE_FAILED, CODE_OK,
+};
 
 /// A fresh scratch directory under the system temp dir.
 fn scratch(tag: &str) -> PathBuf {
     in_process::scratch_in("cli", tag)
 }
-
-/// The summary line of `plan` without its stage times.
-fn summary(line: &str) -> &str {
-    line.split("; read ").next().unwrap()
-}
-
-const CODE_OK: u8 = 0;
-const CODE_FAILED: u8 = 1;
-const CODE_BAD: u8 = 2;
 
 // ------------------------------------------------------------------ inputs and flags
 

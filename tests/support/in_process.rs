@@ -1,6 +1,7 @@
 //! Runs `dramalloc` in-process (`cli::run_with`) on buffers: what one command printed and
-//! returned, and the helpers around it. Shared by `cli.rs`, `verify_plan_csv.rs` and
-//! `report_truth.rs` (not every file uses every helper: hence `allow(dead_code)`).
+//! returned, and the helpers around it. Shared by `cli.rs`, `cli_outputs.rs`,
+//! `verify_plan_csv.rs` and `report_truth.rs` (not every file uses every helper: hence
+//! `allow(dead_code)`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -49,3 +50,19 @@ pub fn scratch_in(prefix: &str, tag: &str) -> PathBuf {
 pub fn data(rel: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data").join(rel).display().to_string()
 }
+
+/// The summary line of `plan` without its stage times.
+#[allow(dead_code)]
+pub fn summary(line: &str) -> &str {
+    line.split("; read ").next().unwrap()
+}
+
+/// `dramalloc`'s exit codes: success.
+#[allow(dead_code)]
+pub const CODE_OK: u8 = 0;
+/// The plan does not fit or is invalid, the run failed, or an output cannot be written.
+#[allow(dead_code)]
+pub const CODE_FAILED: u8 = 1;
+/// Bad input or a bad flag.
+#[allow(dead_code)]
+pub const CODE_BAD: u8 = 2;
