@@ -273,12 +273,7 @@ pub(crate) fn run_strategy(
                     // where even a whole greedy pass would not fit in it, the run settles
                     let per_buffer = est.greedy / est.n.max(1);
                     let spare = left.saturating_sub(rekeys * REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
-                    // a run stops once a buffer ends at or above the best plan's peak (below the
-                    // general region's ceiling, over which its buffers are placed again)
-                    let cutoff = match best {
-                        Some((b, _)) if !padded => b..regions.general_ceiling.saturating_add(1),
-                        _ => 0..0,
-                    };
+                    let cutoff = skyline_cutoff(best.map(|(b, _)| b), padded, regions);
                     let mut finish =
                         Finish { settle: est.greedy > spare, left: spare, per_buffer, cutoff, above: None };
                     let before = finish.left;
@@ -296,9 +291,7 @@ pub(crate) fn run_strategy(
                     let charged = (rekeys - cap).saturating_mul(REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
                     left = left.saturating_sub(charged);
                     if let Some((top, placed)) = finish.above {
-                        // its estimate charged in proportion to the buffers it placed
-                        let share = (u128::from(c) * u128::from(placed) / u128::from(est.n.max(1))) as u64;
-                        left = left.saturating_add(c - share.min(c));
+                        left = left.saturating_add(c - placed_share(c, placed, est.n));
                         above = Some((top, placed));
                     }
                     r
@@ -326,12 +319,9 @@ pub(crate) fn run_strategy(
                         left = left.saturating_sub(clock.work());
                     }
                     if let (Some(top), false) = (clock.above(), stopped) {
-                        // charged its estimate in proportion to the buffers it placed
                         let placed = clock.placed_count();
                         if !metered {
-                            let share =
-                                (u128::from(c) * u128::from(placed) / u128::from(est.n.max(1))) as u64;
-                            left = before_run.saturating_sub(share.min(c));
+                            left = before_run.saturating_sub(placed_share(c, placed, est.n));
                         }
                         above = Some((top, placed));
                     }
@@ -392,8 +382,7 @@ pub(crate) fn run_strategy(
     let mut best_peak = best_peak;
     // exact: the skyline preorders the budget stopped, on the caller's clock
     if exact && skyline_stopped && keep && best_peak > lb {
-        // a preorder whose buffer ends at or above the kept peak cannot replace it
-        let cutoff = if padded { 0..0 } else { best_peak..regions.general_ceiling.saturating_add(1) };
+        let cutoff = skyline_cutoff(Some(best_peak), padded, regions);
         let mut none = Finish { settle: false, left: 0, per_buffer: 0, cutoff, above: None };
         let outcome = match run_skyline(
             graph,
@@ -490,6 +479,23 @@ pub(crate) fn run_strategy(
         }
     }
     Ok((chosen, report))
+}
+
+/// The tops (bytes) that stop a skyline run: from the best peak so far up to the general
+/// region's ceiling, over which its buffers are placed again ([`Outcome::Above`]); none
+/// (`0..0`) before a plan or with padded or stand-in sizes, whose peaks do not rank the real
+/// plans.
+fn skyline_cutoff(best: Option<u64>, padded: bool, regions: Regions) -> core::ops::Range<u64> {
+    match best {
+        Some(b) if !padded => b..regions.general_ceiling.saturating_add(1),
+        _ => 0..0,
+    }
+}
+
+/// What a row stopped at the best peak ([`Outcome::Above`]) is charged of its estimate `cost`:
+/// in proportion to the `placed` of `n` buffers it placed, at most `cost`.
+fn placed_share(cost: u64, placed: u64, n: u64) -> u64 {
+    ((u128::from(cost) * u128::from(placed) / u128::from(n.max(1))) as u64).min(cost)
 }
 
 /// The host's answer about a row ([`Budget::claim`]): [`Claim::Here`] where the rows are
