@@ -1,5 +1,5 @@
 //! The max-load lower bound: the largest sum of aligned sizes live at one instruction.
-//! Uses: error, liveness, min_heap, workspace; used by: planner.
+//! Uses: error, gather, liveness, min_heap, workspace; used by: planner.
 //!
 //! Every valid plan's peak is at least this (and, above a floor, at least floor + the live
 //! non-pinned sum). The load can only peak where an interval starts. When every candidate has
@@ -11,6 +11,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::place::gather::{gather, GATHER};
 use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::workspace::Scratch;
 
@@ -71,17 +72,21 @@ fn sweep_load(
 ) -> (u64, u64, u64) {
     let by_key = |a: u64, b: u64| a < b;
     let (mut load, mut len, mut pairs) = (Load::default(), 0usize, 0u64);
-    for (i, node) in nodes.iter().enumerate() {
-        while len > 0 && key_hi(heap[0]) < node.lo {
-            load.remove(&infos[nodes[heap[0] as u32 as usize].payload as usize]);
-            min_heap::pop(heap, &mut len, by_key);
+    for (c, chunk) in nodes.chunks(GATHER).enumerate() {
+        let sizes = gather(chunk.iter().map(|n| n.payload), infos);
+        for (k, (node, &size)) in chunk.iter().zip(&sizes).enumerate() {
+            while len > 0 && key_hi(heap[0]) < node.lo {
+                let info = &infos[nodes[heap[0] as u32 as usize].payload as usize];
+                load.remove((info.aligned, 0, info.is_pinned()));
+                min_heap::pop(heap, &mut len, by_key);
+            }
+            if len > SORT_ABOVE {
+                return sorted_load(nodes, infos, heap);
+            }
+            load.add(size);
+            pairs += len as u64;
+            min_heap::push(heap, &mut len, end_key(node.hi, (c * GATHER + k) as u32), by_key);
         }
-        if len > SORT_ABOVE {
-            return sorted_load(nodes, infos, heap);
-        }
-        load.add(&infos[node.payload as usize]);
-        pairs += len as u64;
-        min_heap::push(heap, &mut len, end_key(node.hi, i as u32), by_key);
     }
     (load.best_all, load.best_free, pairs)
 }
@@ -101,13 +106,23 @@ fn sorted_load(
     }
     ends.sort_unstable();
     let (mut load, mut gone, mut pairs) = (Load::default(), 0usize, 0u64);
-    for (i, node) in nodes.iter().enumerate() {
-        while key_hi(ends[gone]) < node.lo {
-            load.remove(&infos[nodes[ends[gone] as u32 as usize].payload as usize]);
-            gone += 1;
+    // the sizes of the ends `ends[from..from + GATHER]`, read ahead
+    let (mut leaving, mut from) = ([(0u64, 0u32, false); GATHER], usize::MAX);
+    for (c, chunk) in nodes.chunks(GATHER).enumerate() {
+        let sizes = gather(chunk.iter().map(|n| n.payload), infos);
+        for (k, (node, &size)) in chunk.iter().zip(&sizes).enumerate() {
+            while key_hi(ends[gone]) < node.lo {
+                if !(from..from.saturating_add(GATHER)).contains(&gone) {
+                    let next = ends[gone..].iter().take(GATHER);
+                    leaving = gather(next.map(|&e| nodes[e as u32 as usize].payload), infos);
+                    from = gone;
+                }
+                load.remove(leaving[gone - from]);
+                gone += 1;
+            }
+            load.add(size);
+            pairs += (c * GATHER + k - gone) as u64;
         }
-        load.add(&infos[node.payload as usize]);
-        pairs += (i - gone) as u64;
     }
     (load.best_all, load.best_free, pairs)
 }
@@ -123,21 +138,22 @@ struct Load {
 }
 
 impl Load {
-    /// A candidate becomes live: its aligned size joins the sums (saturating).
-    fn add(&mut self, info: &Info) {
-        self.all = self.all.saturating_add(info.aligned);
-        if !info.is_pinned() {
-            self.free = self.free.saturating_add(info.aligned);
+    /// A candidate of `(aligned size, location, pinned)` ([`gather`]) becomes live: its size joins the sums
+    /// (saturating).
+    fn add(&mut self, (aligned, _, pinned): (u64, u32, bool)) {
+        self.all = self.all.saturating_add(aligned);
+        if !pinned {
+            self.free = self.free.saturating_add(aligned);
         }
         self.best_all = self.best_all.max(self.all);
         self.best_free = self.best_free.max(self.free);
     }
 
-    /// A live candidate expires.
-    fn remove(&mut self, info: &Info) {
-        self.all -= info.aligned;
-        if !info.is_pinned() {
-            self.free -= info.aligned;
+    /// A live candidate of `(aligned size, location, pinned)` expires.
+    fn remove(&mut self, (aligned, _, pinned): (u64, u32, bool)) {
+        self.all -= aligned;
+        if !pinned {
+            self.free -= aligned;
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod cost_model;
 pub mod exact;
 mod exact_member;
+mod gather;
 pub mod greedy;
 pub mod live_set;
 pub mod lower_bound;

@@ -1,5 +1,5 @@
 //! Time-sweep placement (the `sweep` strategy): buffers placed in def order among the live ones.
-//! Uses: error, liveness, live_set, min_heap, scan, seed, sweep_ahead, workspace; used by: portfolio.
+//! Uses: error, gather, liveness, live_set, min_heap, scan, seed, sweep_ahead, workspace; used by: portfolio.
 //!
 //! Time-sweep placement (the `sweep` strategy): buffers are placed in the order they become
 //! live, like a run-time allocator replaying the program, each into a gap among the buffers
@@ -34,6 +34,7 @@ use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::liveness::interval_tree::Node;
 use crate::place::clock::Clock;
+use crate::place::gather::{gather, GATHER};
 use crate::place::live_set::LiveSet;
 use crate::place::min_heap::{self, end_key, key_hi, SORT_ABOVE};
 use crate::place::seed::search::{Fit, Span};
@@ -149,48 +150,54 @@ fn sweep_in(
     };
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen, mut next_pinned) = (0usize, 0usize, 0usize);
-    for &ni in order {
-        if !clock.tick() {
-            return Ok(true);
-        }
-        let node = nodes[ni as usize];
-        expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
-        let v = node.payload as usize;
-        if infos[v].is_pinned() {
-            // an obstacle from now on; every live buffer avoided it when placed
-            next_pinned += 1;
-            let at = Placed { lo: node.lo, hi: node.hi, addr: infos[v].address, end: infos[v].end() };
-            crate::place::scan::insert_sorted(placed, &mut live, at);
+    for chunk in order.chunks(GATHER) {
+        let gathered = gather(chunk.iter().map(|&ni| nodes[ni as usize].payload), infos);
+        for (&ni, &(size, _, is_pinned)) in chunk.iter().zip(&gathered) {
+            if !clock.tick() {
+                return Ok(true);
+            }
+            let node = nodes[ni as usize];
+            expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
+            let v = node.payload as usize;
+            if is_pinned {
+                // an obstacle from now on; every live buffer avoided it when placed
+                next_pinned += 1;
+                let at = Placed { lo: node.lo, hi: node.hi, addr: infos[v].address, end: infos[v].end() };
+                crate::place::scan::insert_sorted(placed, &mut live, at);
+                min_heap::push(heap, &mut hlen, ni, by_hi);
+                continue;
+            }
+            // the pinned buffers defined later in v's lifetime (not live yet)
+            let later = &pinned[next_pinned..];
+            let k = defined_by(nodes, later, node.hi);
+            let indexed = ask_index(index.as_ref(), next_pinned, k);
+            let high = match above {
+                Some(high) if k > LOOKAHEAD_PER_BUFFER && indexed.is_none() => {
+                    list_fit(&placed[..live], occupied, &[], None, infos, nodes, (v, size), high, fit).ok()
+                }
+                _ => None,
+            };
+            let address = match high {
+                Some(a) => a,
+                None => {
+                    let asked = indexed.map(|ix| (ix, next_pinned, next_pinned + k));
+                    let later = &later[..k];
+                    list_fit(&placed[..live], occupied, later, asked, infos, nodes, (v, size), regions, fit)?
+                }
+            };
+            // (written, not read: the store does not wait for the record's cache line)
+            let info = &mut infos[v];
+            info.address = address;
+            info.allocated = 1;
+            let end = address.saturating_add(size);
+            clock.placed(end);
+            crate::place::scan::insert_sorted(
+                placed,
+                &mut live,
+                Placed { lo: node.lo, hi: node.hi, addr: address, end },
+            );
             min_heap::push(heap, &mut hlen, ni, by_hi);
-            continue;
         }
-        // the pinned buffers defined later in v's lifetime (not live yet)
-        let later = &pinned[next_pinned..];
-        let k = defined_by(nodes, later, node.hi);
-        let indexed = ask_index(index.as_ref(), next_pinned, k);
-        let high = match above {
-            Some(high) if k > LOOKAHEAD_PER_BUFFER && indexed.is_none() => {
-                list_fit(&placed[..live], occupied, &[], None, infos, nodes, v, high, fit).ok()
-            }
-            _ => None,
-        };
-        let address = match high {
-            Some(a) => a,
-            None => {
-                let asked = indexed.map(|ix| (ix, next_pinned, next_pinned + k));
-                list_fit(&placed[..live], occupied, &later[..k], asked, infos, nodes, v, regions, fit)?
-            }
-        };
-        let info = &mut infos[v];
-        info.address = address;
-        info.allocated = 1;
-        clock.placed(info.end());
-        crate::place::scan::insert_sorted(
-            placed,
-            &mut live,
-            Placed { lo: node.lo, hi: node.hi, addr: address, end: info.end() },
-        );
-        min_heap::push(heap, &mut hlen, ni, by_hi);
     }
     Ok(true)
 }
@@ -205,6 +212,10 @@ fn unallocate(infos: &mut [Info]) {
 /// Writes the nodes of the pinned candidates into `pinned`, in the order they come in
 /// `order` (def order); returns their count. `pinned` holds at least that many.
 fn pinned_in_def_order(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &mut [u32]) -> usize {
+    // (read in candidate order first: with none pinned, no read in def order)
+    if !infos.iter().any(Info::is_pinned) {
+        return 0;
+    }
     let mut p = 0usize;
     for &ni in order {
         if infos[nodes[ni as usize].payload as usize].is_pinned() {
@@ -216,25 +227,66 @@ fn pinned_in_def_order(nodes: &[Node], infos: &[Info], order: &[u32], pinned: &m
 }
 
 /// Writes the node indices `0..order.len()` into `order` in (def, size descending, index)
-/// order: the sweep's placement order (the nodes are sorted by `lo` already). O(n log n).
+/// order: the sweep's placement order (the nodes are sorted by `lo` already). O(n + Σ r log r)
+/// for runs of r nodes with one `lo`.
 pub(crate) fn def_order(nodes: &[Node], infos: &[Info], order: &mut [u32]) {
     for (i, o) in order.iter_mut().enumerate() {
         *o = i as u32;
     }
-    order.sort_unstable_by(|&a, &b| {
-        let (na, nb) = (&nodes[a as usize], &nodes[b as usize]);
-        na.lo
-            .cmp(&nb.lo)
-            .then(infos[nb.payload as usize].aligned.cmp(&infos[na.payload as usize].aligned))
-            .then(a.cmp(&b))
-    });
+    // the node indices are in `lo` order already: only each run of equal `lo` is sorted (by
+    // size, descending, then index). The sizes are read a block of positions at a time in one
+    // short loop, so where the candidates are not numbered in def order (each read a cache
+    // miss) the misses overlap; a run longer than a block is sorted by reading its sizes
+    // in the comparisons.
+    let n = order.len().min(nodes.len());
+    let size = |i: usize| infos[nodes[i].payload as usize].aligned;
+    let mut a = 0usize;
+    while a < n {
+        let end = (a + GATHER).min(n);
+        let mut sizes = [0u64; GATHER];
+        for (s, p) in sizes.iter_mut().zip(a..end) {
+            *s = size(p);
+        }
+        // the runs that end inside the block (the last one may go on past it)
+        let mut r = a;
+        while r < end {
+            let lo = nodes[r].lo;
+            let stop = r + nodes[r..end].iter().take_while(|x| x.lo == lo).count();
+            if stop == end && end < n {
+                break;
+            }
+            if stop - r > 1 {
+                let mut keyed = [(0u64, 0u32); GATHER];
+                for (kv, p) in keyed.iter_mut().zip(r..stop) {
+                    *kv = (u64::MAX - sizes[p - a], p as u32);
+                }
+                keyed[..stop - r].sort_unstable();
+                for (o, &(_, i)) in order[r..stop].iter_mut().zip(&keyed) {
+                    *o = i;
+                }
+            }
+            r = stop;
+        }
+        if r > a {
+            a = r;
+            continue;
+        }
+        // one run fills the block and goes on past it
+        let lo = nodes[a].lo;
+        let run = nodes[a..n].iter().take_while(|x| x.lo == lo).count();
+        order[a..a + run].sort_unstable_by(|&x, &y| size(y as usize).cmp(&size(x as usize)).then(x.cmp(&y)));
+        a += run;
+    }
 }
 
 /// Removes from the address-sorted live list `placed[..*live]` every buffer whose last use
-/// is before instruction `now`, popping their nodes from the end heap `heap[..*hlen]`.
+/// is before instruction `now`, popping their nodes from the end heap `heap[..*hlen]`. A
+/// popped node's entry is found by its interval, not its address: entries with the same
+/// interval all leave in the same call, so removing any of them leaves the same list, and
+/// the candidate's record (a cache miss where candidates are not numbered in def order) is
+/// not read.
 pub(crate) fn expire(
     nodes: &[Node],
-    infos: &[Info],
     heap: &mut [u32],
     hlen: &mut usize,
     placed: &mut [Placed],
@@ -245,10 +297,11 @@ pub(crate) fn expire(
     while *hlen > 0 && nodes[heap[0] as usize].hi < now {
         let gone = nodes[heap[0] as usize];
         min_heap::pop(heap, hlen, by_hi);
-        let g = &infos[gone.payload as usize];
-        let at = placed[..*live].partition_point(|q| (q.addr, q.end) < (g.address, g.end()));
-        placed.copy_within(at + 1..*live, at);
-        *live -= 1;
+        let at = placed[..*live].iter().position(|q| q.lo == gone.lo && q.hi == gone.hi).unwrap_or(*live);
+        if at < *live {
+            placed.copy_within(at + 1..*live, at);
+            *live -= 1;
+        }
     }
 }
 
@@ -326,81 +379,86 @@ fn sweep_tree(
     // once more than `SORT_ABOVE` ends wait, every end is sorted once and `heap[gone..]` are
     // the ends not yet passed (the heap's steps would miss the cache)
     let mut sorted: Option<usize> = None;
-    for &ni in order {
-        if !clock.tick() {
-            return Ok(Some(true));
-        }
-        let node = nodes[ni as usize];
-        loop {
-            let key = match sorted {
-                None if hlen > 0 && key_hi(heap[0]) < node.lo => {
-                    let key = heap[0];
-                    min_heap::pop(heap, &mut hlen, by_key);
-                    key
-                }
-                Some(ref mut gone) if key_hi(heap[*gone]) < node.lo => {
-                    *gone += 1;
-                    heap[*gone - 1]
-                }
-                _ => break,
-            };
-            // (the set's records are by node, in def order: the live ones lie near each other)
-            if !live.remove(key as u32) {
-                return Ok(None);
+    for chunk in order.chunks(GATHER) {
+        let gathered = gather(chunk.iter().map(|&ni| nodes[ni as usize].payload), infos);
+        for (&ni, &(size, location, pinned)) in chunk.iter().zip(&gathered) {
+            if !clock.tick() {
+                return Ok(Some(true));
             }
-        }
-        let v = node.payload as usize;
-        if infos[v].is_pinned() {
-            next_pinned += 1;
-            if !live.insert(ni, infos[v].address, infos[v].end()) {
+            let node = nodes[ni as usize];
+            loop {
+                let key = match sorted {
+                    None if hlen > 0 && key_hi(heap[0]) < node.lo => {
+                        let key = heap[0];
+                        min_heap::pop(heap, &mut hlen, by_key);
+                        key
+                    }
+                    Some(ref mut gone) if key_hi(heap[*gone]) < node.lo => {
+                        *gone += 1;
+                        heap[*gone - 1]
+                    }
+                    _ => break,
+                };
+                // (the set's records are by node, in def order: the live ones lie near each other)
+                if !live.remove(key as u32) {
+                    return Ok(None);
+                }
+            }
+            let v = node.payload as usize;
+            if pinned {
+                next_pinned += 1;
+                if !live.insert(ni, infos[v].address, infos[v].end()) {
+                    return Ok(None);
+                }
+                wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
+                continue;
+            }
+            // the pinned buffers defined later in v's lifetime
+            let later = &ahead.pinned[next_pinned..];
+            let k = defined_by(nodes, later, node.hi);
+            let indexed = ask_index(ahead.index.as_ref(), next_pinned, k);
+            let found = match indexed
+                .map(|ix| indexed_tree_fit(live, ix, next_pinned, next_pinned + k, size, regions))
+            {
+                Some(Err(())) => return Ok(None),
+                Some(Ok(found)) => found,
+                None => None,
+            };
+            let high = match ahead.above {
+                Some(high) if indexed.is_none() && k > LOOKAHEAD_PER_BUFFER => {
+                    match tree_fit(live, &[], (size, location), high) {
+                        Err(()) => return Ok(None),
+                        Ok(found) => found.ok(),
+                    }
+                }
+                _ => None,
+            };
+            let address = match found.or(high) {
+                Some(a) => a,
+                None => {
+                    let obstacles = &mut ahead.placed[..k];
+                    for (o, &q) in obstacles.iter_mut().zip(later) {
+                        let q = &infos[nodes[q as usize].payload as usize];
+                        *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
+                    }
+                    obstacles.sort_unstable_by_key(|o| (o.addr, o.end));
+                    match tree_fit(live, obstacles, (size, location), regions) {
+                        Err(()) => return Ok(None),
+                        Ok(found) => found?,
+                    }
+                }
+            };
+            // (written, not read: the store does not wait for the record's cache line)
+            let info = &mut infos[v];
+            info.address = address;
+            info.allocated = 1;
+            let end = address.saturating_add(size);
+            clock.placed(end);
+            if !live.insert(ni, address, end) {
                 return Ok(None);
             }
             wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
-            continue;
         }
-        // the pinned buffers defined later in v's lifetime
-        let later = &ahead.pinned[next_pinned..];
-        let k = defined_by(nodes, later, node.hi);
-        let indexed = ask_index(ahead.index.as_ref(), next_pinned, k);
-        let found = match indexed
-            .map(|ix| indexed_tree_fit(live, ix, next_pinned, next_pinned + k, &infos[v], regions))
-        {
-            Some(Err(())) => return Ok(None),
-            Some(Ok(found)) => found,
-            None => None,
-        };
-        let high = match ahead.above {
-            Some(high) if indexed.is_none() && k > LOOKAHEAD_PER_BUFFER => {
-                match tree_fit(live, &[], &infos[v], high) {
-                    Err(()) => return Ok(None),
-                    Ok(found) => found.ok(),
-                }
-            }
-            _ => None,
-        };
-        let address = match found.or(high) {
-            Some(a) => a,
-            None => {
-                let obstacles = &mut ahead.placed[..k];
-                for (o, &q) in obstacles.iter_mut().zip(later) {
-                    let q = &infos[nodes[q as usize].payload as usize];
-                    *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
-                }
-                obstacles.sort_unstable_by_key(|o| (o.addr, o.end));
-                match tree_fit(live, obstacles, &infos[v], regions) {
-                    Err(()) => return Ok(None),
-                    Ok(found) => found?,
-                }
-            }
-        };
-        let info = &mut infos[v];
-        info.address = address;
-        info.allocated = 1;
-        clock.placed(info.end());
-        if !live.insert(ni, address, info.end()) {
-            return Ok(None);
-        }
-        wait_end(nodes, heap, &mut hlen, &mut sorted, ni);
     }
     Ok(Some(true))
 }
@@ -430,5 +488,38 @@ mod tests {
         assert_eq!(live_peak(&[(0, 5), (0, 5), (5, 6)]), 3);
         // nothing overlaps: one at a time
         assert_eq!(live_peak(&[(0, 1), (2, 3), (4, 5)]), 1);
+    }
+
+    /// `def_order` (runs of one `lo` sorted a block at a time) gives the order of one whole
+    /// sort by (def, size descending, node index), on runs of 1 to 3 · `GATHER` nodes, many of
+    /// equal sizes, with candidates numbered out of def order.
+    #[test]
+    fn def_order_is_the_whole_sort() {
+        const N: usize = 2000;
+        let mut rng = crate::test_rng::XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut nodes = [Node::default(); N];
+        let mut infos = [Info::default(); N];
+        let (mut lo, mut left) = (0u32, 0u64);
+        for (k, node) in nodes.iter_mut().enumerate() {
+            if left == 0 {
+                // the next run: mostly short, some longer than a block
+                lo += 1 + rng.below(3) as u32;
+                left = if rng.below(8) == 0 { 1 + rng.below(3 * GATHER as u64) } else { 1 + rng.below(6) };
+            }
+            left -= 1;
+            // candidate numbers scattered over the nodes (7 is coprime to N)
+            *node = Node::new(lo, lo + rng.below(50) as u32, ((k * 7) % N) as u32);
+            infos[node.payload as usize].aligned = 64 * (1 + rng.below(4));
+        }
+        let mut want: [u32; N] = core::array::from_fn(|i| i as u32);
+        want.sort_unstable_by_key(|&i| {
+            let n = &nodes[i as usize];
+            (n.lo, u64::MAX - infos[n.payload as usize].aligned, i)
+        });
+        let mut got = [0u32; N];
+        def_order(&nodes, &infos, &mut got);
+        assert_eq!(got, want);
+        // a run longer than a block was drawn
+        assert!(nodes.chunk_by(|a, b| a.lo == b.lo).any(|r| r.len() > GATHER), "no run past a block");
     }
 }

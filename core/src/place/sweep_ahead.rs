@@ -49,10 +49,11 @@ pub(crate) fn defined_by(nodes: &[Node], pinned: &[u32], hi: u32) -> usize {
     pinned.partition_point(|&q| nodes[q as usize].lo <= hi)
 }
 
-/// The address of candidate `v` among the live list `live` and the pinned nodes `later`
-/// (defined during its life) by `fit` in `regions`: the fast first fit over the list where
-/// nothing is ahead, or over the list's gaps cut by `indexed` (the index of the pinned
-/// buffers, and `later`'s range in it), else [`place_one`] over both (in `occupied`).
+/// The address of candidate `v` (of `size` bytes, its aligned size as the caller read it)
+/// among the live list `live` and the pinned nodes `later` (defined during its life) by
+/// `fit` in `regions`: the fast first fit over the list where nothing is ahead, or over the
+/// list's gaps cut by `indexed` (the index of the pinned buffers, and `later`'s range in
+/// it), else [`place_one`] over both (in `occupied`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn list_fit(
     live: &[Placed],
@@ -61,17 +62,17 @@ pub(crate) fn list_fit(
     indexed: Option<(&PinnedIndex<'_>, usize, usize)>,
     infos: &[Info],
     nodes: &[Node],
-    v: usize,
+    (v, size): (usize, u64),
     regions: Regions,
     fit: Fit,
 ) -> Result<u64, PlanError> {
     let spans = live.iter().map(|p| (p.addr, p.end));
     if fit == Fit::First && later.is_empty() {
-        if let Some(a) = first_fit_sorted(spans, infos[v].aligned, regions) {
+        if let Some(a) = first_fit_sorted(spans, size, regions) {
             return Ok(a);
         }
     } else if let (Fit::First, Some((ix, i, j))) = (fit, indexed) {
-        let (size, align) = (infos[v].aligned, regions.align);
+        let align = regions.align;
         let piece = |lo, hi| ix.fit_in(i, j, lo, hi, |a, b| place_in_gap(a, b, size, align));
         if let Some(a) = sorted_gaps(spans, regions.start, regions.general_ceiling, piece) {
             return Ok(a);
@@ -198,35 +199,37 @@ pub(crate) fn fit_around(
     Ok(if a.is_some() { (a, 0) } else { (None, largest.max(gap)) })
 }
 
-/// The first-fit address of `info` among the live set and the pinned buffers `[i, j)` of
-/// `index` in the general region of `regions`: [`tree_fit`]'s first answer over them sorted,
-/// or `None` where the general region has none (the caller then asks [`tree_fit`] over them
-/// sorted, which retries in the CC region or names the error, as the list path asks
-/// `place_one`). `Err(())` when a walk of the set is deeper than its path stack.
+/// The first-fit address of a buffer of `size` bytes (its aligned size) among the live set
+/// and the pinned buffers `[i, j)` of `index` in the general region of `regions`:
+/// [`tree_fit`]'s first answer over them sorted, or `None` where the general region has none
+/// (the caller then asks [`tree_fit`] over them sorted, which retries in the CC region or
+/// names the error, as the list path asks `place_one`). `Err(())` when a walk of the set is
+/// deeper than its path stack.
 pub(crate) fn indexed_tree_fit(
     live: &LiveSet<'_>,
     index: &PinnedIndex<'_>,
     i: usize,
     j: usize,
-    info: &Info,
+    size: u64,
     regions: Regions,
 ) -> Result<Option<u64>, ()> {
-    let (size, align) = (info.aligned, regions.align);
+    let align = regions.align;
     let piece = |lo, hi| index.fit_in(i, j, lo, hi, |a, b| place_in_gap(a, b, size, align));
     live.walk_gaps(regions.start, regions.general_ceiling, size, piece)
 }
 
-/// The first-fit address of `info` among the live set and `obstacles` (sorted by address)
-/// in `regions`: the general region, then the CC region; else the error naming it, with the
-/// largest gap below the ceiling and the end an unbounded fit needs. `Err(())` when a walk of
-/// the set is deeper than its path stack.
+/// The first-fit address of candidate `location`'s buffer of `size` bytes (its aligned size)
+/// among the live set and `obstacles` (sorted by address) in `regions`: the general region,
+/// then the CC region; else the error naming it, with the largest gap below the ceiling and
+/// the end an unbounded fit needs. `Err(())` when a walk of the set is deeper than its path
+/// stack.
 pub(crate) fn tree_fit(
     live: &LiveSet<'_>,
     obstacles: &[Placed],
-    info: &Info,
+    (size, location): (u64, u32),
     regions: Regions,
 ) -> Result<Result<u64, PlanError>, ()> {
-    let (size, align) = (info.aligned, regions.align);
+    let align = regions.align;
     let first = |from, to| live.fits(size, from, to, align).map(|a| (a, 0));
     let (mut found, _) = fit_around(obstacles, regions.start, regions.general_ceiling, first)?;
     if found.is_none() && regions.window > regions.general_ceiling {
@@ -239,7 +242,7 @@ pub(crate) fn tree_fit(
     let (_, largest) = fit_around(obstacles, regions.start, regions.general_ceiling, full)?;
     let (unbounded, _) = fit_around(obstacles, regions.start, u64::MAX, first)?;
     Ok(Err(PlanError::DoesNotFit {
-        location: info.location,
+        location,
         size,
         needed: unbounded.map_or(u64::MAX, |a| a.saturating_add(size)),
         available: regions.general_ceiling,

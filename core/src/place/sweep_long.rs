@@ -198,7 +198,7 @@ pub fn sweep_long(
             return Ok(true);
         }
         let node = nodes[ni as usize];
-        expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
+        expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
         if before(&node, infos) {
             // placed in step 1 or pinned: it enters the live list at its def

@@ -161,7 +161,7 @@ pub fn sweep_two_ended(
             return Ok(Some(0));
         }
         let node = nodes[ni as usize];
-        expire(nodes, infos, heap, &mut hlen, placed, &mut live, node.lo);
+        expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
         let v = node.payload as usize;
         let address = match ends(&placed[..live], infos[v].aligned, regions, ceiling) {
             (Some((a, below)), Some((b, above))) => {
