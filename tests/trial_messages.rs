@@ -163,3 +163,40 @@ fn the_small_wording_fixes() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A fixed row whose own alignment has no common multiple with `--align` below 2^64 but 0 can
+/// only be at offset 0: at 4096 it is a bad input (exit 2, no file written) naming the row,
+/// its offset and both alignments, with every strategy and with `--align` near 2^64 too. The
+/// trial's `plan` exited 0 with the misaligned offset and a false HWM (the core refused the
+/// row as a size overflow, and the first fit with own alignments after it took fixed offsets
+/// as given). At offset 0 it plans.
+#[test]
+fn a_fixed_row_past_every_common_multiple_but_zero_is_refused() {
+    let d = scratch_in("trial", "fixed-align");
+    let csv = d.join("a.csv");
+    let out_csv = d.join("o.csv");
+    std::fs::write(&csv, "id,lower,upper,size,alignment,offset\nb1,0,1,4096,9223372036854775807,4096\n")
+        .unwrap();
+    let (f, o) = (csv.to_str().unwrap(), out_csv.to_str().unwrap());
+    for (align, strategy) in [("4096", "auto"), ("4096", "greedy-size"), ("9223372036854775808", "sweep")] {
+        let out = dramalloc(&["plan", f, "--align", align, "--strategy", strategy, "-o", o]);
+        assert_eq!((out.code, out.stdout.as_str()), (ExitCode::from(2), ""), "{align} {strategy}");
+        assert_eq!(
+            out.stderr,
+            format!(
+                "error: {f}: buffer `b1` (line 2): fixed offset 4096 is not a multiple of both --align {align} and \
+                 its alignment 9223372036854775807, which have no common multiple below 2^64 but 0\n"
+            )
+        );
+        assert!(!out_csv.exists(), "a file was written for {align} {strategy}");
+    }
+    std::fs::write(&csv, "id,lower,upper,size,alignment,offset\nb1,0,1,4096,9223372036854775807,0\n")
+        .unwrap();
+    let out = dramalloc(&["plan", f, "-o", o]);
+    assert_eq!(out.code, ExitCode::SUCCESS, "{}", out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&out_csv).unwrap(),
+        "id,lower,upper,size,alignment,offset,align\nb1,0,1,4096,9223372036854775807,0,4096\n"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -30,6 +30,7 @@ pub use crate::quality::limits::{
 pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
 pub use crate::quality::member_lines::member_lines;
 use crate::quality::settle::{peak_of, settle};
+use crate::quality::solve_error::fixed_only_at_zero;
 pub use crate::quality::solve_error::{describe, SolveError};
 use crate::quality::solve_error::{located, only_at_zero};
 pub use crate::quality::solved::{Aligned, Alone, Solved};
@@ -215,6 +216,17 @@ fn solve_clocked(
             let (location, end) = (k as u32, end(k).unwrap_or(u64::MAX));
             return Err(name(PlanError::OutsideWindow { location, end, window: capacity }));
         }
+    }
+    // a fixed row whose own alignment has no common multiple with `align` below 2^64 but 0
+    // can only be at offset 0 (the core refuses such a row as a size overflow, and the first
+    // fit with own alignments that follows takes fixed offsets as given)
+    if let Some(k) = (0..problem.len()).find(|&k| {
+        problem.fixed(k).is_some_and(|at| at != 0 && lcm(align.max(1), problem.alignment(k)).is_none())
+    }) {
+        let (at, location) = (problem.fixed(k).unwrap_or(0), k as u32);
+        let error = PlanError::MisalignedFixed { location, address: at, align: u64::MAX };
+        let id = Some(problem.id(k).to_owned());
+        return Err(SolveError::Plan { id, message: fixed_only_at_zero(problem, k, align), error });
     }
     // (padded also where the common alignment overflows: primes up to 71 times 4096)
     let padded = pads(problem, align);

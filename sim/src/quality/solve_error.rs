@@ -144,6 +144,34 @@ pub fn only_at_zero(problem: &Problem, k: usize, align: u64) -> String {
     )
 }
 
+/// The message for fixed row `k` at a nonzero offset whose own alignment has no common
+/// multiple with `align` below 2^64 but 0: it names the row, its offset, its alignment and
+/// `align`.
+///
+/// ```
+/// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_sim::quality::solve_error::fixed_only_at_zero;
+/// let mut p = Problem::default();
+/// p.push("b1", Row { lower: 0, upper: 1, size: 4096 });
+/// p.set_alignment(0, (1 << 63) - 1);
+/// p.set_fixed(0, Some(4096));
+/// assert_eq!(
+///     fixed_only_at_zero(&p, 0, 4096),
+///     "buffer `b1`: fixed offset 4096 is not a multiple of both --align 4096 and its alignment \
+///      9223372036854775807, which have no common multiple below 2^64 but 0"
+/// );
+/// ```
+pub fn fixed_only_at_zero(problem: &Problem, k: usize, align: u64) -> String {
+    format!(
+        "buffer `{}`{}: fixed offset {} is not a multiple of both --align {align} and its alignment {}, \
+         which have no common multiple below 2^64 but 0",
+        crate::input::error::shorten(problem.id(k)),
+        at(problem.line(k)),
+        problem.fixed(k).unwrap_or(0),
+        problem.alignment(k)
+    )
+}
+
 /// A planner error in words: buffers named by id and file line, not by index.
 pub fn describe(problem: &Problem, error: &PlanError) -> String {
     let name = |k: u32| {

@@ -155,6 +155,22 @@ pub enum VerifyError {
         /// The alignment in bytes.
         align: u64,
     },
+    /// A nonzero offset of a buffer whose own alignment has no common multiple with the
+    /// plan's alignment below 2^64 but 0.
+    #[error(
+        "buffer `{id}`: offset {offset} is not a multiple of both the alignment {align} and its own \
+         alignment {own}, which have no common multiple below 2^64 but 0"
+    )]
+    OnlyAtZero {
+        /// The id.
+        id: String,
+        /// Its offset in bytes.
+        offset: u64,
+        /// The plan's alignment in bytes.
+        align: u64,
+        /// The buffer's own alignment in bytes.
+        own: u64,
+    },
     /// `offset + size` does not fit in `u64`.
     #[error("buffer `{id}`: offset {offset} + size {size} overflows u64")]
     EndOverflow {
@@ -226,9 +242,15 @@ pub fn verify(
             return Err(VerifyError::MovedFixed { id: shorten(id), offset, fixed });
         }
         let own = problem.alignment(p);
-        let need = (align / gcd(align, own)).saturating_mul(own);
-        if offset % need != 0 {
-            return Err(VerifyError::Misaligned { id: shorten(id), offset, align: need });
+        match (align / gcd(align, own)).checked_mul(own) {
+            // no common multiple below 2^64 but 0
+            None if offset != 0 => {
+                return Err(VerifyError::OnlyAtZero { id: shorten(id), offset, align, own });
+            }
+            Some(need) if offset % need != 0 => {
+                return Err(VerifyError::Misaligned { id: shorten(id), offset, align: need });
+            }
+            _ => {}
         }
         let end = offset.checked_add(r.size).ok_or(VerifyError::EndOverflow {
             id: shorten(id),
@@ -385,6 +407,17 @@ mod tests {
             verify(&p, &s, 32, None),
             Err(VerifyError::MovedFixed { id: "b1".into(), offset: 0, fixed: 32 })
         );
+        // an own alignment with no common multiple with the plan's below 2^64 but 0: only
+        // offset 0 passes, and the error names both alignments (not a saturated product)
+        p.set_fixed(1, None);
+        p.set_alignment(0, (1 << 63) - 1);
+        assert_eq!(
+            verify(&p, &s, 32, None),
+            Err(VerifyError::OnlyAtZero { id: "b0".into(), offset: 96, align: 32, own: (1 << 63) - 1 })
+        );
+        p.set_alignment(0, 1);
+        p.set_alignment(1, (1 << 63) - 1);
+        assert_eq!(verify(&p, &s, 32, None).map(|r| r.peak), Ok(106));
     }
 
     #[test]
