@@ -42,17 +42,27 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// The temp files this process holds (created, not yet renamed or removed).
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// The temp files this process holds (created, not yet renamed or removed), and whether
+/// [`remove_temp_files`] has run (then no new one is created: the process is exiting).
+struct Live {
+    paths: Vec<PathBuf>,
+    closed: bool,
+}
+
+/// The temp files of this process ([`Live`]).
+static LIVE: Mutex<Live> = Mutex::new(Live { paths: Vec::new(), closed: false });
 
 /// The list of live temp files, even after a panic while it was held.
-fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+fn live() -> std::sync::MutexGuard<'static, Live> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Removes every temp file this process holds (a write in progress, a staged output not yet
 /// committed) and returns how many it removed. For a signal handler about to exit: the
-/// targets are left as they were. A write still running afterwards fails at its rename.
+/// targets are left as they were. A write still running afterwards fails at its rename, and
+/// no temp file is created afterwards (a write that starts while the handler is on its way to
+/// `exit` fails at once: a trial's `kill -TERM` as `plan` began writing left the file it
+/// created after the clean-up).
 ///
 /// ```
 /// use dramalloc_sim::atomic_write::{remove_temp_files, stage};
@@ -64,20 +74,24 @@ fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 /// assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 /// assert!(staged.commit().is_err()); // its temp file is gone: the target is not written
 /// assert!(!dir.join("out.csv").exists());
+/// // and no write starts after it: no temp file, no target
+/// assert!(stage(&dir.join("late.csv"), |w| std::io::Write::write_all(w, b"a\n")).is_err());
+/// assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
 /// std::fs::remove_dir(&dir).unwrap();
 /// ```
 pub fn remove_temp_files() -> usize {
-    remove_temp_files_where(|_| true)
+    remove_temp_files_where(|_| true, true)
 }
 
 /// [`remove_temp_files`] of the temp files `pick` accepts (the tests' own, while other tests
-/// of the process stage theirs).
-fn remove_temp_files_where(pick: impl Fn(&Path) -> bool) -> usize {
+/// of the process stage theirs); with `close`, no temp file is created afterwards.
+fn remove_temp_files_where(pick: impl Fn(&Path) -> bool, close: bool) -> usize {
     // a commit in progress puts all its files in place first (see [`commit_all`])
     let _commit = committing();
     let mut live = live();
-    let (mine, others): (Vec<PathBuf>, Vec<PathBuf>) = live.drain(..).partition(|p| pick(p));
-    *live = others;
+    live.closed |= close;
+    let (mine, others): (Vec<PathBuf>, Vec<PathBuf>) = live.paths.drain(..).partition(|p| pick(p));
+    live.paths = others;
     drop(live);
     mine.iter().filter(|p| fs::remove_file(p).is_ok()).count()
 }
@@ -257,8 +271,7 @@ where
         Ok(m) if !m.is_file() => return write_in_place(OpenOptions::new().write(true).open(path)?, fill),
         _ => {}
     }
-    let (file, temp) = create_temp(&dir, &name.to_string_lossy())?;
-    let guard = TempGuard::new(temp);
+    let (file, guard) = create_temp(&dir, &name.to_string_lossy())?;
     // one write call a MiB: a 10^6-row solution is 27 MB (8 KiB buffers took 3,400 calls)
     let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
     fill(&mut writer)?;
@@ -335,15 +348,24 @@ pub fn names_standard_output(path: &Path) -> bool {
     descriptor_number(path) == Some(1)
 }
 
-/// Creates a fresh temp file `.NAME.tmp.PID.N` in `dir`.
-fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
+/// Creates a fresh temp file `.NAME.tmp.PID.N` in `dir`, listed for [`remove_temp_files`]
+/// in the same step (under the list's lock, so a signal's clean-up either waits for it and
+/// removes it or comes first and it is not created).
+fn create_temp(dir: &Path, name: &str) -> io::Result<(File, TempGuard)> {
     let pid = std::process::id();
     let mut last = None;
+    let mut live = live();
+    if live.closed {
+        return Err(io::Error::other("the command is exiting on a signal: no file is written"));
+    }
     for _ in 0..TEMP_ATTEMPTS {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = dir.join(format!(".{name}.tmp.{pid}.{n}"));
         match OpenOptions::new().write(true).create_new(true).open(&temp) {
-            Ok(file) => return Ok((file, temp)),
+            Ok(file) => {
+                live.paths.push(temp.clone());
+                return Ok((file, TempGuard(Some(temp))));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
         }
@@ -356,12 +378,6 @@ fn create_temp(dir: &Path, name: &str) -> io::Result<(File, PathBuf)> {
 struct TempGuard(Option<PathBuf>);
 
 impl TempGuard {
-    /// Guards `temp` and lists it for [`remove_temp_files`].
-    fn new(temp: PathBuf) -> TempGuard {
-        live().push(temp.clone());
-        TempGuard(Some(temp))
-    }
-
     fn path(&self) -> Option<&Path> {
         self.0.as_deref()
     }
@@ -374,7 +390,7 @@ impl TempGuard {
     /// Takes the temp file's path off the guard and off the list of [`remove_temp_files`].
     fn unlist(&mut self) -> Option<PathBuf> {
         let temp = self.0.take()?;
-        live().retain(|p| *p != temp);
+        live().paths.retain(|p| *p != temp);
         Some(temp)
     }
 }
@@ -428,7 +444,7 @@ mod tests {
     #[test]
     fn temp_files_are_listed_while_they_exist() {
         let dir = TestDir::new("live");
-        let listed = |dir: &Path| live().iter().filter(|p| p.starts_with(dir)).count();
+        let listed = |dir: &Path| live().paths.iter().filter(|p| p.starts_with(dir)).count();
         let a = stage(&dir.0.join("a"), |w| w.write_all(b"a")).unwrap();
         let b = stage(&dir.0.join("b"), |w| w.write_all(b"b")).unwrap();
         assert_eq!((listed(&dir.0), dir.entries().len()), (2, 2));
@@ -489,7 +505,7 @@ mod tests {
         commit_all_with(vec![a, b], |k| {
             if k == 0 {
                 let own = dir.0.clone();
-                let t = std::thread::spawn(move || remove_temp_files_where(|p| p.starts_with(&own)));
+                let t = std::thread::spawn(move || remove_temp_files_where(|p| p.starts_with(&own), false));
                 std::thread::sleep(std::time::Duration::from_millis(100));
                 assert!(!t.is_finished(), "the remover ran between the renames");
                 remover = Some(t);
