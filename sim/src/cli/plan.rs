@@ -302,6 +302,13 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             if st.stopped { ", stopped by the clock" } else { "" }
         ));
     }
+    if sol.over_pairs {
+        members.push(format!(
+            "(per-buffer alignments: the padded plan was not settled down and no first fit with each buffer's own \
+             alignment ran: more than {} pairs of buffers live together, the limit of both)",
+            crate::quality::problem::SETTLE_MAX_PAIRS
+        ));
+    }
     if let Some(b) = sol.both_ways {
         members.push(b.describe());
     }
@@ -320,9 +327,10 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
                 }
             })
             .collect();
+        let settled = if sol.over_pairs { "not settled: too many pairs" } else { "settled" };
         members.push(format!(
             "(per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
-             strategies that ran on the padded sizes were also run alone (padded, settled, at the common \
+             strategies that ran on the padded sizes were also run alone (padded, {settled}, at the common \
              alignment), HWM bytes: {})",
             each.join("; ")
         ));

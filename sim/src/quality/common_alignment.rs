@@ -95,6 +95,10 @@ pub struct BothWays {
     /// failed (a fixed offset that is not a multiple of `M`, the capacity) or was not made
     /// (the clock had stopped).
     pub common_hwm: Option<u64>,
+    /// Whether the plans were settled down ([`crate::quality::settle`]); false where more
+    /// pairs of buffers live together than the settle lists
+    /// ([`SETTLE_MAX_PAIRS`](crate::quality::problem::SETTLE_MAX_PAIRS)).
+    pub settled: bool,
 }
 
 impl BothWays {
@@ -107,13 +111,15 @@ impl BothWays {
     ///
     /// ```
     /// use dramalloc_sim::quality::common_alignment::BothWays;
-    /// let b = BothWays { common_align: 4096, padded_hwm: 12288, common_hwm: Some(8192) };
+    /// let b = BothWays { common_align: 4096, padded_hwm: 12288, common_hwm: Some(8192), settled: true };
     /// assert_eq!(
     ///     b.describe(),
     ///     "(per-buffer alignments: planned with each buffer padded to its own alignment, HWM \
     ///      12288 bytes, and at their common alignment 4096, HWM 8192 bytes, each settled down; \
     ///      kept the common; the members above are those of the plan kept)"
     /// );
+    /// let b = BothWays { settled: false, ..b };
+    /// assert!(b.describe().contains("HWM 8192 bytes, neither settled down (too many pairs of buffers live together); kept"));
     /// ```
     pub fn describe(&self) -> String {
         let common = match self.common_hwm {
@@ -121,9 +127,14 @@ impl BothWays {
             None => "no plan".to_owned(),
         };
         let kept = if self.kept_common() { "the common" } else { "the padded" };
+        let settled = if self.settled {
+            "each settled down"
+        } else {
+            "neither settled down (too many pairs of buffers live together)"
+        };
         format!(
             "(per-buffer alignments: planned with each buffer padded to its own alignment, HWM {} \
-             bytes, and at their common alignment {}, {common}, each settled down; kept {kept}; the \
+             bytes, and at their common alignment {}, {common}, {settled}; kept {kept}; the \
              members above are those of the plan kept)",
             self.padded_hwm, self.common_align
         )
@@ -203,7 +214,7 @@ mod tests {
             (sol.offsets.clone(), sol.metrics.hwm, sol.metrics.lower_bound),
             (vec![4096, 8192, 0, 0], 13192, 8007)
         );
-        let both = BothWays { common_align: 8192, padded_hwm: 15288, common_hwm: Some(13192) };
+        let both = BothWays { common_align: 8192, padded_hwm: 15288, common_hwm: Some(13192), settled: true };
         assert_eq!(sol.both_ways, Some(both));
         // 8 KiB alignments at plan alignment 1 and 4096: both ways 12 KiB, the padded kept
         for align in [1, 4096] {
@@ -244,7 +255,7 @@ mod tests {
 
     #[test]
     fn the_common_plan_is_kept_only_when_strictly_lower() {
-        let b = |c| BothWays { common_align: 64, padded_hwm: 100, common_hwm: c };
+        let b = |c| BothWays { common_align: 64, padded_hwm: 100, common_hwm: c, settled: true };
         assert!(b(Some(99)).kept_common());
         assert!(!b(Some(100)).kept_common());
         assert!(!b(None).kept_common());

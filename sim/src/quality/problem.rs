@@ -441,18 +441,20 @@ fn solve_clocked(
     // Per-buffer alignments padded the plan's buffers: where it is above its bound, settle it
     // down (`settle`), plan again at the buffers' common alignment, settle that too, and keep
     // the lower peak (`common_alignment`).
-    let (mut both_ways, mut settled) = (None, None);
+    let (mut both_ways, mut settled, mut over_pairs) = (None, None, false);
     if padded && metrics.hwm > metrics.lower_bound {
         // whatever the clock says (its time is reserved: `post_reserve`): a padded plan is
         // not yet the plan. Its pair list is at most SETTLE_MAX_PAIRS (about 0.3 s), and the
         // settle itself stops at the clock after its first 1,024 buffers (valid either way)
         settled = settle(problem, &mut offsets, align, SETTLE_MAX_PAIRS, limits.until);
+        over_pairs = settled.is_none();
         if let Some(s) = settled {
             metrics.hwm = s.after;
         }
     }
     if let Some(m) = common_align.filter(|_| metrics.hwm > metrics.lower_bound && first_aligned.is_none()) {
-        let mut both = BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None };
+        let mut both =
+            BothWays { common_align: m, padded_hwm: metrics.hwm, common_hwm: None, settled: !over_pairs };
         if metrics.hwm > metrics.lower_bound && Instant::now() < limits.until {
             if let Ok((p, _)) = fitting(&mut host, m, false) {
                 // the common plan's footprints are its sizes rounded up to `m`; its peak is
@@ -573,6 +575,7 @@ fn solve_clocked(
         as_exact,
         padded,
         settled,
+        over_pairs,
         alone,
         aligned,
         searched,

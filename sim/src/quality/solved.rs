@@ -38,6 +38,10 @@ pub struct Solved {
     /// The padded plan settled down ([`crate::quality::settle`]): its peaks before and after;
     /// `None` where it was at its bound, not padded, or had too many pairs to settle.
     pub settled: Option<crate::quality::settle::Settled>,
+    /// With padding, the padded plan (above its bound) had more than
+    /// [`SETTLE_MAX_PAIRS`](crate::quality::problem::SETTLE_MAX_PAIRS) pairs of buffers live
+    /// together: it was not settled, and no first fit with each buffer's own alignment ran.
+    pub over_pairs: bool,
     /// With padding, `auto`'s and `exact`'s members run again alone (empty otherwise).
     pub alone: Vec<Alone>,
     /// With padding, `auto`'s and `exact`'s first fit with each buffer's own alignment
