@@ -32,6 +32,15 @@ fn a_plan_past_its_time_limit_says_so() {
     assert!(out.stderr.trim_end().ends_with(
         "over its --time-limit of 0 s (reading, the member that makes the first plan and writing are not stopped by the clock)"
     ));
+    // with a picture, drawing it is named too (its time is kept free like the writing's)
+    let svg = std::env::temp_dir().join(format!("dramalloc-note-{}.svg", std::process::id()));
+    let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "0", "--svg", svg.to_str().unwrap()], p);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    assert!(out.stderr.trim_end().ends_with(
+        "over its --time-limit of 0 s (reading, the member that makes the first plan, writing and drawing the \
+         picture are not stopped by the clock)"
+    ));
+    std::fs::remove_file(&svg).unwrap();
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "60"], p);
     assert_eq!((out.code, note(&out)), (ExitCode::from(CODE_OK), 0), "{}", out.stderr);
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "0", "--strategy", "sweep"], p);

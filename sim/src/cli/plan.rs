@@ -127,6 +127,9 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     spin.message(&format!("planning {} with {}", count_of(problem.len(), "buffer"), a.strategy.name()));
     // the limit is the whole process's: what reading took is gone, writing is kept free
     let mut limits = Limits::whole_process(t0, a.time_limit, problem.len());
+    if a.svg.is_some() {
+        limits = limits.with_picture(problem.len());
+    }
     if let Some(t) = a.threads {
         limits = limits.with_threads(t);
     }
@@ -215,15 +218,16 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         return stdout_failed(con, &e);
     }
     // the limit is kept by the clock of the portfolio's members; what it cannot stop (reading,
-    // the member that makes the first plan, writing) can take the command past it: say so
+    // the member that makes the first plan, writing, drawing) can take the command past it: say so
     let took = t0.elapsed();
     if matches!(a.strategy, Strategy::Auto | Strategy::Exact) && took > a.time_limit {
         let _ = writeln!(
             con.stderr,
             "note: the command took {:.2} s, over its --time-limit of {} s (reading, the member that \
-             makes the first plan and writing are not stopped by the clock)",
+             makes the first plan{} are not stopped by the clock)",
             took.as_secs_f64(),
-            a.time_limit.as_secs_f64()
+            a.time_limit.as_secs_f64(),
+            if a.svg.is_some() { ", writing and drawing the picture" } else { " and writing" }
         );
     }
     if std::env::var_os("DRAMALLOC_TIMING").is_some_and(|v| v == "1") {

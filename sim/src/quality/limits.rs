@@ -60,6 +60,12 @@ pub const TAIL_NANOS_PER_ROW: u64 = 160;
 /// a clock with no fixed part and the whole process took 1.06 s of 1 s).
 pub const TAIL_FIXED: Duration = Duration::from_millis(40);
 
+/// Time a row's picture takes after the planner's clock stops when `plan --svg` draws the
+/// plan, kept free at the end of a whole-process limit besides [`TAIL_NANOS_PER_ROW`]
+/// (10^6 rows: the write stage 330 ms with the picture against 85 ms without, a fresh-user
+/// trial on the development machine, 2026-12-05).
+pub const PICTURE_NANOS_PER_ROW: u64 = 250;
+
 impl Limits {
     /// The limits of a plan alone: [`work_for`] `time_limit`, and the clock from now (a
     /// whole process of no rows started now).
@@ -70,6 +76,22 @@ impl Limits {
             until: now.checked_add(time_limit).unwrap_or(now + FAR),
             threads: default_threads(),
         }
+    }
+
+    /// These limits with the clock stopped earlier by the time a picture of `rows` rows
+    /// takes to draw ([`PICTURE_NANOS_PER_ROW`]; the work budget, a function of the input,
+    /// stays).
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use dramalloc_sim::quality::problem::Limits;
+    /// let t0 = Instant::now();
+    /// let l = Limits::whole_process(t0, Duration::from_secs(1), 1_000_000).with_picture(1_000_000);
+    /// assert_eq!((l.work, l.until), (600_000_000, t0 + Duration::from_millis(550)));
+    /// ```
+    pub fn with_picture(self, rows: usize) -> Limits {
+        let draw = Duration::from_nanos((rows as u64).saturating_mul(PICTURE_NANOS_PER_ROW));
+        Limits { until: self.until.checked_sub(draw).unwrap_or(self.until), ..self }
     }
 
     /// These limits with `threads` threads in all (1: no helper thread).
