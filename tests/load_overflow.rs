@@ -73,4 +73,6 @@ fn quality_shows_the_true_load_as_the_bound() {
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(v["rows"][0]["lower_bound"], "23058430092136939520");
     assert_eq!(v["rows"][0]["results"][0]["error"], MESSAGE);
+    // a failed plan has no peak: null, not 0 (a trial read the 0 as a plan)
+    assert_eq!(v["rows"][0]["results"][0]["peak"], serde_json::Value::Null);
 }

@@ -32,8 +32,8 @@ use crate::quality::problem::{solve_limited, Limits};
 pub struct StrategyResult {
     /// Strategy name.
     pub strategy: String,
-    /// Peak (max offset + aligned size), bytes; 0 when it failed.
-    pub peak: u64,
+    /// Peak (max offset + aligned size), bytes; `None` (JSON `null`) when it failed.
+    pub peak: Option<u64>,
     /// Peak / lower bound.
     pub ratio: f64,
     /// Plan time, seconds.
@@ -116,7 +116,7 @@ pub fn evaluate(
                         lb = u128::from(sol.metrics.lower_bound);
                         StrategyResult {
                             strategy: s.name().into(),
-                            peak: sol.metrics.hwm,
+                            peak: Some(sol.metrics.hwm),
                             ratio: peak_ratio(sol.metrics.hwm, sol.metrics.lower_bound),
                             seconds: sol.time.as_secs_f64(),
                             error: None,
@@ -126,7 +126,7 @@ pub fn evaluate(
                     }
                     Err(e) => StrategyResult {
                         strategy: s.name().into(),
-                        peak: 0,
+                        peak: None,
                         ratio: f64::NAN,
                         seconds: 0.0,
                         error: Some(e.to_string()),
@@ -222,7 +222,8 @@ pub fn totals(rows: &[QualityRow], strategies: &[Strategy]) -> Vec<QualityTotal>
                 at_bound: rows
                     .iter()
                     .filter(|r| {
-                        r.results[i].error.is_none() && u128::from(r.results[i].peak) == r.lower_bound
+                        r.results[i].error.is_none()
+                            && r.results[i].peak.map(u128::from) == Some(r.lower_bound)
                     })
                     .count(),
                 files,
@@ -292,7 +293,7 @@ mod tests {
     fn the_table_is_as_wide_as_its_cells() {
         let result = |strategy: &str, ratio: f64, error: Option<String>| StrategyResult {
             strategy: strategy.into(),
-            peak: 0,
+            peak: None,
             ratio,
             seconds: 0.0125,
             error,
