@@ -79,8 +79,8 @@ pub fn prepare_loads(
             width: hi - lo + 1,
             rank: 0,
         };
-        lo_keys[k] = u64::from(lo) << 32 | k as u64;
-        hi_keys[k] = u64::from(hi) << 32 | k as u64;
+        lo_keys[k] = (u64::from(lo) << 32) + k as u64;
+        hi_keys[k] = (u64::from(hi) << 32) + k as u64;
     }
     lo_keys.sort_unstable();
     hi_keys.sort_unstable();
@@ -139,8 +139,9 @@ pub fn section_totals(slots: &mut [Slot], sections: &mut [Section], count: usize
             *g = (s.lo, s.hi);
         }
         for (&v, &(lo, hi)) in chunk.iter().zip(&span) {
-            // every section up to the slot's last on the stack (the slots come by last section)
-            while r <= hi as usize && r < count {
+            // every section up to the slot's last on the stack (the slots come by last section;
+            // `hi` is a section index, below `count`)
+            while r <= hi as usize {
                 while len > 0 && sections[sections[len - 1].cuts as usize].remaining <= sections[r].remaining
                 {
                     len -= 1;
