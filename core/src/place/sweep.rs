@@ -44,6 +44,7 @@ use crate::place::sweep_ahead::{
 };
 pub use crate::place::sweep_ahead::{pinned_index_words, LOOKAHEAD_BUDGET_PER_BUFFER, LOOKAHEAD_PER_BUFFER};
 use crate::workspace::{Placed, Section};
+use core::cmp::Reverse;
 
 /// Places every unpinned candidate by the time sweep, around the pinned ones. `order`,
 /// `heap`, `placed`, `occupied` need `infos.len()` entries, `pinned` one per pinned
@@ -255,15 +256,13 @@ pub(crate) fn def_order(nodes: &[Node], infos: &[Info], order: &mut [u32]) {
             if stop == end && end < n {
                 break;
             }
-            if stop - r > 1 {
-                let mut keyed = [(0u64, 0u32); GATHER];
-                for (kv, p) in keyed.iter_mut().zip(r..stop) {
-                    *kv = (u64::MAX - sizes[p - a], p as u32);
-                }
-                keyed[..stop - r].sort_unstable();
-                for (o, &(_, i)) in order[r..stop].iter_mut().zip(&keyed) {
-                    *o = i;
-                }
+            let mut keyed = [(Reverse(0u64), 0u32); GATHER];
+            for (kv, p) in keyed.iter_mut().zip(r..stop) {
+                *kv = (Reverse(sizes[p - a]), p as u32);
+            }
+            keyed[..stop - r].sort_unstable();
+            for (o, &(_, i)) in order[r..stop].iter_mut().zip(&keyed) {
+                *o = i;
             }
             r = stop;
         }
