@@ -75,4 +75,9 @@ fn quality_shows_the_true_load_as_the_bound() {
     assert_eq!(v["rows"][0]["results"][0]["error"], MESSAGE);
     // a failed plan has no peak: null, not 0 (a trial read the 0 as a plan)
     assert_eq!(v["rows"][0]["results"][0]["peak"], serde_json::Value::Null);
+    // and a strategy that planned no file has no mean: null (it was -0.0, an empty f64 sum)
+    assert_eq!(
+        (v["totals"][0]["files"].as_u64(), &v["totals"][0]["mean_ratio"]),
+        (Some(0), &serde_json::Value::Null)
+    );
 }

@@ -1,6 +1,6 @@
 //! The sweep around the long-lived: the longest-lived buffers placed first by size-ordered
 //! first fit, then every other buffer by the time sweep around them.
-//! Uses: class_index, cost_model (Estimate), error, liveness, min_heap, portfolio (peak,
+//! Uses: class_index, cost_model (Estimate), error, gather, liveness, min_heap, portfolio (peak,
 //! Storage), scan, seed, sweep, workspace; used by: portfolio (its row, `run_sweep_long`).
 //!
 //! The time sweep ([`crate::place::sweep`]) is the one placer cheap enough for millions of
@@ -40,6 +40,7 @@ use crate::liveness::interval_tree::Node;
 use crate::place::class_index::{class_of, place_listed, ClassIndex, CLASSES};
 use crate::place::clock::Clock;
 use crate::place::cost_model::Estimate;
+use crate::place::gather::{gather, GATHER};
 use crate::place::min_heap;
 use crate::place::portfolio::{peak, Storage};
 use crate::place::scan::insert_sorted;
@@ -193,60 +194,62 @@ pub fn sweep_long(
     }
     let by_hi = |a: u32, b: u32| nodes[a as usize].hi < nodes[b as usize].hi;
     let (mut live, mut hlen, mut entered) = (0usize, 0usize, 0usize);
-    for &ni in order[..n].iter() {
-        if !clock.tick() {
-            return Ok(true);
-        }
-        let node = nodes[ni as usize];
-        expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
-        let v = node.payload as usize;
-        if before(&node, infos) {
-            // placed in step 1 or pinned: it enters the live list at its def
-            entered += 1;
-            let info = &mut infos[v];
-            info.allocated = 1;
-            insert_sorted(
-                placed,
-                &mut live,
-                Placed { lo: node.lo, hi: node.hi, addr: info.address, end: info.end() },
-            );
-            min_heap::push(heap, &mut hlen, ni, by_hi);
-            continue;
-        }
-        // the long ones defined during its lifetime, not in the live list yet
-        let mut m = 0usize;
-        for &li in &longs[entered..nl] {
-            let l = &nodes[li as usize];
-            if l.lo > node.hi {
-                break;
+    for chunk in order[..n].chunks(GATHER) {
+        // (sizes read ahead: `place/gather.rs`)
+        let gathered = gather(chunk.iter().map(|&ni| nodes[ni as usize].payload), infos);
+        for (&ni, &(size, _, pinned)) in chunk.iter().zip(&gathered) {
+            if !clock.tick() {
+                return Ok(true);
             }
-            let o = &infos[l.payload as usize];
-            occupied[m] = Span { lo: o.address, hi: o.end() };
-            m += 1;
-        }
-        let size = infos[v].aligned;
-        let fast = if m == 0 {
-            first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), size, regions)
-        } else {
-            occupied[..m].sort_unstable_by_key(|s| s.lo);
-            let ahead = &occupied[..m];
-            first_fit_sorted(merge(&placed[..live], ahead), size, regions)
-        };
-        let address = match fast {
-            Some(a) => a,
-            None => {
-                for (o, p) in occupied[m..].iter_mut().zip(&placed[..live]) {
-                    *o = Span { lo: p.addr, hi: p.end };
+            let node = nodes[ni as usize];
+            expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
+            let v = node.payload as usize;
+            if pinned || class_of(node.lo, node.hi) >= k {
+                // placed in step 1 or pinned: it enters the live list at its def
+                entered += 1;
+                let info = &mut infos[v];
+                info.allocated = 1;
+                let at = Placed { lo: node.lo, hi: node.hi, addr: info.address, end: info.end() };
+                insert_sorted(placed, &mut live, at);
+                min_heap::push(heap, &mut hlen, ni, by_hi);
+                continue;
+            }
+            // the long ones defined during its lifetime, not in the live list yet
+            let mut m = 0usize;
+            for &li in &longs[entered..nl] {
+                let l = &nodes[li as usize];
+                if l.lo > node.hi {
+                    break;
                 }
-                place_one(&mut occupied[..m + live], &infos[v], regions, Fit::First)?
+                let o = &infos[l.payload as usize];
+                occupied[m] = Span { lo: o.address, hi: o.end() };
+                m += 1;
             }
-        };
-        let info = &mut infos[v];
-        info.address = address;
-        info.allocated = 1;
-        clock.placed(info.end());
-        insert_sorted(placed, &mut live, Placed { lo: node.lo, hi: node.hi, addr: address, end: info.end() });
-        min_heap::push(heap, &mut hlen, ni, by_hi);
+            let fast = if m == 0 {
+                first_fit_sorted(placed[..live].iter().map(|p| (p.addr, p.end)), size, regions)
+            } else {
+                occupied[..m].sort_unstable_by_key(|s| s.lo);
+                let ahead = &occupied[..m];
+                first_fit_sorted(merge(&placed[..live], ahead), size, regions)
+            };
+            let address = match fast {
+                Some(a) => a,
+                None => {
+                    for (o, p) in occupied[m..].iter_mut().zip(&placed[..live]) {
+                        *o = Span { lo: p.addr, hi: p.end };
+                    }
+                    place_one(&mut occupied[..m + live], &infos[v], regions, Fit::First)?
+                }
+            };
+            // (written, not read: the store does not wait for the record's cache line)
+            let info = &mut infos[v];
+            info.address = address;
+            info.allocated = 1;
+            let end = address.saturating_add(size);
+            clock.placed(end);
+            insert_sorted(placed, &mut live, Placed { lo: node.lo, hi: node.hi, addr: address, end });
+            min_heap::push(heap, &mut hlen, ni, by_hi);
+        }
     }
     Ok(true)
 }

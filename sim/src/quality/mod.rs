@@ -80,8 +80,8 @@ fn wide_number<S: serde::Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> 
 pub struct QualityTotal {
     /// Strategy name.
     pub strategy: String,
-    /// Mean peak / LB over the files planned.
-    pub mean_ratio: f64,
+    /// Mean peak / LB over the files planned; `None` (JSON `null`) where none was.
+    pub mean_ratio: Option<f64>,
     /// Files whose peak equals the LB.
     pub at_bound: usize,
     /// Files planned.
@@ -218,7 +218,9 @@ pub fn totals(rows: &[QualityRow], strategies: &[Strategy]) -> Vec<QualityTotal>
             let files = ok.len();
             QualityTotal {
                 strategy: s.name().into(),
-                mean_ratio: ok.iter().map(|r| r.ratio).sum::<f64>() / files.max(1) as f64,
+                // (not `sum() / max(files, 1)`: an empty f64 sum is -0.0, which a trial's
+                // `--json` showed for a strategy that planned no file)
+                mean_ratio: (files > 0).then(|| ok.iter().map(|r| r.ratio).sum::<f64>() / files as f64),
                 at_bound: rows
                     .iter()
                     .filter(|r| {
@@ -276,7 +278,7 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
             s,
             "{}: mean peak/LB {:.4} over {} files, {} at the LB, slowest {:.1} ms",
             t.strategy,
-            t.mean_ratio,
+            t.mean_ratio.unwrap_or(f64::NAN),
             t.files,
             t.at_bound,
             t.max_seconds * 1e3
