@@ -296,8 +296,8 @@ pub(crate) fn expire(
     while *hlen > 0 && nodes[heap[0] as usize].hi < now {
         let gone = nodes[heap[0] as usize];
         min_heap::pop(heap, hlen, by_hi);
-        let at = placed[..*live].iter().position(|q| q.lo == gone.lo && q.hi == gone.hi).unwrap_or(*live);
-        if at < *live {
+        // (always found: every popped node's entry is in the list)
+        if let Some(at) = placed[..*live].iter().position(|q| q.lo == gone.lo && q.hi == gone.hi) {
             placed.copy_within(at + 1..*live, at);
             *live -= 1;
         }
