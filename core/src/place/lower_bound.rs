@@ -74,16 +74,16 @@ fn sweep_load(
     let (mut load, mut len, mut pairs) = (Load::default(), 0usize, 0u64);
     for (c, chunk) in nodes.chunks(GATHER).enumerate() {
         let sizes = gather(chunk.iter().map(|n| n.payload), infos);
-        for (k, (node, &size)) in chunk.iter().zip(&sizes).enumerate() {
+        for (k, (node, &(size, _, pinned))) in chunk.iter().zip(&sizes).enumerate() {
             while len > 0 && key_hi(heap[0]) < node.lo {
                 let info = &infos[nodes[heap[0] as u32 as usize].payload as usize];
-                load.remove((info.aligned, 0, info.is_pinned()));
+                load.remove(info.aligned, info.is_pinned());
                 min_heap::pop(heap, &mut len, by_key);
             }
             if len > SORT_ABOVE {
                 return sorted_load(nodes, infos, heap);
             }
-            load.add(size);
+            load.add(size, pinned);
             pairs += len as u64;
             min_heap::push(heap, &mut len, end_key(node.hi, (c * GATHER + k) as u32), by_key);
         }
@@ -110,17 +110,18 @@ fn sorted_load(
     let (mut leaving, mut from) = ([(0u64, 0u32, false); GATHER], usize::MAX);
     for (c, chunk) in nodes.chunks(GATHER).enumerate() {
         let sizes = gather(chunk.iter().map(|n| n.payload), infos);
-        for (k, (node, &size)) in chunk.iter().zip(&sizes).enumerate() {
+        for (k, (node, &(size, _, pinned))) in chunk.iter().zip(&sizes).enumerate() {
             while key_hi(ends[gone]) < node.lo {
                 if !(from..from.saturating_add(GATHER)).contains(&gone) {
                     let next = ends[gone..].iter().take(GATHER);
                     leaving = gather(next.map(|&e| nodes[e as u32 as usize].payload), infos);
                     from = gone;
                 }
-                load.remove(leaving[gone - from]);
+                let (size, _, pinned) = leaving[gone - from];
+                load.remove(size, pinned);
                 gone += 1;
             }
-            load.add(size);
+            load.add(size, pinned);
             pairs += (c * GATHER + k - gone) as u64;
         }
     }
@@ -138,9 +139,9 @@ struct Load {
 }
 
 impl Load {
-    /// A candidate of `(aligned size, location, pinned)` ([`gather`]) becomes live: its size joins the sums
+    /// A candidate of `aligned` bytes, `pinned` or not, becomes live: its size joins the sums
     /// (saturating).
-    fn add(&mut self, (aligned, _, pinned): (u64, u32, bool)) {
+    fn add(&mut self, aligned: u64, pinned: bool) {
         self.all = self.all.saturating_add(aligned);
         if !pinned {
             self.free = self.free.saturating_add(aligned);
@@ -149,8 +150,8 @@ impl Load {
         self.best_free = self.best_free.max(self.free);
     }
 
-    /// A live candidate of `(aligned size, location, pinned)` expires.
-    fn remove(&mut self, (aligned, _, pinned): (u64, u32, bool)) {
+    /// A live candidate of `aligned` bytes, `pinned` or not, expires.
+    fn remove(&mut self, aligned: u64, pinned: bool) {
         self.all -= aligned;
         if !pinned {
             self.free -= aligned;

@@ -244,10 +244,7 @@ pub(crate) fn def_order(nodes: &[Node], infos: &[Info], order: &mut [u32]) {
     let mut a = 0usize;
     while a < n {
         let end = (a + GATHER).min(n);
-        let mut sizes = [0u64; GATHER];
-        for (s, p) in sizes.iter_mut().zip(a..end) {
-            *s = size(p);
-        }
+        let sizes = gather((a..end).map(|p| nodes[p].payload), infos);
         // the runs that end inside the block (the last one may go on past it)
         let mut r = a;
         while r < end {
@@ -258,7 +255,7 @@ pub(crate) fn def_order(nodes: &[Node], infos: &[Info], order: &mut [u32]) {
             }
             let mut keyed = [(Reverse(0u64), 0u32); GATHER];
             for (kv, p) in keyed.iter_mut().zip(r..stop) {
-                *kv = (Reverse(sizes[p - a]), p as u32);
+                *kv = (Reverse(sizes[p - a].0), p as u32);
             }
             keyed[..stop - r].sort_unstable();
             for (o, &(_, i)) in order[r..stop].iter_mut().zip(&keyed) {
