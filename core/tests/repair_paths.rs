@@ -207,3 +207,52 @@ fn the_repair_allowance_lasts_while_the_peak_goes_down() {
     assert_eq!(run(100_000, 0), (Some(Outcome::OverBudget { cost: 1, left: 0 }), 27_086));
     assert_eq!(run(100_000, u64::MAX), ran(27_086, 440));
 }
+
+/// As [`plan_counted`] with the sections storage kept (the repair's load orders and the two
+/// steps of its set-up) and no branch and bound (no nodes); returns the repair's outcome, the
+/// plan's peak and lower bound, and how many times the clock was asked.
+fn plan_with_sections(bufs: &[Buffer], ticks: u64) -> ((Option<Outcome>, u64, u64), u64) {
+    let mut st: Box<StaticWorkspace<512, 512, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut calls = 0u64;
+    let mut keep_going = || {
+        calls += 1;
+        calls <= ticks
+    };
+    let mut budget =
+        Budget { max_nodes: 0, work: 10_000_000, repair_work: 0, keep_going: &mut keep_going, claim: None };
+    let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
+    let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
+    ((repair, p.metrics.hwm, p.metrics.lower_bound), calls)
+}
+
+/// 400 buffers of a fixed xorshift (defs over 200 instructions, lifetimes up to 100, 1 to
+/// 1,000 bytes), planned by `auto` with its sections storage and no branch and bound: the
+/// members end at 57,635 bytes, above the bound (55,399), and the repair starts from there. Its set-up
+/// has two steps (the sections and their sort, then each candidate's section total: about 60
+/// and 50 ms at 10^6 candidates), and the clock is asked before the repair (call 47 here),
+/// between the two steps (call 48) and before the first window (call 49): when it says stop
+/// at call 48 the repair stops before the totals, reported out of time, not after the whole
+/// set-up; from call 50 on it runs its first window (66,870 units). With no stop the clock is
+/// asked 104 times.
+#[test]
+fn the_clock_is_asked_between_the_steps_of_the_set_up() {
+    let mut next = xorshift(0x1234_5678_9ABC_DEF0);
+    let bufs: Vec<Buffer> = (0..400)
+        .map(|_| {
+            let lo = next(200) as u32;
+            let last = lo + next(100) as u32;
+            Buffer::new(lo, last, 1 + next(1000))
+        })
+        .collect();
+    let outcomes: Vec<_> = (46..50).map(|t| plan_with_sections(&bufs, t)).collect();
+    let out = Some(Outcome::OutOfTime);
+    let ran = Some(Outcome::Ran { peak: 57_635, work: 66_870 });
+    let lb = 55_399;
+    assert_eq!(
+        outcomes,
+        [((out, 57_635, lb), 47), ((out, 57_635, lb), 48), ((out, 57_635, lb), 49), ((ran, 57_635, lb), 50)]
+    );
+    assert_eq!(plan_with_sections(&bufs, u64::MAX).1, 104);
+}

@@ -45,7 +45,7 @@ use crate::place::scan::interval_of;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{place_one, Regions};
 use crate::place::settle::settle;
-use crate::place::single::section_loads;
+use crate::place::single::section_loads_asking;
 use crate::workspace::Section;
 
 /// Work units of one neighbour found by an interval-tree query (about 10 ns: the tree walk
@@ -213,8 +213,13 @@ pub(crate) fn repair(
         return Ok(None);
     }
     // the largest section total under each candidate (slots[..].total), where it can be had;
-    // prepare keeps `best` and rewrites the rest of each slot
-    let loads = section_loads(graph, infos, st, regions);
+    // prepare keeps `best` and rewrites the rest of each slot. The clock is asked between its
+    // two steps (the sections and their sort, then the totals: about 60 and 50 ms at 10^6
+    // candidates, where the sweep can end just before the clock), so a clock that ran out in
+    // the first stops the repair before the second (`Work::used` stays 0: "out of time")
+    let Some(loads) = section_loads_asking(graph, infos, st, regions, &mut || work.go()) else {
+        return Ok(Some(Repaired { peak: infos.iter().map(Info::end).max().unwrap_or(0) }));
+    };
     let orders: &[usize] =
         if loads { &[0, 1, 2, 3, 4, PERTURBED, PERTURBED + 1] } else { &[0, 3, 4, PERTURBED] };
     // the ends in a max tree over the sections' storage (free again once the totals are
