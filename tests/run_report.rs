@@ -219,21 +219,82 @@ fn tensor_parallel_and_slab_runs_report_bounds_that_cover_the_shared_region() {
         ..windows.clone()
     };
     // the collective staging slices: in the CC region with windows, in the shared region
-    // without a CC region (`--allreduce-buffer-size 0`)
+    // without a CC region (`--allreduce-buffer-size 0`). With windows the total's bound is the
+    // most private and CC bytes live at once, 113,197,056 (the slices are live where the
+    // private bytes are below their peak, and a private tensor may be retried into the CC
+    // region), not the parts' bounds added (116,408,320, which a plan that moves a private
+    // tensor there could go below); with slabs the shared region's bound is added to it.
     let slices = Part { used: 3_211_264, lower_bound: 3_211_264 };
-    for (opts, shared, cc) in [(windows, Part::default(), slices), (slabs, slices, Part::default())] {
+    for (opts, shared, cc, bound) in
+        [(windows, Part::default(), slices, 113_197_056), (slabs, slices, Part::default(), 116_408_320)]
+    {
         let out = run(&p, &opts).unwrap();
         for c in &out.summary.per_core {
             let want = CoreBounds {
                 private: Part { used: 113_197_056, lower_bound: 113_197_056 },
                 shared,
                 cc,
-                total: Part { used: 116_408_320, lower_bound: 116_408_320 },
+                total: Part { used: 116_408_320, lower_bound: bound },
             };
             assert_eq!(c.parts, want, "core {} {:?}", c.core, opts.plan.mode);
-            assert_eq!((c.hwm, c.lower_bound), (116_408_320, 116_408_320));
+            assert_eq!((c.hwm, c.lower_bound), (116_408_320, bound));
         }
     }
+}
+
+/// A trial's case: a 1 MiB window with a 1 MiB CC region leaves 1,024 KiB less 4 KiB pages
+/// of pre-placed input and output for the private part, so `b` and `c` (40 KiB each, live
+/// [1, 2] and [2, 3]) are retried into the CC region, `a` (8 KiB, [0, 1]) stays private:
+/// private 16,384 / 16,384 (the pre-placed 8 KiB and `a`) and CC 81,920 / 81,920. The two
+/// parts' bounds added are 98,304, which the summary printed as the bound at used/LB 1.0000;
+/// but a layout of 90,112 bytes exists (`a` and `c` at CC + 40,960, `b` at CC + 0: the private
+/// part 8 KiB, the CC region 80 KiB), so the bound is the most bytes live at once, 90,112
+/// (the summary's own `peak live`), and used/LB 1.0909.
+#[test]
+fn the_bound_holds_whatever_lies_in_the_cc_region() {
+    let json = r#"{"name": "cc_lb", "tensors": [
+        {"name": "x", "bytes": 4096, "kind": "input"},
+        {"name": "a", "bytes": 8192, "kind": "intermediate"},
+        {"name": "b", "bytes": 40960, "kind": "intermediate"},
+        {"name": "c", "bytes": 40960, "kind": "intermediate"},
+        {"name": "y", "bytes": 4096, "kind": "output"}],
+      "ops": [{"name": "o0", "op": "Relu", "inputs": ["x"], "outputs": ["a"]},
+              {"name": "o1", "op": "Relu", "inputs": ["a"], "outputs": ["b"]},
+              {"name": "o2", "op": "Relu", "inputs": ["b"], "outputs": ["c"]},
+              {"name": "o3", "op": "Relu", "inputs": ["c"], "outputs": ["y"]}]}"#;
+    let p = parse_program(json, "cc_lb.json", 16).unwrap();
+    let plan = PlanOptions { window: 1048 << 10, cc: CcSize::Mib(1), ..PlanOptions::default() };
+    let out = run(&p, &RunOptions { cores: 1, plan, ..RunOptions::default() }).unwrap();
+    let c = &out.summary.per_core[0];
+    let part = |used, lower_bound| Part { used, lower_bound };
+    assert_eq!(
+        c.parts,
+        CoreBounds {
+            private: part(16_384, 16_384),
+            shared: part(0, 0),
+            cc: part(81_920, 81_920),
+            total: part(98_304, 90_112)
+        }
+    );
+    assert_eq!((c.hwm, c.lower_bound, c.peak_live), (98_304, 90_112, 90_112));
+}
+
+/// A tensor whose end would pass u64 (a u64::MAX window, 2^64 - 4096 bytes after a 4 KiB
+/// input) is said to overflow, as the core says it, not as `u64::MAX bytes needed, u64::MAX
+/// available` (a trial: the saturated need read as equal to what was available).
+#[test]
+fn a_tensor_whose_end_overflows_u64_is_said_to() {
+    let p = parse_program(&big_json(u64::MAX - 4095), "big.json", 16).unwrap();
+    let plan = PlanOptions { window: u64::MAX, cc: CcSize::Mib(0), ..PlanOptions::default() };
+    let e = run(&p, &RunOptions { cores: 1, plan, host_memory: None, ..RunOptions::default() }).unwrap_err();
+    assert_eq!(e.exit_code(), 1);
+    let RunError::Plan(f) = &e else { panic!("{e}") };
+    assert!(matches!(f.error, PlanError::DoesNotFit { needed: u64::MAX, .. }), "{:?}", f.error);
+    assert_eq!(
+        f.message,
+        "DramAllocation on core 0: tensor `t` (18446744073709547520 bytes aligned) does not fit: its end overflows \
+         u64, 18446744073709551615 bytes available (largest free gap 18446744073709543423 bytes)"
+    );
 }
 
 // ---------------------------------------------------------------- host memory

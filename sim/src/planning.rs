@@ -163,6 +163,11 @@ pub fn describe(model: &SimModel, e: &MultiError) -> PlanFailure {
             .map_or_else(|| format!("#{i}"), |n| format!("op {i} `{n}`"))
     };
     let what = match e.error {
+        // `needed` is u64::MAX where the end first fit needs overflows u64 (the core's wording)
+        PlanError::DoesNotFit { location, size, needed: u64::MAX, available, largest_gap } => format!(
+            "tensor {} ({size} bytes aligned) does not fit: its end overflows u64, {available} bytes available (largest free gap {largest_gap} bytes)",
+            name(core, location)
+        ),
         PlanError::DoesNotFit { location, size, needed, available, largest_gap } => format!(
             "tensor {} ({size} bytes aligned) does not fit: {needed} bytes needed, {available} available (largest free gap {largest_gap} bytes)",
             name(core, location)

@@ -72,7 +72,8 @@ pub struct CoreSummary {
     /// Bytes the layout spends on the core: private, shared and CC together
     /// ([`crate::report::bounds`]).
     pub hwm: u64,
-    /// A lower bound on `hwm`: the private, shared and CC bounds added.
+    /// A lower bound on `hwm` that holds whatever goes where: the shared bound plus the most
+    /// private and CC bytes live at once (`report::bounds`).
     pub lower_bound: u64,
     /// The parts (private, shared, CC) and their total (`hwm`, `lower_bound`).
     pub parts: CoreBounds,

@@ -14,12 +14,21 @@
 //!   buffers and any private retry. `used` = its highest end above the region's start (the seed's real CC buffer size),
 //!   `lower_bound` = the peak of those tensors' bytes live at one instruction.
 //!
-//! The **total** bound covers everything placed: `private + shared + CC` lower bounds. The
+//! Each part's bound holds for the tensors the plan put there. The **total** bound holds for
+//! every plan of the core's tensors, whatever goes where: the shared bound plus the most bytes
+//! live at one instruction of the private and CC tensors together, and at least the
+//! pre-placed floor plus the most bytes live at once of the others (the private spills go
+//! above the floor). It is not the sum of the three parts' bounds: a private tensor may lie in
+//! the private part or, retried, in the CC region, and a plan that moves it changes both
+//! parts' bounds (a trial's 1-core run: private 16,384 / 16,384 and CC 81,920 / 81,920 bytes,
+//! whose sum, 98,304, was printed as the bound, where a layout of 90,112 bytes exists). The
 //! total `used` is what the layout spends: with per-core windows the shared region is stacked
 //! above the highest private HWM of all cores, so a core's total is the top of the shared
 //! region (or its private HWM when nothing is shared) plus its CC bytes; with slabs the three
 //! regions are apart and the total is the sum of the three `used`. Each part's `used` is at
-//! least its bound, so `used / lower_bound` ≥ 1 for every part and for the total.
+//! least its bound, and the total's at least the total's bound (the private and CC `used` add
+//! up to at least the bytes of both live at once), so `used / lower_bound` ≥ 1 for every part
+//! and for the total.
 //!
 //! Liveness is the planner's own ([`dramalloc_core::liveness::intervals`]): the bound is the
 //! one the placement worked against, not a re-derivation.
@@ -162,13 +171,20 @@ pub fn core_bounds(model: &SimModel, plan: &PlannedModel, opts: &PlanOptions) ->
                 lower_bound: max_load(&all).max(if load_free > 0 { floor + load_free } else { floor }),
             };
             let cc = Part { used: cc_top, lower_bound: max_load(&in_cc) };
+            // the total's bound holds whatever the split between the private part and the CC
+            // region (a private tensor may be placed in either): the two are apart, so their
+            // `used` add up to at least the most bytes live at once of both together, and the
+            // private spills go above the pre-placed floor
+            all.extend_from_slice(&in_cc);
+            free.extend_from_slice(&in_cc);
+            let load_both = max_load(&all).max(floor + max_load(&free));
             let used = match opts.mode {
                 SharedMode::Windows if any_shared => {
                     private.used.max(plan.report.shared_base + shared.used) + cc.used
                 }
                 _ => private.used + shared.used + cc.used,
             };
-            let lower_bound = private.lower_bound + shared.lower_bound + cc.lower_bound;
+            let lower_bound = shared.lower_bound + load_both;
             CoreBounds { private, shared, cc, total: Part { used, lower_bound } }
         })
         .collect()
