@@ -325,3 +325,53 @@ fn every_help_lists_exit_codes_and_strategies() {
     assert_eq!(out.code, ExitCode::from(CODE_BAD));
     assert!(out.stderr.starts_with("error: invalid value 'fast' for '--strategy <STRATEGY>'\n  [possible values: seed, greedy-size, best-fit, skyline, sweep, exact, auto, greedy-start, greedy-load, greedy-class, best-fit-start]"), "{}", out.stderr);
 }
+
+/// An output that names the input is refused before anything is written (exit 2), the input
+/// kept byte for byte: a trial's `import m.onnx -o m.onnx` replaced the model with its program
+/// JSON and `plan m.onnx -o m.onnx` with the solution, both with exit 0. The same file under
+/// another name (`./`, a hard link) is the same file.
+#[test]
+fn an_output_over_the_input_is_refused_and_the_input_kept() {
+    let dir = scratch("over-input");
+    let model = dir.join("m.onnx");
+    let bytes = std::fs::read(data("models/onnx_squeezenet.onnx")).unwrap();
+    std::fs::write(&model, &bytes).unwrap();
+    let link = dir.join("link.onnx");
+    std::fs::hard_link(&model, &link).unwrap();
+    let (m, l) = (model.to_str().unwrap(), link.to_str().unwrap());
+    let dotted = format!("{}/./m.onnx", dir.display());
+    let sol = dir.join("sol.csv");
+    let s = sol.to_str().unwrap();
+    let cases: [(&[&str], String); 5] = [
+        (
+            &["import", m, "-o", m],
+            format!("error: -o {m}: the same file as the input {m}, which writing it would destroy"),
+        ),
+        (
+            &["import", m, "-o", &dotted],
+            format!("error: -o {dotted}: the same file as the input {m}, which writing it would destroy"),
+        ),
+        (
+            &["plan", m, "-o", l],
+            format!("error: -o {l}: the same file as the input {m}, which writing it would destroy"),
+        ),
+        (
+            &["plan", l, "-o", m, "--format", "bin"],
+            format!("error: -o {m}: the same file as the input {l}, which writing it would destroy"),
+        ),
+        (
+            &["plan", m, "-o", s, "--svg", l],
+            format!("error: --svg {l}: the same file as the input {m}, which writing it would destroy"),
+        ),
+    ];
+    for (args, want) in cases {
+        let out = dramalloc(args);
+        assert_eq!(
+            (out.code, out.stderr.lines().next().unwrap_or("")),
+            (ExitCode::from(CODE_BAD), want.as_str())
+        );
+        assert_eq!(std::fs::read(&model).unwrap(), bytes, "{args:?} changed the input");
+    }
+    assert!(!sol.exists(), "a solution was written");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -180,6 +180,39 @@ pub(super) fn is_stdout(path: &Path) -> bool {
     is_dash(path) || crate::atomic_write::names_standard_output(path)
 }
 
+/// Whether `a` and `b` name one file: the same file on disk where both exist (device and
+/// inode on Unix: hard links too), else equal once made absolute with links resolved (a path
+/// that does not exist yet: its directory's, plus its name).
+pub(super) fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
+    let canonical = |p: &Path| {
+        p.canonicalize().ok().or_else(|| {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(dir.canonicalize().ok()?.join(p.file_name()?))
+        })
+    };
+    a == b || canonical(a).zip(canonical(b)).is_some_and(|(x, y)| x == y)
+}
+
+/// The error when output `out` (of flag `flag`) is the file `input` was read from: writing it
+/// would destroy the input (a trial's `import m.onnx -o m.onnx` replaced the model with its
+/// program JSON, exit 0). `None` for standard input or output, or different files.
+pub(super) fn overwrites_input(flag: &str, out: &Path, input: &Path) -> Option<String> {
+    (!is_dash(input) && !is_stdout(out) && same_file(out, input)).then(|| {
+        format!(
+            "{flag} {}: the same file as the input {}, which writing it would destroy",
+            out.display(),
+            input.display()
+        )
+    })
+}
+
 /// The name of standard input in messages.
 pub(super) const STDIN: &str = "<stdin>";
 

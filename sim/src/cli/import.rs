@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use super::args::{import, is_stdout, parse_input_shape};
+use super::args::{import, is_stdout, overwrites_input, parse_input_shape};
 use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::input::TensorKind;
@@ -35,6 +35,9 @@ pub struct ImportArgs {
 /// be written; 2 for a bad model. With `-o -` the JSON goes to standard output and the
 /// summary line to standard error.
 pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
+    if let Some(e) = overwrites_input("-o", &a.output, &a.model) {
+        return fail(con, e, EXIT_BAD_INPUT);
+    }
     let imported = match import(&a.model, &a.input_shape) {
         Ok(i) => i,
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),

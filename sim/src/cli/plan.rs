@@ -16,7 +16,10 @@ use std::time::{Duration, Instant};
 
 use dramalloc_core::Strategy;
 
-use super::args::{self, count_of, is_stdout, parse_input_shape, read_problem, strategy_parser, SIZES};
+use super::args::{
+    self, count_of, is_stdout, overwrites_input, parse_input_shape, read_problem, same_file, strategy_parser,
+    SIZES,
+};
 use super::console::{stdout_failed, Console, Progress};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::aligned_fit::ORDERS;
@@ -110,6 +113,12 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         }
         if !is_stdout(&a.output) && same_file(svg, &a.output) {
             return fail(con, format!("--svg {}: the same file as -o", svg.display()), EXIT_BAD_INPUT);
+        }
+    }
+    // an output over the input would destroy it (the model or CSV the plan came from)
+    for (flag, out) in [("-o", Some(&a.output)), ("--svg", a.svg.as_ref())] {
+        if let Some(e) = out.and_then(|out| overwrites_input(flag, out, &a.input)) {
+            return fail(con, e, EXIT_BAD_INPUT);
         }
     }
     // the plan file holds a power-of-two alignment only: refused before any planning
@@ -456,16 +465,4 @@ fn cpu_time() -> Option<Duration> {
 /// A duration in milliseconds, two decimals.
 fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
-}
-
-/// Whether `a` and `b` name one file: equal once made absolute with links resolved (a path
-/// that does not exist yet: its directory's, plus its name).
-fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    let canonical = |p: &std::path::Path| {
-        p.canonicalize().ok().or_else(|| {
-            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-            Some(dir.canonicalize().ok()?.join(p.file_name()?))
-        })
-    };
-    a == b || canonical(a).zip(canonical(b)).is_some_and(|(x, y)| x == y)
 }
