@@ -191,8 +191,20 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
     let (def, last) = (pr.def.get(), pr.last_use.get());
     let lifetime = |d: u32, u: u32| {
         Expect::Program(format!(
-            "{}: lifetime [{d}, {u}], the program accesses it over Some(({def}, {last}))",
+            "{}: lifetime [{d}, {u}], the program accesses it over [{def}, {last}]",
             named(pre)
+        ))
+    };
+    // a shared record's lifetime is the hull of every core's accesses, exactly: widened or
+    // narrowed by one, it is refused (before 2026-12-05 any lifetime covering the core's own
+    // accesses passed: a trial's edits of 190 of 798 shared and CC records)
+    let sh = &all[shared1];
+    let (sdef, slast) = (sh.def.get(), sh.last_use.get());
+    assert!(slast > sdef && sdef > 0, "a shared record live over two instructions or more, after the first");
+    let hull = |d: u32, u: u32| {
+        Expect::Program(format!(
+            "{}: lifetime [{d}, {u}], every core accesses it over [{sdef}, {slast}]",
+            named(shared1)
         ))
     };
     let flags = |i: usize, what: &str| {
@@ -255,6 +267,8 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
         ),
         ("pre-placed def - 1", rec(pre, def_off), u64::from(def - 1), 4, lifetime(def - 1, last)),
         ("pre-placed last_use + 1", rec(pre, last_off), u64::from(last + 1), 4, lifetime(def, last + 1)),
+        ("shared def - 1", rec(shared1, def_off), u64::from(sdef - 1), 4, hull(sdef - 1, slast)),
+        ("shared last_use - 1", rec(shared1, last_off), u64::from(slast - 1), 4, hull(sdef, slast - 1)),
     ];
     for (what, at, value, width, expect) in cases {
         let bad = edit(&bytes, at, value, width);
@@ -297,6 +311,18 @@ fn plan_s_bin_of_a_program_checks_against_that_program_s_problem() {
         CheckPlanError::Invalid(format!(
             "record {i} (`{name}` on core 0): lifetime [{def}, {def}], the program's problem says [{def}, {last}]"
         ))
+    );
+    // the core's instruction count: the largest upper, 136 here (a trial set 4,000,000,000 in
+    // a ResNet-50 plan, which passed)
+    let at = std::mem::size_of::<PlanHeader>() + std::mem::offset_of!(CoreEntry, instructions);
+    assert_eq!(f.cores()[0].instructions.get(), 136);
+    let bad = edit(&bytes, at, 4_000_000_000, 4);
+    assert_eq!(
+        check_plan_file(&bad, Some(&program)).unwrap_err(),
+        CheckPlanError::Invalid(
+            "core 0: the plan has 4000000000 instructions, the program's problem 136 (its largest upper)"
+                .into()
+        )
     );
     // another program's problem: its first buffer has no record
     let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/onnx_squeezenet.json");
