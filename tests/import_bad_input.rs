@@ -343,6 +343,25 @@ fn two_graph_inputs_of_one_name_are_refused() {
     assert_eq!(kinds, [("x", "input"), ("w", "weight"), ("y", "output")]);
 }
 
+/// Two initializers of one name (a trial's `w` as [1, 4] and as [8, 8]: imported with exit 0,
+/// `w` 256 bytes while `y` was sized from the [1, 4] copy; onnxruntime refuses the file) are
+/// refused, whether their shapes differ or not.
+#[test]
+fn two_initializers_of_one_name_are_refused() {
+    let add = || vec![node("add", "Add", &["x", "w"], &["y"])];
+    for second in [&[8i64, 8][..], &[1, 4]] {
+        let e = onnx(graph(add(), vec![weight("w", &[1, 4]), weight("w", second)])).unwrap_err();
+        assert!(matches!(&e, ImportError::DuplicateInitializer { name, .. } if name == "w"), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            "m.onnx: initializer `w` is given twice (a name defines one value in a graph)"
+        );
+    }
+    // once, it is the weight
+    let got = onnx(graph(add(), vec![weight("w", &[1, 4])])).unwrap();
+    assert_eq!(got.program.tensors.iter().find(|t| t.name == "w").map(|t| t.bytes), Some(16));
+}
+
 #[test]
 fn a_negative_dimension_is_refused_naming_tensor_axis_and_value() {
     let g = GraphProto {

@@ -137,6 +137,16 @@ pub enum ImportError {
         /// The input's name.
         input: String,
     },
+    /// Two initializers (dense or sparse) with the same name: a name defines one value, and
+    /// the two may differ (a trial's `w` as [1, 4] and [8, 8] was imported as 256 bytes while
+    /// shape inference sized its consumer from the other; onnxruntime refuses the file).
+    #[error("{file}: initializer `{name}` is given twice (a name defines one value in a graph)")]
+    DuplicateInitializer {
+        /// The file.
+        file: String,
+        /// The initializer's name.
+        name: String,
+    },
     /// Shape inference failed at a node (bad attribute, incompatible shapes, a shape that
     /// depends on runtime data).
     #[error("{file}: node `{node}` ({op}): {detail}")]

@@ -97,6 +97,13 @@ impl<'a> Reader<'a> {
     fn read(mut self, name: &str, input_shapes: &[(String, Vec<u64>)]) -> Result<ModelGraph, ImportError> {
         let g = self.graph;
         let file = self.file;
+        let mut given = std::collections::HashSet::new();
+        let sparse =
+            g.sparse_initializer.iter().filter_map(|s| s.values.as_ref().and_then(|v| v.name.as_deref()));
+        let mut names = g.initializer.iter().filter_map(|t| t.name.as_deref()).chain(sparse);
+        if let Some(n) = names.find(|n| !given.insert(*n)) {
+            return Err(ImportError::DuplicateInitializer { file: file.to_owned(), name: n.to_owned() });
+        }
         for t in &g.initializer {
             let i = self.tensor(t.name.as_deref().unwrap_or(""));
             let shape = dims(file, t.name.as_deref().unwrap_or(""), &t.dims)?;
