@@ -362,6 +362,56 @@ fn two_initializers_of_one_name_are_refused() {
     assert_eq!(got.program.tensors.iter().find(|t| t.name == "w").map(|t| t.bytes), Some(16));
 }
 
+/// `TopK` with `k` past its axis's length is refused naming the node (a trial's k = 5 on x
+/// [1, 4] was clamped to 4 and imported with exit 0; onnxruntime refuses the model); k equal
+/// to the length is the whole axis.
+#[test]
+fn a_top_k_past_its_axis_is_refused() {
+    let top_k = |k: i64| GraphProto {
+        output: vec![value_info("v", F32, None), value_info("i", 7, None)],
+        ..graph(vec![node("tk", "TopK", &["x", "k"], &["v", "i"])], vec![ints("k", &[k])])
+    };
+    assert_eq!(
+        onnx_err(top_k(5)),
+        "m.onnx: node `tk` (TopK): k 5 is more than the 4 elements of axis 1, and the file declares no static \
+         shape for output `v`"
+    );
+    let got = onnx(top_k(4)).unwrap();
+    let sizes: Vec<(&str, u64)> = got.program.tensors.iter().map(|t| (t.name.as_str(), t.bytes)).collect();
+    assert_eq!(sizes, [("x", 16), ("k", 8), ("v", 16), ("i", 32)]);
+}
+
+/// An initializer whose stored data does not fill its shape is refused naming it: its size
+/// comes from the shape, so it would be imported as bytes the file does not hold (a trial's
+/// [1000, 1000] FLOAT with 16 bytes of raw data became a 4,000,000-byte weight; onnxruntime
+/// refuses the file). Raw data and typed fields both; external data is not checked.
+#[test]
+fn an_initializer_whose_data_does_not_fill_its_shape_is_refused() {
+    let add = || vec![node("add", "Add", &["x", "w"], &["y"])];
+    let short = TensorProto { raw_data: Some(vec![0; 12]), ..weight("w", &[1, 4]) };
+    assert_eq!(
+        onnx_err(graph(add(), vec![short])),
+        "m.onnx: tensor `w`: its shape [1, 4] of FLOAT is 16 bytes, the file stores 12 bytes of raw data"
+    );
+    let typed = TensorProto { raw_data: None, float_data: vec![1.0; 5], ..weight("w", &[1, 4]) };
+    assert_eq!(
+        onnx_err(graph(add(), vec![typed])),
+        "m.onnx: tensor `w`: its shape [1, 4] is 4 FLOAT elements, the file stores 5"
+    );
+    let empty = TensorProto { raw_data: None, ..weight("w", &[1, 4]) };
+    assert_eq!(
+        onnx_err(graph(add(), vec![empty])),
+        "m.onnx: tensor `w`: its shape [1, 4] is 4 FLOAT elements, the file stores 0"
+    );
+    // in typed fields or external, as the shape says: imported
+    let typed = TensorProto { raw_data: None, float_data: vec![1.0; 4], ..weight("w", &[1, 4]) };
+    let external = TensorProto { raw_data: None, data_location: Some(1), ..weight("w", &[1, 4]) };
+    for w in [typed, external] {
+        let got = onnx(graph(add(), vec![w])).unwrap();
+        assert_eq!(got.program.tensors.iter().find(|t| t.name == "w").map(|t| t.bytes), Some(16));
+    }
+}
+
 #[test]
 fn a_negative_dimension_is_refused_naming_tensor_axis_and_value() {
     let g = GraphProto {
@@ -479,11 +529,11 @@ fn a_byte_size_past_u64_is_named_where_it_first_shows() {
         e.to_string(),
         "m.onnx: --input-shape ids: [4294967296, 4294967296] of INT64 (64 bits each): the byte size of `ids` overflows u64"
     );
-    // An op whose output overflows: that op, not its reader. (An initializer without data,
-    // as with external data: w's zeros would take 16 GiB.)
+    // An op whose output overflows: that op, not its reader. (An initializer with external
+    // data: w's zeros would take 16 GiB.)
     let mut w = weight("w", &[1, 1]);
     w.dims = vec![1, two32];
-    w.raw_data = None;
+    (w.raw_data, w.data_location) = (None, Some(1));
     let g = GraphProto {
         input: vec![value_info("x", F32, Some(dims(&[two32, 1])))],
         ..graph(
@@ -499,7 +549,7 @@ fn a_byte_size_past_u64_is_named_where_it_first_shows() {
     // the file declares no static shape.
     let mut w = weight("w", &[1, 1]);
     w.dims = vec![two32, two32];
-    w.raw_data = None;
+    (w.raw_data, w.data_location) = (None, Some(1));
     let g = graph(vec![node("view", "Reshape", &["w", "flat"], &["y"])], vec![w, ints("flat", &[-1])]);
     assert_eq!(
         onnx_err(g),

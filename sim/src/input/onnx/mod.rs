@@ -107,6 +107,13 @@ impl<'a> Reader<'a> {
         for t in &g.initializer {
             let i = self.tensor(t.name.as_deref().unwrap_or(""));
             let shape = dims(file, t.name.as_deref().unwrap_or(""), &t.dims)?;
+            if let Some(detail) = value::stored_mismatch(t, &shape) {
+                return Err(ImportError::BadSize {
+                    file: file.to_owned(),
+                    tensor: t.name.clone().unwrap_or_default(),
+                    detail,
+                });
+            }
             let v = value::from_proto(t, &shape);
             self.tensors[i as usize].constant = true;
             self.infos[i as usize] = Some(Info { dtype: t.data_type.unwrap_or(0), shape, value: v });

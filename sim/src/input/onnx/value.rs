@@ -182,6 +182,46 @@ fn decode_raw(dtype: i32, raw: &[u8], count: usize) -> Option<Data> {
     })
 }
 
+/// Why the data stored in the file for tensor `t` (of shape `shape`) is not that shape's:
+/// `raw_data` of another byte count, or a typed field (`float_data`, `int32_data`, ...) of
+/// another element count, or no data at all for a shape with elements. `None` when it
+/// agrees, when the data is external (`data_location` 1), and for types whose typed storage
+/// packs elements (4- and 2-bit types), that have no fixed size (`STRING`, refused as such)
+/// or that are unknown. A weight's size comes from its
+/// shape, so a shape its data does not fill would be imported as bytes that are not in the
+/// file (a trial's [1000, 1000] FLOAT with 16 bytes of data, which onnxruntime refuses).
+#[must_use]
+pub fn stored_mismatch(t: &TensorProto, shape: &[u64]) -> Option<String> {
+    if t.data_location == Some(1) {
+        return None;
+    }
+    let dtype = t.data_type.unwrap_or(0);
+    let elements = shape.iter().try_fold(1u128, |n, &d| n.checked_mul(u128::from(d)))?;
+    let (name, bits) = super::dtype::describe(dtype)?;
+    let dims = format!("{shape:?}");
+    if let Some(raw) = &t.raw_data {
+        let bytes = (elements * u128::from(bits?)).div_ceil(8);
+        return (raw.len() as u128 != bytes).then(|| {
+            format!(
+                "its shape {dims} of {name} is {bytes} bytes, the file stores {} bytes of raw data",
+                raw.len()
+            )
+        });
+    }
+    let stored = match dtype {
+        1 => t.float_data.len(),
+        11 => t.double_data.len(),
+        7 => t.int64_data.len(),
+        12 | 13 => t.uint64_data.len(),
+        2..=6 | 9 | 10 | 16..=20 => t.int32_data.len(),
+        14 => t.float_data.len() / 2,
+        15 => t.double_data.len() / 2,
+        _ => return None,
+    } as u128;
+    (stored != elements)
+        .then(|| format!("its shape {dims} is {elements} {name} elements, the file stores {stored}"))
+}
+
 /// The value of an initializer or `Constant` tensor, when it is small, stored in the file
 /// (not external) and of a decodable type; `None` otherwise (the shape is still known).
 #[must_use]

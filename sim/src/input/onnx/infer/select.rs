@@ -200,13 +200,18 @@ pub fn gather_nd(n: &Node) -> R<Vec<Info>> {
 }
 
 /// `TopK(k)`: input 0 with `k` (input 1, or attribute before opset 10) along `axis`;
-/// outputs the values and `INT64` indices.
+/// outputs the values and `INT64` indices. `k` past the axis's length is an error.
 pub fn top_k(n: &Node) -> R<Vec<Info>> {
     let x = n.input(0)?;
     let axis = n.axis("axis", -1, x.shape.len())?;
     let k = if n.opset < 10 { n.int("k", 0) } else { *n.value(1)?.as_ints().first().ok_or("k is empty")? };
     let mut shape = x.shape.clone();
-    shape[axis] = dim(k, "k")?.min(shape[axis]);
+    let k = dim(k, "k")?;
+    // (onnxruntime refuses such a model; clamped, the outputs were sized for an invalid model)
+    if k > shape[axis] {
+        return Err(format!("k {k} is more than the {} elements of axis {axis}", shape[axis]));
+    }
+    shape[axis] = k;
     Ok(vec![Info::new(x.dtype, shape.clone()), Info::new(dtype::INT64, shape)])
 }
 
