@@ -241,6 +241,12 @@ fn tflite_indices_beyond_their_tables_are_named() {
         tflite_error(two(0), tfl_op(4, &[0], &[1])),
         "m.tflite: operator 0 opcode_index: index 4 is out of range (the table has 1 entries)"
     );
+    // -1 is an optional input left out; any other negative index is refused (a trial's -5
+    // was dropped like -1, leaving the op without its input)
+    assert_eq!(
+        tflite_error(two(0), tfl_op(0, &[-5], &[1])),
+        "m.tflite: operator 0 (RELU) input 0: index -5 is out of range (the table has 2 entries)"
+    );
 }
 
 #[test]

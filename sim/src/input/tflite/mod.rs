@@ -145,7 +145,8 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
         let list = |which: &str, v: Option<planus::Vector<'_, i32>>| -> Result<Vec<u32>, ImportError> {
             v.map_or_else(Vec::new, |v| v.iter().enumerate().collect::<Vec<_>>())
                 .into_iter()
-                .filter(|&(_, t)| t >= 0)
+                // -1: an optional input left out; any other negative index is refused below
+                .filter(|&(_, t)| t != -1)
                 .map(|(j, t)| index(&|| format!("operator {k} ({op_name}) {which} {j}"), t))
                 .collect()
         };
