@@ -458,6 +458,22 @@ pub enum InputError {
         /// The address given.
         address: u64,
     },
+    /// `"shared": true` on an input, output or weight: those are pre-placed per core, only
+    /// intermediates go to the shared region (the flag was dropped silently before).
+    #[error(
+        "{file}: {at}: {kind} tensor `{name}` is flagged shared (only intermediates are placed in the shared \
+         region; inputs, outputs and weights are pre-placed on each core)"
+    )]
+    SharedPreplaced {
+        /// The file.
+        file: String,
+        /// Where the flag is written.
+        at: Location,
+        /// The tensor.
+        name: String,
+        /// Its kind (`input`, `output`, `weight`).
+        kind: &'static str,
+    },
     /// More tensors or rows than the configured capacity.
     #[error("{file}: {at}: more than {max} {what}")]
     TooMany {

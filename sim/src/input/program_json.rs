@@ -398,6 +398,14 @@ impl Parser<'_> {
                 });
             }
             let shared = self.flag(t, &path, "shared")?;
+            if shared && kind != TensorKind::Intermediate {
+                return Err(InputError::SharedPreplaced {
+                    file: self.file.to_owned(),
+                    at: Location::Json(join(&path, "shared")),
+                    name: tname.to_owned(),
+                    kind: kind.as_str(),
+                });
+            }
             // `i < max <= u32::MAX`, so the index fits.
             if let Some(first) = by_name.insert(tname, i as u32) {
                 return Err(InputError::Duplicate {
@@ -605,5 +613,27 @@ mod tests {
                 collective: true
             }
         );
+    }
+
+    /// `"shared": true` is for intermediates: on an input, output or weight (pre-placed on
+    /// each core) it is refused naming the tensor and the flag (a trial: dropped silently).
+    #[test]
+    fn a_shared_flag_on_a_pre_placed_kind_is_refused() {
+        for kind in ["input", "weight", "output"] {
+            let text = format!(
+                r#"{{"name": "m", "tensors": [{{"name": "x", "bytes": 8, "kind": "input"}},
+                    {{"name": "t", "bytes": 8, "kind": "{kind}", "shared": true}}],
+                  "ops": [{{"name": "n0", "op": "Relu", "inputs": ["x"], "outputs": ["t"]}}]}}"#
+            );
+            let e = parse_program(&text, "m.json", 10).unwrap_err();
+            assert!(matches!(&e, InputError::SharedPreplaced { name, .. } if name == "t"), "{e:?}");
+            assert_eq!(
+                e.to_string(),
+                format!(
+                    "m.json: tensors[1].shared: {kind} tensor `t` is flagged shared (only intermediates are placed in \
+                     the shared region; inputs, outputs and weights are pre-placed on each core)"
+                )
+            );
+        }
     }
 }
