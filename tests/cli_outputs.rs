@@ -375,3 +375,44 @@ fn an_output_over_the_input_is_refused_and_the_input_kept() {
     assert!(!sol.exists(), "a solution was written");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `import -` reads the model from standard input, its format told by its content, and names
+/// it `<stdin>` (a trial: it was read as a file named `-`, "No such file or directory"): the
+/// program is the file's but for its name and source; bytes of neither format exit 2.
+#[test]
+fn import_reads_a_model_from_standard_input() {
+    let dir = scratch("import-stdin");
+    let model = data("models/onnx_squeezenet.onnx");
+    let (from_file, from_stdin) = (dir.join("f.json"), dir.join("s.json"));
+    assert_eq!(
+        dramalloc(&["import", &model, "-o", from_file.to_str().unwrap()]).code,
+        ExitCode::from(CODE_OK)
+    );
+    let bytes = std::fs::read(&model).unwrap();
+    let import_stdin = |stdin: &[u8]| {
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let mut input = stdin;
+        let mut con = Console { stdin: &mut input, stdout: &mut o, stderr: &mut e, progress: false };
+        let args = ["dramalloc", "import", "-", "-o", from_stdin.to_str().unwrap()];
+        let code = run_with(args.into_iter().map(Into::into), &mut con);
+        (code, String::from_utf8(o).unwrap(), String::from_utf8(e).unwrap())
+    };
+    let (code, out, _) = import_stdin(&bytes);
+    assert_eq!(code, ExitCode::from(CODE_OK));
+    assert!(out.starts_with("<stdin>: ONNX model, 65 ops, 118 tensors"), "{out}");
+    let parse = |p: &PathBuf| {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let (mut f, mut s) = (parse(&from_file), parse(&from_stdin));
+    assert_eq!((&s["name"], &s["source"]), (&serde_json::json!("stdin"), &serde_json::json!("<stdin>")));
+    for v in [&mut f, &mut s] {
+        let o = v.as_object_mut().unwrap();
+        o.remove("name");
+        o.remove("source");
+    }
+    assert_eq!(f, s);
+    let (code, _, err) = import_stdin(b"hello\n");
+    assert_eq!(code, ExitCode::from(CODE_BAD));
+    assert!(err.starts_with("error: <stdin>: not an ONNX (.onnx) or TFLite (.tflite) model"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

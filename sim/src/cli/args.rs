@@ -61,12 +61,22 @@ pub(super) fn parse_input_shape(s: &str) -> Result<(String, Vec<u64>), String> {
     input::import::parse_input_shape(s)
 }
 
-/// Imports a model file with `input_shapes` (see [`input::import::import_model`]).
+/// Imports a model file with `input_shapes` (see [`input::import::import_model`]); `-` reads
+/// the model from standard input, its format told by its content (a trial: `import -` was
+/// read as a file named `-`).
 pub(super) fn import(
     path: &Path,
     input_shapes: &[(String, Vec<u64>)],
+    con: &mut Console<'_>,
 ) -> Result<input::import::Imported, ImportError> {
     let options = ImportOptions { input_shapes: input_shapes.to_vec(), max_tensors: MAX_TENSORS };
+    if is_dash(path) {
+        let mut bytes = Vec::new();
+        con.stdin
+            .read_to_end(&mut bytes)
+            .map_err(|source| ImportError::Io { file: STDIN.to_owned(), source })?;
+        return input::import::import_sniffed(&bytes, STDIN, "stdin", &options);
+    }
     import_model(path, &options)
 }
 
@@ -270,7 +280,7 @@ pub(super) fn read_program_file(
     con: &mut Console<'_>,
 ) -> Result<Program, ImportError> {
     if !is_dash(path) && ModelFormat::from_path(path).is_some() {
-        return Ok(import(path, input_shapes)?.program);
+        return Ok(import(path, input_shapes, con)?.program);
     }
     no_shapes_for(path, input_shapes)?;
     Ok(read_program(path, con)?)

@@ -38,7 +38,7 @@ pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
     if let Some(e) = overwrites_input("-o", &a.output, &a.model) {
         return fail(con, e, EXIT_BAD_INPUT);
     }
-    let imported = match import(&a.model, &a.input_shape) {
+    let imported = match import(&a.model, &a.input_shape, con) {
         Ok(i) => i,
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
     };
@@ -56,7 +56,7 @@ pub(super) fn cmd_import(a: &ImportArgs, con: &mut Console<'_>) -> ExitCode {
     let _ = writeln!(
         sink,
         "{}: {} model, {} ops, {} tensors ({} inputs, {} outputs, {} weights of {} bytes, {} intermediates) -> {}",
-        a.model.display(),
+        super::args::display(&a.model),
         imported.format.name(),
         p.ops.len(),
         p.tensors.len(),

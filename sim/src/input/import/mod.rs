@@ -205,19 +205,31 @@ pub fn import_model(path: &Path, options: &ImportOptions) -> Result<Imported, Im
             }
             e => e,
         }),
-        None => {
-            let format = ModelFormat::sniff(&bytes);
-            import_bytes(&bytes, &file, &name, format, options).map_err(|e| match e {
-                ImportError::Malformed { detail, .. } | ImportError::UnknownFormat { detail, .. } => {
-                    ImportError::UnknownFormat { file: file.clone(), detail }
-                }
-                ImportError::NoGraph { .. } => {
-                    ImportError::UnknownFormat { file: file.clone(), detail: "no model graph in it".into() }
-                }
-                e => e,
-            })
-        }
+        None => import_sniffed(&bytes, &file, &name, options),
     }
+}
+
+/// Imports model bytes whose format no file extension tells (a file without one, standard
+/// input): the format is told by the content ([`ModelFormat::sniff`]); `file` names them in
+/// errors and becomes the `source`, `name` the program's name.
+///
+/// # Errors
+/// As [`import_bytes`]; bytes that read as neither format: [`ImportError::UnknownFormat`].
+pub fn import_sniffed(
+    bytes: &[u8],
+    file: &str,
+    name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    import_bytes(bytes, file, name, ModelFormat::sniff(bytes), options).map_err(|e| match e {
+        ImportError::Malformed { detail, .. } | ImportError::UnknownFormat { detail, .. } => {
+            ImportError::UnknownFormat { file: file.to_owned(), detail }
+        }
+        ImportError::NoGraph { .. } => {
+            ImportError::UnknownFormat { file: file.to_owned(), detail: "no model graph in it".into() }
+        }
+        e => e,
+    })
 }
 
 /// Imports model bytes of `format`: `file` names them in errors and becomes the `source`,
