@@ -416,3 +416,30 @@ fn import_reads_a_model_from_standard_input() {
     assert!(err.starts_with("error: <stdin>: not an ONNX (.onnx) or TFLite (.tflite) model"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A solution offset whose buffer would end past u64 is an invalid plan, exit 1, whatever the
+/// offset: u64::MAX itself (the reader's mark of a free buffer, refused as it reads) exited 2
+/// where 2^64 - 4096 exited 1 (a trial).
+#[test]
+fn a_solution_offset_past_u64_is_invalid_whatever_its_value() {
+    let dir = scratch("verify-overflow");
+    let p = dir.join("p.csv");
+    std::fs::write(&p, "id,lower,upper,size\na,0,2,4096\n").unwrap();
+    let p = p.to_str().unwrap();
+    for (offset, want) in [
+        ("18446744073709547520", "buffer `a`: offset 18446744073709547520 + size 4096 overflows u64"),
+        (
+            "18446744073709551615",
+            "line 2, column `offset`: placing buffer `a` (4096 bytes) overflows the u64 address space: its offset \
+             18446744073709551615 plus its size ends past 18446744073709551615",
+        ),
+    ] {
+        let s = dir.join(format!("s{offset}.csv"));
+        std::fs::write(&s, format!("id,lower,upper,size,offset\na,0,2,4096,{offset}\n")).unwrap();
+        let s = s.to_str().unwrap();
+        let out = dramalloc(&["verify", p, s, "--align", "1"]);
+        let prefix = if want.starts_with("line") { format!("error: {s}: ") } else { format!("error: {s} against {p}: ") };
+        assert_eq!((out.code, out.stderr.trim_end()), (ExitCode::from(CODE_FAILED), format!("{prefix}{want}").as_str()));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

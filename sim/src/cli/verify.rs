@@ -93,6 +93,10 @@ pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
     };
     let solution = match solution {
         Ok(s) => s,
+        // an offset whose buffer would end past u64 is a placement no plan can make, judged
+        // invalid (exit 1) as the verifier judges every other such offset; the reader refuses
+        // only u64::MAX itself (its mark of a free buffer), which exited 2 where one less exited 1
+        Err(e @ InputError::AddressOverflow { .. }) => return fail(con, e, EXIT_FAILED),
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
     };
     let (align, from) = match (a.align, solution.declared_align()) {
