@@ -71,6 +71,14 @@ fn run_with_the_gate_names_the_first_surviving_spill_and_exits_1() {
         "core 0: DRAM spill `r0` has no address (first accessed by op 0 `n0`); 350 spill(s) left unaddressed on 2 core(s)"
     );
     assert_eq!(cli(&["run", "--disable-dram-allocation"]), ExitCode::from(1));
+    // nothing was placed in the shared or the CC region: the summary says `-` and why, not 0
+    let mut table = Vec::new();
+    dramalloc_sim::cli::print_summary(&mut table, summary);
+    let table = String::from_utf8(table).unwrap();
+    for row in ["shared tensors", "CC region (limit / used)"] {
+        let line = format!("  {row:<28} - (no DRAM pass: --disable-dram-allocation)\n");
+        assert!(table.contains(&line), "{table}");
+    }
 }
 
 // ---------------------------------------------------------------- memory pressure

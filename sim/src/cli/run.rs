@@ -343,7 +343,15 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
     );
     row(o, "tensors", s.tensors.to_string());
     row(o, "liveness intervals", s.intervals.to_string());
-    row(o, "shared tensors", s.shared_tensors.to_string());
+    // without the DRAM pass (`--disable-dram-allocation`: no pressure measured) nothing was
+    // placed in the shared or the CC region: `-` and why, not 0 (a trial read "shared tensors
+    // 0" of a program with one)
+    let no_pass = "- (no DRAM pass: --disable-dram-allocation)";
+    row(
+        o,
+        "shared tensors",
+        if s.pressure.is_some() { s.shared_tensors.to_string() } else { no_pass.into() },
+    );
     row(o, "pre-placed bytes (per core)", format!("{} ({})", s.preplaced_bytes, mib(s.preplaced_bytes)));
     if s.shared_tensors > 0 {
         row(o, "shared region", format!("{} bytes at {:#x}", s.shared_bytes, s.shared_base));
@@ -352,16 +360,20 @@ pub fn print_summary(o: &mut dyn Write, s: &Summary) {
     row(
         o,
         "CC region (limit / used)",
-        format!(
-            "{} / {} bytes{}",
-            s.cc_limit,
-            s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0),
-            if s.cc_collectives > 0 {
-                format!(" at {:#x}, {} collective buffers", s.cc_base, s.cc_collectives)
-            } else {
-                String::new()
-            }
-        ),
+        if s.pressure.is_none() {
+            no_pass.into()
+        } else {
+            format!(
+                "{} / {} bytes{}",
+                s.cc_limit,
+                s.per_core.iter().map(|c| c.parts.cc.used).max().unwrap_or(0),
+                if s.cc_collectives > 0 {
+                    format!(" at {:#x}, {} collective buffers", s.cc_base, s.cc_collectives)
+                } else {
+                    String::new()
+                }
+            )
+        },
     );
     if let Some(p) = &s.pressure {
         row(
