@@ -498,3 +498,17 @@ fn faults_takes_a_count_of_one_or_more_and_lists_its_exit_codes() {
     assert_eq!(out.code, ExitCode::from(CODE_OK));
     assert!(out.stdout.contains("Exit codes: 0 every kind injected --count times"), "{}", out.stdout);
 }
+
+/// `quality` names a row by its folder and stem; two files that would share a name (a model's
+/// `.json` and its `.csv`) are each named by their path as given (a trial: two rows both
+/// `models/onnx_vgg19`), and the others keep the short name.
+#[test]
+fn quality_rows_of_files_with_one_stem_are_told_apart() {
+    let (json, csv, other) =
+        (data("models/onnx_vgg19.json"), data("models/onnx_vgg19.csv"), data("models/onnx_squeezenet.csv"));
+    let out = dramalloc(&["quality", &json, &csv, &other, "--strategies", "greedy-size", "--json"]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    let names: Vec<&str> = v["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, [json.as_str(), csv.as_str(), "onnx_squeezenet"]);
+}

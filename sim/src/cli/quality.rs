@@ -94,6 +94,18 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
                 Err(e) => return fail(con, e, EXIT_BAD_INPUT),
             }
         }
+        // a row is named by its folder and stem; where two files would share a name (`m.json`
+        // and `m.csv`, or one folder name in two places) each of them is named by its path as
+        // given (a trial: two rows both `models/onnx_vgg19`)
+        let label = |k: usize| (problems[k].0.clone(), problems[k].1.clone());
+        let clash: Vec<bool> = (0..problems.len())
+            .map(|k| (0..problems.len()).any(|j| j != k && label(j) == label(k)))
+            .collect();
+        for ((row, p), clash) in problems.iter_mut().zip(&a.paths).zip(clash) {
+            if clash && !args::is_dash(p) {
+                (row.0, row.1) = (String::new(), p.display().to_string());
+            }
+        }
     }
     // one file at a time, so that the bar moves
     let bar = Progress::bar(con, problems.len() as u64, "planning");
