@@ -30,18 +30,35 @@ fn plan_counted(
     work: u64,
     ticks: u64,
 ) -> ((Option<Outcome>, u64, u64, Vec<u64>), u64) {
+    plan_in(bufs, Some(placed), 20_000, work, ticks)
+}
+
+/// Plans `bufs` with `auto` (alignment 1, no CC region) with `placed` entries of the placed
+/// list (`None`: all of them, and the sections storage kept; `Some`: no sections),
+/// `max_nodes` nodes of branch and bound, `work` units and a clock that says stop after
+/// `ticks` calls; returns the repair's outcome, the plan's peak and lower bound, the
+/// addresses, and how many times the clock was asked.
+#[allow(clippy::type_complexity)]
+fn plan_in(
+    bufs: &[Buffer],
+    placed: Option<usize>,
+    max_nodes: u64,
+    work: u64,
+    ticks: u64,
+) -> ((Option<Outcome>, u64, u64, Vec<u64>), u64) {
     let mut st: Box<StaticWorkspace<512, 512, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
-    ws.placed = &mut core::mem::take(&mut ws.placed)[..placed];
-    ws.sections = &mut [];
+    if let Some(placed) = placed {
+        ws.placed = &mut core::mem::take(&mut ws.placed)[..placed];
+        ws.sections = &mut [];
+    }
     let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut calls = 0u64;
     let mut keep_going = || {
         calls += 1;
         calls <= ticks
     };
-    let mut budget =
-        Budget { max_nodes: 20_000, work, repair_work: 0, keep_going: &mut keep_going, claim: None };
+    let mut budget = Budget { max_nodes, work, repair_work: 0, keep_going: &mut keep_going, claim: None };
     let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
     let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
     let at = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
@@ -208,23 +225,11 @@ fn the_repair_allowance_lasts_while_the_peak_goes_down() {
     assert_eq!(run(100_000, u64::MAX), ran(27_086, 440));
 }
 
-/// As [`plan_counted`] with the sections storage kept (the repair's load orders and the two
-/// steps of its set-up) and no branch and bound (no nodes); returns the repair's outcome, the
-/// plan's peak and lower bound, and how many times the clock was asked.
+/// [`plan_in`] with the sections storage kept (the repair's load orders and the two steps of
+/// its set-up), no branch and bound (no nodes) and 10^7 units; the addresses left out.
 fn plan_with_sections(bufs: &[Buffer], ticks: u64) -> ((Option<Outcome>, u64, u64), u64) {
-    let mut st: Box<StaticWorkspace<512, 512, 0>> = Box::new(StaticWorkspace::new());
-    let mut ws = st.workspace();
-    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
-    let mut calls = 0u64;
-    let mut keep_going = || {
-        calls += 1;
-        calls <= ticks
-    };
-    let mut budget =
-        Budget { max_nodes: 0, work: 10_000_000, repair_work: 0, keep_going: &mut keep_going, claim: None };
-    let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
-    let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
-    ((repair, p.metrics.hwm, p.metrics.lower_bound), calls)
+    let ((repair, hwm, lower_bound, _), calls) = plan_in(bufs, None, 0, 10_000_000, ticks);
+    ((repair, hwm, lower_bound), calls)
 }
 
 /// 400 buffers of a fixed xorshift (defs over 200 instructions, lifetimes up to 100, 1 to
