@@ -324,6 +324,17 @@ fn plan_s_bin_of_a_program_checks_against_that_program_s_problem() {
                 .into()
         )
     );
+    // no shared region: a base other than 0 is refused, though the region is empty
+    let at = std::mem::offset_of!(PlanHeader, shared_base);
+    assert_eq!((f.header().shared_base.get(), f.header().shared_bytes.get()), (0, 0));
+    let bad = edit(&bytes, at, u64::MAX, 8);
+    assert_eq!(
+        check_plan_file(&bad, Some(&program)).unwrap_err(),
+        CheckPlanError::Invalid(
+            "header: shared region of 0 bytes at 18446744073709551615, the program's problem has none (0 bytes at 0)"
+                .into()
+        )
+    );
     // another program's problem: its first buffer has no record
     let other = Path::new(env!("CARGO_MANIFEST_DIR")).join("sim/data/models/onnx_squeezenet.json");
     assert_eq!(cli(&["check-plan", s(&bin), s(&other)]), ExitCode::from(1));

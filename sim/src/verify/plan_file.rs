@@ -261,8 +261,8 @@ fn against_problem(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPl
 /// Checks a [`FLAG_PROBLEM`] file against `problem` (`what` names it in messages): one
 /// record per buffer, by name, with its size and lifetime `[lower, upper - 1]`, a fixed
 /// buffer's record at its fixed offset and flagged [`FLAG_PINNED`] (and no free buffer's
-/// flagged), every record at a multiple of its buffer's own alignment, no other record, and
-/// the core's instruction count the largest `upper`.
+/// flagged), every record at a multiple of its buffer's own alignment, no other record, no
+/// shared region in the header, and the core's instruction count the largest `upper`.
 fn against_rows(file: &PlanFile<'_>, problem: &Problem, what: &str) -> Result<(), CheckPlanError> {
     let bad = |m: String| CheckPlanError::Invalid(m);
     let index: HashMap<&str, u32> =
@@ -313,6 +313,16 @@ fn against_rows(file: &PlanFile<'_>, problem: &Problem, what: &str) -> Result<()
     }
     if file.records().len() != problem.len() {
         return Err(bad(format!("{} records, {what} has {} buffers", file.records().len(), problem.len())));
+    }
+    // a problem's plan has no shared region: its header says none, at 0 (a trial set the base
+    // to 2^64 - 1, which passed while the region was empty)
+    let h = file.header();
+    if (h.shared_base.get(), h.shared_bytes.get()) != (0, 0) {
+        return Err(bad(format!(
+            "header: shared region of {} bytes at {}, {what} has none (0 bytes at 0)",
+            h.shared_bytes.get(),
+            h.shared_base.get()
+        )));
     }
     // the core's instruction count is the largest `upper` (a loader sizes per-instruction
     // tables by it); `plan` writes no other
