@@ -509,6 +509,7 @@ fn quality_rows_of_files_with_one_stem_are_told_apart() {
     let out = dramalloc(&["quality", &json, &csv, &other, "--strategies", "greedy-size", "--json"]);
     assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
     let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
-    let names: Vec<&str> = v["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        v["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
     assert_eq!(names, [json.as_str(), csv.as_str(), "onnx_squeezenet"]);
 }
