@@ -38,8 +38,11 @@ pub struct Clock<'c> {
     work: u64,
     /// Buffers placed so far ([`Clock::placed`]).
     placed: u64,
-    /// A top (bytes) at or past which the plan cannot win ([`Clock::with_ceiling`]).
-    ceiling: u64,
+    /// A top (bytes) at or past which the plan cannot win ([`Clock::with_ceiling`]); `None`:
+    /// no plan to beat (a top of `u64::MAX` does not stop the placer then: a trial's input
+    /// whose optimum is `u64::MAX` had every member stopped "at or above the best plan's peak"
+    /// before any plan existed).
+    ceiling: Option<u64>,
     /// The first top at or past `ceiling`.
     above: Option<u64>,
 }
@@ -53,14 +56,14 @@ impl<'c> Clock<'c> {
             stopped: false,
             work: 0,
             placed: 0,
-            ceiling: u64::MAX,
+            ceiling: None,
             above: None,
         }
     }
 
     /// A clock that never stops (no time limit).
     pub fn none() -> Clock<'c> {
-        Clock { ask: None, steps: 0, stopped: false, work: 0, placed: 0, ceiling: u64::MAX, above: None }
+        Clock { ask: None, steps: 0, stopped: false, work: 0, placed: 0, ceiling: None, above: None }
     }
 
     /// The same clock, which also stops the placer once a buffer it places ends at or above
@@ -78,7 +81,7 @@ impl<'c> Clock<'c> {
     /// ```
     #[must_use]
     pub fn with_ceiling(mut self, ceiling: u64) -> Clock<'c> {
-        self.ceiling = ceiling;
+        self.ceiling = Some(ceiling);
         self
     }
 
@@ -87,7 +90,7 @@ impl<'c> Clock<'c> {
     #[inline]
     pub fn placed(&mut self, top: u64) {
         self.placed += 1;
-        if top >= self.ceiling && self.above.is_none() {
+        if self.ceiling.is_some_and(|c| top >= c) && self.above.is_none() {
             self.above = Some(top);
         }
     }
@@ -159,6 +162,20 @@ impl<'c> Clock<'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// With no ceiling (no plan to beat) a top of `u64::MAX` does not stop the placer; with a
+    /// ceiling of `u64::MAX` (a plan peaking there) it does, the earlier of equal peaks kept.
+    #[test]
+    fn only_a_ceiling_stops_the_placer_at_u64_max() {
+        let mut free = Clock::none();
+        free.placed(u64::MAX);
+        assert!(free.tick() && free.above().is_none() && !free.halted());
+        let mut capped = Clock::none().with_ceiling(u64::MAX);
+        capped.placed(u64::MAX - 1);
+        assert!(capped.tick());
+        capped.placed(u64::MAX);
+        assert!(!capped.tick() && capped.above() == Some(u64::MAX) && capped.halted() && !capped.stopped());
+    }
 
     /// `ask_now` asks at once and answers as `tick` would; without a callback it never stops.
     #[test]
