@@ -418,6 +418,23 @@ fn an_initializer_whose_data_does_not_fill_its_shape_is_refused() {
     }
 }
 
+/// Two declarations of one value that differ are refused naming both (a trial's opaque op's
+/// output declared [3, 3] and [300, 300] in `value_info`: the last silently won); the same
+/// declaration twice (an output also listed in `value_info`) is fine.
+#[test]
+fn two_different_declarations_of_one_value_are_refused() {
+    let opaque = |second: &[i64]| GraphProto {
+        value_info: vec![value_info("a", F32, Some(dims(&[3, 3]))), value_info("a", F32, Some(dims(second)))],
+        ..graph(vec![node("f", "MyOp", &["x"], &["a"]), node("relu", "Relu", &["a"], &["y"])], vec![])
+    };
+    assert_eq!(
+        onnx_err(opaque(&[300, 300])),
+        "m.onnx: value `a` is declared twice, differently: FLOAT [3, 3] and FLOAT [300, 300]"
+    );
+    let got = onnx(opaque(&[3, 3])).unwrap();
+    assert_eq!(got.program.tensors.iter().find(|t| t.name == "a").map(|t| t.bytes), Some(36));
+}
+
 #[test]
 fn a_negative_dimension_is_refused_naming_tensor_axis_and_value() {
     let g = GraphProto {

@@ -147,6 +147,17 @@ pub enum ImportError {
         /// The initializer's name.
         name: String,
     },
+    /// Two declarations of one value (`value_info` or graph outputs) that differ in element
+    /// type or shape: which one holds is not told (the last silently won before).
+    #[error("{file}: value `{name}` is declared twice, differently: {detail}")]
+    ConflictingDeclarations {
+        /// The file.
+        file: String,
+        /// The value's name.
+        name: String,
+        /// The two declarations.
+        detail: String,
+    },
     /// Shape inference failed at a node (bad attribute, incompatible shapes, a shape that
     /// depends on runtime data).
     #[error("{file}: node `{node}` ({op}): {detail}")]

@@ -38,6 +38,28 @@ pub struct Declared {
     pub dims: Option<Vec<Dim>>,
 }
 
+impl core::fmt::Display for Declared {
+    /// `FLOAT [3, N, ?]`: the element type's name (or its code) and the dimensions (a number,
+    /// a symbol, `?` for neither; `[...]` for an unknown rank).
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match super::dtype::describe(self.dtype) {
+            Some((name, _)) => write!(f, "{name} ")?,
+            None => write!(f, "type {} ", self.dtype)?,
+        }
+        let Some(dims) = &self.dims else { return write!(f, "[...]") };
+        let dims: Vec<String> = dims
+            .iter()
+            .map(|d| match d {
+                Dim::Fixed(n) => n.to_string(),
+                Dim::Symbolic(Some(s)) => s.clone(),
+                Dim::Symbolic(None) => "?".to_owned(),
+                Dim::Negative(v) => v.to_string(),
+            })
+            .collect();
+        write!(f, "[{}]", dims.join(", "))
+    }
+}
+
 /// The declared type of a value, when it is a tensor.
 #[must_use]
 pub fn declared(v: &ValueInfoProto) -> Option<Declared> {

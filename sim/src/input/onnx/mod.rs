@@ -201,12 +201,21 @@ impl<'a> Reader<'a> {
             input_shapes: fixed,
         };
         check_order(&mg, file)?;
-        let decl: HashMap<&str, Declared> = g
-            .value_info
-            .iter()
-            .chain(&g.output)
-            .filter_map(|v| Some((v.name.as_deref()?, declared(v)?)))
-            .collect();
+        // one declaration a value: the same one twice (an output also in `value_info`) is
+        // fine, two that differ are refused (the last silently won before)
+        let mut decl: HashMap<&str, Declared> = HashMap::new();
+        for (vname, d) in
+            g.value_info.iter().chain(&g.output).filter_map(|v| Some((v.name.as_deref()?, declared(v)?)))
+        {
+            if let Some(first) = decl.get(vname).filter(|&first| *first != d) {
+                return Err(ImportError::ConflictingDeclarations {
+                    file: file.to_owned(),
+                    name: vname.to_owned(),
+                    detail: format!("{first} and {d}"),
+                });
+            }
+            decl.insert(vname, d);
+        }
         for (k, node) in g.node.iter().enumerate() {
             self.infer_node(k, node, &mg, &decl, &symbols)?;
         }
