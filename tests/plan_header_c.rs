@@ -102,3 +102,59 @@ fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
     assert!(out.status.success());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Names that do not make C identifiers or comments as they are: the header compiles with the
+/// README's flags (a trial's `x/*y` and `a??/` + a line end broke `-Wall -Werror -std=c11`),
+/// a name whose natural stem no other name shares has its macro under that stem with its own
+/// address (`a_b_1`, `y`), and names that share one (`a.b` and `a_b`, `W` and `w`) leave that
+/// stem undefined instead of giving it to one of them (a trial: `DRAMALLOC_ADDR_A_B_CORE0`
+/// held `a.b`'s address, and `a_b`'s suffixed stem was `a_b_1`'s natural one).
+#[test]
+fn hostile_names_compile_and_no_name_s_macro_holds_another_tensor() {
+    let dir = scratch_dir("plan-h-names");
+    let names = ["x/*y", "a??/\nb", "a.b", "a_b", "a_b_1", "W", "w"];
+    let tensors: Vec<String> = names
+        .iter()
+        .map(|n| format!(r#"{{"name": {}, "bytes": 64, "kind": "weight"}}"#, serde_json::json!(n)))
+        .collect();
+    let inputs: Vec<String> = names.iter().map(|n| serde_json::json!(n).to_string()).collect();
+    let json = format!(
+        r#"{{"name": "names", "tensors": [{}, {{"name": "y", "bytes": 8, "kind": "output"}}],
+           "ops": [{{"name": "n0", "op": "Concat", "inputs": [{}], "outputs": ["y"]}}]}}"#,
+        tensors.join(", "),
+        inputs.join(", ")
+    );
+    let path = dir.join("names.json");
+    std::fs::write(&path, json).unwrap();
+    let args = ["run", path.to_str().unwrap(), "--cores", "1", "--report-dir", dir.to_str().unwrap()];
+    let code =
+        dramalloc_sim::cli::main_with(std::iter::once("dramalloc").chain(args).map(std::ffi::OsString::from));
+    assert_eq!(code, std::process::ExitCode::SUCCESS);
+    let reader = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/read_plan.c");
+    cc(&dir, &reader, "read_plan");
+    // name -> core 0 address, from plan.csv
+    let mut r = csv::Reader::from_path(dir.join("plan.csv")).unwrap();
+    let addr: std::collections::HashMap<String, String> =
+        r.records().map(|row| row.unwrap()).map(|row| (row[0].to_owned(), row[2].to_owned())).collect();
+    let unique = [("a_b_1", "A_B_1"), ("y", "Y"), ("x/*y", "X__Y"), ("a??/\nb", "A____B")];
+    let shared = ["A_B", "W"];
+    let mut checks =
+        String::from("#include <stdio.h>\n#include \"plan.h\"\nint main(void) {\n    int bad = 0;\n");
+    for (name, stem) in unique {
+        let m = address_macro(stem, 0);
+        let a = &addr[name];
+        checks.push_str(&format!(
+            "#if !defined({m}) || {m} != {a}ULL\n    bad++; printf(\"{m}\\n\");\n#endif\n"
+        ));
+    }
+    for stem in shared {
+        let m = address_macro(stem, 0);
+        checks.push_str(&format!("#ifdef {m}\n    bad++; printf(\"{m}\\n\");\n#endif\n"));
+    }
+    checks.push_str("    printf(\"%d\\n\", bad);\n    return bad != 0;\n}\n");
+    std::fs::write(dir.join("check_names.c"), checks).unwrap();
+    cc(&dir, &dir.join("check_names.c"), "check_names");
+    let out = Command::new(dir.join("check_names")).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
