@@ -99,10 +99,23 @@ fn core_table_faults_are_named() {
     assert_eq!(corrupt(&early).0, PlanFileError::CoreTable { core: 1 });
     let past = sealed(|b| core_entry(b, 1).record_count = U32Le::new(9));
     assert_eq!(corrupt(&past).0, PlanFileError::CoreTable { core: 1 });
+    // a reserved field set, and records that no core lists, are named as what they are (a
+    // trial: both said "record range does not follow the previous core's")
     let reserved = sealed(|b| core_entry(b, 0).reserved = U32Le::new(1));
-    assert_eq!(corrupt(&reserved).0, PlanFileError::CoreTable { core: 0 });
+    assert_eq!(
+        corrupt(&reserved),
+        (PlanFileError::CoreReserved { core: 0, value: 1 }, "core 0: reserved field is 1, not 0".to_owned())
+    );
     let short = sealed(|b| core_entry(b, 1).record_count = U32Le::new(7));
-    assert_eq!(corrupt(&short).0, PlanFileError::CoreTable { core: 1 });
+    assert_eq!(
+        corrupt(&short),
+        (
+            PlanFileError::RecordsWithoutCore { first: 15, records: 16 },
+            "record 15 of 16 belongs to no core".to_owned()
+        )
+    );
+    let shorter = sealed(|b| core_entry(b, 1).record_count = U32Le::new(5));
+    assert_eq!(corrupt(&shorter).1, "records 13 to 15 of 16 belong to no core");
     let file = PlanFile::parse(BLOB).unwrap();
     // two per record of the largest core (8) and one word of the rank set
     assert_eq!(file.scratch_len(), 2 * 8 + 1);

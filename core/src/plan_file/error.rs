@@ -93,11 +93,27 @@ pub enum PlanFileError {
         /// The count in the header.
         cores: u32,
     },
-    /// A core entry whose records do not continue where the previous core's ended (or run
-    /// past the record table), or whose reserved field is not 0.
+    /// A core entry whose records do not continue where the previous core's ended, or run
+    /// past the record table.
     CoreTable {
         /// The core.
         core: u32,
+    },
+    /// A core entry whose reserved field is not 0 (before 2026-12-05 said as
+    /// [`PlanFileError::CoreTable`], whose words named the wrong fault).
+    CoreReserved {
+        /// The core.
+        core: u32,
+        /// The field's value.
+        value: u32,
+    },
+    /// The cores' record ranges end before the record table does: records `first..records`
+    /// belong to no core.
+    RecordsWithoutCore {
+        /// The first record no core lists.
+        first: u32,
+        /// The records in the table.
+        records: u32,
     },
     /// A record listed under one core whose `core` field names another.
     RecordCore {
@@ -378,6 +394,13 @@ impl fmt::Display for PlanFileError {
             }
             BadCoreCount { cores } => write!(f, "core count {cores} (1..=65535)"),
             CoreTable { core } => write!(f, "core {core}: record range does not follow the previous core's"),
+            CoreReserved { core, value } => write!(f, "core {core}: reserved field is {value}, not 0"),
+            RecordsWithoutCore { first, records } if first + 1 == records => {
+                write!(f, "record {first} of {records} belongs to no core")
+            }
+            RecordsWithoutCore { first, records } => {
+                write!(f, "records {first} to {} of {records} belong to no core", records.saturating_sub(1))
+            }
             RecordCore { record, core } => write!(f, "record {record} is listed under core {core} but names another core"),
             UnknownTensor { record, tensor } => write!(f, "record {record}: tensor index {tensor} is past the name table"),
             UnknownRecordFlags { record, flags } => write!(f, "record {record}: unknown flags {flags:#x}"),

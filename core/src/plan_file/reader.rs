@@ -126,7 +126,10 @@ impl<'a> PlanFile<'a> {
             let k = k as u32;
             let (first, count) = (c.first_record.get(), c.record_count.get());
             let end = first.checked_add(count).filter(|&e| e as usize <= self.records.len());
-            if first != next || end.is_none() || c.reserved.get() != 0 {
+            if c.reserved.get() != 0 {
+                return Err(PlanFileError::CoreReserved { core: k, value: c.reserved.get() });
+            }
+            if first != next || end.is_none() {
                 return Err(PlanFileError::CoreTable { core: k });
             }
             next = end.unwrap_or(first);
@@ -153,7 +156,10 @@ impl<'a> PlanFile<'a> {
             }
         }
         if next as usize != self.records.len() {
-            return Err(PlanFileError::CoreTable { core: self.cores.len() as u32 - 1 });
+            return Err(PlanFileError::RecordsWithoutCore {
+                first: next,
+                records: self.records.len() as u32,
+            });
         }
         for (n, name) in self.names.iter().enumerate() {
             let (o, l) = (name.offset.get() as usize, name.len.get() as usize);
