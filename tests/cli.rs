@@ -427,7 +427,9 @@ fn equal_cores_share_one_summary_row() {
 
 #[test]
 fn plan_draws_a_csv_problem() {
-    let dir = scratch("svg");
+    // (its own directory: `plan_writes_the_solution_and_its_picture_together_or_not_at_all`,
+    // run beside it, removes "svg" when it ends)
+    let dir = scratch("svg-draw");
     let svg = dir.join("p.svg");
     let problem = data("models/onnx_squeezenet.csv");
     let out =
