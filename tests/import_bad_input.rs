@@ -136,6 +136,28 @@ fn a_dynamic_shape_needs_input_shape() {
     assert_eq!(e.to_string(), "m.onnx: --input-shape z: the model has no such input (inputs: x)");
 }
 
+/// A shape rule that fails where an input's symbolic dimensions took 1 (no `--input-shape`)
+/// says so (a trial: a model imported without its input's shape failed with "window 2 is
+/// larger than padded input 1", which did not say where the 1 came from); with the shape
+/// given, the same model imports.
+#[test]
+fn a_shape_rule_failing_on_defaulted_dimensions_says_so() {
+    let pool = |n: dramalloc_model_formats::onnx::NodeProto| with_ints(n, "kernel_shape", &[2, 2]);
+    let g = GraphProto {
+        input: vec![value_info("x", F32, Some(vec![sym("N"), dims(&[3])[0].clone(), sym("H"), sym("W")]))],
+        ..graph(vec![pool(node("pool", "MaxPool", &["x"], &["y"]))], vec![])
+    };
+    assert_eq!(
+        onnx_err(g.clone()),
+        "m.onnx: node `pool` (MaxPool): window 2 is larger than padded input 1, and the file declares no static \
+         shape for output `y` (the symbolic dimensions of input `x` were taken as 1: give --input-shape)"
+    );
+    let options =
+        ImportOptions { input_shapes: vec![("x".into(), vec![1, 3, 8, 8])], ..ImportOptions::default() };
+    let got = import_bytes(&onnx_model(g), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap();
+    assert_eq!(got.program.tensors[1].bytes, 3 * 7 * 7 * 4);
+}
+
 #[test]
 fn a_shape_that_needs_runtime_data_names_the_node_and_input() {
     // Reshape(x, s) with s a graph input: the output shape is known only at run time.

@@ -114,6 +114,9 @@ pub struct FixedInput {
     pub shape: Vec<u64>,
     /// It had a symbolic dimension or was given by `--input-shape`.
     pub recorded: bool,
+    /// A symbolic dimension of it took 1 for want of a value (neither given by
+    /// `--input-shape` nor bound by another input's).
+    pub defaulted: bool,
 }
 
 /// Fixes the shape of graph input `name` declared as `d`: `given` (from `--input-shape`)
@@ -143,7 +146,7 @@ pub fn fix_input(
         return match given {
             Some(g) => {
                 check_bytes(file, name, d.map_or(0, |d| d.dtype), g, true)?;
-                Ok(FixedInput { shape: g.to_vec(), recorded: true })
+                Ok(FixedInput { shape: g.to_vec(), recorded: true, defaulted: false })
             }
             None => Err(ImportError::DynamicInput {
                 file: file.to_owned(),
@@ -158,7 +161,7 @@ pub fn fix_input(
         }
     }
     let mut shape = Vec::with_capacity(dims.len());
-    let mut symbolic = false;
+    let (mut symbolic, mut defaulted) = (false, false);
     // The names `given` binds, entered once the whole shape is checked.
     let mut binds = Vec::new();
     for (i, dim) in dims.iter().enumerate() {
@@ -183,10 +186,13 @@ pub fn fix_input(
             }
             (Dim::Symbolic(s), None) => {
                 symbolic = true;
-                match s {
-                    Some(s) => symbols.values.entry(s.clone()).or_insert((1, None)).0,
-                    None => 1,
-                }
+                // (a value no `--input-shape` gave is the default 1)
+                let (v, by) = match s {
+                    Some(s) => symbols.values.entry(s.clone()).or_insert((1, None)).clone(),
+                    None => (1, None),
+                };
+                defaulted |= by.is_none();
+                v
             }
         };
         shape.push(v);
@@ -195,7 +201,7 @@ pub fn fix_input(
         bind(file, symbols, s, v, name)?;
     }
     check_bytes(file, name, d.map_or(0, |d| d.dtype), &shape, given.is_some())?;
-    Ok(FixedInput { shape, recorded: symbolic || given.is_some() })
+    Ok(FixedInput { shape, recorded: symbolic || given.is_some(), defaulted })
 }
 
 /// Refuses input `name` of element type `dtype` when its `shape` makes a byte size past

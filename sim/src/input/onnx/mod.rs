@@ -181,7 +181,14 @@ impl<'a> Reader<'a> {
         }
         let mut inputs = Vec::new();
         let mut fixed = Vec::new();
+        // the inputs whose symbolic dimensions took 1 for want of `--input-shape`: a shape rule
+        // that then fails says so (a trial: "window 2 is larger than padded input 1" of a
+        // model imported without the input's shape)
+        let mut defaulted = Vec::new();
         for ((vname, d, _), f) in ins.into_iter().zip(shapes.into_iter().flatten()) {
+            if f.defaulted {
+                defaulted.push(vname);
+            }
             if f.recorded {
                 fixed.push((vname.to_owned(), f.shape.clone()));
             }
@@ -217,7 +224,17 @@ impl<'a> Reader<'a> {
             decl.insert(vname, d);
         }
         for (k, node) in g.node.iter().enumerate() {
-            self.infer_node(k, node, &mg, &decl, &symbols)?;
+            self.infer_node(k, node, &mg, &decl, &symbols).map_err(|e| match e {
+                ImportError::Shape { file, node, op, detail } if !defaulted.is_empty() => {
+                    let names: Vec<String> = defaulted.iter().map(|n| format!("`{n}`")).collect();
+                    let detail = format!(
+                        "{detail} (the symbolic dimensions of input {} were taken as 1: give --input-shape)",
+                        names.join(", ")
+                    );
+                    ImportError::Shape { file, node, op, detail }
+                }
+                e => e,
+            })?;
         }
         for (t, info) in mg.tensors.iter_mut().zip(&self.infos) {
             t.bytes = match info {
