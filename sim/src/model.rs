@@ -78,6 +78,13 @@ impl CoreProgram {
         (acc, collective_def)
     }
 
+    /// Whether location `l` is in the program's shared set, as the planner marks it
+    /// (`dramalloc_core::multicore::marking`): an intermediate flagged shared or defined by a
+    /// collective op (`collective_def` of [`CoreProgram::accesses`]).
+    pub fn is_shared(&self, l: usize, collective_def: &[bool]) -> bool {
+        self.locations[l].is_candidate() && (self.locations[l].shared || collective_def[l])
+    }
+
     /// Borrowed view in the planner's model.
     pub fn function(&self) -> Function<'_> {
         Function { locations: &self.locations, instructions: &self.instructions, operands: &self.operands }

@@ -164,9 +164,8 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
     let accesses: Vec<_> = model.cores.iter().map(|c| c.accesses()).collect();
     let mut hull: HashMap<&str, (u32, u32)> = HashMap::new();
     for (c, (access, collective_def)) in model.cores.iter().zip(&accesses) {
-        for (l, loc) in c.locations.iter().enumerate() {
-            if let (true, Some((a, b))) = (loc.is_candidate() && (loc.shared || collective_def[l]), access[l])
-            {
+        for (l, &span) in access.iter().enumerate() {
+            if let (true, Some((a, b))) = (c.is_shared(l, collective_def), span) {
                 let h = hull.entry(c.names[l].as_str()).or_insert((a, b));
                 *h = (h.0.min(a), h.1.max(b));
             }
@@ -202,7 +201,7 @@ fn against(file: &PlanFile<'_>, program: &Program) -> Result<(), CheckPlanError>
                     loc.bytes
                 )));
             }
-            let shared = loc.is_candidate() && (loc.shared || collective_def[l]);
+            let shared = c.is_shared(l, collective_def);
             let flags = [
                 ("pre-placed", FLAG_PREPLACED, loc.is_preplaced()),
                 ("pinned", FLAG_PINNED, loc.is_candidate() && loc.address.is_some()),

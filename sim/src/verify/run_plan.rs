@@ -499,8 +499,7 @@ fn check(
                 continue;
             };
             let r = &rows[i];
-            // the program's shared set, as the planner marks it (`multicore::marking`)
-            let shared = loc.is_candidate() && (loc.shared || collective_def[k][l]);
+            let shared = c.is_shared(l, &collective_def[k]);
             if r.shared != shared {
                 return Err(RunPlanError::WrongShared {
                     line: r.line,
