@@ -97,10 +97,12 @@ pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
         // a row is named by its folder and stem; where two files would share a name (`m.json`
         // and `m.csv`, or one folder name in two places) each of them is named by its path as
         // given (a trial: two rows both `models/onnx_vgg19`)
-        let label = |k: usize| (problems[k].0.clone(), problems[k].1.clone());
-        let clash: Vec<bool> = (0..problems.len())
-            .map(|k| (0..problems.len()).any(|j| j != k && label(j) == label(k)))
-            .collect();
+        let mut uses: std::collections::HashMap<(&str, &str), usize> = std::collections::HashMap::new();
+        for (set, name, _) in &problems {
+            *uses.entry((set.as_str(), name.as_str())).or_default() += 1;
+        }
+        let clash: Vec<bool> =
+            problems.iter().map(|(set, name, _)| uses[&(set.as_str(), name.as_str())] > 1).collect();
         for ((row, p), clash) in problems.iter_mut().zip(&a.paths).zip(clash) {
             if clash && !args::is_dash(p) {
                 (row.0, row.1) = (String::new(), p.display().to_string());

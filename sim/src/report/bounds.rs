@@ -165,11 +165,7 @@ pub fn core_bounds(model: &SimModel, plan: &PlannedModel, opts: &PlanOptions) ->
                 cc_top = cc_top.max(end - cc.map_or(0, |r| r.0));
                 in_cc.push(*live);
             }
-            let load_free = max_load(&free);
-            let private = Part {
-                used: top,
-                lower_bound: max_load(&all).max(if load_free > 0 { floor + load_free } else { floor }),
-            };
+            let private = Part { used: top, lower_bound: max_load(&all).max(floor + max_load(&free)) };
             let cc = Part { used: cc_top, lower_bound: max_load(&in_cc) };
             // the total's bound holds whatever the split between the private part and the CC
             // region (a private tensor may be placed in either): the two are apart, so their
