@@ -200,7 +200,8 @@ pub fn stored_mismatch(t: &TensorProto, shape: &[u64]) -> Option<String> {
     let (name, bits) = super::dtype::describe(dtype)?;
     let dims = format!("{shape:?}");
     if let Some(raw) = &t.raw_data {
-        let bytes = (elements * u128::from(bits?)).div_ceil(8);
+        // (a shape past 2^128 bits is left to the byte-size check, which names it)
+        let bytes = elements.checked_mul(u128::from(bits?))?.div_ceil(8);
         return (raw.len() as u128 != bytes).then(|| {
             format!(
                 "its shape {dims} of {name} is {bytes} bytes, the file stores {} bytes of raw data",
