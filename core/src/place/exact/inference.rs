@@ -1,7 +1,7 @@
 //! The branch and bound's section inference: whether a part can still fit under the
 //! capacity, checked in full or only where a placement changed something, and the tests of a
 //! child before its placement (MiniMalloc's section inference and monotonic floor).
-//! Uses: min_heap, sections, workspace, search (Search); used by: search.rs.
+//! Uses: min_heap, open (via Search), sections, workspace, search (Search); used by: search.rs.
 
 use super::search::Search;
 use crate::place::min_heap;
@@ -19,13 +19,15 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let heap = &mut *self.heap;
         let key = |v: u32| slots[v as usize].floor;
         let by_key = |a: u32, b: u32| key(a) < key(b);
-        let (mut len, mut k) = (0usize, i);
+        let mut len = 0usize;
+        let mut scan = self.open.scan((i, j), s0 as u32);
         for s in s0..s1 {
-            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+            while let Some(k) = scan.peek().filter(|&k| slots[self.by_lo[k] as usize].lo as usize <= s) {
+                scan.next();
                 let v = self.by_lo[k];
-                k += 1;
                 let c = &slots[v as usize];
-                if c.at != UNPLACED || (c.hi as usize) < s0 {
+                debug_assert_eq!(c.at, UNPLACED);
+                if (c.hi as usize) < s0 {
                     continue;
                 }
                 if c.floor.max(level) + c.size > self.cap {
@@ -109,18 +111,19 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let heap = &mut *self.heap;
         let key = |v: u32| slots[v as usize].floor;
         let by_key = |a: u32, b: u32| key(a) < key(b);
-        let (mut len, mut k, mut ok) = (0usize, i, true);
+        let (mut len, mut ok) = (0usize, true);
+        let mut scan = self.open.scan((i, j), u0 as u32);
         for s in u0..=u1 {
             if !ok || self.sec[s].pad == 0 {
                 self.sec[s].pad = 0;
                 continue;
             }
             self.sec[s].pad = 0;
-            while k < j && slots[self.by_lo[k] as usize].lo as usize <= s {
+            while let Some(k) = scan.peek().filter(|&k| slots[self.by_lo[k] as usize].lo as usize <= s) {
+                scan.next();
                 let v = self.by_lo[k];
-                k += 1;
                 let c = &slots[v as usize];
-                if c.at == UNPLACED && c.hi as usize >= u0 && c.floor <= most {
+                if c.hi as usize >= u0 && c.floor <= most {
                     min_heap::push(heap, &mut len, v, by_key);
                 }
             }

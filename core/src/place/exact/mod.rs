@@ -55,16 +55,19 @@
 //! Complexity per node for m unplaced buffers of its part: O(m log m) to list the children,
 //! then per child O(sections) for the level and O(m + w log w) to place it and check its
 //! window of w buffers. Memory: one [`Slot`] and at most one [`Section`] per candidate, three
-//! index slices and the undo stack of the caller, no heap.
+//! index slices and the undo stack of the caller, no heap; the scans skip placed and ended
+//! buffers through a 768-byte bitset of the search's own (`open.rs`).
 //! Applies to one-interval candidates whose sizes are multiples of the alignment; pinned
 //! candidates and per-buffer offset alignments through [`Rules`] (`rules.rs`).
 //!
 //! This file is the run (rounds, probes, bisection); `search.rs` holds the decision search,
 //! `inference.rs` its section inference, `rules.rs` the fixed buffers and own alignments,
-//! `budget.rs` the budget and node count, `preorder.rs` the static preorders.
+//! `budget.rs` the budget and node count, `preorder.rs` the static preorders, `open.rs` the
+//! unplaced buffers the scans read.
 
 mod budget;
 mod inference;
+mod open;
 mod preorder;
 mod rules;
 mod search;
@@ -78,6 +81,7 @@ use crate::place::sections::UNPLACED;
 use crate::workspace::{Raise, Section, Slot};
 use budget::Meter;
 use core::cell::Cell;
+use open::Open;
 use search::{Probe, Search};
 
 /// How [`branch_and_bound`] shares each round's node limit L (which doubles every round):
@@ -383,6 +387,7 @@ fn search_all(
                 macro_rules! probe {
                     ($plain:literal) => {
                         Search::<$plain> {
+                            open: &mut Open::new(slots, by_lo),
                             slots,
                             sec: &mut *sections,
                             by_lo,

@@ -1,8 +1,9 @@
 //! The branch and bound's decision search at one capacity: placing, undoing, the children
 //! and their order, the decomposition; its section inference is in `inference.rs`.
-//! Uses: budget, inference, preorder, rules, sections, workspace; used by: mod.rs.
+//! Uses: budget, inference, open, preorder, rules, sections, workspace; used by: mod.rs.
 
 use super::budget::Meter;
+use super::open::Open;
 use super::preorder::preorder_key;
 use super::rules::{Rules, PINNED};
 use crate::place::sections::UNPLACED;
@@ -39,6 +40,8 @@ pub(super) struct Search<'s, const PLAIN: bool> {
     pub(super) slots: &'s mut [Slot],
     pub(super) sec: &'s mut [Section],
     pub(super) by_lo: &'s [u32],
+    /// The unplaced buffers by `by_lo` position, kept with `slots[..].at`.
+    pub(super) open: &'s mut Open,
     /// Min-heap scratch of [`Search::feasible`] (the preorder slice, free during a probe).
     pub(super) heap: &'s mut [u32],
     /// Undo records; `nraise` are in use.
@@ -100,18 +103,20 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         (self.by_lo.partition_point(|x| first(x) < s0), self.by_lo.partition_point(|x| first(x) < s1))
     }
 
-    /// Places `b` (of part `[i, j)` of `by_lo`) at `at` (its [`Search::offset`]) and raises the minimum
-    /// offsets of the unplaced buffers it overlaps. Returns the undo mark (`None`: the undo
+    /// Places the buffer at `by_lo[pos]` (`b`, of part `[i, j)` of `by_lo`) at `at` (its
+    /// [`Search::offset`]) and raises the minimum offsets of the unplaced buffers it overlaps. Returns the undo mark (`None`: the undo
     /// records are full, [`Search::unplace`] recomputes instead), the window of sections
     /// whose floors may have changed (`b`'s and the raised buffers', inclusive), whether
     /// every raised buffer still fits under the capacity and whether `b` has a *hat* (an
     /// unplaced buffer overlapping it in time).
     fn place(
         &mut self,
-        b: usize,
+        pos: usize,
         at: u64,
         (i, j): (usize, usize),
     ) -> (Option<usize>, (usize, usize), bool, bool) {
+        let b = self.by_lo[pos] as usize;
+        self.open.remove(pos);
         let s = self.slots[b];
         let top = at + s.size;
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
@@ -124,9 +129,11 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let (mut w0, mut w1, mut fits, mut hat) = (s.lo, s.hi, true, false);
         // the unplaced buffers overlapping b are in b's part and start at or before its end
         let end = i + self.by_lo[i..j].partition_point(|&v| self.slots[v as usize].lo <= s.hi);
-        for &v in &self.by_lo[i..end] {
+        for k in self.open.scan((i, end), s.lo) {
+            let v = self.by_lo[k];
             let c = &mut self.slots[v as usize];
-            if c.at != UNPLACED || c.hi < s.lo {
+            debug_assert_eq!(c.at, UNPLACED);
+            if c.hi < s.lo {
                 continue;
             }
             hat = true;
@@ -144,13 +151,15 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         (room.then_some(mark), (w0 as usize, w1 as usize), fits, hat)
     }
 
-    /// Undoes [`Search::place`] of `b`: pops the undo records down to `mark`, or without
+    /// Undoes [`Search::place`] of the buffer at `by_lo[pos]` (`b`): pops the undo records down to `mark`, or without
     /// one rebuilds the minimum offsets that `b` set from all placed free buffers (placed
     /// buffers may cross into the part; fixed ones set no minimum offset).
-    fn unplace(&mut self, b: usize, (i, j): (usize, usize), mark: Option<usize>) {
+    fn unplace(&mut self, pos: usize, (i, j): (usize, usize), mark: Option<usize>) {
+        let b = self.by_lo[pos] as usize;
         let s = self.slots[b];
         let top = s.at + s.size;
         self.slots[b].at = UNPLACED;
+        self.open.insert(pos);
         for sec in &mut self.sec[s.lo as usize..=s.hi as usize] {
             sec.remaining += s.size;
         }
@@ -162,9 +171,9 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
             }
             return;
         }
-        for k in i..j {
+        for k in self.open.scan((i, j), s.lo) {
             let c = self.slots[self.by_lo[k] as usize];
-            if c.at == UNPLACED && c.floor == top && overlaps(&c, &s) {
+            if c.floor == top && overlaps(&c, &s) {
                 self.spent += self.slots.len() as u64;
                 let mut f = self.start;
                 for p in self.slots.iter() {
@@ -180,7 +189,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
     /// The smallest-key child (key = ([`Search::offset`], rank)) of part `[i, j)` strictly after
     /// `after`, canonical after the last placement `last` = (offset, rank), not dominated
     /// (offset below `min_top`, the lowest minimum offset + size of the unplaced buffers),
-    /// within the capacity; returns its slot index.
+    /// within the capacity; returns its `by_lo` position.
     fn next_child(
         &self,
         (i, j): (usize, usize),
@@ -189,11 +198,9 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         after: Option<(u64, u32)>,
     ) -> Option<usize> {
         let mut best: Option<((u64, u32), usize)> = None;
-        for &v in &self.by_lo[i..j] {
+        for k in self.open.scan((i, j), 0) {
+            let v = self.by_lo[k];
             let c = &self.slots[v as usize];
-            if c.at != UNPLACED {
-                continue;
-            }
             let at = self.offset(c, v as usize);
             if at >= min_top || Self::end(at, c.size) > self.cap {
                 continue;
@@ -203,7 +210,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                 continue;
             }
             if best.is_none_or(|(b, _)| key < b) {
-                best = Some((key, v as usize));
+                best = Some((key, k));
             }
         }
         best.map(|(_, v)| v)
@@ -247,11 +254,9 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         if self.raises.len() - base < j - i {
             return None;
         }
-        for &v in &self.by_lo[i..j] {
+        for k in self.open.scan((i, j), 0) {
+            let v = self.by_lo[k];
             let c = &mut self.slots[v as usize];
-            if c.at != UNPLACED {
-                continue;
-            }
             let total =
                 self.sec[c.lo as usize..=c.hi as usize].iter().map(|x| x.remaining).max().unwrap_or(0);
             self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: c.total };
@@ -284,17 +289,16 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let (mut min_top, mut big, mut big_at, mut second) = (u64::MAX, 0u64, usize::MAX, 0u64);
         let mut high = 0; // highest minimum offset of an unplaced buffer
         let mut unplaced = false;
-        for &v in &self.by_lo[part.0..part.1] {
+        for k in self.open.scan(part, 0) {
+            let v = self.by_lo[k];
             let c = &self.slots[v as usize];
-            if c.at == UNPLACED {
-                unplaced = true;
-                min_top = min_top.min(Self::end(self.offset(c, v as usize), c.size));
-                high = high.max(c.floor);
-                if c.size > big {
-                    (second, big, big_at) = (big, c.size, v as usize);
-                } else {
-                    second = second.max(c.size);
-                }
+            unplaced = true;
+            min_top = min_top.min(Self::end(self.offset(c, v as usize), c.size));
+            high = high.max(c.floor);
+            if c.size > big {
+                (second, big, big_at) = (big, c.size, v as usize);
+            } else {
+                second = second.max(c.size);
             }
         }
         // (not `min_top == u64::MAX`: with rules a buffer that fits nowhere has that top)
@@ -313,11 +317,9 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         if listed {
             self.edges(s0, s1);
             stale = false;
-            for &v in &self.by_lo[part.0..part.1] {
+            for k in self.open.scan(part, 0) {
+                let v = self.by_lo[k];
                 let c = &self.slots[v as usize];
-                if c.at != UNPLACED {
-                    continue;
-                }
                 let at = self.offset(c, v as usize);
                 let key = (at, c.rank);
                 if at < min_top
@@ -325,7 +327,8 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                     && last.is_none_or(|l| key >= l)
                     && self.may_place(c, at, other_of(v as usize), s0, s1)
                 {
-                    self.raises[self.nraise] = Raise { slot: v, pad: c.rank, floor: at };
+                    // (`slot` holds the `by_lo` position here)
+                    self.raises[self.nraise] = Raise { slot: k as u32, pad: c.rank, floor: at };
                     self.nraise += 1;
                 }
             }
@@ -334,7 +337,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let end = self.nraise;
         let (mut next, mut after, mut result) = (base, None, Step::Dead);
         loop {
-            let (b, at) = if listed {
+            let (pos, at) = if listed {
                 if next == end {
                     break;
                 }
@@ -343,10 +346,14 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                 (r.slot as usize, r.floor)
             } else {
                 match self.next_child(part, min_top, last, after) {
-                    Some(b) => (b, self.offset(&self.slots[b], b)),
+                    Some(k) => {
+                        let b = self.by_lo[k] as usize;
+                        (k, self.offset(&self.slots[b], b))
+                    }
                     None => break,
                 }
             };
+            let b = self.by_lo[pos] as usize;
             // the child as placed: its minimum offset is where it goes
             let s = Slot { floor: at, ..self.slots[b] };
             let key = (at, s.rank);
@@ -360,7 +367,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                     continue;
                 }
             }
-            let (mark, (w0, w1), fits, hat) = self.place(b, at, part);
+            let (mark, (w0, w1), fits, hat) = self.place(pos, at, part);
             // the window's floors are at most the highest minimum offset (or b's top): when
             // even that fits under every section's unplaced total, the sweep cannot fail
             let top = high.max(s.floor + s.size);
@@ -396,7 +403,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
             } else {
                 Step::Dead
             };
-            self.unplace(b, part, mark);
+            self.unplace(pos, part, mark);
             if st != Step::Dead {
                 result = st;
                 break;
