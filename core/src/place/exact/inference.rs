@@ -49,7 +49,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
     /// [`Search::feasible`] after placing `b`, whose placement raised the buffers of the undo
     /// records `raises[raised..nraise]` to `top = b.floor + b.size`, over its window `[w0, w1]`
     /// of part `[i, j)`, with the part feasible before (the invariant of [`Search::dfs`]) and
-    /// the level and the raised buffers checked ([`Search::level_ok`], `place`'s `fits`). The
+    /// the level and the raised buffers checked ([`Search::may_place`], `place`'s `fits`). The
     /// same answer with less work, section by section:
     /// * in `b`'s sections every unplaced buffer overlaps `b`, so its minimum offset is at
     ///   least `top`: the section fails where `top` plus its unplaced total is over the
@@ -135,42 +135,23 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         ok
     }
 
-    /// Writes the prefix and suffix maxima of the sections' unplaced totals over `[s0, s1)`
-    /// into their `floor` and `low` (scratch of [`Search::level_ok`]). O(sections).
-    pub(super) fn edges(&mut self, s0: usize, s1: usize) {
-        let mut run = 0;
-        for sec in &mut self.sec[s0..s1] {
-            run = run.max(sec.remaining);
-            sec.floor = run;
-        }
-        run = 0;
-        for sec in self.sec[s0..s1].iter_mut().rev() {
-            run = run.max(sec.remaining);
-            sec.low = run;
-        }
+    /// The largest unplaced total of the sections `[s0, s1)`, bytes: the monotonic floor of
+    /// [`Search::may_place`] for every child of a node. O(sections).
+    pub(super) fn most_remaining(&self, s0: usize, s1: usize) -> u64 {
+        self.sec[s0..s1].iter().map(|x| x.remaining).max().unwrap_or(0)
     }
 
-    /// The monotonic floor alone, before placing `b` at `level`: false when a section of
-    /// `[s0, s1)` would hold more unplaced bytes than fit between `level` and the capacity.
-    /// In `b`'s own sections `b` itself counts: every other unplaced buffer there overlaps
-    /// `b`, so it goes at or above `b`'s top, and the section's whole unplaced total (`b`
-    /// included) must fit above `level` — the test [`Search::feasible_after`] makes there
-    /// after the placement, made here before it (a hatless `b` never fails it: its sections
-    /// hold `b` alone, which fits). O(1) outside `b`'s sections (the maxima of
-    /// [`Search::edges`]), O(its sections) inside; no placement needed.
-    pub(super) fn level_ok(&self, level: u64, b: &Slot, s0: usize, s1: usize) -> bool {
-        let room = self.cap.saturating_sub(level);
-        let (lo, hi) = (b.lo as usize, b.hi as usize);
-        let before = if lo > s0 { self.sec[lo - 1].floor } else { 0 };
-        let after = if hi + 1 < s1 { self.sec[hi + 1].low } else { 0 };
-        before.max(after) <= room && self.sec[lo..=hi].iter().all(|sec| sec.remaining <= room)
-    }
-
-    /// The tests of child `c` before its placement at `at`, on this node's state: every other
-    /// unplaced buffer goes at or above its offset, so the largest of them (`other` bytes)
-    /// must fit there, and the monotonic floor holds ([`Search::level_ok`]; the section
-    /// maxima of [`Search::edges`] must be current).
-    pub(super) fn may_place(&self, c: &Slot, at: u64, other: u64, s0: usize, s1: usize) -> bool {
-        Self::end(at, other) <= self.cap && self.level_ok(at, c, s0, s1)
+    /// The tests of a child before its placement at `at`, on this node's state (no placement
+    /// needed). Every other unplaced buffer goes at or above its offset, so the largest of them
+    /// (`other` bytes) must fit there. And the monotonic floor: no section of the part may hold
+    /// more unplaced bytes than fit between `at` and the capacity (`most`, the part's
+    /// [`Search::most_remaining`]). In the child's own sections the child itself counts: every
+    /// other unplaced buffer there overlaps it, so it goes at or above its top, and the
+    /// section's whole unplaced total (the child included) must fit above `at`, the test
+    /// [`Search::feasible_after`] makes there after the placement, made here before it (a
+    /// hatless child never fails it: its sections hold it alone, which fits). O(1).
+    #[inline]
+    pub(super) fn may_place(&self, at: u64, other: u64, most: u64) -> bool {
+        Self::end(at, other) <= self.cap && most <= self.cap.saturating_sub(at)
     }
 }

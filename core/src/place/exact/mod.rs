@@ -29,8 +29,9 @@
 //!   each part is ranked anew from its current section totals (as MiniMalloc's sub-problems).
 //!
 //! **Incremental checks.** A child is checked only for what its placement changes: the level
-//! (every section's unplaced total must fit between the child's offset and the capacity, an
-//! O(sections) pass before anything is placed), the minimum offsets it raised and the floors
+//! (every section's unplaced total must fit between the child's offset and the capacity: the
+//! part's largest total, one O(sections) pass a node, against each child's offset, before
+//! anything is placed), the minimum offsets it raised and the floors
 //! of the window of sections those buffers cover (a heap sweep over that window only); the
 //! rest of the part passed at the parent. Placing raises the minimum offsets of the unplaced
 //! buffers it overlaps (overlap = a shared section); undo records restore them. A node lists
@@ -52,8 +53,8 @@
 //! clock, firmware a counter). With `keep_going` always true the result depends only on the
 //! input (deterministic).
 //!
-//! Complexity per node for m unplaced buffers of its part: O(m log m) to list the children,
-//! then per child O(sections) for the level and O(m + w log w) to place it and check its
+//! Complexity per node for m unplaced buffers of its part: O(sections + m log m) to list the
+//! children (the level test is then O(1) a child), per child O(m + w log w) to place it and check its
 //! window of w buffers. Memory: one [`Slot`] and at most one [`Section`] per candidate, three
 //! index slices and the undo stack of the caller, no heap; the scans skip placed and ended
 //! buffers through a 768-byte bitset of the search's own (`open.rs`).

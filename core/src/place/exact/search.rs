@@ -313,10 +313,9 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         // floor) read only this node's state, which every child's search restores: where the
         // children are listed they are tested once, here, and only those that pass are sorted
         let other_of = |v: usize| if v == big_at { second } else { big };
-        let mut stale = true; // the section maxima of `edges` need computing
+        // the part's largest unplaced total (the monotonic floor of `may_place`)
+        let most = self.most_remaining(s0, s1);
         if listed {
-            self.edges(s0, s1);
-            stale = false;
             for k in self.open.scan(part, 0) {
                 let v = self.by_lo[k];
                 let c = &self.slots[v as usize];
@@ -325,7 +324,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                 if at < min_top
                     && Self::end(at, c.size) <= self.cap
                     && last.is_none_or(|l| key >= l)
-                    && self.may_place(c, at, other_of(v as usize), s0, s1)
+                    && self.may_place(at, other_of(v as usize), most)
                 {
                     // (`slot` holds the `by_lo` position here)
                     self.raises[self.nraise] = Raise { slot: k as u32, pad: c.rank, floor: at };
@@ -358,14 +357,8 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
             let s = Slot { floor: at, ..self.slots[b] };
             let key = (at, s.rank);
             after = Some(key);
-            if !listed {
-                if stale {
-                    self.edges(s0, s1); // a deeper node overwrote them
-                    stale = false;
-                }
-                if !self.may_place(&s, at, other_of(b), s0, s1) {
-                    continue;
-                }
+            if !listed && !self.may_place(at, other_of(b), most) {
+                continue;
             }
             let (mark, (w0, w1), fits, hat) = self.place(pos, at, part);
             // the window's floors are at most the highest minimum offset (or b's top): when
@@ -395,7 +388,6 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                 } else {
                     self.dfs(s0, s1, Some(key), ctl)
                 };
-                stale = true;
                 for sec in &mut self.sec[lo..hi] {
                     sec.cuts += 1;
                 }
