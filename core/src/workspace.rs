@@ -93,13 +93,13 @@ pub struct Slot {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Pod, Zeroable)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct Section {
-    /// Scratch of the search: the largest unplaced total of the part's sections up to this
-    /// one, bytes.
+    /// The region's start after [`crate::place::sections::prepare`], bytes (its difference
+    /// array's additions while it runs); not read by the search.
     pub floor: u64,
     /// Sum of the sizes of the unplaced buffers crossing the section, bytes.
     pub remaining: u64,
-    /// Scratch of the search: the largest unplaced total of the part's sections from this
-    /// one on, bytes.
+    /// Scratch of [`crate::place::sections::prepare`] (its difference array's removals),
+    /// bytes; zero after it.
     pub low: u64,
     /// Unplaced buffers crossing the boundary to the next section (zero: the search splits).
     pub cuts: u32,
