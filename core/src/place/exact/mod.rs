@@ -355,6 +355,8 @@ fn search_all(
         m.set([u64::MAX, 0]); // no minimum offset is u64::MAX
     }
     let reach = rules.pinned.iter().map(|&p| slots[p as usize].size).max().unwrap_or(0);
+    // the unplaced buffers: every probe unwinds its search, so each starts from this state
+    let mut open = Open::new(slots, by_lo);
     let mut meter = Meter::new(budget, schedule.max_work);
     // every capacity <= proven is infeasible
     let mut proven = lower_bound.saturating_sub(1).max(schedule.resume.0);
@@ -388,7 +390,7 @@ fn search_all(
                 macro_rules! probe {
                     ($plain:literal) => {
                         Search::<$plain> {
-                            open: &mut Open::new(slots, by_lo),
+                            open: &mut open,
                             slots,
                             sec: &mut *sections,
                             by_lo,

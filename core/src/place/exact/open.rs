@@ -48,6 +48,13 @@ impl Open {
         open
     }
 
+    /// Whether the bits are those of `slots` and `by_lo` now ([`Open::new`]'s): the check of
+    /// the debug builds that a probe starts (and so every probe ended) with the state it began.
+    pub(super) fn matches(&self, slots: &[Slot], by_lo: &[u32]) -> bool {
+        let now = Open::new(slots, by_lo);
+        now.bits == self.bits && now.last == self.last
+    }
+
     /// Marks position `k` placed.
     #[inline(always)]
     pub(super) fn remove(&mut self, k: usize) {

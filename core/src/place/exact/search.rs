@@ -455,6 +455,10 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
     /// One decision search at `self.cap` with at most `limit` nodes.
     pub(super) fn probe(&mut self, limit: u64, meter: &mut Meter<'_, '_>) -> Probe {
         let count = self.sec.len();
+        debug_assert!(
+            self.open.matches(self.slots, self.by_lo),
+            "a probe starts with every free slot unplaced"
+        );
         if !self.feasible(self.start, 0, count, (0, self.by_lo.len())) {
             return Probe::Infeasible;
         }
