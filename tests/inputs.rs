@@ -93,6 +93,17 @@ fn json_malformed_names_line_and_column() {
 }
 
 #[test]
+fn json_key_given_twice_is_refused_at_its_second_place() {
+    // serde_json's `Value` kept the last `bytes` (128) silently; the planner planned it
+    let text = "{\"name\": \"m\", \"tensors\": [\n {\"name\": \"x\", \"bytes\": 64, \"bytes\": 128, \"kind\": \"input\"}],\n \"ops\": []}";
+    let e = parse_program(text, "twice.json", MAX).unwrap_err();
+    let InputError::MalformedJson { line, column, message, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!((*line, *column, message.as_str()), (2, 35, "duplicate key `bytes` at line 2 column 35"));
+}
+
+#[test]
 fn json_missing_field() {
     assert_eq!(
         json_error(|v| {

@@ -1,7 +1,8 @@
 //! Input: the program JSON and minimalloc CSV readers, the ONNX and TFLite importers, their errors, the bundled inputs.
 //! Uses: nothing else in the crate (dramalloc-model-formats for model files); used by: cli, model, quality, run, tensor_parallel, verify.
 //!
-//! Input formats: program JSON ([`program_json`]) and minimalloc CSV ([`minimalloc_csv`]) read
+//! Input formats: program JSON ([`program_json`], an object with a key twice refused:
+//! [`strict_json`]) and minimalloc CSV ([`minimalloc_csv`]) read
 //! into a [`Problem`] ([`problem`]), the inputs compiled into the binary ([`bundled`]), and
 //! model files: ONNX ([`onnx`]) and TFLite ([`tflite`]) read into one model graph that
 //! [`import`] turns into a program.
@@ -22,6 +23,7 @@ pub mod problem;
 pub mod program_json;
 pub(crate) mod quoted;
 mod row_rules;
+pub mod strict_json;
 pub mod tflite;
 
 use std::path::Path;

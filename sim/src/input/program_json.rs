@@ -136,7 +136,8 @@ pub struct Op {
 pub fn parse_program(text: &str, source: &str, max_tensors: usize) -> Result<Program, InputError> {
     // a UTF-8 byte-order mark is not JSON, but editors write one
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let root: Value = serde_json::from_str(text).map_err(|e| InputError::MalformedJson {
+    // (an object with a key twice is refused: serde_json's `Value` would keep the last)
+    let root: Value = super::strict_json::parse(text).map_err(|e| InputError::MalformedJson {
         file: source.to_owned(),
         line: e.line(),
         column: e.column(),
