@@ -443,3 +443,70 @@ fn a_solution_offset_past_u64_is_invalid_whatever_its_value() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A trial's findings on outputs: a report named like the input replaced it (`run` a program
+/// saved as `out/summary.json` with `--report-dir out`, exit 0; a `replay` script named like
+/// its own report); `plan -o nodir/x.csv` planned before it failed; a replaced output lost
+/// its permissions; a dangling link was replaced by a file.
+#[test]
+fn reports_never_replace_their_input_and_outputs_are_checked_before_planning() {
+    let dir = scratch("outputs-kept");
+    let program = r#"{"name":"t","tensors":[{"name":"x","bytes":4096,"kind":"input"},{"name":"y","bytes":4096,"kind":"intermediate"},{"name":"z","bytes":4096,"kind":"output"}],"ops":[{"name":"o0","op":"Relu","inputs":["x"],"outputs":["y"]},{"name":"o1","op":"Relu","inputs":["y"],"outputs":["z"]}]}"#;
+    let d = dir.to_str().unwrap();
+    for name in ["summary.json", "plan.h"] {
+        let p = dir.join(name);
+        std::fs::write(&p, program).unwrap();
+        let out = dramalloc(&["run", p.to_str().unwrap(), "--report-dir", d]);
+        let p = p.display();
+        assert_eq!(
+            (out.code, out.stderr),
+            (
+                ExitCode::from(CODE_BAD),
+                format!("error: --report-dir {d}/{name}: the same file as the input {p}, which writing it would destroy\n")
+            )
+        );
+        assert_eq!(std::fs::read_to_string(dir.join(name)).unwrap(), program);
+        std::fs::remove_file(dir.join(name)).unwrap();
+    }
+    // a replay script named like its report: an error line, the script kept
+    let script = dir.join("run1_memory_usage_summary.csv");
+    let text = "device wormhole\nreport . prefix=run1_\n";
+    std::fs::write(&script, text).unwrap();
+    let s = script.to_str().unwrap();
+    let out = dramalloc(&["replay", s]);
+    assert_eq!(out.code, ExitCode::from(CODE_FAILED));
+    let want = format!(
+        "error: {s}:2: writing memory report {d}/./run1_memory_usage_summary.csv: the same file as the script {s}, which writing it would destroy\n"
+    );
+    assert_eq!(out.stderr, want);
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), text);
+    // outputs that cannot be written fail before the planning: nothing on standard output
+    let problem = data("minimalloc/A.1048576.csv");
+    let missing = dir.join("nodir").join("x.csv");
+    let m = missing.display();
+    let out = dramalloc(&["plan", &problem, "-o", missing.to_str().unwrap()]);
+    let why = format!("its directory {d}/nodir takes no new file (a write goes through a temp file there)");
+    assert_eq!((out.code, out.stdout.as_str()), (ExitCode::from(CODE_FAILED), ""));
+    assert!(out.stderr.starts_with(&format!("error: -o {m}: cannot be written: {why}: ")), "{}", out.stderr);
+    let out = dramalloc(&["plan", &problem, "-o", d]);
+    assert_eq!(out.stderr, format!("error: -o {d}: a directory, not a file to write\n"));
+    // a replaced output keeps its permissions; a dangling link gets its target, the link kept
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let sol = dir.join("sol.csv");
+        std::fs::write(&sol, "old").unwrap();
+        std::fs::set_permissions(&sol, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let out = dramalloc(&["plan", &problem, "-o", sol.to_str().unwrap()]);
+        assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+        assert_eq!(std::fs::metadata(&sol).unwrap().permissions().mode() & 0o777, 0o640);
+        std::fs::create_dir(dir.join("real")).unwrap();
+        let link = dir.join("link.csv");
+        std::os::unix::fs::symlink("real/new.csv", &link).unwrap();
+        let out = dramalloc(&["plan", &problem, "-o", link.to_str().unwrap()]);
+        assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read(dir.join("real/new.csv")).unwrap(), std::fs::read(&sol).unwrap());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,7 +13,12 @@
 //! them all before putting any in place, then puts them in place with [`commit_all`], under
 //! a lock that [`remove_temp_files`] (a signal's clean-up) waits for.
 //!
-//! A symbolic link is written through (its target replaced, the link kept).
+//! A symbolic link is written through (its target replaced, the link kept), a dangling one
+//! too (its target created); a file replaced keeps its permissions (a `chmod 600` output
+//! stays private).
+//!
+//! Whether an output is the file a command reads is [`same_file`]'s to say, the command's to
+//! refuse (before it plans: `plan -o`, `import -o`, `run --report-dir`, `replay`'s `report`).
 //!
 //! A target that is a directory is refused when it is staged (`io::ErrorKind::IsADirectory`),
 //! so a command whose second output names a directory writes neither.
@@ -51,6 +56,26 @@ struct Live {
 
 /// The temp files of this process ([`Live`]).
 static LIVE: Mutex<Live> = Mutex::new(Live { paths: Vec::new(), closed: false });
+
+/// Whether `a` and `b` name one file: the same file on disk where both exist (device and
+/// inode on Unix: hard links too), else equal once made absolute with links resolved (a path
+/// that does not exist yet: its directory's, plus its name).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if let (Ok(x), Ok(y)) = (fs::metadata(a), fs::metadata(b)) {
+            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+        }
+    }
+    let canonical = |p: &Path| {
+        p.canonicalize().ok().or_else(|| {
+            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+            Some(dir.canonicalize().ok()?.join(p.file_name()?))
+        })
+    };
+    a == b || canonical(a).zip(canonical(b)).is_some_and(|(x, y)| x == y)
+}
 
 /// The list of live temp files, even after a panic while it was held.
 fn live() -> std::sync::MutexGuard<'static, Live> {
@@ -127,6 +152,28 @@ fn committing() -> std::sync::MutexGuard<'static, ()> {
 /// ```
 pub fn commit_all(staged: Vec<Staged>) -> Result<(), (usize, io::Error)> {
     commit_all_with(staged, |_| {})
+}
+
+/// [`commit_all`], then removes the files `stale` (one that is not there is fine) in the same
+/// step for [`remove_temp_files`]: a command that replaces part of a set of files and must
+/// not leave the rest of an older set beside them (`run`'s reports of a failed run).
+///
+/// # Errors
+/// As [`commit_all`]; a removal's error with the index `staged.len()` plus its place in
+/// `stale`.
+pub fn commit_all_removing(staged: Vec<Staged>, stale: &[PathBuf]) -> Result<(), (usize, io::Error)> {
+    let _commit = committing();
+    let n = staged.len();
+    for (k, s) in staged.into_iter().enumerate() {
+        s.put_in_place().map_err(|e| (k, e))?;
+    }
+    for (k, p) in stale.iter().enumerate() {
+        match fs::remove_file(p) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err((n + k, e)),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// [`commit_all`], calling `between(k)` after the `k`-th rename (the tests' way to send a
@@ -247,11 +294,9 @@ where
     if names_a_descriptor(path) {
         return write_in_place(OpenOptions::new().append(true).open(path)?, fill);
     }
-    // a symbolic link is written through: its target is replaced, the link kept
-    let resolved = match fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => fs::canonicalize(path).ok(),
-        _ => None,
-    };
+    // a symbolic link is written through: its target is replaced (or, dangling, created), the
+    // link kept
+    let resolved = link_target(path)?;
     let path = resolved.as_deref().unwrap_or(path);
     // (the caller names the path: `.` and `..` are directories, said as for any other)
     let name = path
@@ -261,7 +306,7 @@ where
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    match fs::metadata(path) {
+    let old = match fs::metadata(path) {
         // a directory cannot be renamed over: refused here, before any output of the command
         // is put in place (found at the rename, it left a solution without its picture)
         Ok(m) if m.is_dir() => {
@@ -269,9 +314,14 @@ where
         }
         // a device, FIFO or terminal: written in place (see the module docs)
         Ok(m) if !m.is_file() => return write_in_place(OpenOptions::new().write(true).open(path)?, fill),
-        _ => {}
-    }
+        Ok(m) => Some(m),
+        Err(_) => None,
+    };
     let (file, guard) = create_temp(&dir, &name.to_string_lossy())?;
+    // the file it replaces keeps its permissions (the temp file has the process's defaults)
+    if let Some(m) = old {
+        file.set_permissions(m.permissions())?;
+    }
     // one write call a MiB: a 10^6-row solution is 27 MB (8 KiB buffers took 3,400 calls)
     let mut writer = BufWriter::with_capacity(WRITE_BUFFER, file);
     fill(&mut writer)?;
@@ -279,6 +329,27 @@ where
     file.sync_all()?;
     drop(file);
     Ok(Staged { rename: Some((guard, path.to_path_buf(), dir)) })
+}
+
+/// The file a symbolic link `path` leads to, through at most 8 links (`None`: `path` is not
+/// a link). The last may not exist: a dangling link's target is created, as writing through
+/// it would (replacing the link with a file, as a rename over it did, lost the link).
+///
+/// # Errors
+/// More than 8 links (`io::ErrorKind::InvalidInput`, as a loop), or a link that cannot be read.
+fn link_target(path: &Path) -> io::Result<Option<PathBuf>> {
+    let mut at = path.to_path_buf();
+    for hop in 0..=8 {
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let to = fs::read_link(&at)?;
+                let dir = at.parent().map_or_else(PathBuf::new, Path::to_path_buf);
+                at = if to.is_absolute() { to } else { dir.join(to) };
+            }
+            _ => return Ok((hop > 0).then_some(at)),
+        }
+    }
+    Err(io::Error::new(io::ErrorKind::InvalidInput, "more than 8 symbolic links (a loop?)"))
 }
 
 /// Writes what `fill` produces straight into `file` (a stream or a descriptor's file: no

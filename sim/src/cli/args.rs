@@ -190,24 +190,41 @@ pub(super) fn is_stdout(path: &Path) -> bool {
     is_dash(path) || crate::atomic_write::names_standard_output(path)
 }
 
-/// Whether `a` and `b` name one file: the same file on disk where both exist (device and
-/// inode on Unix: hard links too), else equal once made absolute with links resolved (a path
-/// that does not exist yet: its directory's, plus its name).
+/// Whether `a` and `b` name one file ([`crate::atomic_write::same_file`]).
 pub(super) fn same_file(a: &Path, b: &Path) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::MetadataExt;
-        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return (x.dev(), x.ino()) == (y.dev(), y.ino());
+    crate::atomic_write::same_file(a, b)
+}
+
+/// Checks, before any planning, that output `path` (of flag `flag`) can be written: not a
+/// directory, in a directory that exists and takes a new file (the temp file a write starts
+/// with; a probe file is made and removed). A trial's `plan F -o nodir/x.csv` planned 10^6
+/// rows for 2.85 s before it failed. Standard output, a device or a FIFO, and a symbolic link
+/// (its target is the write's to find) pass; a full device still fails at the write.
+///
+/// # Errors
+/// The message, naming the flag, the path and the reason.
+pub(super) fn probe_output(flag: &str, path: &Path) -> Result<(), String> {
+    let name = path.display();
+    if is_stdout(path) || std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(());
+    }
+    match std::fs::metadata(path) {
+        Ok(m) if m.is_dir() => return Err(format!("{flag} {name}: a directory, not a file to write")),
+        Ok(m) if !m.is_file() => return Ok(()),
+        _ => {}
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".dramalloc-probe.{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => {
+            let dir = dir.display();
+            Err(format!("{flag} {name}: cannot be written: its directory {dir} takes no new file (a write goes through a temp file there): {e}"))
         }
     }
-    let canonical = |p: &Path| {
-        p.canonicalize().ok().or_else(|| {
-            let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-            Some(dir.canonicalize().ok()?.join(p.file_name()?))
-        })
-    };
-    a == b || canonical(a).zip(canonical(b)).is_some_and(|(x, y)| x == y)
 }
 
 /// The error when output `out` (of flag `flag`) is the file `input` was read from: writing it

@@ -121,6 +121,12 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
             return fail(con, e, EXIT_BAD_INPUT);
         }
     }
+    // an output that cannot be written fails now, not after the planning
+    for (flag, out) in [("-o", Some(&a.output)), ("--svg", a.svg.as_ref())] {
+        if let Some(Err(e)) = out.map(|out| args::probe_output(flag, out)) {
+            return fail(con, e, EXIT_FAILED);
+        }
+    }
     // the plan file holds a power-of-two alignment only: refused before any planning
     if format == PlanFormat::Bin && !a.align.max(1).is_power_of_two() {
         let e = crate::report::plan_bin::BlobError::BadAlign { align: a.align };

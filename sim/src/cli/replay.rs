@@ -41,7 +41,8 @@ pub(super) fn cmd_replay(a: &ReplayArgs, con: &mut Console<'_>) -> ExitCode {
         read_script(&a.script)
     };
     let base = if stdin { None } else { script_dir(&a.script) };
-    let outcome = match text.and_then(|text| replay_named(&text, &name, base, a.strict)) {
+    let script = (!stdin).then_some(a.script.as_path());
+    let outcome = match text.and_then(|text| replay_named(&text, &name, base, script, a.strict)) {
         Ok(o) => o,
         Err(e) => {
             let code = e.exit_code() as u8;

@@ -155,6 +155,15 @@ pub(super) fn cmd_run(a: &RunArgs, con: &mut Console<'_>) -> ExitCode {
         if let Err(e) = check_report_dir(dir) {
             return fail(con, e, EXIT_BAD_INPUT);
         }
+        // a report named like the program would replace it (a trial's program saved as
+        // `out/summary.json` was replaced by the run's summary, exit 0)
+        let program = a.program.as_deref();
+        let clash = crate::report::REPORT_FILES.iter().find_map(|name| {
+            program.and_then(|p| args::overwrites_input("--report-dir", &dir.join(name), p))
+        });
+        if let Some(e) = clash {
+            return fail(con, e, EXIT_BAD_INPUT);
+        }
     }
     let source =
         a.program.as_ref().map_or("bundled:onnx_resnet50.json".to_string(), |p| p.display().to_string());

@@ -10,7 +10,8 @@ use dramalloc_core::banked::{
 
 use super::parser::{Op, Target};
 use super::{REPLAY_BLOCKS, REPLAY_CBS};
-use crate::report::banked::{write_reports, MemoryView};
+use crate::atomic_write::same_file;
+use crate::report::banked::{write_reports, MemoryView, REPORT_NAMES};
 
 #[derive(Clone, Copy, Debug)]
 enum Named {
@@ -29,6 +30,8 @@ pub(super) struct Machine {
     /// (the first allocation could no longer be freed by name).
     live: HashSet<String>,
     base_dir: Option<PathBuf>,
+    /// The script's own file, which no report may replace.
+    script: Option<PathBuf>,
 }
 
 fn stats_text(s: &Statistics) -> String {
@@ -51,7 +54,7 @@ fn type_name(t: BufferType) -> &'static str {
 }
 
 impl Machine {
-    pub(super) fn new(base_dir: Option<PathBuf>) -> Self {
+    pub(super) fn new(base_dir: Option<PathBuf>, script: Option<PathBuf>) -> Self {
         Self {
             allocator: None,
             device: None,
@@ -60,6 +63,7 @@ impl Machine {
             names: HashMap::new(),
             live: HashSet::new(),
             base_dir,
+            script,
         }
     }
 
@@ -316,6 +320,15 @@ impl Machine {
                 if path.exists() && !path.is_dir() {
                     let p = path.display();
                     return Err(format!("writing memory report {p}: it exists and is not a directory"));
+                }
+                // a report file that is the script itself would destroy it (a trial's script
+                // saved as its own `run1_memory_usage_summary.csv` was replaced, exit 0)
+                if let Some(script) = &self.script {
+                    let target = REPORT_NAMES.iter().map(|n| path.join(format!("{prefix}{n}")));
+                    if let Some(t) = target.into_iter().find(|t| same_file(t, script)) {
+                        let (t, s) = (t.display(), script.display());
+                        return Err(format!("writing memory report {t}: the same file as the script {s}, which writing it would destroy"));
+                    }
                 }
                 write_reports(&path, prefix, &dram, &l1).map_err(|x| x.to_string())?;
                 Ok(format!("report {dir}"))

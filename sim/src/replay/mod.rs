@@ -154,11 +154,13 @@ pub struct ReplayOutcome {
 /// # Ok::<(), dramalloc_sim::replay::ReplayError>(())
 /// ```
 pub fn replay_str(script: &str, base_dir: Option<&Path>) -> Result<ReplayOutcome, ReplayError> {
-    replay_named(script, "<script>", base_dir, false)
+    replay_named(script, "<script>", base_dir, None, false)
 }
 
 /// As [`replay_str`], with the script's name `file` for its errors, and with `strict` stopping
-/// the run at its first error line ([`ReplayOutcome::stopped`]).
+/// the run at its first error line ([`ReplayOutcome::stopped`]). A `report` whose file would
+/// be the script file `script_path` (when it was read from one) is an error line: writing it
+/// would destroy the script.
 ///
 /// # Errors
 /// [`ReplayError::Parse`] naming `file` for a malformed line; nothing has run then.
@@ -166,10 +168,11 @@ pub fn replay_named(
     script: &str,
     file: &str,
     base_dir: Option<&Path>,
+    script_path: Option<&Path>,
     strict: bool,
 ) -> Result<ReplayOutcome, ReplayError> {
     let lines = parse_script(script, file)?;
-    let base = base_dir.map(Path::to_path_buf);
+    let base = (base_dir.map(Path::to_path_buf), script_path.map(Path::to_path_buf));
     // Run on a thread with a known, large stack (see REPLAY_STACK), whatever the caller's is.
     std::thread::scope(|s| {
         let worker = std::thread::Builder::new()
@@ -185,8 +188,12 @@ pub fn replay_named(
 }
 
 /// Executes parsed lines on a fresh machine.
-fn execute(lines: &[Line], base_dir: Option<PathBuf>, strict: bool) -> ReplayOutcome {
-    let mut m = Machine::new(base_dir);
+fn execute(
+    lines: &[Line],
+    (base_dir, script): (Option<PathBuf>, Option<PathBuf>),
+    strict: bool,
+) -> ReplayOutcome {
+    let mut m = Machine::new(base_dir, script);
     let mut outcome = ReplayOutcome::default();
     for l in lines {
         match m.exec(&l.op) {
@@ -255,7 +262,10 @@ pub fn run_replay(
     out: &mut dyn Write,
 ) -> Result<ReplayOutcome, ReplayError> {
     let text = read_script(script_path)?;
-    run_replay_text(&text, &script_path.display().to_string(), script_dir(script_path), strict, out)
+    let name = script_path.display().to_string();
+    let outcome = replay_named(&text, &name, script_dir(script_path), Some(script_path), strict)?;
+    write_lines(&outcome, out)?;
+    Ok(outcome)
 }
 
 /// Runs `text`, the script named `file` (relative `report` directories are resolved against
@@ -274,7 +284,13 @@ pub fn run_replay_text(
     strict: bool,
     out: &mut dyn Write,
 ) -> Result<ReplayOutcome, ReplayError> {
-    let outcome = replay_named(text, file, base_dir, strict)?;
+    let outcome = replay_named(text, file, base_dir, None, strict)?;
+    write_lines(&outcome, out)?;
+    Ok(outcome)
+}
+
+/// The output lines of `outcome` written to `out` at once.
+fn write_lines(outcome: &ReplayOutcome, out: &mut dyn Write) -> Result<(), ReplayError> {
     let mut buf = String::new();
     for l in &outcome.lines {
         buf.push_str(l);
@@ -282,7 +298,7 @@ pub fn run_replay_text(
     }
     out.write_all(buf.as_bytes())?;
     out.flush()?;
-    Ok(outcome)
+    Ok(())
 }
 
 #[cfg(test)]

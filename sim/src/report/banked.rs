@@ -16,9 +16,9 @@
 
 use std::fmt::Write as _;
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::atomic_write::{commit_all, stage};
 use dramalloc_core::banked::{BankManager, BlockInfo, Statistics};
 
 /// File name of the summary report (without prefix).
@@ -120,7 +120,11 @@ pub fn detailed_memory_usage(dram: &MemoryView, l1: &MemoryView) -> String {
     s
 }
 
-/// Writes the three reports into `dir` as `<prefix><name>`, whole (temp files, then renames).
+/// The three reports' file names, in [`write_reports`]'s order (each after the prefix).
+pub const REPORT_NAMES: [&str; 3] = [MEMORY_USAGE_SUMMARY, L1_USAGE_SUMMARY, DETAILED_MEMORY_USAGE];
+
+/// Writes the three reports into `dir` as `<prefix><name>`, whole and together
+/// ([`crate::atomic_write::commit_all`]).
 /// Returns the three final paths (summary, L1, detailed).
 ///
 /// # Errors
@@ -137,39 +141,15 @@ pub fn write_reports(
         (DETAILED_MEMORY_USAGE, detailed_memory_usage(dram, l1)),
     ];
     fs::create_dir_all(dir).map_err(|source| ReportError::Io { path: dir.to_path_buf(), source })?;
-    let mut temps: Vec<(PathBuf, PathBuf)> = Vec::new();
-    let cleanup = |temps: &[(PathBuf, PathBuf)]| {
-        for (t, _) in temps {
-            let _ = fs::remove_file(t);
-        }
-    };
-    for (name, text) in &contents {
-        let fin = dir.join(format!("{prefix}{name}"));
-        let tmp = dir.join(format!(".{prefix}{name}.{}.tmp", std::process::id()));
-        let written = fs::File::create(&tmp).and_then(|mut f| {
-            f.write_all(text.as_bytes())?;
-            f.sync_all()
-        });
-        temps.push((tmp, fin.clone()));
-        if let Err(source) = written {
-            cleanup(&temps);
-            // the user asked for `fin`; the temporary file is an implementation detail
-            return Err(ReportError::Io { path: fin, source });
-        }
+    let paths = contents.each_ref().map(|(name, _)| dir.join(format!("{prefix}{name}")));
+    // staged whole, then put in place as one step (a signal waits for the last rename; the
+    // temp files are removed on any failure or signal)
+    let mut staged = Vec::new();
+    for ((_, text), path) in contents.iter().zip(&paths) {
+        let s = stage(path, |w| w.write_all(text.as_bytes()))
+            .map_err(|source| ReportError::Io { path: path.clone(), source })?;
+        staged.push(s);
     }
-    let mut out = Vec::new();
-    for (tmp, fin) in &temps {
-        if let Err(source) = fs::rename(tmp, fin) {
-            cleanup(&temps);
-            return Err(ReportError::Io { path: fin.clone(), source });
-        }
-        out.push(fin.clone());
-    }
-    match <[PathBuf; 3]>::try_from(out) {
-        Ok(paths) => Ok(paths),
-        Err(_) => Err(ReportError::Io {
-            path: dir.to_path_buf(),
-            source: std::io::Error::other("report count mismatch"),
-        }),
-    }
+    commit_all(staged).map_err(|(k, source)| ReportError::Io { path: paths[k].clone(), source })?;
+    Ok(paths)
 }

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use dramalloc_core::Metrics;
 
-use crate::atomic_write::write_atomic;
+use crate::atomic_write::{commit_all, commit_all_removing, stage, Staged};
 use crate::input::quoted::push_name;
 use crate::input::Problem;
 use crate::model::SimModel;
@@ -184,11 +184,17 @@ pub fn write_reports(
     let file = dramalloc_core::plan_file::PlanFile::parse(&bin)
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
     let header = plan_h::render(&file, &format!("{} ({} cores)", summary.model, summary.cores));
-    write_views(dir, (model, plan, summary), svg_core)?;
-    write_atomic(&dir.join("plan.bin"), &bin)?;
-    write_atomic(&dir.join("plan.h"), header.as_bytes())?;
-    Ok(())
+    // the five are staged first and put in place as one step, so neither a failure nor a
+    // signal leaves one run's plan file beside another run's views (a trial's SIGINT 0.1 s
+    // into a run left a 2-core summary beside a 4-core plan.bin)
+    let mut staged = stage_views(dir, (model, plan, summary), svg_core)?;
+    staged.push(stage(&dir.join("plan.bin"), |w| w.write_all(&bin))?);
+    staged.push(stage(&dir.join("plan.h"), |w| w.write_all(header.as_bytes()))?);
+    commit_all(staged).map_err(|(_, e)| e)
 }
+
+/// The files a run's reports may write in their directory ([`write_reports`]).
+pub const REPORT_FILES: [&str; 5] = ["plan.csv", "summary.json", "layout.svg", "plan.bin", "plan.h"];
 
 /// The reports of a run that failed after planning (a collision, a verifier finding, a DRAM
 /// spill left unaddressed): `plan.csv`, `summary.json` (its verdict says FAILED) and
@@ -208,8 +214,8 @@ pub fn write_failed_reports(
     summary: &Summary,
     svg_core: usize,
 ) -> io::Result<()> {
-    write_views(dir, (model, plan, summary), svg_core)?;
-    remove_stale(dir, &["plan.bin", "plan.h"])
+    let staged = stage_views(dir, (model, plan, summary), svg_core)?;
+    commit_all_removing(staged, &[dir.join("plan.bin"), dir.join("plan.h")]).map_err(|(_, e)| e)
 }
 
 /// The summary of a run that failed with no plan to show (planning failed, a fault with no
@@ -222,8 +228,9 @@ pub fn write_failed_reports(
 pub fn write_unplanned_failure(dir: &Path, summary: &FailedSummary) -> io::Result<()> {
     std::fs::create_dir_all(dir)?;
     let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
-    write_atomic(&dir.join("summary.json"), &json)?;
-    remove_stale(dir, &["plan.csv", "layout.svg", "plan.bin", "plan.h"])
+    let staged = vec![stage(&dir.join("summary.json"), |w| w.write_all(&json))?];
+    let stale = ["plan.csv", "layout.svg", "plan.bin", "plan.h"].map(|name| dir.join(name));
+    commit_all_removing(staged, &stale).map_err(|(_, e)| e)
 }
 
 /// `summary.json` of a run that failed before it had a plan to report: what was run and the
@@ -242,27 +249,21 @@ pub struct FailedSummary {
     pub verdict: String,
 }
 
-/// Removes the files `names` of `dir`; one that is not there is fine.
-fn remove_stale(dir: &Path, names: &[&str]) -> io::Result<()> {
-    for stale in names {
-        match std::fs::remove_file(dir.join(stale)) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
-            _ => {}
-        }
-    }
-    Ok(())
-}
-
 /// `plan.csv`, `summary.json` and `layout.svg` (of core `svg_core`) of a run's model, plan and
-/// summary into `dir`, created if missing.
-fn write_views(dir: &Path, run: (&SimModel, &PlannedModel, &Summary), svg_core: usize) -> io::Result<()> {
+/// summary staged in `dir` (created if missing), not yet in place.
+fn stage_views(
+    dir: &Path,
+    run: (&SimModel, &PlannedModel, &Summary),
+    svg_core: usize,
+) -> io::Result<Vec<Staged>> {
     let (model, plan, summary) = run;
     std::fs::create_dir_all(dir)?;
     let csv = plan_csv(model, plan);
     let json = serde_json::to_vec_pretty(summary).map_err(io::Error::other)?;
     let svg = layout_svg(model, plan, summary, svg_core);
-    write_atomic(&dir.join("plan.csv"), &csv)?;
-    write_atomic(&dir.join("summary.json"), &json)?;
-    write_atomic(&dir.join("layout.svg"), svg.as_bytes())?;
-    Ok(())
+    Ok(vec![
+        stage(&dir.join("plan.csv"), |w| w.write_all(&csv))?,
+        stage(&dir.join("summary.json"), |w| w.write_all(&json))?,
+        stage(&dir.join("layout.svg"), |w| w.write_all(svg.as_bytes()))?,
+    ])
 }
