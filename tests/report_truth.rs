@@ -380,6 +380,33 @@ fn quality_refuses_a_shape_for_files() {
     }
 }
 
+/// `--seed` seeds generated problems only (given with files it was ignored: refused now, as
+/// `--shape` is); a strategy named twice was two columns of one strategy (refused); one file
+/// is "1 file".
+#[test]
+fn quality_refuses_a_seed_for_files_and_a_strategy_twice() {
+    let csv = "id,lower,upper,size\na,0,1,8\n";
+    let out = dramalloc_in(&["quality", "-", "--seed", "3"], csv);
+    assert_eq!(out.code, ExitCode::from(2));
+    assert!(
+        out.stderr.starts_with("error: the argument '[PATHS]...' cannot be used with '--seed <SEED>'"),
+        "{}",
+        out.stderr
+    );
+    let out = dramalloc_in(&["quality", "-", "--strategies", "auto,sweep,auto"], csv);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (ExitCode::from(2), "error: --strategies: `auto` is named twice\n")
+    );
+    let out = dramalloc_in(&["quality", "-", "--strategies", "sweep"], csv);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert!(
+        out.stdout.contains("\nsweep: mean peak/LB 1.0000 over 1 file, 1 at the LB, slowest "),
+        "{}",
+        out.stdout
+    );
+}
+
 /// A row that can only go at offset 0 (its alignment's lcm with 4,096 is past `u64`) and a
 /// 5,000-byte row live with it: the first-fit orders that place the large row first find the
 /// small one no offset and are dropped, which `plan` says as such, not as the clock's doing

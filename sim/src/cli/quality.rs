@@ -47,8 +47,14 @@ pub struct QualityArgs {
     /// with `--generated`.
     #[arg(long, value_parser = super::generate::shape, requires = "generated", conflicts_with = "paths")]
     pub shape: Option<crate::quality::generate::Shape>,
-    /// Seed of the generated problems.
-    #[arg(long, default_value_t = crate::quality::generate::DEFAULT_SEED, value_parser = args::seed)]
+    /// Seed of the generated problems; only with `--generated`.
+    #[arg(
+        long,
+        default_value_t = crate::quality::generate::DEFAULT_SEED,
+        value_parser = args::seed,
+        requires = "generated",
+        conflicts_with = "paths"
+    )]
     pub seed: u64,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable; every model
     /// file given must have that input.
@@ -60,6 +66,10 @@ pub struct QualityArgs {
 pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
     let strategies: Vec<Strategy> =
         if a.strategies.is_empty() { Strategy::ALL.to_vec() } else { a.strategies.clone() };
+    // a strategy twice would be two columns and two totals of one strategy (a trial's `auto,auto`)
+    if let Some((_, s)) = strategies.iter().enumerate().find(|(k, s)| strategies[..*k].contains(s)) {
+        return fail(con, format!("--strategies: `{}` is named twice", s.name()), EXIT_BAD_INPUT);
+    }
     let mut problems: Vec<(String, String, Problem)> = Vec::new();
     let shape = a.shape.unwrap_or(crate::quality::generate::Shape::Mixed);
     if !a.generated.is_empty() {

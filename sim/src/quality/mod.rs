@@ -276,10 +276,11 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
         }
         let _ = writeln!(
             s,
-            "{}: mean peak/LB {:.4} over {} files, {} at the LB, slowest {:.1} ms",
+            "{}: mean peak/LB {:.4} over {} file{}, {} at the LB, slowest {:.1} ms",
             t.strategy,
             t.mean_ratio.unwrap_or(f64::NAN),
             t.files,
+            if t.files == 1 { "" } else { "s" },
             t.at_bound,
             t.max_seconds * 1e3
         );
