@@ -149,6 +149,15 @@ fn verify_takes_the_slab_of_a_mb_per_core_plan_and_still_catches_a_moved_input()
             line + 1
         )
     );
+    // a slab past u64 bytes is refused (it saturated into a slab every tensor fell outside)
+    let out = dramalloc(&["verify", &json, p, "--mb-per-core", "17592186044416"]);
+    assert_eq!(
+        (out.code, out.stderr.as_str()),
+        (
+            ExitCode::from(CODE_BAD),
+            "error: --mb-per-core 17592186044416: 17592186044416 MiB is past the u64 address space (18446744073709551615 bytes)\n"
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

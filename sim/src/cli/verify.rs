@@ -147,7 +147,17 @@ fn verify_plan_csv(a: &VerifyArgs, text: Option<Vec<u8>>, con: &mut Console<'_>)
     if a.mb_per_core == Some(0) {
         return fail(con, "--mb-per-core 0: a slab must be 1 MiB or more", EXIT_BAD_INPUT);
     }
-    let slab = a.mb_per_core.map(|mb| mb.saturating_mul(1 << 20));
+    // a slab past u64 bytes cannot be: refused as `run` refuses it (it saturated to a slab
+    // `[u64::MAX, u64::MAX)` every tensor fell outside, exit 1)
+    let slab = match a.mb_per_core.map(|mb| mb.checked_mul(1 << 20).ok_or(mb)).transpose() {
+        Ok(slab) => slab,
+        Err(mb) => {
+            let e = format!(
+                "--mb-per-core {mb}: {mb} MiB is past the u64 address space (18446744073709551615 bytes)"
+            );
+            return fail(con, e, EXIT_BAD_INPUT);
+        }
+    };
     match crate::verify::run_plan::verify_plan(&program, &rows, a.split, align, a.capacity, slab) {
         Ok(r) => {
             // on several cores a program tensor-parallel splits nothing plans the same either
