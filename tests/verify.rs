@@ -205,3 +205,28 @@ fn accepts_stacked_placements_of_the_largest_bundled_trace_and_catches_a_moved_b
     want.sort();
     assert_eq!(pair, want);
 }
+
+/// A solution that carries own alignments must carry the problem's: a trial's row said 4
+/// where the problem said 8, and passed (its offset a multiple of 8 all the same).
+#[test]
+fn rejects_a_row_whose_own_alignment_differs_from_the_problem_s() {
+    let problem =
+        parse_buffers("id,lower,upper,size,alignment\na,0,2,100,8\nb,1,3,100,1\n", "p.csv", 10).unwrap();
+    let good = "id,lower,upper,size,alignment,offset\na,0,2,100,8,0\nb,1,3,100,1,100\n";
+    let s = parse_solution(good, "s.csv", 10).unwrap();
+    assert_eq!(
+        dramalloc_sim::verify::verify(&problem, &s, 1, None),
+        Ok(VerifyReport { buffers: 2, peak: 200 })
+    );
+    let s = parse_solution(&good.replace("a,0,2,100,8,0", "a,0,2,100,4,0"), "s.csv", 10).unwrap();
+    let e = dramalloc_sim::verify::verify(&problem, &s, 1, None).unwrap_err();
+    assert_eq!(e, VerifyError::AlignmentMismatch { row: 0, id: "a".into(), expected: 8, found: 4 });
+    assert_eq!(e.to_string(), "solution line 2: `a` has alignment 4 but the problem says 8");
+    // a solution without the column (a peer planner's) is judged by the problem's alignments
+    let bare =
+        parse_solution("id,lower,upper,size,offset\na,0,2,100,0\nb,1,3,100,100\n", "s.csv", 10).unwrap();
+    assert_eq!(
+        dramalloc_sim::verify::verify(&problem, &bare, 1, None),
+        Ok(VerifyReport { buffers: 2, peak: 200 })
+    );
+}

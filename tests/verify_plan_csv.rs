@@ -336,6 +336,41 @@ fn verify_rejects_a_plan_csv_with_a_malformed_or_missing_column() {
             p.display()
         )
     );
+    // a trial's: a byte-order mark or the columns in another order were read as a minimalloc
+    // solution (``unknown column `tensor` ``); a column of its own passed, exit 0
+    let ok = "OK: 392 tensor rows on 2 cores, split tensor-parallel, 52 shared tensors checked once, peak 25248673920 bytes\n";
+    let swapped: String = text
+        .lines()
+        .map(|l| {
+            let (name, rest) = l.split_once(',').unwrap();
+            let (core, rest) = rest.split_once(',').unwrap();
+            format!("{core},{name},{rest}\n")
+        })
+        .collect();
+    for (name, body) in [("bom.csv", format!("\u{feff}{text}")), ("swapped.csv", swapped)] {
+        let p = dir.join(name);
+        std::fs::write(&p, body).unwrap();
+        let out = dramalloc(&["verify", &json, p.to_str().unwrap()]);
+        assert_eq!((out.code, out.stdout.as_str()), (ExitCode::from(CODE_OK), ok), "{name}: {}", out.stderr);
+    }
+    let noted: String = text
+        .lines()
+        .enumerate()
+        .map(|(k, l)| format!("{l},{}\n", if k == 0 { "note" } else { "x" }))
+        .collect();
+    let p = dir.join("noted.csv");
+    std::fs::write(&p, noted).unwrap();
+    let out = dramalloc(&["verify", &json, p.to_str().unwrap()]);
+    assert_eq!(
+        (out.code, out.stderr),
+        (
+            ExitCode::from(CODE_BAD),
+            format!(
+                "error: {}: line 1: unknown column `note` (known: tensor, core, address, bytes, aligned_bytes, def, last_use, shared)\n",
+                p.display()
+            )
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

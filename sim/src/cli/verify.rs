@@ -18,6 +18,7 @@ use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::input::{InputError, PAGE};
 use crate::run::Split;
+use crate::verify::run_plan::looks_like_plan_csv;
 
 /// `verify --help`'s closing lines.
 const AFTER: &str = "\
@@ -54,9 +55,6 @@ pub struct VerifyArgs {
     pub input_shape: Vec<(String, Vec<u64>)>,
 }
 
-/// The header of `run`'s plan.csv.
-const PLAN_CSV_HEADER: &[u8] = b"tensor,core,address,";
-
 /// `dramalloc verify`.
 pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
     if is_dash(&a.input) && is_dash(&a.solution) {
@@ -68,14 +66,14 @@ pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
         if let Err(source) = con.stdin.read_to_end(&mut bytes) {
             return fail(con, InputError::Io { file: STDIN.to_owned(), source }, EXIT_BAD_INPUT);
         }
-        let plan = bytes.starts_with(PLAN_CSV_HEADER);
+        let plan = looks_like_plan_csv(&bytes);
         text = Some(bytes);
         plan
     } else {
         match std::fs::File::open(&a.solution) {
             Ok(f) => {
                 let mut head = BufReader::new(f);
-                head.fill_buf().is_ok_and(|b| b.starts_with(PLAN_CSV_HEADER))
+                head.fill_buf().is_ok_and(looks_like_plan_csv)
             }
             Err(source) => return fail(con, InputError::Io { file: sol_name, source }, EXIT_BAD_INPUT),
         }

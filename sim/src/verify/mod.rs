@@ -121,6 +121,18 @@ pub enum VerifyError {
         /// `(lower, upper, size)` in the solution.
         found: (u64, u64, u64),
     },
+    /// A solution row whose own alignment (its `alignment` column) differs from the problem's.
+    #[error("solution line {}: `{id}` has alignment {found} but the problem says {expected}", row + 2)]
+    AlignmentMismatch {
+        /// Index of the row.
+        row: usize,
+        /// The id.
+        id: String,
+        /// The problem's alignment, bytes.
+        expected: u64,
+        /// The solution's, bytes.
+        found: u64,
+    },
     /// A problem buffer with no solution row (the first one in problem order).
     #[error("buffer `{id}` has no row in the solution")]
     MissingRow {
@@ -306,6 +318,13 @@ fn match_rows(problem: &Problem, solution: &Problem) -> Result<Vec<usize>, Verif
         let found = (r.lower, r.upper, r.size);
         if expected != found {
             return Err(VerifyError::Mismatch { row, id: shorten(id), expected, found });
+        }
+        // a solution that carries own alignments (some row above 1) must carry the problem's
+        // (a trial's row said 4 where the problem said 8 and passed, its offset a multiple of
+        // 8); one whose column says 1 everywhere cannot be told from one without the column
+        let (want, said) = (problem.alignment(p), solution.alignment(row));
+        if solution.has_alignments() && want != said {
+            return Err(VerifyError::AlignmentMismatch { row, id: shorten(id), expected: want, found: said });
         }
         placed_by[p] = Some(row);
         of_row.push(p);

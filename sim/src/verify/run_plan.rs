@@ -259,6 +259,20 @@ fn cells(def: Option<u64>, last_use: Option<u64>) -> String {
     }
 }
 
+/// The columns of `run`'s plan.csv, in the order it writes them.
+pub const PLAN_CSV_COLUMNS: [&str; 8] =
+    ["tensor", "core", "address", "bytes", "aligned_bytes", "def", "last_use", "shared"];
+
+/// Whether `head` (a file's first bytes) starts with a plan.csv header: its first line, a
+/// byte-order mark skipped, names `tensor`, `core` and `address` among its columns, in any order
+/// (a minimalloc CSV names none of them).
+pub fn looks_like_plan_csv(head: &[u8]) -> bool {
+    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
+    let line = head.split(|&b| b == b'\n').next().unwrap_or(head);
+    let names: Vec<&[u8]> = line.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
+    ["tensor", "core", "address"].iter().all(|n| names.contains(&n.as_bytes()))
+}
+
 /// Reads a plan file. Cells are trimmed of surrounding whitespace, except a quoted tensor
 /// name, which is the name verbatim (`"t "` is the tensor `t `, as `run` writes it).
 ///
@@ -273,7 +287,23 @@ pub fn parse_plan_csv(reader: impl Read, file: &str) -> Result<Vec<PlanRow>, Inp
     // the `csv` crate's trimming would trim quoted names too: cells are trimmed here, and the
     // raw bytes kept to tell a quoted name (see `input::quoted`)
     let mut r = ReaderBuilder::new().from_reader(RawKept::new(reader));
-    let header: Vec<String> = r.headers().map_err(malformed)?.iter().map(|h| h.trim().to_owned()).collect();
+    // (a byte-order mark before the first name is an editor's, not the name's)
+    let header: Vec<String> = r
+        .headers()
+        .map_err(malformed)?
+        .iter()
+        .enumerate()
+        .map(|(i, h)| if i == 0 { h.trim_start_matches('\u{feff}') } else { h }.trim().to_owned())
+        .collect();
+    // a column this reader does not know is refused, as the minimalloc reader refuses one
+    if let Some(unknown) = header.iter().find(|h| !PLAN_CSV_COLUMNS.contains(&h.as_str())) {
+        return Err(InputError::UnknownColumn {
+            file: file.to_owned(),
+            line: 1,
+            column: unknown.clone(),
+            hint: "known: tensor, core, address, bytes, aligned_bytes, def, last_use, shared",
+        });
+    }
     let col = |name: &'static str| {
         header.iter().position(|h| h == name).ok_or_else(|| InputError::MissingColumn {
             file: file.to_owned(),

@@ -163,6 +163,12 @@ mod tests {
         open.insert(70);
         assert_eq!(take(&open, (68, 72), 0), [68, 69, 70, 71]);
         assert_eq!(take(&open, (120, 130), 0), [120, 121, 122, 123, 124, 125, 126, 127, 129]);
+        // the debug check of a probe's start: only the bits of these slots match
+        assert!(!open.matches(&slots, &by_lo));
+        open.insert(128);
+        open.remove(70);
+        assert!(open.matches(&slots, &by_lo));
+        open.insert(70);
         let mut scan = open.scan((60, 70), 0);
         assert_eq!(
             (scan.peek(), scan.peek(), scan.next(), scan.peek()),
