@@ -447,3 +447,31 @@ fn names_with_edge_whitespace_round_trip_through_plan_run_and_verify() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A binary plan file given to `verify` is pointed at `check-plan` (it was read as a CSV: "not
+/// valid UTF-8 text"); `faults --cores 0` words its refusal as `run` does.
+#[test]
+fn verify_points_a_binary_plan_at_check_plan() {
+    let (dir, json, _) = squeezenet_plan("binary");
+    let bin = dir.join("r").join("plan.bin");
+    let b = bin.to_str().unwrap();
+    let out = dramalloc(&["verify", &json, b]);
+    assert_eq!(
+        (out.code, out.stderr),
+        (
+            ExitCode::from(CODE_BAD),
+            format!("error: {b}: a binary plan file (plan.bin), not a solution CSV: check it with `dramalloc check-plan {b} [PROGRAM]`\n")
+        )
+    );
+    for cmd in ["faults", "run"] {
+        let out = dramalloc(&[cmd, "--cores", "0"]);
+        assert!(
+            out.stderr.starts_with(
+                "error: invalid value '0' for '--cores <CORES>': expected a core count from 1 to 64"
+            ),
+            "{cmd}: {}",
+            out.stderr
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -30,7 +30,7 @@ pub struct FaultsArgs {
     /// Cores (1..=64): every model is split tensor-parallel over them (on 1 core the kinds
     /// that need two, a moved twin, a reversed cross-core edge and a dropped remote target,
     /// have no place).
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=64))]
+    #[arg(long, default_value_t = 2, value_parser = super::args::cores)]
     pub cores: u32,
     /// Host memory an execution may use (a size; default: what the host has available). A
     /// fault whose execution would need more is not run: its model is passed over for the

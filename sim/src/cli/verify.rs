@@ -81,6 +81,21 @@ pub(super) fn cmd_verify(a: &VerifyArgs, con: &mut Console<'_>) -> ExitCode {
     if is_plan_csv {
         return verify_plan_csv(a, text, con);
     }
+    // a binary plan file is check-plan's (it was read as a CSV: "not valid UTF-8 text")
+    let magic = dramalloc_core::plan_file::MAGIC;
+    let binary = match &text {
+        Some(bytes) => bytes.starts_with(&magic),
+        None => std::fs::File::open(&a.solution)
+            .and_then(|mut f| {
+                let mut head = [0u8; 8];
+                std::io::Read::read_exact(&mut f, &mut head).map(|()| head)
+            })
+            .is_ok_and(|head| head == magic),
+    };
+    if binary {
+        let e = format!("{sol_name}: a binary plan file (plan.bin), not a solution CSV: check it with `dramalloc check-plan {sol_name} [PROGRAM]`");
+        return fail(con, e, EXIT_BAD_INPUT);
+    }
     let problem = match read_problem(&a.input, &a.input_shape, con) {
         Ok(p) => p,
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
