@@ -227,22 +227,39 @@ fn plan_writes_the_solution_and_its_picture_together_or_not_at_all() {
     let (p, sol) = (dir.join("p.csv"), dir.join("sol.csv"));
     std::fs::write(&p, "id,lower,upper,size\na,0,5,100\nb,2,8,50\n").unwrap();
     let (p, sol_s) = (p.to_str().unwrap(), sol.to_str().unwrap());
+    // outputs that cannot be written are found before the planning (since 2026-12-06)
     let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", "/proc/no-such-dir/a.svg"]);
     assert_eq!(out.code, ExitCode::from(CODE_FAILED));
-    assert_eq!(first(&out), "error: /proc/no-such-dir/a.svg: No such file or directory (os error 2)");
+    assert_eq!(
+        first(&out),
+        "error: --svg /proc/no-such-dir/a.svg: cannot be written: its directory /proc/no-such-dir takes no \
+         new file (a write goes through a temp file there): No such file or directory (os error 2)"
+    );
     assert!(!sol.exists(), "a solution was left without its picture");
-    // a picture named by a directory: refused before the solution is put in place
     let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", dir.to_str().unwrap()]);
     assert_eq!(
         (out.code, first(&out)),
-        (ExitCode::from(CODE_FAILED), format!("error: {}: a directory, not a file to write", dir.display()))
+        (
+            ExitCode::from(CODE_FAILED),
+            format!("error: --svg {}: a directory, not a file to write", dir.display())
+        )
     );
     assert!(!sol.exists(), "a solution was left without its picture");
     let out = dramalloc(&["plan", p, "-o", dir.to_str().unwrap()]);
     assert_eq!(
         (out.code, first(&out)),
-        (ExitCode::from(CODE_FAILED), format!("error: {}: a directory, not a file to write", dir.display()))
+        (
+            ExitCode::from(CODE_FAILED),
+            format!("error: -o {}: a directory, not a file to write", dir.display())
+        )
     );
+    // a picture that fails as it is written (a full device): no solution left without it
+    let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", "/dev/full"]);
+    assert_eq!(
+        (out.code, first(&out)),
+        (ExitCode::from(CODE_FAILED), "error: /dev/full: No space left on device (os error 28)".to_owned())
+    );
+    assert!(!sol.exists(), "a solution was left without its picture");
     let out = dramalloc(&["plan", p, "-o", sol_s, "--svg", sol_s]);
     assert_eq!(
         (out.code, first(&out)),
