@@ -225,10 +225,8 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let mut a = s0;
         for k in s0..s1 {
             if k + 1 == s1 || self.sec[k].cuts == 0 {
-                // the part's run of `by_lo`, found once for its whole search
-                let part = self.part(a, k + 1);
-                let mark = if rerank { self.rerank(part) } else { None };
-                let st = self.dfs((a, k + 1), part, None, ctl);
+                let mark = if rerank { self.rerank(a, k + 1) } else { None };
+                let st = self.dfs(a, k + 1, None, ctl);
                 if let Some(base) = mark {
                     while self.nraise > base {
                         self.nraise -= 1;
@@ -246,11 +244,12 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         Step::Done
     }
 
-    /// Preorders the unplaced buffers of the part `[i, j)` of `by_lo` anew (MiniMalloc's
-    /// sub-problem preordering): each one's total becomes the largest unplaced total of its
-    /// sections. Their old ranks and totals go on the undo stack; returns its mark, `None`
-    /// (nothing changed) when the stack has no room.
-    fn rerank(&mut self, (i, j): (usize, usize)) -> Option<usize> {
+    /// Preorders the unplaced buffers of sections `[s0, s1)` anew (MiniMalloc's sub-problem
+    /// preordering): each one's total becomes the largest unplaced total of its sections.
+    /// Their old ranks and totals go on the undo stack; returns its mark, `None` (nothing
+    /// changed) when the stack has no room.
+    fn rerank(&mut self, s0: usize, s1: usize) -> Option<usize> {
+        let (i, j) = self.part(s0, s1);
         let base = self.nraise;
         if self.raises.len() - base < j - i {
             return None;
@@ -275,20 +274,15 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         Some(base)
     }
 
-    /// Depth-first search over the unplaced buffers of sections `[s0, s1)` (`part`, their run
-    /// of `by_lo`) after the placement `last` = (offset, rank) of this part. Invariant on entry: the part passes
+    /// Depth-first search over the unplaced buffers of sections `[s0, s1)` after the
+    /// placement `last` = (offset, rank) of this part. Invariant on entry: the part passes
     /// [`Search::feasible`] at the level of `last`; a child is checked only where placing it
     /// changed something (the level everywhere, the floors in its window).
-    fn dfs(
-        &mut self,
-        (s0, s1): (usize, usize),
-        part: (usize, usize),
-        last: Option<(u64, u32)>,
-        ctl: &mut Ctl<'_, '_, '_>,
-    ) -> Step {
+    fn dfs(&mut self, s0: usize, s1: usize, last: Option<(u64, u32)>, ctl: &mut Ctl<'_, '_, '_>) -> Step {
         if !ctl.tick(core::mem::take(&mut self.spent) + self.visits.take()) {
             return Step::Abort;
         }
+        let part = self.part(s0, s1);
         // the node's own work, charged with the next node or failed child
         self.spent += (part.1 - part.0) as u64 + 1;
         // lowest top and the two largest sizes of the unplaced buffers
@@ -392,7 +386,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
                 let st = if split {
                     self.solve_range(s0, s1, true, ctl)
                 } else {
-                    self.dfs((s0, s1), part, Some(key), ctl)
+                    self.dfs(s0, s1, Some(key), ctl)
                 };
                 for sec in &mut self.sec[lo..hi] {
                     sec.cuts += 1;
