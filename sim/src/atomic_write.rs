@@ -151,7 +151,7 @@ fn committing() -> std::sync::MutexGuard<'static, ()> {
 /// std::fs::remove_dir_all(&dir).unwrap();
 /// ```
 pub fn commit_all(staged: Vec<Staged>) -> Result<(), (usize, io::Error)> {
-    commit_all_with(staged, |_| {})
+    commit_all_with(staged, &[], |_| {})
 }
 
 /// [`commit_all`], then removes the files `stale` (one that is not there is fine) in the same
@@ -162,27 +162,27 @@ pub fn commit_all(staged: Vec<Staged>) -> Result<(), (usize, io::Error)> {
 /// As [`commit_all`]; a removal's error with the index `staged.len()` plus its place in
 /// `stale`.
 pub fn commit_all_removing(staged: Vec<Staged>, stale: &[PathBuf]) -> Result<(), (usize, io::Error)> {
+    commit_all_with(staged, stale, |_| {})
+}
+
+/// [`commit_all_removing`], calling `between(k)` after the `k`-th rename (the tests' way to
+/// send a signal between two renames).
+fn commit_all_with(
+    staged: Vec<Staged>,
+    stale: &[PathBuf],
+    mut between: impl FnMut(usize),
+) -> Result<(), (usize, io::Error)> {
     let _commit = committing();
     let n = staged.len();
     for (k, s) in staged.into_iter().enumerate() {
         s.put_in_place().map_err(|e| (k, e))?;
+        between(k);
     }
     for (k, p) in stale.iter().enumerate() {
         match fs::remove_file(p) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err((n + k, e)),
             _ => {}
         }
-    }
-    Ok(())
-}
-
-/// [`commit_all`], calling `between(k)` after the `k`-th rename (the tests' way to send a
-/// signal between two renames).
-fn commit_all_with(staged: Vec<Staged>, mut between: impl FnMut(usize)) -> Result<(), (usize, io::Error)> {
-    let _commit = committing();
-    for (k, s) in staged.into_iter().enumerate() {
-        s.put_in_place().map_err(|e| (k, e))?;
-        between(k);
     }
     Ok(())
 }
@@ -573,7 +573,7 @@ mod tests {
         let a = stage(&f, |w| w.write_all(b"new f")).unwrap();
         let b = stage(&g, |w| w.write_all(b"new g")).unwrap();
         let mut remover = None;
-        commit_all_with(vec![a, b], |k| {
+        commit_all_with(vec![a, b], &[], |k| {
             if k == 0 {
                 let own = dir.0.clone();
                 let t = std::thread::spawn(move || remove_temp_files_where(|p| p.starts_with(&own), false));
