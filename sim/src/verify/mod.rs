@@ -27,6 +27,7 @@
 //! address predecessor or successor. 10^6 buffers take well under a second.
 
 pub mod plan_check;
+pub mod plan_csv_header;
 pub mod plan_file;
 pub mod run_plan;
 

@@ -1,5 +1,5 @@
 //! `dramalloc verify PROGRAM.json plan.csv`: checks `run`'s multi-core plan file against its program.
-//! Uses: input, model, run (split), plan_check; used by: cli.
+//! Uses: input, model, run (split), plan_check, plan_csv_header; used by: cli.
 //!
 //! The plan.csv (`tensor,core,address,bytes,aligned_bytes,def,last_use,shared`, one row per
 //! addressed tensor of every core) is checked without the planner: the program is rebuilt for
@@ -24,6 +24,7 @@
 //! core-local addresses plus `k * slab` (its pre-placed tensors too), each of its private rows
 //! lies in `[k * slab, (k + 1) * slab)` and every shared row in the slab after the last core's.
 
+pub use super::plan_csv_header::{looks_like_plan_csv, PLAN_CSV_COLUMNS};
 use std::collections::HashMap;
 use std::io::Read;
 
@@ -257,20 +258,6 @@ fn cells(def: Option<u64>, last_use: Option<u64>) -> String {
         (None, None) => "empty".to_owned(),
         _ => format!("{},{}", cell(def), cell(last_use)),
     }
-}
-
-/// The columns of `run`'s plan.csv, in the order it writes them.
-pub const PLAN_CSV_COLUMNS: [&str; 8] =
-    ["tensor", "core", "address", "bytes", "aligned_bytes", "def", "last_use", "shared"];
-
-/// Whether `head` (a file's first bytes) starts with a plan.csv header: its first line, a
-/// byte-order mark skipped, names `tensor`, `core` and `address` among its columns, in any order
-/// (a minimalloc CSV names none of them).
-pub fn looks_like_plan_csv(head: &[u8]) -> bool {
-    let head = head.strip_prefix("\u{feff}".as_bytes()).unwrap_or(head);
-    let line = head.split(|&b| b == b'\n').next().unwrap_or(head);
-    let names: Vec<&[u8]> = line.split(|&b| b == b',').map(<[u8]>::trim_ascii).collect();
-    ["tensor", "core", "address"].iter().all(|n| names.contains(&n.as_bytes()))
 }
 
 /// Reads a plan file. Cells are trimmed of surrounding whitespace, except a quoted tensor
