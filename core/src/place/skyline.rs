@@ -158,8 +158,39 @@ pub const CHECK_EVERY: u64 = 4096;
 /// `scratch` (at least p/2) hold the tree, p = `count` rounded up to a power of two, so one
 /// entry per candidate in each is always enough. Returns `None` (slots' ranks and totals
 /// changed, no address written) when a slice is too short.
+///
+/// `scratch` is left zeroed where the tree used it, so a tree query after the run (the
+/// visit stamps of [`crate::liveness::interference::Graph::for_each_neighbour`]) never
+/// reads a tag for a stamp: a fresh-user trial found first fit after a capped or
+/// above-the-ceiling run skipping live neighbours there, an overlapping plan returned `Ok`.
 #[allow(clippy::too_many_arguments)]
 pub fn skyline(
+    slots: &mut [Slot],
+    sections: &mut [Section],
+    count: usize,
+    ids: &mut [u32],
+    heap: &mut [Placed],
+    scratch: &mut [Scratch],
+    h: usize,
+    start: u64,
+    max_rekeys: u64,
+    settle: bool,
+    cutoff: core::ops::Range<u64>,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> Result<u64, Stop> {
+    let run = run_tree(
+        slots, sections, count, ids, heap, scratch, h, start, max_rekeys, settle, cutoff, keep_going,
+    );
+    // the tree's tags took `p` words: p / 2 entries
+    let len = scratch.len();
+    let used = count.checked_next_power_of_two().map_or(len, |p| p.div_ceil(2)).min(len);
+    scratch[..used].fill(Scratch::default());
+    run
+}
+
+/// [`skyline`] itself, leaving its tags in `scratch`.
+#[allow(clippy::too_many_arguments)]
+fn run_tree(
     slots: &mut [Slot],
     sections: &mut [Section],
     count: usize,
