@@ -400,8 +400,13 @@ fn plan_built_with(
             lookahead,
             stand_in: *stand_in,
         };
-        let (chosen, report) =
-            run_strategy(cfg.strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
+        // a live load that reaches 2^64 - 1 bytes (the sweep saturates there) is placed by the
+        // seed's first fit alone, whose ends are checked: past u64 no window holds it, and it
+        // names the buffer that does not fit; the other strategies' section sums assume the
+        // load fits in u64 (a fresh-user trial: two 2^63-byte buffers live together panicked
+        // `auto` in a build with overflow checks)
+        let strategy = if load_all == u64::MAX { Strategy::Seed } else { cfg.strategy };
+        let (chosen, report) = run_strategy(strategy, &mut graph, infos, &mut st, regions, &metrics, budget)?;
         members = report;
         metrics.strategy = Strategy::ALL.iter().position(|&x| x == chosen).unwrap_or(0) as u64;
         Status::Planned

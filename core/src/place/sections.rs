@@ -76,7 +76,8 @@ pub fn prepare_loads(
             at: UNPLACED,
             total: 0,
             sol: 0,
-            width: hi - lo + 1,
+            // saturating: `[0, u32::MAX]` is 2^32 instructions wide (a rank key only)
+            width: (hi - lo).saturating_add(1),
             rank: 0,
         };
         lo_keys[k] = (u64::from(lo) << 32) + k as u64;
@@ -116,7 +117,9 @@ pub fn prepare_loads(
     }
     let mut run = 0u64;
     for s in &mut sections[..count] {
-        run = run + s.floor - s.low;
+        // ends first: `run - low + floor` is this section's load, at most the largest load
+        // (which the planner checks fits in u64); `run + floor` first could pass it
+        run = run - s.low + s.floor;
         *s = Section { floor: start, remaining: run, ..Section::default() };
     }
     Some(count)
