@@ -110,18 +110,20 @@ pub(super) fn run_exact(
 
 /// Records a branch-and-bound run that searched: where it lowered the peak, its plan goes back
 /// into `infos` and `improved_by` marks it; its row gives the peak after it (`unchanged`, bytes,
-/// where it found nothing lower). Returns that peak.
+/// where it found nothing lower), as `rank` gives it (the unpadded peak of padded candidates,
+/// [`crate::liveness::buffers`]). Returns that peak.
 pub(super) fn record(
     out: &ExactOutcome,
     slots: &[Slot],
     infos: &mut [Info],
     unchanged: u64,
     report: &mut Members,
+    rank: &dyn Fn(&[Info], u64) -> u64,
 ) -> u64 {
     let after = if out.improved {
         restore_best(slots, infos);
         report.improved_by[0] = Some(Member::BranchAndBound);
-        peak(infos)
+        rank(infos, peak(infos))
     } else {
         unchanged
     };

@@ -30,7 +30,10 @@
 //! buffers it placed.
 //!
 //! The lowest peak is kept (ties: the earlier row), so `auto` is never worse than any member
-//! it runs, by construction. With no clock (or one that never says stop) every decision is a
+//! it runs, by construction. With buffers padded for their own alignment a plan's peak is the
+//! one it has once unpadded ([`crate::liveness::buffers::unpadded_peak`]), the plan the caller
+//! gets: the branch and bound's and the repair's plans are ranked the same way, and a repair
+//! that lowered only the padded peak is undone. With no clock (or one that never says stop) every decision is a
 //! function of the input alone: `auto` is deterministic. The plan's
 //! [`crate::place::report::Members`] lists each row's outcome.
 //!
@@ -60,6 +63,7 @@
 //! then starved: worse than `auto` on 8 of 200 of a fresh-user trial's files).
 
 use crate::error::PlanError;
+use crate::liveness::buffers::unpadded_peak;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
@@ -195,6 +199,10 @@ pub(crate) fn run_strategy(
         || infos.iter().any(|i| {
             !i.is_pinned() && crate::align::align_up(i.bytes, regions.align).is_some_and(|r| r < i.aligned)
         });
+    // padded (not stand-in) candidates: plans rank by the peak they have once unpadded
+    // (`unpadded_peak`), which the caller gets; their padded peaks do not rank them
+    let real = padded && !st.stand_in;
+    let rank = |infos: &[Info], h: u64| if real { unpadded_peak(infos, regions.align) } else { h };
     let mut left = budget.work;
     let mut best: Option<(u64, Member)> = None;
     let mut first_err = None;
@@ -336,6 +344,7 @@ pub(crate) fn run_strategy(
                     Outcome::Above { top, placed, work: before_run - left }
                 }
                 Ok(Some(h)) => {
+                    let h = rank(infos, h);
                     if best.is_none_or(|(bh, _)| h < bh) {
                         best = Some((h, member));
                         if keep {
@@ -384,7 +393,7 @@ pub(crate) fn run_strategy(
     if exact && skyline_stopped && keep && best_peak > lb {
         let cutoff = skyline_cutoff(Some(best_peak), padded, regions);
         let mut none = Finish { settle: false, left: 0, per_buffer: 0, cutoff, above: None };
-        let outcome = match run_skyline(
+        let run = run_skyline(
             graph,
             infos,
             st,
@@ -393,7 +402,8 @@ pub(crate) fn run_strategy(
             &mut { u64::MAX },
             &mut none,
             budget.keep_going,
-        ) {
+        );
+        let outcome = match run.map(|h| h.map(|h| rank(infos, h))) {
             Ok(Some(h)) if h < best_peak => {
                 best_peak = h;
                 chosen = Strategy::Skyline;
@@ -424,7 +434,7 @@ pub(crate) fn run_strategy(
         let first = (u64::MAX, Schedule::auto(AUTO_EXACT_WORK));
         match run_exact(graph, infos, st, regions, (lb, best_peak), exact, first, budget) {
             Ok(out) => {
-                best_peak = record(&out, st.slots, infos, best_peak, &mut report);
+                best_peak = record(&out, st.slots, infos, best_peak, &mut report, &rank);
                 if out.improved {
                     chosen = strategy;
                 }
@@ -446,18 +456,26 @@ pub(crate) fn run_strategy(
             Outcome::OutOfTime
         } else if allowed == 0 {
             Outcome::OverBudget { cost: 1, left }
+        } else if real && !keep {
+            // a repair that lowers the padded peak but not the unpadded one could not be undone
+            Outcome::NotApplicable
         } else {
             let mut w = Work::with_extension(left, budget.repair_work, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
                 // stopped by the clock before its first unit: it did not run
                 Some(_) if w.used() == 0 && w.stopped() => Outcome::OutOfTime,
                 Some(r) => {
-                    if r.peak < best_peak {
-                        best_peak = r.peak;
+                    let p = rank(infos, r.peak);
+                    if p < best_peak {
+                        best_peak = p;
                         chosen = strategy;
                         report.improved_by[1] = Some(Member::Repair);
+                    } else if real {
+                        // its moves lowered the padded peak, not the unpadded one: the plan
+                        // before it (kept in the slots) stays
+                        restore_best(st.slots, infos);
                     }
-                    Outcome::Ran { peak: r.peak, work: w.used() }
+                    Outcome::Ran { peak: p, work: w.used() }
                 }
                 None => Outcome::NotApplicable,
             }
@@ -471,8 +489,8 @@ pub(crate) fn run_strategy(
         searched.filter(|o| exact && !o.optimal && best_peak > lb).map(|o| resumed(&o, budget.max_nodes));
     if let Some(next) = more.filter(|&(m, _)| m > 0 && (budget.keep_going)()) {
         if let Ok(out) = run_exact(graph, infos, st, regions, (lb, best_peak), exact, next, budget) {
-            let unchanged = peak(infos);
-            record(&out, st.slots, infos, unchanged, &mut report);
+            let unchanged = rank(infos, peak(infos));
+            record(&out, st.slots, infos, unchanged, &mut report, &rank);
             if out.improved {
                 chosen = strategy;
             }
