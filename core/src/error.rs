@@ -289,6 +289,15 @@ pub enum PlanError {
         /// The alignment given, bytes.
         align: u64,
     },
+    /// An [`ExactSizeIterator`] of buffers ([`crate::plan_buffer_iter`]) yielded another count
+    /// than its `len()` said: nothing is planned (a short `len()` had planned only that many
+    /// and returned `Ok`: a fresh-user trial).
+    IteratorLength {
+        /// What `len()` said.
+        reported: u64,
+        /// Buffers it yielded; `reported + 1` means at least that many (counting stops there).
+        yielded: u64,
+    },
     /// The HBM budget check before placement: the DRAM bytes live at one instruction do not
     /// fit the budget (the window, or a slab), so no placement can (seed `getMemPressure`,
     /// shared bytes counted once; see [`crate::multicore::pressure`]).
@@ -425,6 +434,14 @@ impl fmt::Display for PlanError {
             PlanError::BadAlignment { align } => {
                 write!(f, "alignment {align} bytes: an alignment is at least 1 byte (1 for none)")
             }
+            PlanError::IteratorLength { reported, yielded } if yielded > reported => write!(
+                f,
+                "the buffer iterator's len() said {reported} buffers but it yielded more; nothing was planned"
+            ),
+            PlanError::IteratorLength { reported, yielded } => write!(
+                f,
+                "the buffer iterator's len() said {reported} buffers but it yielded {yielded}; nothing was planned"
+            ),
             PlanError::OverBudget { instruction, private_bytes, shared_bytes, budget } => write!(
                 f,
                 "at instruction {instruction}, {} live DRAM bytes ({private_bytes} private + {shared_bytes} shared) exceed the {budget}-byte HBM budget",

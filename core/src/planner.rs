@@ -153,8 +153,10 @@ pub fn plan_buffers(
 /// the caller: at most `budget.max_nodes` search nodes, and `budget.keep_going` is asked
 /// every [`crate::place::exact::CHECK_EVERY`] nodes (a host passes a clock for a time limit). The
 /// best plan found so far is returned when the budget ends (anytime). A single strategy
-/// ignores `max_nodes` and `work`, and asks `keep_going` every 256 buffers placed: told to
-/// stop, it has no plan ([`PlanError::Stopped`]; pass `|| true` where it must finish).
+/// ignores `max_nodes` and `work`, and asks `keep_going` every 256 buffers placed (the
+/// skyline: every [`crate::place::skyline::CHECK_EVERY`] re-keys instead; its placements
+/// alone are O(n log n), and a run without re-keys is not asked): told to stop, it has no plan
+/// ([`PlanError::Stopped`]; pass `|| true` where it must finish).
 ///
 /// ```
 /// use dramalloc_core::{plan_buffers_with, Buffer, PlanConfig, CcSize, StaticWorkspace, Strategy};
@@ -189,7 +191,8 @@ pub fn plan_buffers_with(
 /// As [`plan_buffers_with`], from any exact-size iterator of buffers.
 ///
 /// # Errors
-/// As [`plan_buffers`].
+/// As [`plan_buffers`]; [`PlanError::IteratorLength`] when the iterator yields another count
+/// than its `len()`.
 pub fn plan_buffer_iter_with(
     buffers: impl ExactSizeIterator<Item = Buffer>,
     align: u64,
@@ -204,7 +207,8 @@ pub fn plan_buffer_iter_with(
 /// As [`plan_buffers`], from any exact-size iterator of buffers (no slice needed).
 ///
 /// # Errors
-/// As [`plan_buffers`].
+/// As [`plan_buffers`]; [`PlanError::IteratorLength`] when the iterator yields another count
+/// than its `len()`.
 pub fn plan_buffer_iter(
     buffers: impl ExactSizeIterator<Item = Buffer>,
     align: u64,

@@ -119,6 +119,13 @@ fn circular_buffers_count_reject_empty_sizes_and_may_end_at_the_l1_size() {
     assert_eq!(cbs.allocate(K, 32), Err(BankedError::CbPageSize { index: 1, total_size: 0, page_size: K }));
     assert_eq!(cbs.len(), 2);
     cbs.set_total_size(1, 4 * K).unwrap();
+    // not allocated since: validation refuses rather than passing unplaced CBs unchecked
+    let unplaced = BankedError::CbUnplaced { index: 0 };
+    assert_eq!(cbs.validate(K, None), Err(unplaced));
+    assert_eq!(
+        unplaced.to_string(),
+        "circular buffer 0 has no address: allocate the circular buffers before validating them"
+    );
     cbs.allocate(K, 32).unwrap();
     assert_eq!((cbs.address(a), cbs.address(1)), (Ok(Some(K)), Ok(Some(5 * K))));
     // the region ends at 9 KiB: exactly the L1 size is allowed, one byte less is not
@@ -167,6 +174,31 @@ fn device_descriptors_align_the_l1_base_and_reject_full_reservations() {
     assert_eq!(
         off.l1_config(),
         Err(BankedError::MisalignedConfig { what: "l1_unreserved_base", value: 16 * K - 1, alignment: 32 })
+    );
+}
+
+/// An L1 base whose next multiple of the alignment passes `u64::MAX` is kept as given and
+/// refused by `Device::new` as off the grid; the rounding overflowed before (a panic in debug
+/// builds; in release a base of 0, which `Device::new` accepted: a fresh-user trial). The top
+/// multiple itself is kept and refused as at or above the L1 size.
+#[test]
+fn an_l1_base_near_u64_max_is_refused_not_wrapped() {
+    use dramalloc_core::banked::{Device, DeviceDescriptor};
+    let mis = |value, alignment| {
+        Err(BankedError::MisalignedConfig { what: "l1_unreserved_base", value, alignment })
+    };
+    let wh = DeviceDescriptor::wormhole(u64::MAX);
+    assert_eq!(wh.l1_unreserved_base, u64::MAX);
+    assert_eq!(Device::<16>::new(wh).map(|_| ()), mis(u64::MAX, 32));
+    let bh = DeviceDescriptor::blackhole(u64::MAX - 62);
+    assert_eq!(bh.l1_unreserved_base, u64::MAX - 62);
+    assert_eq!(Device::<16>::new(bh).map(|_| ()), mis(u64::MAX - 62, 64));
+    let top = u64::MAX - 31; // 2^64 - 32, on the grid
+    let custom = DeviceDescriptor::custom(2, 64 * K, 32, 32, 4, 16 * K, top - 5, 16);
+    assert_eq!(custom.l1_unreserved_base, top);
+    assert_eq!(
+        Device::<16>::new(custom).map(|_| ()),
+        Err(BankedError::InvalidConfig { what: "l1_unreserved_base", value: top })
     );
 }
 

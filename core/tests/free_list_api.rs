@@ -217,7 +217,12 @@ fn shrink_and_reset_exact() {
     assert_eq!(f.shrink(6 * K), Err(BankedError::ShrinkTooLarge { bytes: 6 * K, max_size: 6 * K }));
     assert_eq!(f.allocate_at(O + 4 * K, K), Ok(O + 4 * K));
     assert_eq!(f.shrink(2 * K), Ok(()), "up to the allocation exactly");
-    assert_eq!(f.shrink(1), Err(BankedError::ShrinkPastAllocation { bytes: 1, address: O + 4 * K }));
+    assert_eq!(f.shrink(K), Err(BankedError::ShrinkPastAllocation { bytes: K, address: O + 4 * K }));
+    // off the 1 KiB grid (a fresh-user trial: `shrink(33)` at alignment 32 was accepted)
+    let misaligned = |value| Err(BankedError::MisalignedConfig { what: "shrink", value, alignment: K });
+    assert_eq!(f.shrink(1), misaligned(1));
+    assert_eq!(f.shrink(K + 1), misaligned(K + 1));
+    assert_eq!(f.start(), O + 4 * K, "nothing changed");
     assert_eq!(f.lowest_occupied_address(), Some(O + 4 * K));
     let st = f.statistics();
     assert_eq!((st.total, st.allocated, st.free, st.free_blocks), (4 * K, K, 3 * K, 1));

@@ -389,3 +389,50 @@ fn the_sweep_leaves_the_lent_adjacency_unbuilt() {
         assert_eq!(p.metrics.hwm, 61_440);
     }
 }
+
+/// An iterator whose `len()` is not what it yields: `say` buffers said, the slice's yielded.
+struct Lying<'a> {
+    inner: core::slice::Iter<'a, Buffer>,
+    say: usize,
+}
+
+impl Iterator for Lying<'_> {
+    type Item = Buffer;
+    fn next(&mut self) -> Option<Buffer> {
+        self.inner.next().copied()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.say, Some(self.say))
+    }
+}
+
+impl ExactSizeIterator for Lying<'_> {}
+
+/// `plan_buffer_iter` sizes the workspace by `len()` and checks the iterator kept its word:
+/// a short `len()` planned only that many buffers and returned `Ok` (a fresh-user trial), a
+/// long one left stale entries. Both are now `IteratorLength`, naming the counts; a true
+/// `len()` plans all three.
+#[test]
+fn an_iterator_that_lies_about_its_length_plans_nothing() {
+    use dramalloc_core::planner::plan_buffer_iter;
+    let bufs = [Buffer::new(0, 3, 100), Buffer::new(1, 2, 100), Buffer::new(2, 5, 50)];
+    let c = cfg(1 << 20, 0, Strategy::Auto);
+    let mut st: Box<Ws> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let mut run =
+        |say| plan_buffer_iter(Lying { inner: bufs.iter(), say }, 1, &c, &mut ws).map(|p| p.metrics.hwm);
+    let e = run(2).unwrap_err();
+    assert_eq!(e, PlanError::IteratorLength { reported: 2, yielded: 3 });
+    assert_eq!(
+        e.to_string(),
+        "the buffer iterator's len() said 2 buffers but it yielded more; nothing was planned"
+    );
+    let e = run(5).unwrap_err();
+    assert_eq!(e, PlanError::IteratorLength { reported: 5, yielded: 3 });
+    assert_eq!(
+        e.to_string(),
+        "the buffer iterator's len() said 5 buffers but it yielded 3; nothing was planned"
+    );
+    assert_eq!(run(0), Err(PlanError::IteratorLength { reported: 0, yielded: 1 }));
+    assert_eq!(run(3), Ok(250));
+}

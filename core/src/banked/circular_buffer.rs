@@ -168,9 +168,13 @@ impl<const N: usize> CircularBuffers<N> {
     /// address of the device, if any). Ending exactly at the buffer is allowed (B10).
     ///
     /// # Errors
-    /// [`BankedError::CbBeyondL1`] or [`BankedError::CbClash`] naming the core range, the
-    /// region end and the limit.
+    /// [`BankedError::CbUnplaced`] naming the first CB with no address (added or resized after
+    /// the last [`Self::allocate`]); [`BankedError::CbBeyondL1`] or [`BankedError::CbClash`]
+    /// naming the core range, the region end and the limit.
     pub fn validate(&self, l1_size: u64, lowest_l1_buffer: Option<u64>) -> Result<(), BankedError> {
+        if let Some(index) = self.cbs.iter().position(|c| c.address.is_none()) {
+            return Err(BankedError::CbUnplaced { index: index as u32 });
+        }
         for cb in &self.cbs {
             let Some(end) = self.region_end(&cb.core_range) else {
                 continue;

@@ -48,9 +48,22 @@ impl CoreRange {
             && other.start.y <= self.end.y
     }
 
-    /// Number of cores in the range.
+    /// Number of cores in the range: its width times its height, each counted as the corners'
+    /// distance plus one (so a range written as a struct literal with its corners swapped
+    /// counts as [`Self::new`] would normalise it). Saturates at `u64::MAX` for the one range it
+    /// cannot count, the whole 2^32 × 2^32 grid (it overflowed at a coordinate of `u32::MAX`:
+    /// a fresh-user trial).
+    ///
+    /// ```
+    /// use dramalloc_core::banked::CoreRange;
+    /// assert_eq!(CoreRange::new(0, 0, 7, 7).num_cores(), 64);
+    /// assert_eq!(CoreRange::new(0, 0, u32::MAX, 0).num_cores(), 1 << 32);
+    /// assert_eq!(CoreRange::new(0, 0, u32::MAX, u32::MAX).num_cores(), u64::MAX);
+    /// ```
     pub const fn num_cores(&self) -> u64 {
-        (self.end.x - self.start.x + 1) as u64 * (self.end.y - self.start.y + 1) as u64
+        let width = self.end.x.abs_diff(self.start.x) as u64 + 1;
+        let height = self.end.y.abs_diff(self.start.y) as u64 + 1;
+        width.saturating_mul(height)
     }
 }
 

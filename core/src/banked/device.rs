@@ -23,6 +23,17 @@ pub const BLACKHOLE_L1_SIZE: u64 = 1_572_864;
 /// Blackhole DRAM bank (view) size, bytes (`MEM_DRAM_SIZE`, 4177920 KiB).
 pub const BLACKHOLE_DRAM_BANK_SIZE: u64 = 4_278_190_080;
 
+/// `value` rounded up to a multiple of `alignment` (bytes); `value` itself where the multiple
+/// would pass `u64::MAX` (then [`Device::new`] refuses it as off the grid, where the rounding
+/// overflowed before: a panic in debug builds, a base of 0 in release builds, accepted) or
+/// where `alignment` is 0.
+const fn round_up_or_keep(value: u64, alignment: u64) -> u64 {
+    match value.checked_next_multiple_of(alignment) {
+        Some(v) => v,
+        None => value,
+    }
+}
+
 /// The memory parameters of a device. Bytes throughout.
 ///
 /// The region bounds `dram_reserved`, `dram_bank_size`, `dram_offset_step`,
@@ -59,7 +70,8 @@ pub struct DeviceDescriptor {
 impl DeviceDescriptor {
     /// Wormhole B0: 12 DRAM banks of 1 GiB (views at 0 and 1 GiB of a 2 GiB channel), DRAM
     /// alignment 32, barrier 32, 64 L1 banks of 1,499,136 B, L1 alignment 16.
-    /// `l1_unreserved_base` depends on the firmware build; it is aligned up to 32.
+    /// `l1_unreserved_base` depends on the firmware build; it is aligned up to 32 (kept as given
+    /// where that would pass `u64::MAX`: [`Device::new`] then refuses it).
     ///
     /// ```
     /// let wh = dramalloc_core::banked::DeviceDescriptor::wormhole(111_360);
@@ -75,7 +87,7 @@ impl DeviceDescriptor {
             dram_offset_step: GIB,
             l1_banks: 64,
             l1_size: WORMHOLE_L1_SIZE,
-            l1_unreserved_base: l1_unreserved_base.div_ceil(32) * 32,
+            l1_unreserved_base: round_up_or_keep(l1_unreserved_base, 32),
             l1_alignment: 16,
         }
     }
@@ -92,13 +104,14 @@ impl DeviceDescriptor {
             dram_offset_step: 0,
             l1_banks: 110,
             l1_size: BLACKHOLE_L1_SIZE,
-            l1_unreserved_base: l1_unreserved_base.div_ceil(64) * 64,
+            l1_unreserved_base: round_up_or_keep(l1_unreserved_base, 64),
             l1_alignment: 16,
         }
     }
 
     /// A custom device with bank offsets 0. `l1_unreserved_base` is aligned up to
-    /// `dram_alignment` (0 alignment leaves it).
+    /// `dram_alignment` (0 alignment, or a multiple past `u64::MAX`, leaves it: [`Device::new`]
+    /// then refuses it).
     #[allow(clippy::too_many_arguments)]
     pub const fn custom(
         dram_banks: u32,
@@ -110,11 +123,7 @@ impl DeviceDescriptor {
         l1_unreserved_base: u64,
         l1_alignment: u64,
     ) -> Self {
-        let base = if dram_alignment == 0 {
-            l1_unreserved_base
-        } else {
-            l1_unreserved_base.div_ceil(dram_alignment) * dram_alignment
-        };
+        let base = round_up_or_keep(l1_unreserved_base, dram_alignment);
         Self {
             dram_banks,
             dram_bank_size,

@@ -238,6 +238,13 @@ pub enum BankedError {
         /// The id.
         index: u32,
     },
+    /// A circular buffer with no address at validation: added or resized after the last
+    /// [`crate::banked::CircularBuffers::allocate`] (validation would pass it unchecked: a
+    /// fresh-user trial).
+    CbUnplaced {
+        /// Index of the CB in creation order.
+        index: u32,
+    },
     /// The CB region of a core range grows beyond the L1 size (§1.7).
     CbBeyondL1 {
         /// The core range.
@@ -361,6 +368,10 @@ impl fmt::Display for BankedError {
                 "circular buffer {index}: total size {total_size} B is not a positive multiple of the page size {page_size} B"
             ),
             Self::NoSuchCb { index } => write!(f, "circular buffer {index} does not exist"),
+            Self::CbUnplaced { index } => write!(
+                f,
+                "circular buffer {index} has no address: allocate the circular buffers before validating them"
+            ),
             Self::CbBeyondL1 {
                 core_range,
                 region_end,

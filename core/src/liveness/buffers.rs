@@ -110,7 +110,8 @@ pub fn build_from_buffers(
 /// As [`build_from_buffers`], from any exact-size iterator of buffers.
 ///
 /// # Errors
-/// As [`build_from_buffers`].
+/// As [`build_from_buffers`]; [`PlanError::IteratorLength`] when the iterator yields another
+/// count than its `len()` (the workspace is sized by `len()`).
 pub fn build_from_buffer_iter(
     buffers: impl ExactSizeIterator<Item = Buffer>,
     align: u64,
@@ -119,10 +120,13 @@ pub fn build_from_buffer_iter(
     if align == 0 {
         return Err(PlanError::BadAlignment { align });
     }
+    let mut buffers = buffers;
     let n = buffers.len();
     ws.ensure(n, n)?;
     let mut b = Built { infos: n as u32, intervals: n as u32, ..Built::default() };
-    for (k, buf) in buffers.enumerate() {
+    let mut yielded = 0usize;
+    for (k, buf) in buffers.by_ref().take(n).enumerate() {
+        yielded = k + 1;
         let location = k as u32;
         if buf.bytes == 0 {
             return Err(PlanError::ZeroSize { location });
@@ -140,6 +144,11 @@ pub fn build_from_buffer_iter(
         info.interval_count = 1;
         ws.infos[k] = info;
         ws.nodes[k] = Node::new(buf.def, buf.last_use, location);
+    }
+    // `len()` is a promise the iterator may break: fewer or more buffers plan nothing
+    if yielded < n || buffers.next().is_some() {
+        let yielded = if yielded < n { yielded } else { n + 1 };
+        return Err(PlanError::IteratorLength { reported: n as u64, yielded: yielded as u64 });
     }
     Ok(b)
 }

@@ -31,7 +31,7 @@
 //!
 //! The lowest peak is kept (ties: the earlier row), so `auto` is never worse than any member
 //! it runs, by construction. With buffers padded for their own alignment a plan's peak is the
-//! one it has once unpadded ([`crate::liveness::buffers::unpadded_peak`]), the plan the caller
+//! one it has once unpadded (`liveness::buffers::unpadded_peak`), the plan the caller
 //! gets: the branch and bound's and the repair's plans are ranked the same way, and a repair
 //! that lowered only the padded peak is undone. With no clock (or one that never says stop) every decision is a
 //! function of the input alone: `auto` is deterministic. The plan's

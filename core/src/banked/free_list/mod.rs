@@ -481,6 +481,9 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     /// [`Self::reset`]. O(log n).
     ///
     /// # Errors
+    /// [`BankedError::MisalignedConfig`] (`what: "shrink"`) when `bytes` is not a multiple of
+    /// the alignment: the new start would be off the grid every address is on (a fresh-user
+    /// trial: `shrink(33)` at alignment 32 was accepted and handed out address 33);
     /// [`BankedError::ShrinkTooLarge`] when `bytes >=` the current size ("must be smaller than
     /// max size", case P10); [`BankedError::ShrinkPastAllocation`] when a live allocation starts
     /// below the new start. Nothing changes on error.
@@ -497,6 +500,10 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
     pub fn shrink(&mut self, bytes: u64) -> Result<(), BankedError> {
         if bytes == 0 {
             return Ok(());
+        }
+        let alignment = self.config.alignment;
+        if !bytes.is_multiple_of(alignment) {
+            return Err(BankedError::MisalignedConfig { what: "shrink", value: bytes, alignment });
         }
         let max_size = self.config.size - self.base;
         if bytes >= max_size {
