@@ -143,6 +143,10 @@ impl Model {
         if n == 0 {
             return Ok(());
         }
+        // the new start must stay on the grid every address is on
+        if !n.is_multiple_of(self.cfg.alignment) {
+            return Err("off the grid");
+        }
         if n >= self.cfg.size - self.base {
             return Err("too large");
         }
@@ -185,6 +189,7 @@ fn kind(e: &BankedError) -> &'static str {
         BankedError::DoubleFree { .. } => "double",
         BankedError::ShrinkTooLarge { .. } => "too large",
         BankedError::ShrinkPastAllocation { .. } => "past",
+        BankedError::MisalignedConfig { what: "shrink", .. } => "off the grid",
         BankedError::OutOfMemory(_) => "oom",
         BankedError::ZeroSize { buffer_type: None } => "zero",
         _ => "other",

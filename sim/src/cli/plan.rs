@@ -287,30 +287,20 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     let aligned = sol.aligned.filter(|x| x.kept).map(|x| x.order.name());
     // the plan so far lowered by the branch and bound with each buffer's own alignment
     let searched = sol.searched.as_ref().is_some_and(|x| x.improved);
-    // members are judged on the sizes they placed (padded to each buffer's alignment, or
-    // rounded up to the common alignment), so each line says its peak is of those, against
-    // their bound; a note says so too where it is not the plan's
+    // members at the common alignment are judged on the sizes they placed (rounded up to it),
+    // so each line says its peak is of those, against their bound, and a note says so too;
+    // members padded to each buffer's own alignment are ranked, and said, by their plans'
+    // peaks once unpadded (the core's portfolio), against the plan's own bound
     let common = sol.both_ways.filter(|b| b.kept_common());
-    // (also where the bounds agree: the members' peaks are of the padded sizes all the same)
-    let kept_padded = sol.padded && common.is_none();
-    let of = match common {
-        Some(b) => Some(format!("the sizes rounded up to {}", b.common_align)),
-        None => kept_padded.then(|| "the padded sizes".to_owned()),
-    };
-    let mut members = member_lines(&sol.members, sol.members.lower_bound, of.as_deref());
-    if !members.is_empty() && (sol.members.lower_bound != m.lower_bound || kept_padded) {
-        members.push(match common {
-            Some(b) => format!(
-                "(members' peaks are of the buffers at the common alignment {}, x LB of their sizes \
-                 rounded up to it: {} bytes; the plan's lower bound is of the real sizes)",
-                b.common_align, sol.members.lower_bound
-            ),
-            None => format!(
-                "(members' peaks are of the buffers padded to their alignments, x LB of those: {} bytes; \
-                 the plan and its lower bound are of the real sizes)",
-                sol.members.lower_bound
-            ),
-        });
+    let of = common.map(|b| format!("the sizes rounded up to {}", b.common_align));
+    let members_lb = if sol.padded && common.is_none() { m.lower_bound } else { sol.members.lower_bound };
+    let mut members = member_lines(&sol.members, members_lb, of.as_deref());
+    if let Some(b) = common.filter(|_| !members.is_empty()) {
+        members.push(format!(
+            "(members' peaks are of the buffers at the common alignment {}, x LB of their sizes \
+             rounded up to it: {} bytes; the plan's lower bound is of the real sizes)",
+            b.common_align, sol.members.lower_bound
+        ));
     }
     if let Some(st) = sol.settled.filter(|st| st.after < st.before) {
         members.push(format!(
@@ -348,7 +338,7 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             .collect();
         let settled = if sol.over_pairs { "not settled: too many pairs" } else { "settled" };
         members.push(format!(
-            "(per-buffer alignments: a portfolio judges its members on padded or rounded sizes, so the \
+            "(per-buffer alignments: a portfolio's members place padded or rounded sizes (its own plan is then settled), so the \
              strategies that ran on the padded sizes were also run alone (padded, {settled}, at the common \
              alignment), HWM bytes: {})",
             each.join("; ")

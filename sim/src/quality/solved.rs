@@ -58,8 +58,8 @@ pub struct Solved {
     pub helped: Vec<Helped>,
 }
 
-/// A single strategy `auto` or `exact` ran again alone because padding made its members'
-/// peaks those of the padded sizes ([`crate::quality::problem::solve_limited`]).
+/// A single strategy `auto` or `exact` ran again alone because with padding its members
+/// place padded sizes ([`crate::quality::problem::solve_limited`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Alone {
     /// The strategy.
