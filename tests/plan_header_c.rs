@@ -108,7 +108,9 @@ fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
 /// a name whose natural stem no other name shares has its macro under that stem with its own
 /// address (`a_b_1`, `y`), and names that share one (`a.b` and `a_b`, `W` and `w`) leave that
 /// stem undefined instead of giving it to one of them (a trial: `DRAMALLOC_ADDR_A_B_CORE0`
-/// held `a.b`'s address, and `a_b`'s suffixed stem was `a_b_1`'s natural one).
+/// held `a.b`'s address, and `a_b`'s suffixed stem was `a_b_1`'s natural one); each of those
+/// has its stem and `_t<index>` with its own address, and no `_<index>` spelling compiles (a
+/// trial: the rule spelled `a.b` as `A_B_1`, `a_b_1`'s).
 #[test]
 fn hostile_names_compile_and_no_name_s_macro_holds_another_tensor() {
     let dir = scratch_dir("plan-h-names");
@@ -136,8 +138,18 @@ fn hostile_names_compile_and_no_name_s_macro_holds_another_tensor() {
     let mut r = csv::Reader::from_path(dir.join("plan.csv")).unwrap();
     let addr: std::collections::HashMap<String, String> =
         r.records().map(|row| row.unwrap()).map(|row| (row[0].to_owned(), row[2].to_owned())).collect();
-    let unique = [("a_b_1", "A_B_1"), ("y", "Y"), ("x/*y", "X__Y"), ("a??/\nb", "A____B")];
-    let shared = ["A_B", "W"];
+    // a clashing name's macro is its stem and `_t<index>` (indices: the names' order, `y` last)
+    let unique = [
+        ("a_b_1", "A_B_1"),
+        ("y", "Y"),
+        ("x/*y", "X__Y"),
+        ("a??/\nb", "A____B"),
+        ("a.b", "A_B_t2"),
+        ("a_b", "A_B_t3"),
+        ("W", "W_t5"),
+        ("w", "W_t6"),
+    ];
+    let shared = ["A_B", "W", "A_B_2", "A_B_3", "A_B_1_1"];
     let mut checks =
         String::from("#include <stdio.h>\n#include \"plan.h\"\nint main(void) {\n    int bad = 0;\n");
     for (name, stem) in unique {

@@ -6,7 +6,7 @@
 //! (`dramalloc_plan_open`, CRC-32 included) and, per tensor, a named constant address for
 //! each core, so C firmware can either read the blob or compile the addresses in.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 use dramalloc_core::plan_file::PlanFile;
@@ -146,18 +146,19 @@ static inline int dramalloc_plan_open(const void *buf, size_t len, dramalloc_pla
 
 /// The macro stem of every tensor of `file` (index = tensor): its name upper-cased with every
 /// character outside `[A-Z0-9]` as `_` (its *natural* stem) where no other name gives the same
-/// stem; where two or more do, none of them keeps it: each gets `_<index>` appended (and `_`
-/// and its index again while that is taken). A tensor's natural stem is never another
-/// tensor's, so a loader that spells a macro from a name by the rule above either reads that
-/// tensor's address or fails to compile; before 2026-12-05 the first of the clashing names
-/// kept the stem and a later one's suffixed stem could be a third tensor's natural one (a
-/// trial: `DRAMALLOC_ADDR_A_B_CORE0` held `a.b`'s address, not `a_b`'s).
+/// stem; where two or more do, none of them keeps it: each gets `_t<index>` appended (a
+/// lower-case `t`, which no natural stem has). So no suffixed stem is ever another tensor's
+/// natural one, nor two suffixed stems one stem, and a loader that spells a macro from a name
+/// by this rule either reads that tensor's address or fails to compile. Before 2026-12-06 the
+/// suffix was `_<index>`, and a suffixed stem could be a third tensor's natural one (a trial:
+/// `a.b`, `a_b` and `a_b_1` as tensors 1–3: the rule spelled `a.b` as `A_B_1`, which compiled
+/// and was `a_b_1`'s address; the generator had given `a.b` `A_B_1_1`).
 ///
 /// ```
 /// use dramalloc_sim::report::plan_h::stems;
-/// assert_eq!(stems(["r0", "T/cc_slice0", "t/cc_slice0"]), ["R0", "T_CC_SLICE0_1", "T_CC_SLICE0_2"]);
-/// // `a_b_1` keeps its own stem; `a.b` and `a_b` clash, and `a_b`'s suffix finds it taken
-/// assert_eq!(stems(["a.b", "a_b", "a_b_1"]), ["A_B_0", "A_B_1_1", "A_B_1"]);
+/// assert_eq!(stems(["r0", "T/cc_slice0", "t/cc_slice0"]), ["R0", "T_CC_SLICE0_t1", "T_CC_SLICE0_t2"]);
+/// // `a_b_1` keeps its own stem; `a.b` and `a_b` clash
+/// assert_eq!(stems(["x", "a.b", "a_b", "a_b_1"]), ["X", "A_B_t1", "A_B_t2", "A_B_1"]);
 /// ```
 pub fn stems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let natural: Vec<String> = names
@@ -170,21 +171,10 @@ pub fn stems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     for s in &natural {
         *uses.entry(s.as_str()).or_insert(0) += 1;
     }
-    // every natural stem that is one tensor's is reserved for it first
-    let mut taken: HashSet<String> = natural.iter().filter(|s| uses[s.as_str()] == 1).cloned().collect();
     natural
         .iter()
         .enumerate()
-        .map(|(i, s)| {
-            if uses[s.as_str()] == 1 {
-                return s.clone();
-            }
-            let mut stem = format!("{s}_{i}");
-            while !taken.insert(stem.clone()) {
-                stem.push_str(&format!("_{i}"));
-            }
-            stem
-        })
+        .map(|(i, s)| if uses[s.as_str()] == 1 { s.clone() } else { format!("{s}_t{i}") })
         .collect()
 }
 
