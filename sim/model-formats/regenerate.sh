@@ -53,5 +53,5 @@ planus rust --format false -o "$work/tflite.rs" "$here/schema/tflite_subset.fbs"
     cat "$work/tflite.rs"
 } > "$here/src/tflite.rs"
 
-rustfmt --edition 2021 --config-path "$here/../../rustfmt.toml" "$here/src/onnx.rs" "$here/src/tflite.rs"
+rustfmt --edition 2021 --config-path "$here/../../.rustfmt.toml" "$here/src/onnx.rs" "$here/src/tflite.rs"
 echo "regenerated $here/src/onnx.rs and $here/src/tflite.rs"

@@ -129,6 +129,7 @@ pub fn tfl_tensor(name: &str, shape: &[i32], type_: i8, buffer: u32) -> tflite::
         buffer,
         name: Some(name.into()),
         is_variable: false,
+        sparsity: None,
         shape_signature: None,
         has_rank: true,
     }
@@ -174,8 +175,17 @@ pub fn tflite_model(
         description: None,
         buffers: Some(all),
     };
-    // Without the "TFL3" identifier: planus 1.3's `finish` writes an identifier before the
-    // root offset, where readers do not look for it; the importer does not need it.
-    let mut builder = planus::Builder::new();
-    builder.finish(&model, None).to_vec()
+    with_identifier(planus::Builder::new().finish(&model, None))
+}
+
+/// A finished flatbuffer with the "TFL3" file identifier at bytes 4–7, where TFLite readers
+/// look for it (planus 1.3's `finish` writes an identifier before the root offset instead):
+/// the body moves 4 bytes on, its offsets are relative to their own places, and the root
+/// offset grows by 4.
+pub fn with_identifier(body: &[u8]) -> Vec<u8> {
+    let root = u32::from_le_bytes(body[..4].try_into().unwrap()) + 4;
+    let mut out = root.to_le_bytes().to_vec();
+    out.extend_from_slice(b"TFL3");
+    out.extend_from_slice(&body[4..]);
+    out
 }

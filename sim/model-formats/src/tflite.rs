@@ -8,19 +8,213 @@ const _: () = ::planus::check_version_compatibility("planus-1.3.0");
 /// The root namespace
 ///
 /// Generated from these locations:
-/// * File `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs`
+/// * File `sim/model-formats/schema/tflite_subset.fbs`
 #[no_implicit_prelude]
 #[allow(clippy::needless_lifetimes)]
 mod root {
     /// The namespace `tflite`
     ///
     /// Generated from these locations:
-    /// * File `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs`
+    /// * File `sim/model-formats/schema/tflite_subset.fbs`
     pub mod tflite {
+        /// The table `SparsityParameters` in the namespace `tflite`
+        ///
+        /// Generated from these locations:
+        /// * Table `SparsityParameters` in the file `sim/model-formats/schema/tflite_subset.fbs:23`
+        #[derive(
+            Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
+        )]
+        pub struct SparsityParameters {}
+
+        #[allow(clippy::derivable_impls)]
+        impl ::core::default::Default for SparsityParameters {
+            fn default() -> Self {
+                Self {}
+            }
+        }
+
+        impl SparsityParameters {
+            /// Creates a [SparsityParametersBuilder] for serializing an instance of this table.
+            #[inline]
+            pub fn builder() -> SparsityParametersBuilder<()> {
+                SparsityParametersBuilder(())
+            }
+
+            #[allow(clippy::too_many_arguments)]
+            pub fn create(builder: &mut ::planus::Builder) -> ::planus::Offset<Self> {
+                let table_writer: ::planus::table_writer::TableWriter<4> =
+                    ::core::default::Default::default();
+                unsafe {
+                    table_writer.finish(builder, |_table_writer| {});
+                }
+                builder.current_offset()
+            }
+        }
+
+        impl ::planus::WriteAs<::planus::Offset<SparsityParameters>> for SparsityParameters {
+            type Prepared = ::planus::Offset<Self>;
+
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<SparsityParameters> {
+                ::planus::WriteAsOffset::prepare(self, builder)
+            }
+        }
+
+        impl ::planus::WriteAsOptional<::planus::Offset<SparsityParameters>> for SparsityParameters {
+            type Prepared = ::planus::Offset<Self>;
+
+            #[inline]
+            fn prepare(
+                &self,
+                builder: &mut ::planus::Builder,
+            ) -> ::core::option::Option<::planus::Offset<SparsityParameters>> {
+                ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+            }
+        }
+
+        impl ::planus::WriteAsOffset<SparsityParameters> for SparsityParameters {
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<SparsityParameters> {
+                SparsityParameters::create(builder)
+            }
+        }
+
+        /// Builder for serializing an instance of the [SparsityParameters] type.
+        ///
+        /// Can be created using the [SparsityParameters::builder] method.
+        #[derive(Debug)]
+        #[must_use]
+        pub struct SparsityParametersBuilder<State>(State);
+
+        impl SparsityParametersBuilder<()> {
+            /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [SparsityParameters].
+            #[inline]
+            pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<SparsityParameters>
+            where
+                Self: ::planus::WriteAsOffset<SparsityParameters>,
+            {
+                ::planus::WriteAsOffset::prepare(&self, builder)
+            }
+        }
+
+        impl ::planus::WriteAs<::planus::Offset<SparsityParameters>> for SparsityParametersBuilder<()> {
+            type Prepared = ::planus::Offset<SparsityParameters>;
+
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<SparsityParameters> {
+                ::planus::WriteAsOffset::prepare(self, builder)
+            }
+        }
+
+        impl ::planus::WriteAsOptional<::planus::Offset<SparsityParameters>> for SparsityParametersBuilder<()> {
+            type Prepared = ::planus::Offset<SparsityParameters>;
+
+            #[inline]
+            fn prepare(
+                &self,
+                builder: &mut ::planus::Builder,
+            ) -> ::core::option::Option<::planus::Offset<SparsityParameters>> {
+                ::core::option::Option::Some(::planus::WriteAsOffset::prepare(self, builder))
+            }
+        }
+
+        impl ::planus::WriteAsOffset<SparsityParameters> for SparsityParametersBuilder<()> {
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<SparsityParameters> {
+                SparsityParameters::create(builder)
+            }
+        }
+
+        /// Reference to a deserialized [SparsityParameters].
+        #[derive(Copy, Clone)]
+        pub struct SparsityParametersRef<'a>(#[allow(dead_code)] ::planus::table_reader::Table<'a>);
+
+        impl<'a> SparsityParametersRef<'a> {}
+
+        impl<'a> ::core::fmt::Debug for SparsityParametersRef<'a> {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                let mut f = f.debug_struct("SparsityParametersRef");
+
+                f.finish()
+            }
+        }
+
+        impl<'a> ::core::convert::TryFrom<SparsityParametersRef<'a>> for SparsityParameters {
+            type Error = ::planus::Error;
+
+            fn try_from(_value: SparsityParametersRef<'a>) -> ::planus::Result<Self> {
+                ::core::result::Result::Ok(Self {})
+            }
+        }
+
+        impl<'a> ::planus::TableRead<'a> for SparsityParametersRef<'a> {
+            #[inline]
+            fn from_buffer(
+                buffer: ::planus::SliceWithStartOffset<'a>,
+                offset: usize,
+            ) -> ::core::result::Result<Self, ::planus::errors::ErrorKind> {
+                ::core::result::Result::Ok(Self(::planus::table_reader::Table::from_buffer(buffer, offset)?))
+            }
+        }
+
+        impl<'a> ::planus::VectorReadInner<'a> for SparsityParametersRef<'a> {
+            type Error = ::planus::Error;
+            const STRIDE: usize = 4;
+
+            unsafe fn from_buffer(
+                buffer: ::planus::SliceWithStartOffset<'a>,
+                offset: usize,
+            ) -> ::planus::Result<Self> {
+                ::planus::TableRead::from_buffer(buffer, offset).map_err(|error_kind| {
+                    error_kind.with_error_location("[SparsityParametersRef]", "get", buffer.offset_from_start)
+                })
+            }
+        }
+
+        /// # Safety
+        /// The planus compiler generates implementations that initialize
+        /// the bytes in `write_values`.
+        unsafe impl ::planus::VectorWrite<::planus::Offset<SparsityParameters>> for SparsityParameters {
+            type Value = ::planus::Offset<SparsityParameters>;
+            const STRIDE: usize = 4;
+            #[inline]
+            fn prepare(&self, builder: &mut ::planus::Builder) -> Self::Value {
+                ::planus::WriteAs::prepare(self, builder)
+            }
+
+            #[inline]
+            unsafe fn write_values(
+                values: &[::planus::Offset<SparsityParameters>],
+                bytes: *mut ::core::mem::MaybeUninit<u8>,
+                buffer_position: u32,
+            ) {
+                let bytes = bytes as *mut [::core::mem::MaybeUninit<u8>; 4];
+                for (i, v) in ::core::iter::Iterator::enumerate(values.iter()) {
+                    ::planus::WriteAsPrimitive::write(
+                        v,
+                        ::planus::Cursor::new(unsafe { &mut *bytes.add(i) }),
+                        buffer_position - (Self::STRIDE * i) as u32,
+                    );
+                }
+            }
+        }
+
+        impl<'a> ::planus::ReadAsRoot<'a> for SparsityParametersRef<'a> {
+            fn read_as_root(slice: &'a [u8]) -> ::planus::Result<Self> {
+                ::planus::TableRead::from_buffer(
+                    ::planus::SliceWithStartOffset { buffer: slice, offset_from_start: 0 },
+                    0,
+                )
+                .map_err(|error_kind| {
+                    error_kind.with_error_location("[SparsityParametersRef]", "read_as_root", 0)
+                })
+            }
+        }
+
         /// The table `Tensor` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Tensor` in the file `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs:21`
+        /// * Table `Tensor` in the file `sim/model-formats/schema/tflite_subset.fbs:26`
         #[derive(
             Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
         )]
@@ -35,6 +229,8 @@ mod root {
             pub name: ::core::option::Option<::planus::alloc::string::String>,
             /// The field `is_variable` in the table `Tensor`
             pub is_variable: bool,
+            /// The field `sparsity` in the table `Tensor`
+            pub sparsity: ::core::option::Option<::planus::alloc::boxed::Box<self::SparsityParameters>>,
             /// The field `shape_signature` in the table `Tensor`
             pub shape_signature: ::core::option::Option<::planus::alloc::vec::Vec<i32>>,
             /// The field `has_rank` in the table `Tensor`
@@ -50,6 +246,7 @@ mod root {
                     buffer: 0,
                     name: ::core::default::Default::default(),
                     is_variable: false,
+                    sparsity: ::core::default::Default::default(),
                     shape_signature: ::core::default::Default::default(),
                     has_rank: false,
                 }
@@ -71,6 +268,7 @@ mod root {
                 field_buffer: impl ::planus::WriteAsDefault<u32, u32>,
                 field_name: impl ::planus::WriteAsOptional<::planus::Offset<::core::primitive::str>>,
                 field_is_variable: impl ::planus::WriteAsDefault<bool, bool>,
+                field_sparsity: impl ::planus::WriteAsOptional<::planus::Offset<self::SparsityParameters>>,
                 field_shape_signature: impl ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
                 field_has_rank: impl ::planus::WriteAsDefault<bool, bool>,
             ) -> ::planus::Offset<Self> {
@@ -79,6 +277,7 @@ mod root {
                 let prepared_buffer = field_buffer.prepare(builder, &0);
                 let prepared_name = field_name.prepare(builder);
                 let prepared_is_variable = field_is_variable.prepare(builder, &false);
+                let prepared_sparsity = field_sparsity.prepare(builder);
                 let prepared_shape_signature = field_shape_signature.prepare(builder);
                 let prepared_has_rank = field_has_rank.prepare(builder, &false);
 
@@ -92,6 +291,9 @@ mod root {
                 }
                 if prepared_name.is_some() {
                     table_writer.write_entry::<::planus::Offset<str>>(3);
+                }
+                if prepared_sparsity.is_some() {
+                    table_writer.write_entry::<::planus::Offset<self::SparsityParameters>>(6);
                 }
                 if prepared_shape_signature.is_some() {
                     table_writer.write_entry::<::planus::Offset<[i32]>>(7);
@@ -116,6 +318,9 @@ mod root {
                         }
                         if let ::core::option::Option::Some(prepared_name) = prepared_name {
                             object_writer.write::<_, _, 4>(&prepared_name);
+                        }
+                        if let ::core::option::Option::Some(prepared_sparsity) = prepared_sparsity {
+                            object_writer.write::<_, _, 4>(&prepared_sparsity);
                         }
                         if let ::core::option::Option::Some(prepared_shape_signature) =
                             prepared_shape_signature
@@ -168,6 +373,7 @@ mod root {
                     self.buffer,
                     &self.name,
                     self.is_variable,
+                    &self.sparsity,
                     &self.shape_signature,
                     self.has_rank,
                 )
@@ -281,35 +487,55 @@ mod root {
         }
 
         impl<T0, T1, T2, T3, T4> TensorBuilder<(T0, T1, T2, T3, T4)> {
-            /// Setter for the [`shape_signature` field](Tensor#structfield.shape_signature).
+            /// Setter for the [`sparsity` field](Tensor#structfield.sparsity).
             #[inline]
             #[allow(clippy::type_complexity)]
-            pub fn shape_signature<T5>(self, value: T5) -> TensorBuilder<(T0, T1, T2, T3, T4, T5)>
+            pub fn sparsity<T5>(self, value: T5) -> TensorBuilder<(T0, T1, T2, T3, T4, T5)>
             where
-                T5: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+                T5: ::planus::WriteAsOptional<::planus::Offset<self::SparsityParameters>>,
             {
                 let (v0, v1, v2, v3, v4) = self.0;
                 TensorBuilder((v0, v1, v2, v3, v4, value))
             }
 
-            /// Sets the [`shape_signature` field](Tensor#structfield.shape_signature) to null.
+            /// Sets the [`sparsity` field](Tensor#structfield.sparsity) to null.
             #[inline]
             #[allow(clippy::type_complexity)]
-            pub fn shape_signature_as_null(self) -> TensorBuilder<(T0, T1, T2, T3, T4, ())> {
-                self.shape_signature(())
+            pub fn sparsity_as_null(self) -> TensorBuilder<(T0, T1, T2, T3, T4, ())> {
+                self.sparsity(())
             }
         }
 
         impl<T0, T1, T2, T3, T4, T5> TensorBuilder<(T0, T1, T2, T3, T4, T5)> {
-            /// Setter for the [`has_rank` field](Tensor#structfield.has_rank).
+            /// Setter for the [`shape_signature` field](Tensor#structfield.shape_signature).
             #[inline]
             #[allow(clippy::type_complexity)]
-            pub fn has_rank<T6>(self, value: T6) -> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)>
+            pub fn shape_signature<T6>(self, value: T6) -> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)>
             where
-                T6: ::planus::WriteAsDefault<bool, bool>,
+                T6: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
             {
                 let (v0, v1, v2, v3, v4, v5) = self.0;
                 TensorBuilder((v0, v1, v2, v3, v4, v5, value))
+            }
+
+            /// Sets the [`shape_signature` field](Tensor#structfield.shape_signature) to null.
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn shape_signature_as_null(self) -> TensorBuilder<(T0, T1, T2, T3, T4, T5, ())> {
+                self.shape_signature(())
+            }
+        }
+
+        impl<T0, T1, T2, T3, T4, T5, T6> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)> {
+            /// Setter for the [`has_rank` field](Tensor#structfield.has_rank).
+            #[inline]
+            #[allow(clippy::type_complexity)]
+            pub fn has_rank<T7>(self, value: T7) -> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6, T7)>
+            where
+                T7: ::planus::WriteAsDefault<bool, bool>,
+            {
+                let (v0, v1, v2, v3, v4, v5, v6) = self.0;
+                TensorBuilder((v0, v1, v2, v3, v4, v5, v6, value))
             }
 
             /// Sets the [`has_rank` field](Tensor#structfield.has_rank) to the default value.
@@ -317,12 +543,12 @@ mod root {
             #[allow(clippy::type_complexity)]
             pub fn has_rank_as_default(
                 self,
-            ) -> TensorBuilder<(T0, T1, T2, T3, T4, T5, ::planus::DefaultValue)> {
+            ) -> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6, ::planus::DefaultValue)> {
                 self.has_rank(::planus::DefaultValue)
             }
         }
 
-        impl<T0, T1, T2, T3, T4, T5, T6> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)> {
+        impl<T0, T1, T2, T3, T4, T5, T6, T7> TensorBuilder<(T0, T1, T2, T3, T4, T5, T6, T7)> {
             /// Finish writing the builder to get an [Offset](::planus::Offset) to a serialized [Tensor].
             #[inline]
             pub fn finish(self, builder: &mut ::planus::Builder) -> ::planus::Offset<Tensor>
@@ -339,9 +565,11 @@ mod root {
                 T2: ::planus::WriteAsDefault<u32, u32>,
                 T3: ::planus::WriteAsOptional<::planus::Offset<::core::primitive::str>>,
                 T4: ::planus::WriteAsDefault<bool, bool>,
-                T5: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
-                T6: ::planus::WriteAsDefault<bool, bool>,
-            > ::planus::WriteAs<::planus::Offset<Tensor>> for TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)>
+                T5: ::planus::WriteAsOptional<::planus::Offset<self::SparsityParameters>>,
+                T6: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+                T7: ::planus::WriteAsDefault<bool, bool>,
+            > ::planus::WriteAs<::planus::Offset<Tensor>>
+            for TensorBuilder<(T0, T1, T2, T3, T4, T5, T6, T7)>
         {
             type Prepared = ::planus::Offset<Tensor>;
 
@@ -357,10 +585,11 @@ mod root {
                 T2: ::planus::WriteAsDefault<u32, u32>,
                 T3: ::planus::WriteAsOptional<::planus::Offset<::core::primitive::str>>,
                 T4: ::planus::WriteAsDefault<bool, bool>,
-                T5: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
-                T6: ::planus::WriteAsDefault<bool, bool>,
+                T5: ::planus::WriteAsOptional<::planus::Offset<self::SparsityParameters>>,
+                T6: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+                T7: ::planus::WriteAsDefault<bool, bool>,
             > ::planus::WriteAsOptional<::planus::Offset<Tensor>>
-            for TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)>
+            for TensorBuilder<(T0, T1, T2, T3, T4, T5, T6, T7)>
         {
             type Prepared = ::planus::Offset<Tensor>;
 
@@ -379,14 +608,15 @@ mod root {
                 T2: ::planus::WriteAsDefault<u32, u32>,
                 T3: ::planus::WriteAsOptional<::planus::Offset<::core::primitive::str>>,
                 T4: ::planus::WriteAsDefault<bool, bool>,
-                T5: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
-                T6: ::planus::WriteAsDefault<bool, bool>,
-            > ::planus::WriteAsOffset<Tensor> for TensorBuilder<(T0, T1, T2, T3, T4, T5, T6)>
+                T5: ::planus::WriteAsOptional<::planus::Offset<self::SparsityParameters>>,
+                T6: ::planus::WriteAsOptional<::planus::Offset<[i32]>>,
+                T7: ::planus::WriteAsDefault<bool, bool>,
+            > ::planus::WriteAsOffset<Tensor> for TensorBuilder<(T0, T1, T2, T3, T4, T5, T6, T7)>
         {
             #[inline]
             fn prepare(&self, builder: &mut ::planus::Builder) -> ::planus::Offset<Tensor> {
-                let (v0, v1, v2, v3, v4, v5, v6) = &self.0;
-                Tensor::create(builder, v0, v1, v2, v3, v4, v5, v6)
+                let (v0, v1, v2, v3, v4, v5, v6, v7) = &self.0;
+                Tensor::create(builder, v0, v1, v2, v3, v4, v5, v6, v7)
             }
         }
 
@@ -425,6 +655,14 @@ mod root {
                 ::core::result::Result::Ok(self.0.access(5, "Tensor", "is_variable")?.unwrap_or(false))
             }
 
+            /// Getter for the [`sparsity` field](Tensor#structfield.sparsity).
+            #[inline]
+            pub fn sparsity(
+                &self,
+            ) -> ::planus::Result<::core::option::Option<self::SparsityParametersRef<'a>>> {
+                self.0.access(6, "Tensor", "sparsity")
+            }
+
             /// Getter for the [`shape_signature` field](Tensor#structfield.shape_signature).
             #[inline]
             pub fn shape_signature(
@@ -452,6 +690,9 @@ mod root {
                     f.field("name", &field_name);
                 }
                 f.field("is_variable", &self.is_variable());
+                if let ::core::option::Option::Some(field_sparsity) = self.sparsity().transpose() {
+                    f.field("sparsity", &field_sparsity);
+                }
                 if let ::core::option::Option::Some(field_shape_signature) =
                     self.shape_signature().transpose()
                 {
@@ -477,6 +718,13 @@ mod root {
                     buffer: ::core::convert::TryInto::try_into(value.buffer()?)?,
                     name: value.name()?.map(::core::convert::Into::into),
                     is_variable: ::core::convert::TryInto::try_into(value.is_variable()?)?,
+                    sparsity: if let ::core::option::Option::Some(sparsity) = value.sparsity()? {
+                        ::core::option::Option::Some(::planus::alloc::boxed::Box::new(
+                            ::core::convert::TryInto::try_into(sparsity)?,
+                        ))
+                    } else {
+                        ::core::option::Option::None
+                    },
                     shape_signature: if let ::core::option::Option::Some(shape_signature) =
                         value.shape_signature()?
                     {
@@ -554,7 +802,7 @@ mod root {
         /// The table `Operator` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Operator` in the file `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs:33`
+        /// * Table `Operator` in the file `sim/model-formats/schema/tflite_subset.fbs:38`
         #[derive(
             Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
         )]
@@ -898,7 +1146,7 @@ mod root {
         /// The table `OperatorCode` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `OperatorCode` in the file `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs:39`
+        /// * Table `OperatorCode` in the file `sim/model-formats/schema/tflite_subset.fbs:44`
         #[derive(
             Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
         )]
@@ -1293,7 +1541,7 @@ mod root {
         /// The table `SubGraph` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `SubGraph` in the file `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs:46`
+        /// * Table `SubGraph` in the file `sim/model-formats/schema/tflite_subset.fbs:51`
         #[derive(
             Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
         )]
@@ -1753,7 +2001,7 @@ mod root {
         /// The table `Buffer` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Buffer` in the file `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs:54`
+        /// * Table `Buffer` in the file `sim/model-formats/schema/tflite_subset.fbs:59`
         #[derive(
             Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
         )]
@@ -2083,7 +2331,7 @@ mod root {
         /// The table `Model` in the namespace `tflite`
         ///
         /// Generated from these locations:
-        /// * Table `Model` in the file `/work/wt-import/sim/model-formats/schema/tflite_subset.fbs:60`
+        /// * Table `Model` in the file `sim/model-formats/schema/tflite_subset.fbs:65`
         #[derive(
             Clone, Debug, PartialEq, PartialOrd, Eq, Ord, Hash, ::serde::Serialize, ::serde::Deserialize,
         )]

@@ -60,6 +60,35 @@ impl core::fmt::Display for Declared {
     }
 }
 
+/// What a graph input that is also an initializer (IR < 4 lists every weight as an input; from
+/// IR 4 such an input is one with a default) declares that its initializer does not hold:
+/// another element type, another rank, or a fixed dimension of another size (a symbolic one
+/// matches any); `None` where they agree. The initializer is what is read, so a declaration
+/// it contradicts is an error, not folded away silently (a trial: an input declared `[4]`
+/// with an 8-element initializer became a 32-byte weight, and its op folded).
+///
+/// ```
+/// use dramalloc_sim::input::onnx::declared::{initializer_conflict, Declared, Dim};
+/// let d = Declared { dtype: 1, dims: Some(vec![Dim::Fixed(4)]) };
+/// assert_eq!(initializer_conflict(&d, 1, &[8]).as_deref(), Some("declared FLOAT [4], its initializer is FLOAT [8]"));
+/// assert_eq!(initializer_conflict(&d, 1, &[4]), None);
+/// let n = Declared { dtype: 0, dims: Some(vec![Dim::Symbolic(Some("N".into()))]) };
+/// assert_eq!(initializer_conflict(&n, 7, &[8]), None);
+/// ```
+pub fn initializer_conflict(d: &Declared, dtype: i32, shape: &[u64]) -> Option<String> {
+    let held = Declared { dtype, dims: Some(shape.iter().map(|&n| Dim::Fixed(n)).collect()) };
+    let other_type = d.dtype != 0 && d.dtype != dtype;
+    let other_shape = d.dims.as_ref().is_some_and(|dims| {
+        dims.len() != shape.len()
+            || dims.iter().zip(shape).any(|(dim, &n)| match dim {
+                Dim::Fixed(m) => *m != n,
+                Dim::Negative(_) => true,
+                Dim::Symbolic(_) => false,
+            })
+    });
+    (other_type || other_shape).then(|| format!("declared {d}, its initializer is {held}"))
+}
+
 /// The declared type of a value, when it is a tensor.
 #[must_use]
 pub fn declared(v: &ValueInfoProto) -> Option<Declared> {

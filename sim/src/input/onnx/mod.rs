@@ -126,6 +126,19 @@ impl<'a> Reader<'a> {
             self.tensors[i as usize].constant = true;
             self.infos[i as usize] = Some(Info::new(dt, shape));
         }
+        // A graph input that is also an initializer must declare what the initializer holds.
+        for v in &g.input {
+            let vname = v.name.as_deref().unwrap_or("");
+            let Some(&i) = self.index.get(vname) else { continue };
+            let (Some(d), Some(info)) = (declared(v), &self.infos[i as usize]) else { continue };
+            if let Some(detail) = declared::initializer_conflict(&d, info.dtype, &info.shape) {
+                return Err(ImportError::BadSize {
+                    file: file.to_owned(),
+                    tensor: vname.to_owned(),
+                    detail: format!("graph input and initializer: {detail}"),
+                });
+            }
+        }
         // Graph inputs that are not initializers, with their fixed shapes.
         let input_names: Vec<&str> = g
             .input

@@ -53,6 +53,18 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
             detail: format!("{} bytes is too short for a flatbuffer", bytes.len()),
         });
     }
+    // the file identifier TFLite's own reader checks (`ModelBufferHasIdentifier`): a file
+    // without it is not read as a model (a trial's `XXXX` there imported normally)
+    if &bytes[4..8] != b"TFL3" {
+        return Err(ImportError::Malformed {
+            file: file.to_owned(),
+            format: "TFLite",
+            detail: format!(
+                "bytes 4-7 are {:?}, not the file identifier \"TFL3\"",
+                String::from_utf8_lossy(&bytes[4..8])
+            ),
+        });
+    }
     let model = ModelRef::read_as_root(bytes).map_err(malformed)?;
     let no_graph = || ImportError::NoGraph { file: file.to_owned() };
     let sg: SubGraphRef = model
@@ -92,16 +104,18 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
         let shape: Vec<i32> = t.shape().map_err(malformed)?.map_or_else(Vec::new, |s| s.iter().collect());
         let b = t.buffer().map_err(malformed)?;
         let nbuf = buffers.map_or(0, |v| v.len());
-        let has_data = if b == 0 {
-            false
+        // the bytes its buffer holds (inside the flatbuffer, or `size` after it), 0 for none
+        let held = if b == 0 {
+            0
         } else {
             let buf = buffers
                 .and_then(|v| v.get(b as usize))
                 .ok_or_else(|| bad_index(format!("tensor `{tname}` buffer"), i64::from(b), nbuf))?
                 .map_err(malformed)?;
-            buf.data().map_err(malformed)?.is_some_and(|d| !d.is_empty())
-                || buf.size().map_err(malformed)? > 0
+            let inline = buf.data().map_err(malformed)?.map_or(0, |d| d.len() as u64);
+            inline.max(buf.size().map_err(malformed)?)
         };
+        let has_data = held > 0;
         let constant = has_data || t.is_variable().map_err(malformed)?;
         let code = t.type_().map_err(malformed)?;
         let bytes = match codes::tensor_type(code) {
@@ -111,6 +125,20 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
                 byte_size(&shape.iter().map(|&d| i64::from(d)).collect::<Vec<_>>(), bits)
             }
         };
+        // dense data must fill the shape, as an ONNX initializer must (a sparse tensor's
+        // holds fewer bytes: its size comes from the shape; sub-byte types are not checked,
+        // as converters have stored them packed and unpacked)
+        let whole_bytes = codes::tensor_type(code).is_some_and(|(_, bits)| bits.is_some_and(|b| b >= 8));
+        if let (Ok(size), true) = (&bytes, has_data && whole_bytes) {
+            if held != *size && t.sparsity().map_err(malformed)?.is_none() {
+                return Err(ImportError::BadSize {
+                    file: file.to_owned(),
+                    tensor: tname,
+                    detail: format!("its shape {shape:?} is {size} bytes, its buffer {b} holds {held}"),
+                });
+            }
+        }
+        check_signature(file, &tname, &shape, t.shape_signature().map_err(malformed)?)?;
         tensors.push(GraphTensor { name: tname, bytes, constant });
         shapes.push(shape);
     }
@@ -169,6 +197,12 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
             .collect()
     };
     let inputs = io("input", sg.inputs().map_err(malformed)?)?;
+    if let Some((_, &i)) = inputs.iter().enumerate().find(|&(j, i)| inputs[..j].contains(i)) {
+        return Err(ImportError::DuplicateInput {
+            file: file.to_owned(),
+            input: tensors[i as usize].name.clone(),
+        });
+    }
     let outputs = io("output", sg.outputs().map_err(malformed)?)?;
     for &i in &inputs {
         check_input(file, &tensors[i as usize].name, &shapes[i as usize], input_shapes)?;
@@ -185,6 +219,30 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
     }
     let input_shapes = input_shapes.to_vec();
     Ok(ModelGraph { name: name.to_owned(), tensors, nodes, inputs, outputs, input_shapes })
+}
+
+/// A tensor's `shape_signature` (`-1` marks a dynamic dimension) must have its shape's rank and
+/// no other negative value, and agree with the shape where it is fixed (a trial's `[-1, -1, 16]`
+/// for `[4, 16]`, and a `-7`, were accepted).
+fn check_signature(
+    file: &str,
+    name: &str,
+    shape: &[i32],
+    signature: Option<planus::Vector<'_, i32>>,
+) -> Result<(), ImportError> {
+    let Some(sig) = signature else { return Ok(()) };
+    let sig: Vec<i32> = sig.iter().collect();
+    let fits = sig.len() == shape.len() && sig.iter().zip(shape).all(|(&s, &d)| s == -1 || s == d);
+    if sig.is_empty() || fits {
+        return Ok(());
+    }
+    Err(ImportError::BadSize {
+        file: file.to_owned(),
+        tensor: name.to_owned(),
+        detail: format!(
+            "its shape signature {sig:?} does not fit its shape {shape:?} (-1 marks a dynamic dimension)"
+        ),
+    })
 }
 
 /// An `--input-shape` for a TFLite input must restate the file's shape (a negative dimension
