@@ -506,3 +506,37 @@ fn a_preplaced_record_never_accessed_still_occupies_its_bytes() {
     );
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A name-table entry pointed at another's string: two tensors of one name. `check-plan`
+/// said "problem lists id `x` twice" and exited 1, as for a wrong plan; the file is corrupt
+/// (a loader finding records by name could not tell the two apart): exit 2, naming both
+/// entries (a fresh-user trial).
+#[test]
+fn two_name_entries_of_one_name_are_a_corrupt_file() {
+    use std::mem::size_of;
+    let d = dir("names");
+    let bytes = std::fs::read(tiny_run(&d).join("plan.bin")).unwrap();
+    let f = PlanFile::parse(&bytes).unwrap();
+    let names =
+        size_of::<PlanHeader>() + std::mem::size_of_val(f.cores()) + std::mem::size_of_val(f.records());
+    let (first, second) = (f.name(0).unwrap().to_owned(), f.name(1).unwrap().to_owned());
+    assert_ne!(first, second);
+    // entry 1 = entry 0 (offset and length, 8 bytes)
+    let entry0 = u64::from_le_bytes(bytes[names..names + 8].try_into().unwrap());
+    let bad = edit(&bytes, names + 8, entry0, 8);
+    let e = check_plan_file(&bad, None).unwrap_err();
+    assert_eq!(
+        (e.exit_code(), e.clone()),
+        (2, CheckPlanError::DuplicateName { name: first.clone(), first: 0, second: 1 })
+    );
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "corrupt plan file: name table entries 0 and 1 are both `{first}` (a loader could not tell their tensors apart)"
+        )
+    );
+    let path = d.join("bad.bin");
+    std::fs::write(&path, &bad).unwrap();
+    assert_eq!(cli(&["check-plan", s(&path)]), ExitCode::from(2));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -63,11 +63,30 @@ fn header_flags_reserved_bits_and_core_counts() {
         corrupt(&bytes),
         (
             PlanFileError::UnknownHeaderBits { flags: flags | 8, reserved: 0 },
-            format!("unknown header flags {:#x} or reserved bits 0x0", flags | 8)
+            format!("header flags {:#x} carry bits 0x8 this version does not define", flags | 8)
         )
     );
+    // a known flag beside a bad reserved field is not named as unknown (a trial: flags 0x1,
+    // the tensor-parallel bit, were called "unknown header flags 0x1")
     let bytes = sealed(|b| header(b).reserved = U16Le::new(2));
-    assert_eq!(corrupt(&bytes).0, PlanFileError::UnknownHeaderBits { flags, reserved: 2 });
+    assert_eq!(
+        corrupt(&bytes),
+        (
+            PlanFileError::UnknownHeaderBits { flags, reserved: 2 },
+            "the header's reserved field is 0x2, not 0".into()
+        )
+    );
+    let bytes = sealed(|b| {
+        header(b).reserved = U16Le::new(7);
+        header(b).flags = U32Le::new(flags | 16);
+    });
+    assert_eq!(
+        corrupt(&bytes).1,
+        format!(
+            "header flags {:#x} carry bits 0x10 this version does not define, and the reserved field is 0x7, not 0",
+            flags | 16
+        )
+    );
     for cores in [0u32, 65_536] {
         let bytes = sealed(|b| header(b).core_count = U32Le::new(cores));
         assert_eq!(

@@ -390,7 +390,17 @@ impl fmt::Display for PlanFileError {
                 write!(f, "checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")
             }
             UnknownHeaderBits { flags, reserved } => {
-                write!(f, "unknown header flags {flags:#x} or reserved bits {reserved:#x}")
+                // name only what is wrong: a known flag beside an unknown bit is no fault
+                let unknown = flags & !super::header::KNOWN_FLAGS;
+                match (unknown, reserved) {
+                    (0, r) => write!(f, "the header's reserved field is {r:#x}, not 0"),
+                    (u, 0) => write!(f, "header flags {flags:#x} carry bits {u:#x} this version does not define"),
+                    (u, r) => write!(
+                        f,
+                        "header flags {flags:#x} carry bits {u:#x} this version does not define, and the reserved \
+                         field is {r:#x}, not 0"
+                    ),
+                }
             }
             BadCoreCount { cores } => write!(f, "core count {cores} (1..=65535)"),
             CoreTable { core } => write!(f, "core {core}: record range does not follow the previous core's"),

@@ -27,13 +27,25 @@ pub enum CheckPlanError {
     /// The file reads but its plan is wrong (exit 1).
     #[error("{0}")]
     Invalid(String),
+    /// Two entries of the name table hold one name (exit 2): a loader that finds a tensor's
+    /// records by its name could not tell the two apart (a trial's edited name entry gave
+    /// "problem lists id `x` twice", exit 1).
+    #[error("corrupt plan file: name table entries {first} and {second} are both `{name}` (a loader could not tell their tensors apart)")]
+    DuplicateName {
+        /// The name.
+        name: String,
+        /// The first entry holding it.
+        first: u32,
+        /// The second.
+        second: u32,
+    },
 }
 
 impl CheckPlanError {
     /// 2 for a corrupt file, 1 for a wrong plan.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CheckPlanError::Corrupt(_) => 2,
+            CheckPlanError::Corrupt(_) | CheckPlanError::DuplicateName { .. } => 2,
             CheckPlanError::Invalid(_) => 1,
         }
     }
@@ -335,17 +347,36 @@ fn against_rows(file: &PlanFile<'_>, problem: &Problem, what: &str) -> Result<()
     Ok(())
 }
 
+/// Every entry of `file`'s name table holds a name no other does.
+///
+/// # Errors
+/// [`CheckPlanError::DuplicateName`] naming the first repeat.
+fn distinct_names(file: &PlanFile<'_>) -> Result<(), CheckPlanError> {
+    let mut seen: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    for t in 0..file.names().len() as u32 {
+        // (validate has checked every name's bounds and UTF-8)
+        let Some(name) = file.name(t) else { continue };
+        if let Some(&first) = seen.get(name) {
+            return Err(CheckPlanError::DuplicateName { name: name.to_owned(), first, second: t });
+        }
+        seen.insert(name, t);
+    }
+    Ok(())
+}
+
 /// Checks the plan file `bytes`: the core's reader ([`PlanFile::parse`], then
 /// [`PlanFile::validate`]), the independent verifier over every core, and, with `program`,
 /// the records against the program (see the module docs; a [`FLAG_PROBLEM`] file against
 /// the program's problem).
 ///
 /// # Errors
-/// [`CheckPlanError::Corrupt`] or [`CheckPlanError::Invalid`] (naming records by tensor).
+/// [`CheckPlanError::Corrupt`], [`CheckPlanError::DuplicateName`] or
+/// [`CheckPlanError::Invalid`] (naming records by tensor).
 pub fn check_plan_file(bytes: &[u8], program: Option<&Program>) -> Result<CheckReport, CheckPlanError> {
     let file = PlanFile::parse(bytes).map_err(CheckPlanError::Corrupt)?;
     let mut scratch = vec![0u32; file.scratch_len()];
     file.validate(&mut scratch).map_err(|e| CheckPlanError::Invalid(describe(&file, &e)))?;
+    distinct_names(&file)?;
     let per_core = verify_cores(&file)?;
     match program {
         Some(p) if file.header().flags.get() & FLAG_PROBLEM != 0 => against_problem(&file, p)?,
