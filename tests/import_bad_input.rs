@@ -71,6 +71,10 @@ fn truncated_onnx_and_tflite_files_are_malformed() {
         e.to_string(),
         format!("{}: malformed TFLite file: 0 bytes is too short for a flatbuffer", f.0.display())
     );
+    // an empty .onnx decodes as a model with nothing in it: said as empty, not "no graph"
+    let f = TempFile::new("empty.onnx", b"");
+    let e = import_model(&f.0, &ImportOptions::default()).unwrap_err();
+    assert_eq!(e.to_string(), format!("{}: malformed ONNX file: the file is empty", f.0.display()));
 }
 
 #[test]
@@ -87,9 +91,13 @@ fn a_file_that_is_no_model_is_named_as_such() {
         import_model(&f.0, &ImportOptions::default()),
         Err(ImportError::Malformed { format: "ONNX", .. })
     ));
-    // A valid protobuf that holds no graph.
-    let e = import_bytes(&[], "empty.onnx", "m", ModelFormat::Onnx, &ImportOptions::default()).unwrap_err();
-    assert_eq!(e.to_string(), "empty.onnx: the model has no graph");
+    // A valid protobuf that holds no graph (an empty file is said to be empty: above).
+    use prost::Message;
+    let no_graph = dramalloc_model_formats::onnx::ModelProto { ir_version: Some(8), ..Default::default() };
+    let e =
+        import_bytes(&no_graph.encode_to_vec(), "m.onnx", "m", ModelFormat::Onnx, &ImportOptions::default())
+            .unwrap_err();
+    assert_eq!(e.to_string(), "m.onnx: the model has no graph");
     let missing = Path::new("/nonexistent/model.onnx");
     assert!(matches!(import_model(missing, &ImportOptions::default()), Err(ImportError::Io { .. })));
 }

@@ -114,3 +114,71 @@ fn a_tflite_shape_signature_must_fit_its_shape() {
     }
     assert_eq!(with_sig(&[-1, 4]).unwrap(), [("in".to_owned(), 32), ("out".to_owned(), 32)]);
 }
+
+/// `x` of `elem` with symbolic dims `[A, B]`, through `Identity` to `y`, imported with
+/// `--input-shape x=DIMS`.
+fn identity_of(elem: i32, given: Vec<u64>) -> Result<Vec<(String, u64)>, ImportError> {
+    let g = GraphProto {
+        name: Some("g".into()),
+        input: vec![value_info("x", elem, Some(vec![sym("A"), sym("B")]))],
+        output: vec![value_info("y", elem, None)],
+        node: vec![node("id", "Identity", &["x"], &["y"])],
+        ..Default::default()
+    };
+    let options = ImportOptions { input_shapes: vec![("x".into(), given)], ..ImportOptions::default() };
+    let got = import_bytes(&onnx_model(g), "m.onnx", "m", ModelFormat::Onnx, &options)?;
+    Ok(got.program.tensors.iter().map(|t| (t.name.clone(), t.bytes)).collect())
+}
+
+/// A byte size is judged in bytes, not elements: (2^63 - 1) × 3 INT4 values are more elements
+/// than u64 counts but 13,835,058,055,282,163,711 bytes, which fit (a trial was told the byte
+/// size overflowed). Twice as many BOOL bytes end within a page of 2^64: that is said of the
+/// `--input-shape` that made them, not as `tensors[0].bytes` of a JSON file nobody wrote.
+#[test]
+fn sizes_near_u64_are_judged_in_bytes_and_named_by_the_input_shape() {
+    const INT4: i32 = 22;
+    const BOOL: i32 = 9;
+    let max = i64::MAX as u64;
+    let bytes = 13_835_058_055_282_163_711;
+    assert_eq!(identity_of(INT4, vec![max, 3]).unwrap(), [("x".to_owned(), bytes), ("y".to_owned(), bytes)]);
+    let e = identity_of(BOOL, vec![max, 2]).unwrap_err();
+    assert!(matches!(&e, ImportError::BadInputShape { name, .. } if name == "x"), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "m.onnx: --input-shape x: [9223372036854775807, 2] makes `x` 18446744073709551614 bytes, which overflows \
+         u64 when rounded up to a 4096-byte page (every size must, whatever --align)"
+    );
+}
+
+/// An op without a shape rule (`Foo` of domain `com.x`) whose output is declared `[M, 3]`,
+/// `M` no input's dimension: the error names `M` and says no `--input-shape` can size it
+/// (a trial was told the input's symbolic dimensions were taken as 1 and to give
+/// `--input-shape`, which changed nothing). Declared `[N, 3]`, `N` sized by the input, it
+/// imports.
+#[test]
+fn an_opaque_output_dimension_no_input_has_is_named() {
+    let g = |out_dim: &str| {
+        let mut foo = node("f", "Foo", &["x"], &["t"]);
+        foo.domain = Some("com.x".into());
+        GraphProto {
+            name: Some("g".into()),
+            input: vec![value_info("x", F32, Some(vec![sym("N")]))],
+            output: vec![value_info("t", F32, Some(vec![sym(out_dim), dims(&[3])[0].clone()]))],
+            node: vec![foo],
+            ..Default::default()
+        }
+    };
+    for given in [vec![], vec![("x".to_owned(), vec![5])]] {
+        let options = ImportOptions { input_shapes: given, ..ImportOptions::default() };
+        let e = import_bytes(&onnx_model(g("M")), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "m.onnx: node `f` (Foo): no shape rule for op `Foo` of domain `com.x`, and output `t` is declared \
+             FLOAT [M, 3], whose dimension `M` no input has (no --input-shape can size it)"
+        );
+    }
+    let options = ImportOptions { input_shapes: vec![("x".into(), vec![5])], ..ImportOptions::default() };
+    let got = import_bytes(&onnx_model(g("N")), "m.onnx", "m", ModelFormat::Onnx, &options).unwrap();
+    let sizes: Vec<(&str, u64)> = got.program.tensors.iter().map(|t| (t.name.as_str(), t.bytes)).collect();
+    assert_eq!(sizes, [("x", 20), ("t", 60)]);
+}

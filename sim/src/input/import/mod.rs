@@ -256,6 +256,7 @@ pub fn import_bytes(
     };
     let program = to_program(&graph, file)?;
     check_written_not_empty(&program, file, &options.input_shapes)?;
+    check_page_rounding(&program, file, &options.input_shapes)?;
     let sha256 = Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
     let prov = Provenance { source: file.to_owned(), sha256, input_shapes: graph.input_shapes.clone() };
     let json = program_text(&program, &prov);
@@ -309,6 +310,37 @@ fn check_written_not_empty(
             file: file.to_owned(),
             tensor: empty.name.clone(),
             detail: format!("holds 0 bytes{written}; only inputs and weights may be empty"),
+        },
+    })
+}
+
+/// Refuses a tensor whose size overflows `u64` when rounded up to a 4096-byte page (the
+/// program reader's rule) in the model's terms: the `--input-shape` that made it so, else the
+/// tensor (a trial's `--input-shape x=9223372036854775807x2` of BOOL was told
+/// `tensors[0].bytes: ...`, a path in a JSON file the user never wrote).
+fn check_page_rounding(
+    program: &Program,
+    file: &str,
+    shapes: &[(String, Vec<u64>)],
+) -> Result<(), ImportError> {
+    const PAGE: u64 = 4096;
+    let Some(big) = program.tensors.iter().find(|t| t.bytes.checked_next_multiple_of(PAGE).is_none()) else {
+        return Ok(());
+    };
+    let why = format!(
+        "{} bytes, which overflows u64 when rounded up to a {PAGE}-byte page (every size must, whatever --align)",
+        big.bytes
+    );
+    Err(match shapes.iter().find(|(name, _)| name == &big.name) {
+        Some((name, dims)) => ImportError::BadInputShape {
+            file: file.to_owned(),
+            name: name.clone(),
+            detail: format!("{dims:?} makes `{name}` {why}"),
+        },
+        None => ImportError::BadSize {
+            file: file.to_owned(),
+            tensor: big.name.clone(),
+            detail: format!("holds {why}"),
         },
     })
 }

@@ -51,6 +51,14 @@ use crate::input::Op;
 /// node whose output shape cannot be inferred.
 pub fn read_onnx(source: &ModelSource) -> Result<ModelGraph, ImportError> {
     let ModelSource { bytes, file, name, input_shapes } = *source;
+    // (an empty file decodes as a model with nothing in it: say what it is)
+    if bytes.is_empty() {
+        return Err(ImportError::Malformed {
+            file: file.to_owned(),
+            format: "ONNX",
+            detail: "the file is empty".into(),
+        });
+    }
     let model = ModelProto::decode(bytes).map_err(|e| ImportError::Malformed {
         file: file.to_owned(),
         format: "ONNX",
@@ -65,6 +73,26 @@ pub fn read_onnx(source: &ModelSource) -> Result<ModelGraph, ImportError> {
         .unwrap_or(1);
     Reader { file, graph, opset, index: HashMap::new(), tensors: Vec::new(), infos: Vec::new() }
         .read(name, input_shapes)
+}
+
+/// How a declared output's dimensions that no input has end their message: no `--input-shape`
+/// can size them (so the hint to give one is not added).
+const UNSIZED: &str = "no input has (no --input-shape can size it)";
+
+/// The dimensions of declaration `d` that nothing sizes, as text (`` `M` ``, `?` for one
+/// without a name, comma-separated); `None` where it has no rank or every dimension is sized.
+fn unsized_dims(d: &Declared, symbols: &Symbols) -> Option<String> {
+    let dims: Vec<String> = d
+        .dims
+        .as_ref()?
+        .iter()
+        .filter_map(|dim| match dim {
+            declared::Dim::Symbolic(Some(s)) if symbols.get(s).is_none() => Some(format!("`{s}`")),
+            declared::Dim::Symbolic(None) => Some("?".to_owned()),
+            _ => None,
+        })
+        .collect();
+    (!dims.is_empty()).then(|| dims.join(", "))
 }
 
 /// Builds the graph and runs inference.
@@ -238,7 +266,9 @@ impl<'a> Reader<'a> {
         }
         for (k, node) in g.node.iter().enumerate() {
             self.infer_node(k, node, &mg, &decl, &symbols).map_err(|e| match e {
-                ImportError::Shape { file, node, op, detail } if !defaulted.is_empty() => {
+                ImportError::Shape { file, node, op, detail }
+                    if !defaulted.is_empty() && !detail.ends_with(UNSIZED) =>
+                {
                     let names: Vec<String> = defaulted.iter().map(|n| format!("`{n}`")).collect();
                     let detail = format!(
                         "{detail} (the symbolic dimensions of input {} were taken as 1: give --input-shape)",
@@ -363,11 +393,16 @@ impl<'a> Reader<'a> {
                     {
                         Some(info) => outs.push(info),
                         None => {
-                            return Err(self.shape_error(
-                                &gn.node.name,
-                                &gn.node.op,
-                                format!("{why}, and the file declares no static shape for output `{o}`"),
-                            ))
+                            let detail = match decl.get(o.as_str()).and_then(|d| unsized_dims(d, symbols)) {
+                                // declared, with dimensions nothing sizes: name them (a trial
+                                // was told to give --input-shape, which cannot size them)
+                                Some(dims) => format!(
+                                    "{why}, and output `{o}` is declared {}, whose dimension {dims} {UNSIZED}",
+                                    decl[o.as_str()]
+                                ),
+                                None => format!("{why}, and the file declares no static shape for output `{o}`"),
+                            };
+                            return Err(self.shape_error(&gn.node.name, &gn.node.op, detail));
                         }
                     }
                 }
