@@ -525,8 +525,9 @@ fn members_stopped_at_the_best_padded_peak_are_still_run_alone() {
 /// 4,097 all-live buffers (8,390,656 pairs), every third aligned to 4 KiB; every member's
 /// padded plan stacks the clique, the sum of the padded sizes, and the members are ranked by
 /// their plans once unpadded (since 2026-12-06: the HWM was that sum before), so the HWM is the
-/// peak its kept member's line gives, below the sum (15,764,144 bytes against 15,767,139 in
-/// this VM; which member is kept depends on what the 0.5 s limit lets run).
+/// peak its kept member's line gives, at most the sum (15,764,144 bytes against 15,767,139 in
+/// this VM when the 0.5 s limit lets the skylines run; the sum itself, the sweep's, under CI's
+/// load, where only the sweep ran).
 #[test]
 fn past_the_pair_limit_no_settle_is_claimed() {
     let mut csv = String::from("id,lower,upper,size,alignment\n");
@@ -546,7 +547,7 @@ fn past_the_pair_limit_no_settle_is_claimed() {
         rest.split(' ').next().unwrap().parse().unwrap()
     };
     let hwm = number(first, "HWM ");
-    assert!(hwm < padded, "{first}");
+    assert!(hwm <= padded, "{first}");
     let member = first.split("plan from its ").nth(1).and_then(|r| r.split(' ').next()).unwrap();
     let line = out.stderr.lines().find(|l| l.trim_start().starts_with(&format!("{member} "))).unwrap();
     assert_eq!(number(line, "ran: peak "), hwm, "{line}");
