@@ -156,8 +156,8 @@ fn the_small_wording_fixes() {
     assert_eq!(
         out.stderr,
         format!(
-            "error: {}: malformed TFLite file: In <[ModelRef]@0>::read_as_root(): Invalid offset: it looks like \
-             an ONNX model: give it the .onnx extension\n",
+            "error: {}: malformed TFLite file: bytes 4-7 are \"onnx\", not the file identifier \"TFL3\": it looks \
+             like an ONNX model: give it the .onnx extension\n",
             tflite.display()
         )
     );
