@@ -72,3 +72,51 @@ fn auto_and_exact_are_never_above_a_member_with_own_alignments() {
         }
     }
 }
+
+/// With the buffers standing in for the caller's (`Workspace::stand_in`, the CLI's plan at a
+/// common alignment) their peaks are the only ranking there is: the trial's case keeps the
+/// plan whose padded peak is the lowest, `[11695, 0, 70]` (11,912 unpadded).
+#[test]
+fn stand_in_buffers_are_ranked_by_their_own_peaks() {
+    let bufs = [
+        Buffer::new(6, 11, 217),
+        Buffer::new(2, 7, 6).aligned_to(64),
+        Buffer::new(5, 7, 11_625).aligned_to(2),
+    ];
+    let mut st: Box<StaticWorkspace<40, 40, 2000>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    ws.stand_in = true;
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let plan = plan_buffers(&bufs, 1, &cfg, &mut ws).unwrap();
+    let at: Vec<u64> = ws.infos[..3].iter().map(|i| i.address).collect();
+    assert_eq!((plan.metrics.hwm, at), (11_912, vec![11_695, 0, 70]));
+}
+
+/// 276 generated buffers with own alignments (seed 33 of the generator below): the repair runs
+/// on the padded plan (its padded peak is above the padded bound) and lowers that, but its
+/// plan unpads to 99,947 bytes, above the 99,875 of the plan before it: the row says so and
+/// the plan before it is kept.
+#[test]
+fn a_repair_that_unpads_higher_is_undone() {
+    use dramalloc_core::place::report::{Member, Outcome};
+    let mut r = xorshift(33u64.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let n = 100 + r(200);
+    let bufs: Vec<Buffer> = (0..n)
+        .map(|_| {
+            let def = r(100) as u32;
+            let t = r(20);
+            let last = def + r(1 + t) as u32;
+            let t = r(12_000);
+            let bytes = 1 + r(1 + t);
+            Buffer::new(def, last, bytes).aligned_to([1u64, 2, 4, 8, 64, 256, 4096][r(7) as usize])
+        })
+        .collect();
+    assert_eq!(bufs.len(), 276);
+    let mut st: Box<StaticWorkspace<300, 300, 100_000>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let plan = plan_buffers(&bufs, 1, &cfg, &mut ws).unwrap();
+    let last = plan.members.runs().last().copied();
+    assert!(matches!(last, Some((Member::Repair, Outcome::Ran { peak: 99_947, .. }))), "{last:?}");
+    assert_eq!((plan.metrics.hwm, plan.members.improved_by[1]), (99_875, None));
+}

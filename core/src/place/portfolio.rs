@@ -448,7 +448,10 @@ pub(crate) fn run_strategy(
     }
     // the peak repair of the best plan, with what is left of the budget and the caller's
     // repair allowance past it (a host with a clock: until the clock stops it)
-    if best_peak > lb {
+    // (with padding, the repair lowers padded peaks toward their bound: it runs while the
+    // plan's padded peak is above it, though its unpadded one may be below, and its plan is
+    // kept only where it unpads lower)
+    if (if real { peak(infos) } else { best_peak }) > lb {
         let allowed = left.saturating_add(budget.repair_work);
         let outcome = if ask(budget, split, Ask::Status) == Claim::Reached {
             Outcome::ReachedElsewhere
@@ -456,10 +459,9 @@ pub(crate) fn run_strategy(
             Outcome::OutOfTime
         } else if allowed == 0 {
             Outcome::OverBudget { cost: 1, left }
-        } else if real && !keep {
-            // a repair that lowers the padded peak but not the unpadded one could not be undone
-            Outcome::NotApplicable
         } else {
+            // (without the slots, where a repair that lowered only the padded peak could not be
+            // undone, the repair does not apply: it needs them too)
             let mut w = Work::with_extension(left, budget.repair_work, budget.keep_going);
             match repair(graph, infos, st, regions, lb, &mut w)? {
                 // stopped by the clock before its first unit: it did not run

@@ -40,6 +40,17 @@ struct Skyline<'a> {
     p: usize,
 }
 
+/// The tags go when the run ends, whichever way: `d` is the caller's scratch slice, whose
+/// visit stamps a tree query after the run reads
+/// ([`crate::liveness::interference::Graph::for_each_neighbour`]); a tag left there for a
+/// stamp made first fit skip live neighbours (a fresh-user trial: first fit after a capped or
+/// above-the-ceiling skyline run, and later `auto` members, returned overlapping plans `Ok`).
+impl Drop for Skyline<'_> {
+    fn drop(&mut self) {
+        self.d.fill(0);
+    }
+}
+
 impl Skyline<'_> {
     /// Every leaf of `[l, r)` becomes at least `v`.
     fn chmax(&mut self, l: usize, r: usize, v: u64) {
@@ -165,32 +176,6 @@ pub const CHECK_EVERY: u64 = 4096;
 /// above-the-ceiling run skipping live neighbours there, an overlapping plan returned `Ok`.
 #[allow(clippy::too_many_arguments)]
 pub fn skyline(
-    slots: &mut [Slot],
-    sections: &mut [Section],
-    count: usize,
-    ids: &mut [u32],
-    heap: &mut [Placed],
-    scratch: &mut [Scratch],
-    h: usize,
-    start: u64,
-    max_rekeys: u64,
-    settle: bool,
-    cutoff: core::ops::Range<u64>,
-    keep_going: &mut dyn FnMut() -> bool,
-) -> Result<u64, Stop> {
-    let run = run_tree(
-        slots, sections, count, ids, heap, scratch, h, start, max_rekeys, settle, cutoff, keep_going,
-    );
-    // the tree's tags took `p` words: p / 2 entries
-    let len = scratch.len();
-    let used = count.checked_next_power_of_two().map_or(len, |p| p.div_ceil(2)).min(len);
-    scratch[..used].fill(Scratch::default());
-    run
-}
-
-/// [`skyline`] itself, leaving its tags in `scratch`.
-#[allow(clippy::too_many_arguments)]
-fn run_tree(
     slots: &mut [Slot],
     sections: &mut [Section],
     count: usize,
