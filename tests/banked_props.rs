@@ -114,6 +114,10 @@ impl Model {
         if self.segs.iter().any(|g| g.2 && g.0 < rel + s && rel < g.0 + g.1) {
             return Err("overlap");
         }
+        // a block off the grid would put later allocations above it off the grid
+        if !rel.is_multiple_of(self.cfg.alignment) {
+            return Err("off the grid");
+        }
         let i = self.segs.iter().position(|g| g.0 <= rel && rel + s <= g.0 + g.1).ok_or("internal")?;
         self.place(i, rel, s);
         Ok(abs)
@@ -189,7 +193,7 @@ fn kind(e: &BankedError) -> &'static str {
         BankedError::DoubleFree { .. } => "double",
         BankedError::ShrinkTooLarge { .. } => "too large",
         BankedError::ShrinkPastAllocation { .. } => "past",
-        BankedError::MisalignedConfig { what: "shrink", .. } => "off the grid",
+        BankedError::MisalignedConfig { what: "shrink" | "address", .. } => "off the grid",
         BankedError::OutOfMemory(_) => "oom",
         BankedError::ZeroSize { buffer_type: None } => "zero",
         _ => "other",

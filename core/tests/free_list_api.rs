@@ -363,3 +363,19 @@ fn out_of_memory_after_a_shrink_reports_the_shrunk_range() {
         }))
     );
 }
+
+/// `allocate_at` off the grid is refused, as `shrink` off it is: a block at 33 with alignment
+/// 32 made the next `allocate` above it return 65 (a fresh-user trial). Nothing changes; on
+/// the grid it allocates.
+#[test]
+fn allocate_at_off_the_grid_is_refused() {
+    let mut f = FreeList::<8>::new(FreeListConfig::new(1024, 0, 32, 32, Policy::First)).unwrap();
+    assert_eq!(
+        f.allocate_at(33, 1),
+        Err(BankedError::MisalignedConfig { what: "address", value: 33, alignment: 32 })
+    );
+    assert_eq!(f.statistics().allocated, 0);
+    assert_eq!((f.allocate_at(64, 1), f.allocate(1, true), f.allocate(1, true)), (Ok(64), Ok(0), Ok(32)));
+    assert_eq!(f.allocate(1, true), Ok(96));
+    assert_eq!(f.check_invariants(), Ok(()));
+}

@@ -346,11 +346,14 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
         Ok(abs)
     }
 
-    /// Allocates exactly `[address, address + alloc_size(size))` (absolute). No alignment check
-    /// is made on `address` (as the reference's FreeListOpt). O(log n) on success.
+    /// Allocates exactly `[address, address + alloc_size(size))` (absolute). `address` must be
+    /// on the allocator's grid (the offset plus a multiple of the alignment), as the legacy
+    /// FreeList asserts; the reference's FreeListOpt does not check, and a block off the grid
+    /// put every later allocation above it off the grid too. O(log n) on success.
     ///
     /// # Errors
-    /// [`BankedError::ZeroSize`] when `size == 0`;
+    /// [`BankedError::ZeroSize`] when `size == 0`; [`BankedError::MisalignedConfig`]
+    /// (`what: "address"`) for a free range at an address off the grid;
     /// [`BankedError::Overlap`] naming the live block in the way (the one containing
     /// `address`, else the first one after it); [`BankedError::OutOfRange`] when the range
     /// leaves the current allocatable range (e.g. below a shrink);
@@ -389,6 +392,13 @@ impl<const BLOCKS: usize> FreeList<BLOCKS> {
             let fb = self.b(f);
             let f_end = fb.addr + fb.size;
             if f_end >= rel + s {
+                // on the grid every address is on: a block off it would put every later
+                // allocation above it off it too (a fresh-user trial: `allocate_at(33, 1)` at
+                // alignment 32, then `allocate` gave 65)
+                let alignment = self.config.alignment;
+                if !rel.is_multiple_of(alignment) {
+                    return Err(BankedError::MisalignedConfig { what: "address", value: address, alignment });
+                }
                 self.place(f, rel, s)?;
                 return Ok(address);
             }
