@@ -113,14 +113,13 @@ pub fn build_from_buffers(
 /// As [`build_from_buffers`]; [`PlanError::IteratorLength`] when the iterator yields another
 /// count than its `len()` (the workspace is sized by `len()`).
 pub fn build_from_buffer_iter(
-    buffers: impl ExactSizeIterator<Item = Buffer>,
+    mut buffers: impl ExactSizeIterator<Item = Buffer>,
     align: u64,
     ws: &mut Workspace<'_>,
 ) -> Result<Built, PlanError> {
     if align == 0 {
         return Err(PlanError::BadAlignment { align });
     }
-    let mut buffers = buffers;
     let n = buffers.len();
     ws.ensure(n, n)?;
     let mut b = Built { infos: n as u32, intervals: n as u32, ..Built::default() };

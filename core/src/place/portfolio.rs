@@ -33,8 +33,8 @@
 //! it runs, by construction. With buffers padded for their own alignment a plan's peak is the
 //! one it has once unpadded (`liveness::buffers::unpadded_peak`), the plan the caller
 //! gets: the branch and bound's and the repair's plans are ranked the same way, and a repair
-//! that lowered only the padded peak is undone. With no clock (or one that never says stop) every decision is a
-//! function of the input alone: `auto` is deterministic. The plan's
+//! that lowered only the padded peak is undone. With no clock (or one that never says stop)
+//! every decision is a function of the input alone: `auto` is deterministic. The plan's
 //! [`crate::place::report::Members`] lists each row's outcome.
 //!
 //! Then, from the best plan: the branch and bound of [`crate::place::exact`] for up to
@@ -451,7 +451,8 @@ pub(crate) fn run_strategy(
     // (with padding, the repair lowers padded peaks toward their bound: it runs while the
     // plan's padded peak is above it, though its unpadded one may be below, and its plan is
     // kept only where it unpads lower)
-    if (if real { peak(infos) } else { best_peak }) > lb {
+    let repairable = if real { peak(infos) } else { best_peak };
+    if repairable > lb {
         let allowed = left.saturating_add(budget.repair_work);
         let outcome = if ask(budget, split, Ask::Status) == Claim::Reached {
             Outcome::ReachedElsewhere

@@ -15,7 +15,8 @@
 //! 4. if they end below `P`, the window's new addresses stay and the search starts again
 //!    at the new peak; otherwise the window doubles, up to [`MAX_WINDOW`] buffers or the
 //!    whole program (a doubled window that holds no buffer the last did not is the same
-//!    window, and is not tried again: on the hard set's J that was 23 % of the repair's work). When no window lowers `v`, the repair ends: nothing near `v` can go
+//!    window, and is not tried again: on the hard set's J that was 23 % of the repair's
+//!    work). When no window lowers `v`, the repair ends: nothing near `v` can go
 //!    lower by first fit.
 //!
 //! 5. when a window was kept, the buffers at or above the lowest address a window buffer

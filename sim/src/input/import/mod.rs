@@ -38,7 +38,7 @@ pub use program_text::{program_text, Provenance};
 pub use size::byte_size;
 pub use to_program::to_program;
 
-use crate::input::{parse_program, Program, TensorKind};
+use crate::input::{align_up, parse_program, Program, TensorKind, PAGE};
 
 /// Largest tensor count accepted from a model (as for program files).
 pub const DEFAULT_MAX_TENSORS: usize = 10_000_000;
@@ -323,8 +323,7 @@ fn check_page_rounding(
     file: &str,
     shapes: &[(String, Vec<u64>)],
 ) -> Result<(), ImportError> {
-    const PAGE: u64 = 4096;
-    let Some(big) = program.tensors.iter().find(|t| t.bytes.checked_next_multiple_of(PAGE).is_none()) else {
+    let Some(big) = program.tensors.iter().find(|t| align_up(t.bytes, PAGE).is_none()) else {
         return Ok(());
     };
     let why = format!(
