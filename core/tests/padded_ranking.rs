@@ -10,18 +10,26 @@ mod xorshift;
 use dramalloc_core::{plan_buffers, Buffer, CcSize, PlanConfig, StaticWorkspace, Strategy};
 use xorshift::xorshift;
 
-/// The single strategies `auto` runs as members.
-const MEMBERS: [Strategy; 9] = [
-    Strategy::Seed,
-    Strategy::GreedySize,
-    Strategy::BestFit,
-    Strategy::GreedyStart,
-    Strategy::BestFitStart,
-    Strategy::GreedyLoad,
-    Strategy::GreedyClass,
-    Strategy::Skyline,
-    Strategy::Sweep,
-];
+/// The single strategies `auto` runs as members: every strategy but `auto` and `exact`.
+fn members() -> impl Iterator<Item = Strategy> {
+    Strategy::ALL.into_iter().filter(|s| !matches!(s, Strategy::Auto | Strategy::Exact))
+}
+
+/// Buffers from the xorshift seeded by `seed`: `base + r(extra)` of them, defs below `span`,
+/// lifetimes up to `life` instructions, 1 to 12,001 bytes, each aligned to 1–4096 of its own.
+fn generated(seed: u64, base: u64, extra: u64, span: u64, life: u64) -> Vec<Buffer> {
+    let mut r = xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    (0..base + r(extra))
+        .map(|_| {
+            let def = r(span) as u32;
+            let t = r(life);
+            let last = def + r(1 + t) as u32;
+            let t = r(12_000);
+            let bytes = 1 + r(1 + t);
+            Buffer::new(def, last, bytes).aligned_to([1u64, 2, 4, 8, 64, 256, 4096][r(7) as usize])
+        })
+        .collect()
+}
 
 /// The HWM (bytes) and addresses of `bufs` planned by `strategy` at base alignment 1 in 1 GiB.
 fn plan(bufs: &[Buffer], strategy: Strategy) -> (u64, Vec<u64>) {
@@ -54,18 +62,8 @@ fn the_trial_case_keeps_the_lowest_unpadded_plan() {
 #[test]
 fn auto_and_exact_are_never_above_a_member_with_own_alignments() {
     for seed in 1..=400u64 {
-        let mut r = xorshift(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-        let bufs: Vec<Buffer> = (0..2 + r(30))
-            .map(|_| {
-                let def = r(20) as u32;
-                let t = r(10);
-                let last = def + r(1 + t) as u32;
-                let t = r(12_000);
-                let bytes = 1 + r(1 + t);
-                Buffer::new(def, last, bytes).aligned_to([1u64, 2, 4, 8, 64, 256, 4096][r(7) as usize])
-            })
-            .collect();
-        let lowest = MEMBERS.iter().map(|&s| plan(&bufs, s).0).min().unwrap_or(0);
+        let bufs = generated(seed, 2, 30, 20, 10);
+        let lowest = members().map(|s| plan(&bufs, s).0).min().unwrap_or(0);
         for s in [Strategy::Auto, Strategy::Exact] {
             let (hwm, _) = plan(&bufs, s);
             assert!(hwm <= lowest, "seed {seed} {s:?}: {hwm} above the lowest member's {lowest}");
@@ -99,18 +97,7 @@ fn stand_in_buffers_are_ranked_by_their_own_peaks() {
 #[test]
 fn a_repair_that_unpads_higher_is_undone() {
     use dramalloc_core::place::report::{Member, Outcome};
-    let mut r = xorshift(33u64.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
-    let n = 100 + r(200);
-    let bufs: Vec<Buffer> = (0..n)
-        .map(|_| {
-            let def = r(100) as u32;
-            let t = r(20);
-            let last = def + r(1 + t) as u32;
-            let t = r(12_000);
-            let bytes = 1 + r(1 + t);
-            Buffer::new(def, last, bytes).aligned_to([1u64, 2, 4, 8, 64, 256, 4096][r(7) as usize])
-        })
-        .collect();
+    let bufs = generated(33, 100, 200, 100, 20);
     assert_eq!(bufs.len(), 276);
     let mut st: Box<StaticWorkspace<300, 300, 100_000>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
