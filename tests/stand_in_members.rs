@@ -42,7 +42,7 @@ fn members_of_the_common_alignment_plan_say_so_and_none_is_skipped_at_its_bound(
          5734400), 4800 work units"
     );
     assert_eq!(
-        lines[16],
+        lines[17],
         "  (members' peaks are of the buffers at the common alignment 143360, x LB of their sizes rounded up to \
          it: 5734400 bytes; the plan's lower bound is of the real sizes)"
     );

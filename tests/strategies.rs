@@ -241,7 +241,7 @@ fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
     // three buffers have no 1/128 long-lived set to sweep around: the sweep runs
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1], (Member::Sweep, Outcome::Ran { peak: 12288, work: 120 })); // 20 n log2(n+1)
-    assert_eq!(runs.len(), 15);
+    assert_eq!(runs.len(), 16);
     assert!(runs[2..].iter().all(|&(_, o)| o == Outcome::AtLowerBound), "{runs:?}");
     assert_eq!(plan.members.best, Some(Member::Sweep));
 }
@@ -251,6 +251,15 @@ fn auto_reports_its_members_and_skips_the_rest_at_the_lower_bound() {
 /// `repair_work` past it and the clock `keep_going`: the members' outcomes, the plan's peak
 /// and lower bound, the plan checked by the independent verifier.
 fn plan_5000(repair_work: u64, keep_going: &mut dyn FnMut() -> bool) -> (Vec<(Member, Outcome)>, u64, u64) {
+    plan_5000_with(3_000_000, repair_work, keep_going)
+}
+
+/// As [`plan_5000`] with `extra` units after the sweep's.
+fn plan_5000_with(
+    extra: u64,
+    repair_work: u64,
+    keep_going: &mut dyn FnMut() -> bool,
+) -> (Vec<(Member, Outcome)>, u64, u64) {
     use dramalloc_core::place::exact::Budget;
     use dramalloc_core::{plan_buffers_with, Buffer, CcSize, PlanConfig};
     use dramalloc_sim::host_storage::HostWorkspace;
@@ -260,8 +269,7 @@ fn plan_5000(repair_work: u64, keep_going: &mut dyn FnMut() -> bool) -> (Vec<(Me
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
     let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
-    let mut budget =
-        Budget { max_nodes: 0, work: sweep_cost + 3_000_000, repair_work, keep_going, claim: None };
+    let mut budget = Budget { max_nodes: 0, work: sweep_cost + extra, repair_work, keep_going, claim: None };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
     verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
@@ -279,9 +287,11 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));
     assert_eq!(runs[1].0, Member::Sweep);
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
-    // the sweep around the 1/8 longest-lived is estimated at 3,362,062 units, more than the
-    // 3,000,000 left
-    assert_eq!(runs[3], (Member::SweepLong(3), Outcome::OverBudget { cost: 3_362_062, left: 3_000_000 }));
+    // the sweep around the 1/8 hottest (not skipped for a greedy pass: one is over the
+    // budget too) and the one around the 1/8 longest-lived are estimated at 4,493,440 and
+    // 3,362,062 units, more than the 3,000,000 left
+    assert_eq!(runs[3], (Member::SweepHot(3), Outcome::OverBudget { cost: 4_493_440, left: 3_000_000 }));
+    assert_eq!(runs[4], (Member::SweepLong(3), Outcome::OverBudget { cost: 3_362_062, left: 3_000_000 }));
     assert!(
         runs[2..runs.len() - 1]
             .iter()
@@ -294,6 +304,24 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
     // deterministic (no clock): the sweep's 1.169 x the bound, repaired to 1.121 x
     assert_eq!((swept, peak, lower_bound), (80_655_872, 77_344_256, 68_983_552));
     assert_eq!(hwm, peak);
+}
+
+/// The sweep around the 1/8 hottest stands in for `greedy-load` where a greedy pass no longer
+/// fits in the budget left (here 12,500,000 units, the address-ordered scan's bound): on the
+/// same 5,000 buffers with its estimate, 4,493,440 units, left after the sweep, it runs, is
+/// charged that, and its plan is kept (1.072 x the bound, against the sweep's 1.169; valid:
+/// `plan_5000_with` checks every plan); with one unit less it is over budget and the sweep
+/// around the 1/8 longest-lived runs instead (1.106 x).
+#[test]
+fn the_sweep_around_the_hot_runs_where_a_greedy_pass_does_not_fit() {
+    let (runs, hwm, lower_bound) = plan_5000_with(4_493_440, 0, &mut || true);
+    assert_eq!(runs[3], (Member::SweepHot(3), Outcome::Ran { peak: 73_968_384, work: 4_493_440 }));
+    assert_eq!(runs[5], (Member::GreedyLoad, Outcome::OverBudget { cost: 12_500_000, left: 0 }));
+    assert_eq!((hwm, lower_bound), (73_968_384, 68_983_552));
+    let (runs, hwm, _) = plan_5000_with(4_493_439, 0, &mut || true);
+    assert_eq!(runs[3], (Member::SweepHot(3), Outcome::OverBudget { cost: 4_493_440, left: 4_493_439 }));
+    assert_eq!(runs[4], (Member::SweepLong(3), Outcome::Ran { peak: 76_309_760, work: 3_362_062 }));
+    assert!(hwm <= 76_309_760, "{hwm}");
 }
 
 /// The repair's allowance past the budget (`Budget::repair_work`, what a host with a clock
@@ -423,8 +451,9 @@ fn a_fixed_buffer_past_the_capacity_is_refused_alike_by_every_strategy() {
 /// window of 65,536 buffers) and the plan is not settled (a sort of every buffer above the
 /// lowest one moved). The clock here says go for every call of a run without the repair's
 /// allowance plus five, then stop: it is asked exactly once after that, and the plan is
-/// valid and no higher than the sweep's. (82 calls without the allowance: 81 before the
-/// repair asked between the two steps of its set-up too.)
+/// valid and no higher than the sweep's. (83 calls without the allowance: 81 before the
+/// repair asked between the two steps of its set-up too, 82 before the sweep around the hot
+/// asked before its budget was looked at.)
 #[test]
 fn a_repair_stopped_by_the_clock_asks_it_no_more() {
     let run = |repair_work: u64, go_calls: u64| {
@@ -436,9 +465,9 @@ fn a_repair_stopped_by_the_clock_asks_it_no_more() {
         (calls, runs, hwm)
     };
     let (asked, _, _) = run(0, u64::MAX);
-    assert_eq!(asked, 82);
-    let (asked, runs, hwm) = run(u64::MAX, 82 + 5);
-    assert_eq!(asked, 82 + 6);
+    assert_eq!(asked, 83);
+    let (asked, runs, hwm) = run(u64::MAX, 83 + 5);
+    assert_eq!(asked, 83 + 6);
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
     assert_eq!(runs[runs.len() - 1].0, Member::Repair);
     assert!(hwm <= swept, "{hwm} > {swept}");
@@ -479,7 +508,9 @@ fn a_skyline_stopped_by_the_clock_settles_until_it_passes_the_best_plan() {
     assert_eq!(runs[2].0, Member::Skyline(1));
     assert_eq!(runs[2].1, Outcome::Above { top: 214_716_928, placed: 3_030, work: 6_943_116 });
     let Outcome::Ran { peak: swept, .. } = runs[1].1 else { panic!("{runs:?}") };
-    assert!(runs[3..].iter().all(|&(_, o)| o == Outcome::OutOfTime), "{runs:?}");
+    // (the sweep around the hot is skipped before the clock is asked: a greedy pass fits)
+    assert_eq!(runs[3], (Member::SweepHot(3), Outcome::Covered));
+    assert!(runs[4..].iter().all(|&(_, o)| o == Outcome::OutOfTime), "{runs:?}");
     assert_eq!((swept, plan.metrics.lower_bound), (213_693_184, 189_060_864));
     assert_eq!(plan.metrics.hwm, swept);
     assert_eq!(plan.members.best, Some(Member::Sweep));

@@ -60,49 +60,53 @@ fn a_strategy_the_host_plans_is_skipped_here() {
         }
     });
     assert_eq!(hwm, 530_688);
-    assert_eq!(runs[5], (M::GreedyClass, O::Elsewhere));
-    assert_eq!(runs[6], (M::GreedySize, O::Ran { peak: 544_256, work: 122_786 }));
+    assert_eq!(runs[6], (M::GreedyClass, O::Elsewhere));
+    assert_eq!(runs[7], (M::GreedySize, O::Ran { peak: 544_256, work: 122_786 }));
     // rows whose partial plan reaches the best peak so far (greedy-size's 544,256) stop there,
     // charged their estimate in proportion to the buffers placed (the scan: what it walked)
-    assert_eq!(runs[7], (M::SweepLong(1), O::Above { top: 549_888, placed: 548, work: 241_726 }));
-    assert_eq!(runs[8], (M::Skyline(2), O::OverBudget { cost: 901_029, left: 249_276 }));
-    assert_eq!(runs[9], (M::GreedyStart, O::Above { top: 544_768, placed: 545, work: 107_251 }));
-    assert_eq!(runs[11], (M::BestFit, O::OverBudget { cost: 180_000, left: 142_025 }));
+    assert_eq!(runs[8], (M::SweepLong(1), O::Above { top: 549_888, placed: 548, work: 241_726 }));
+    assert_eq!(runs[9], (M::Skyline(2), O::OverBudget { cost: 901_029, left: 249_276 }));
+    assert_eq!(runs[10], (M::GreedyStart, O::Above { top: 544_768, placed: 545, work: 107_251 }));
+    assert_eq!(runs[12], (M::BestFit, O::OverBudget { cost: 180_000, left: 142_025 }));
     let singles: Vec<Strategy> =
         asked.iter().filter_map(|&a| if let Ask::Take(s) = a { Some(s) } else { None }).collect();
     use Strategy::{GreedyClass, GreedyLoad, GreedySize, GreedyStart};
     assert_eq!(singles, [GreedyLoad, GreedyClass, GreedySize, GreedyStart]);
-    assert_eq!(asked.len(), 21);
+    assert_eq!(asked.len(), 22);
     assert_eq!(asked.iter().filter(|&&a| a == Ask::RowsDone).count(), 1);
 }
 
-/// Once the host says a plan of its own is at the lower bound (from its seventh answer on),
+/// Once the host says a plan of its own is at the lower bound (from its eighth answer on),
 /// every row left, the branch and bound and the repair are skipped as `ReachedElsewhere`, and
 /// the plan is the best of the rows that ran (`greedy-load`'s).
 #[test]
 fn a_plan_at_the_bound_elsewhere_skips_what_is_left() {
     let (runs, hwm, asked) =
-        plan(&big(), 1_000_000, |k, _| if k >= 6 { Claim::Reached } else { Claim::Here });
+        plan(&big(), 1_000_000, |k, _| if k >= 7 { Claim::Reached } else { Claim::Here });
     assert_eq!(hwm, 559_616);
     assert_eq!(
-        runs[..5],
+        runs[..6],
         [
             (M::SweepLong(7), O::NoLongSet),
             (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }),
             (M::Skyline(1), O::OverBudget { cost: 901_029, left: 880_000 }),
+            (M::SweepHot(3), O::Covered),
             (M::SweepLong(3), O::Ran { peak: 573_696, work: 172_174 }),
             (M::GreedyLoad, O::Ran { peak: 559_616, work: 94_038 }),
         ]
     );
-    assert_eq!(runs.len(), 17);
-    assert!(runs[5..].iter().all(|&(_, o)| o == O::ReachedElsewhere), "{runs:?}");
-    assert_eq!(runs[15].0, M::BranchAndBound);
-    assert_eq!(runs[16].0, M::Repair);
-    // five rows asked with None, then greedy-load's claim, then the question that says reached
+    assert_eq!(runs.len(), 18);
+    assert!(runs[6..].iter().all(|&(_, o)| o == O::ReachedElsewhere), "{runs:?}");
+    assert_eq!(runs[16].0, M::BranchAndBound);
+    assert_eq!(runs[17].0, M::Repair);
+    // six rows asked with None, then greedy-load's claim, then the question that says reached
     use Ask::{RowsDone, Status, Take};
-    assert_eq!(asked[..7], [Status, Status, Status, Status, Status, Take(Strategy::GreedyLoad), Status]);
+    assert_eq!(
+        asked[..8],
+        [Status, Status, Status, Status, Status, Status, Take(Strategy::GreedyLoad), Status]
+    );
     // the ten rows left ask Status, then RowsDone once; its Reached skips the branch and bound
     // without another question, and the repair asks Status
-    assert_eq!(asked[16..], [RowsDone, Status]);
-    assert_eq!(asked.len(), 18);
+    assert_eq!(asked[17..], [RowsDone, Status]);
+    assert_eq!(asked.len(), 19);
 }

@@ -105,7 +105,7 @@ fn a_row_costing_exactly_what_is_left_runs() {
     let a = small(6);
     let (p, _) = plan_counted(&a, Strategy::Auto, 61_206, |_| true);
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Above { top: 322_560, placed: 29, work: 26_102 }));
-    assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
+    assert_eq!(p.members.runs()[5], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
     let (p, _) = plan_counted(&a, Strategy::Auto, 61_205, |_| true);
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::OverBudget { cost: 54_006, left: 54_005 }));
 }
@@ -125,8 +125,8 @@ fn a_skyline_row_settles_unless_a_greedy_pass_fits_in_its_spare() {
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Above { top: 325_888, placed: 37, work: 33_303 }));
     let (p, _) = plan_counted(&a, Strategy::Auto, 7_200 + 54_006 + 3_576, |_| true);
     assert_eq!(p.members.runs()[2], (M::Skyline(1), O::Ran { peak: 298_240, work: 54_006 + 59 * 30 }));
-    assert_eq!(p.members.runs()[4], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
-    assert_eq!(p.members.runs()[5], (M::GreedyClass, O::OverBudget { cost: 1_800, left: 755 }));
+    assert_eq!(p.members.runs()[5], (M::GreedyLoad, O::Ran { peak: 294_400, work: 1_051 }));
+    assert_eq!(p.members.runs()[6], (M::GreedyClass, O::OverBudget { cost: 1_800, left: 755 }));
 }
 
 /// On the 600-buffer problem with 1,400,000 units the first skyline row is capped at 2,368
@@ -141,6 +141,7 @@ fn a_first_fit_completion_asks_the_clock_every_256_buffers() {
         (M::SweepLong(7), O::NoLongSet),
         (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }),
         (M::Skyline(1), O::Ran { peak: 547_072, work: 901_029 + 503 * 300 }),
+        (M::SweepHot(3), O::Covered),
         (M::SweepLong(3), O::OutOfTime),
         (M::GreedyLoad, O::OutOfTime),
         (M::GreedyClass, O::OutOfTime),
@@ -170,6 +171,7 @@ fn stopped_skyline_rows(timed: Option<O>) -> Vec<(M, O)> {
         (M::SweepLong(7), O::NoLongSet),
         (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }),
         (M::Skyline(1), O::Stopped),
+        (M::SweepHot(3), O::Covered),
         (M::SweepLong(3), O::Ran { peak: 573_696, work: 172_174 }),
         (M::GreedyLoad, over(180_000)),
         (M::GreedyClass, over(180_000)),
@@ -225,7 +227,7 @@ fn the_timed_skyline_is_kept_only_when_lower() {
         let (p, calls) = plan_counted(&bufs, Strategy::Exact, 1_400_000, |k| k != 2 && k <= last_yes);
         let runs = p.members.runs();
         assert_eq!(
-            runs[15..],
+            runs[16..],
             [(M::SkylineTimed, timed), (M::BranchAndBound, O::OutOfTime), (M::Repair, O::OutOfTime)],
             "clock yes up to call {last_yes}"
         );
@@ -241,7 +243,7 @@ fn no_branch_and_bound_at_the_lower_bound() {
     for s in [Strategy::Auto, Strategy::Exact] {
         let (p, calls) = plan_counted(&bufs, s, 700_000_000, |_| true);
         let runs = p.members.runs();
-        assert_eq!(runs.len(), 15, "{s:?}: {runs:?}");
+        assert_eq!(runs.len(), 16, "{s:?}: {runs:?}");
         assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 12_288, work: 120 }));
         assert!(runs[2..].iter().all(|&(_, o)| o == O::AtLowerBound), "{s:?}: {runs:?}");
         assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (12_288, 12_288, 0));
@@ -263,7 +265,7 @@ fn the_strategy_is_auto_only_when_the_repair_lowers_the_peak() {
         let mut c = small(k);
         c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
         let (p, _) = plan_counted(&c, Strategy::Auto, 700_000_000, |call| call != 13);
-        assert_eq!(p.members.runs()[15], (M::BranchAndBound, O::OutOfTime), "seed multiplier {k}");
+        assert_eq!(p.members.runs()[16], (M::BranchAndBound, O::OutOfTime), "seed multiplier {k}");
         assert_eq!(p.members.runs().last(), Some(&(M::Repair, repaired)), "seed multiplier {k}");
         assert_eq!((p.metrics.hwm, p.members.best, p.metrics.strategy), (hwm, Some(best), index(strategy)));
     }
@@ -290,10 +292,10 @@ fn sizes_summing_past_u64_skip_the_branch_and_bound() {
         let (got, addresses) = plan_with(&bufs, s, u64::MAX, 0, 700_000_000, &mut stop);
         let p = got.unwrap_or_else(|e| panic!("{s:?}: {e}"));
         let runs = p.members.runs();
-        assert_eq!(runs.len(), 16, "{s:?}: {runs:?}");
+        assert_eq!(runs.len(), 17, "{s:?}: {runs:?}");
         assert_eq!(runs[1], (M::Sweep, O::Ran { peak: (1 << 63) + (1 << 62) + (1 << 61), work: 120 }));
         assert_eq!(runs[2], (M::Skyline(1), O::NotApplicable));
-        assert_eq!(runs[15], (M::Repair, O::OutOfTime));
+        assert_eq!(runs[16], (M::Repair, O::OutOfTime));
         assert_eq!(addresses, [1 << 62, 1 << 63, 0]);
         assert_eq!((p.metrics.lower_bound, calls.get()), ((1 << 63) + (1 << 61), 9));
     }
@@ -335,9 +337,9 @@ fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
     let runs = p.members.runs();
     assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 573_440, work: 120_000 }));
     assert_eq!(runs[2], (M::Skyline(1), O::Stopped));
-    assert_eq!(runs[3], (M::SweepLong(3), O::Above { top: 577_536, placed: 391, work: 112_213 }));
+    assert_eq!(runs[4], (M::SweepLong(3), O::Above { top: 577_536, placed: 391, work: 112_213 }));
     assert_eq!(
-        runs[15..],
+        runs[16..],
         [
             (M::SkylineTimed, O::Above { top: 573_440, placed: 595, work: 0 }),
             (M::BranchAndBound, O::OutOfTime),
@@ -359,17 +361,18 @@ fn a_timed_skyline_that_ties_the_best_row_is_not_kept() {
 fn no_timed_skyline_once_a_row_reaches_the_lower_bound() {
     let (p, calls) = plan_counted(&paged(4), Strategy::Exact, 1_400_000, |k| k != 2);
     let runs = p.members.runs();
-    assert_eq!(runs.len(), 15, "{runs:?}");
+    assert_eq!(runs.len(), 16, "{runs:?}");
     assert_eq!(
-        runs[..4],
+        runs[..5],
         [
             (M::SweepLong(7), O::NoLongSet),
             (M::Sweep, O::Ran { peak: 598_016, work: 120_000 }),
             (M::Skyline(1), O::Stopped),
+            (M::SweepHot(3), O::Covered),
             (M::SweepLong(3), O::Ran { peak: 573_440, work: 170_114 }),
         ]
     );
-    assert!(runs[4..].iter().all(|&(_, o)| o == O::AtLowerBound), "{runs:?}");
+    assert!(runs[5..].iter().all(|&(_, o)| o == O::AtLowerBound), "{runs:?}");
     assert_eq!((p.metrics.hwm, p.metrics.lower_bound, calls), (573_440, 573_440, 5));
 }
 

@@ -89,6 +89,20 @@ impl<'a> ClassIndex<'a> {
         table: &'a mut [u32],
         at: &'a mut [u32],
     ) -> Option<Self> {
+        let kept = |lo: u32, hi: u32, v: u32| class_of(lo, hi) >= min_class || infos[v as usize].is_pinned();
+        ClassIndex::holding(graph, infos, kept, records, table, at)
+    }
+
+    /// As [`ClassIndex::new`], binning the candidates for which `kept(lo, hi, candidate)` holds
+    /// (the pinned ones among them where the caller wants them as obstacles).
+    pub fn holding(
+        graph: &Graph<'_>,
+        infos: &[Info],
+        kept: impl Fn(u32, u32, u32) -> bool,
+        records: &'a mut [Placed],
+        table: &'a mut [u32],
+        at: &'a mut [u32],
+    ) -> Option<Self> {
         let n = infos.len();
         let nodes = graph.tree().nodes();
         if records.len() < n || at.len() < n || nodes.len() != n {
@@ -97,7 +111,6 @@ impl<'a> ClassIndex<'a> {
         if infos.iter().any(|i| i.interval_count != 1) {
             return None;
         }
-        let kept = |lo: u32, hi: u32, v: u32| class_of(lo, hi) >= min_class || infos[v as usize].is_pinned();
         let mut count = [0u32; CLASSES];
         for nd in nodes.iter().filter(|nd| kept(nd.lo, nd.hi, nd.payload)) {
             count[class_of(nd.lo, nd.hi)] += 1;

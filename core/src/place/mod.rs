@@ -32,5 +32,6 @@ mod skyline_member;
 mod skyline_queue;
 pub mod sweep;
 mod sweep_ahead;
+pub mod sweep_hot;
 pub mod sweep_long;
 pub mod sweep_two_ended;

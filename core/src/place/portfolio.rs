@@ -5,7 +5,9 @@
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
 //! the sweep `20 n log2 n`, the sweep around the long-lived `20 n log2 n + 2E` plus its
-//! long set's greedy pass ([`Estimate::sweep_long`]), a skyline preorder `150 n log2 n` (more at scale, where it leaves
+//! long set's greedy pass ([`Estimate::sweep_long`]), the sweep around the hot `30 n log2 n +
+//! 2E` plus its hot set's ([`Estimate::sweep_hot`]; skipped where a greedy pass fits in the
+//! budget left, as it stands in for `greedy-load`), a skyline preorder `150 n log2 n` (more at scale, where it leaves
 //! the cache) plus its re-keys, a greedy member `15 (2E + n)` for E interfering pairs
 //! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
 //! else (one interval per buffer) the cheaper of the lifetime-class index
@@ -82,6 +84,7 @@ use crate::place::seed::search::Span;
 use crate::place::seed::select::Regions;
 use crate::place::single::{greedy_of, run_single, strategy_of};
 use crate::place::skyline_member::{run_skyline, skyline_applies, Finish};
+use crate::place::sweep_hot::run_sweep_hot;
 use crate::place::sweep_long::run_sweep_long;
 use crate::place::sweep_two_ended::run_two_ended;
 use crate::strategy::Strategy;
@@ -105,17 +108,20 @@ pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 /// first (at 10^6 short-lived buffers about a sweep's cost, and often far lower peaks), then
 /// the sweep (always, when the first made no plan: the cheapest plan there is); then,
 /// alternating, a skyline preorder, sweeps around larger long sets (1/8, 1/2: dearer, as their
-/// greedy part grows) and greedy orders, so a small budget still gets every kind; the two
+/// greedy part grows) and greedy orders, so a small budget still gets every kind (the sweep
+/// around the 1/8 hottest, `greedy-load`'s order for less work, runs before `greedy-load` only
+/// where a greedy pass no longer fits in the budget left, [`Outcome::Covered`]); the two
 /// best-fit orders (ties by lifetime, by start) and the seed's order, as they are rarely
 /// the best at scale and cost the most (best fit walks every gap); last the two-ended sweep
 /// (about two sweeps), the only member that places buffers from the top: it wins where the
 /// others all stack (a chain of buffers each live with its neighbours only) and rarely
 /// elsewhere, so it takes no budget from them.
 #[rustfmt::skip]
-pub const PORTFOLIO: [(Member, Cost); 15] = [
+pub const PORTFOLIO: [(Member, Cost); 16] = [
     (Member::SweepLong(7), Cost::SweepLong(7)),
     (Member::Sweep,       Cost::Sweep),
     (Member::Skyline(1),  Cost::Skyline),
+    (Member::SweepHot(3), Cost::SweepHot(3)),
     (Member::SweepLong(3), Cost::SweepLong(3)),
     (Member::GreedyLoad,  Cost::Greedy),
     (Member::GreedyClass, Cost::Greedy),
@@ -224,7 +230,8 @@ pub(crate) fn run_strategy(
         // skipped nor stopped by the clock (only the budget skips it, a function of the
         // input): it costs about a sweep, so giving it up for the sweep saves no time and
         // costs quality, and stopped it would leave the sweep to start again from nothing
-        let first_plan = matches!(member, Member::SweepLong(_) | Member::Sweep) && best.is_none();
+        let first_plan =
+            matches!(member, Member::SweepLong(_) | Member::SweepHot(_) | Member::Sweep) && best.is_none();
         // a sweep around the long-lived needs one interval per candidate (E known); with no
         // long set it is the sweep, with an earlier row's long set it is that row
         let (one_interval, repeat) = match member {
@@ -235,7 +242,7 @@ pub(crate) fn run_strategy(
                 (est.pairs.is_some(), same)
             }
             Member::Skyline(_) => (skyline_ok, false),
-            Member::SweepTwoEnded => (est.pairs.is_some(), false),
+            Member::SweepTwoEnded | Member::SweepHot(_) => (est.pairs.is_some(), false),
             _ => (true, false),
         };
         // a greedy row on the address-ordered scan runs when its bound (n² / 2 entries
@@ -252,6 +259,8 @@ pub(crate) fn run_strategy(
             Outcome::NotApplicable
         } else if repeat {
             Outcome::NoLongSet
+        } else if matches!(member, Member::SweepHot(_)) && est.cost(Cost::Greedy) <= left {
+            Outcome::Covered
         } else if !forced && !first_plan && !(budget.keep_going)() {
             Outcome::OutOfTime
         } else if !forced && c > left {
@@ -316,6 +325,9 @@ pub(crate) fn run_strategy(
                     let r = match m {
                         Member::SweepLong(share) => {
                             run_sweep_long(share, graph, infos, st, regions, &est, &mut clock)
+                        }
+                        Member::SweepHot(share) => {
+                            run_sweep_hot(share, graph, infos, st, regions, &mut clock)
                         }
                         Member::SweepTwoEnded => run_two_ended(graph, infos, st, regions, lb, &mut clock),
                         m => {

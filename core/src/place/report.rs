@@ -15,6 +15,9 @@ pub enum Member {
     /// The sweep around the long-lived ([`crate::place::sweep_long`]): at most `n >> s`
     /// longest-lived buffers placed first by size-ordered first fit (`s` = 7, 3, 1).
     SweepLong(u8),
+    /// The sweep around the hot ([`crate::place::sweep_hot`]): the `n >> s` buffers with the
+    /// largest loads over their lifetimes placed first in `greedy-load`'s order (`s` = 3).
+    SweepHot(u8),
     /// The two-ended sweep ([`crate::place::sweep_two_ended`]): each buffer at the bottom of
     /// the lowest gap or the top of the highest below the lower bound, against the longer-lived
     /// side.
@@ -59,7 +62,9 @@ impl Member {
     pub const fn strategy(self) -> crate::Strategy {
         use crate::Strategy;
         match self {
-            Member::Sweep | Member::SweepLong(_) | Member::SweepTwoEnded => Strategy::Sweep,
+            Member::Sweep | Member::SweepLong(_) | Member::SweepHot(_) | Member::SweepTwoEnded => {
+                Strategy::Sweep
+            }
             Member::Skyline(_) | Member::SkylineTimed => Strategy::Skyline,
             Member::GreedyLoad => Strategy::GreedyLoad,
             Member::GreedySize => Strategy::GreedySize,
@@ -95,6 +100,7 @@ impl Member {
             Member::SweepLong(7) => "sweep-long/128",
             Member::SweepLong(3) => "sweep-long/8",
             Member::SweepLong(_) => "sweep-long/2",
+            Member::SweepHot(_) => "sweep-hot/8",
             Member::SweepTwoEnded => "sweep-two-ended",
             Member::Skyline(0) => "skyline-wat",
             Member::Skyline(1) => "skyline-taw",
@@ -166,6 +172,10 @@ pub enum Outcome {
     /// be another row's (with no long set, the plain sweep's; with an earlier row's long
     /// set, that row's).
     NoLongSet,
+    /// Skipped: the sweep around the hot ([`Member::SweepHot`]) stands in for `greedy-load`,
+    /// whose order it follows for less work, only where a greedy pass would not fit in the
+    /// budget left, and one would.
+    Covered,
     /// Skipped: an earlier member already reached the lower bound.
     AtLowerBound,
     /// Skipped: its estimated cost is more than the budget left, in work units.
@@ -185,7 +195,7 @@ pub enum Outcome {
     ReachedElsewhere,
 }
 
-/// Most members one portfolio reports: the 14 rows of `auto`'s table, `exact`'s timed
+/// Most members one portfolio reports: the 16 rows of `auto`'s table, `exact`'s timed
 /// skyline, the branch and bound and the repair (checked against the table at compile time in
 /// `place::portfolio`).
 pub const MAX_MEMBERS: usize = 19;

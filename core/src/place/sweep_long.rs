@@ -47,7 +47,8 @@ use crate::place::scan::insert_sorted;
 use crate::place::seed::search::{Fit, Span};
 use crate::place::seed::select::{first_fit_sorted, place_one, Regions};
 use crate::place::sweep::{def_order, expire};
-use crate::workspace::{Placed, Section};
+use crate::workspace::{Placed, Section, Slot};
+use core::cmp::Reverse;
 
 /// The lifetime classes of a problem's intervals: how many and their total length per
 /// class ([`class_of`]), and the time span they cover. What [`long_class`] cuts and the
@@ -133,6 +134,66 @@ pub fn sweep_long(
     regions: Regions,
     clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
+    sweep_first(graph, infos, First::Long(k), order, heap, placed, occupied, sections, regions, clock)
+}
+
+/// Which candidates a sweep around a first set places first ([`sweep_first`]), and in which
+/// order.
+#[derive(Clone, Copy, Debug)]
+pub enum First<'a> {
+    /// The candidates of lifetime class at least `k` ([`class_of`]), in size order (then
+    /// lifetime, then index, larger first): the long-lived of [`sweep_long`].
+    Long(usize),
+    /// The candidates ranked at or before candidate `last` by the key (largest load over the
+    /// lifetime, `loads[v].total`; lifetime; index ascending), larger first, in that order
+    /// (`greedy-load`'s): the hot of [`crate::place::sweep_hot`]. `loads` holds one slot per
+    /// candidate.
+    Hot {
+        /// Per candidate, its `total`: the largest load over its lifetime, bytes.
+        loads: &'a [Slot],
+        /// The last candidate of the set in that order.
+        last: u32,
+    },
+}
+
+impl First<'_> {
+    /// Whether unpinned candidate `v`, live over `[lo, hi]`, is of the first set.
+    #[inline]
+    fn holds(&self, v: u32, lo: u32, hi: u32) -> bool {
+        match *self {
+            First::Long(k) => class_of(lo, hi) >= k,
+            First::Hot { loads, last } => hot_key(loads, v) >= hot_key(loads, last),
+        }
+    }
+}
+
+/// The rank key of [`First::Hot`] (larger first): the candidate's largest load over its
+/// lifetime, its lifetime (`width`, instructions), then the lower index.
+#[inline]
+pub(crate) fn hot_key(loads: &[Slot], v: u32) -> (u64, u32, Reverse<u32>) {
+    let s = &loads[v as usize];
+    (s.total, s.width, Reverse(v))
+}
+
+/// Places every candidate as described in the module docs, with the first set `first`
+/// ([`First::Long`]: the long-lived; [`First::Hot`]: the hot) in place of "class ≥ `k`";
+/// as [`sweep_long`] otherwise.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] naming the first buffer that fits in no gap of the window.
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_first(
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    first: First<'_>,
+    order: &mut [u32],
+    heap: &mut [u32],
+    placed: &mut [Placed],
+    occupied: &mut [Span],
+    sections: &mut [Section],
+    regions: Regions,
+    clock: &mut Clock<'_>,
+) -> Result<bool, PlanError> {
     let n = infos.len();
     let words: &mut [u32] = bytemuck::cast_slice_mut(sections);
     // `placed`, `heap` and `words` are checked by the class index of step 1 (it needs at
@@ -144,7 +205,7 @@ pub fn sweep_long(
     // placed first: the long free ones (the pinned ones are where the input puts them)
     let long = |v: usize| {
         let nd = &nodes[graph.intervals_of(&infos[v])[0] as usize];
-        class_of(nd.lo, nd.hi) >= k && !infos[v].is_pinned()
+        !infos[v].is_pinned() && first.holds(v as u32, nd.lo, nd.hi)
     };
     // step 1: the long ones, size order, first fit among themselves
     let mut nl = 0usize;
@@ -158,15 +219,19 @@ pub fn sweep_long(
         let nd = &nodes[graph.intervals_of(&infos[v as usize])[0] as usize];
         nd.hi - nd.lo
     };
-    order[..nl].sort_unstable_by(|&a, &b| {
-        let (ia, ib) = (&infos[a as usize], &infos[b as usize]);
-        ib.aligned.cmp(&ia.aligned).then(life(b).cmp(&life(a))).then(a.cmp(&b))
-    });
+    match first {
+        First::Long(_) => order[..nl].sort_unstable_by(|&a, &b| {
+            let (ia, ib) = (&infos[a as usize], &infos[b as usize]);
+            ib.aligned.cmp(&ia.aligned).then(life(b).cmp(&life(a))).then(a.cmp(&b))
+        }),
+        First::Hot { loads, .. } => order[..nl].sort_unstable_by_key(|&v| Reverse(hot_key(loads, v))),
+    }
     for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
         info.allocated = 0;
     }
     {
-        let Some(mut index) = ClassIndex::new(graph, infos, k, placed, words, heap) else {
+        let kept = |lo: u32, hi: u32, v: u32| infos[v as usize].is_pinned() || first.holds(v, lo, hi);
+        let Some(mut index) = ClassIndex::holding(graph, infos, kept, placed, words, heap) else {
             return Ok(false);
         };
         // the pinned ones are obstacles to the long ones
@@ -181,8 +246,9 @@ pub fn sweep_long(
     // step 2: the sweep in (def, size descending, index) order; nodes are sorted by lo
     def_order(nodes, infos, &mut order[..n]);
     // the long ones' and the pinned ones' nodes in sweep order: placed before the sweep
-    let before =
-        |nd: &Node, infos: &[Info]| class_of(nd.lo, nd.hi) >= k || infos[nd.payload as usize].is_pinned();
+    let before = |nd: &Node, infos: &[Info]| {
+        infos[nd.payload as usize].is_pinned() || first.holds(nd.payload, nd.lo, nd.hi)
+    };
     let longs = &mut words[..n];
     let mut nl = 0usize;
     for &ni in order[..n].iter() {
@@ -204,7 +270,7 @@ pub fn sweep_long(
             let node = nodes[ni as usize];
             expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
             let v = node.payload as usize;
-            if pinned || class_of(node.lo, node.hi) >= k {
+            if pinned || first.holds(node.payload, node.lo, node.hi) {
                 // placed in step 1 or pinned: it enters the live list at its def
                 entered += 1;
                 let info = &mut infos[v];

@@ -59,6 +59,9 @@ pub fn member_lines(
                     "skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)"
                         .to_string()
                 }
+                Outcome::Covered => {
+                    "skipped: greedy-load's pass fits in the budget left (this row stands in for it only where it does not)".to_string()
+                }
                 Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")

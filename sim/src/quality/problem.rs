@@ -80,11 +80,11 @@ pub fn problem_from_program(p: &Program) -> Problem {
     out
 }
 
-/// The single strategy a portfolio member runs alone (`None`: the sweep around the
-/// long-lived, the branch and bound and the repair have none).
+/// The single strategy a portfolio member runs alone (`None`: the sweeps around the
+/// long-lived and the hot, the branch and bound and the repair have none).
 fn single_of(m: Member) -> Option<Strategy> {
     match m {
-        Member::SweepLong(_) | Member::BranchAndBound | Member::Repair => None,
+        Member::SweepLong(_) | Member::SweepHot(_) | Member::BranchAndBound | Member::Repair => None,
         _ => Some(m.strategy()),
     }
 }
