@@ -57,9 +57,7 @@ pub(super) fn run_sweep_hot(
     clock: &mut Clock<'_>,
 ) -> Result<Option<u64>, PlanError> {
     let n = infos.len();
-    if st.slots.len() < n || st.order.len() < n {
-        return Ok(None);
-    }
+    // (short slots or order: the loads decline, `Some(false)`)
     match section_loads_asking(graph, infos, st, regions, &mut || clock.ask_now()) {
         Some(true) => {}
         Some(false) | None => return Ok(None),
@@ -77,10 +75,16 @@ pub(super) fn run_sweep_hot(
         return Ok(None);
     }
     let loads: &[Slot] = st.slots;
-    order[..m].select_nth_unstable_by_key(hot - 1, |&v| Reverse(hot_key(loads, v)));
-    let first = First::Hot { loads, last: order[hot - 1] };
+    let first = First::Hot { loads, last: hot_last(&mut order[..m], loads, hot) };
     Ok(sweep_first(graph, infos, first, order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
         .then(|| peak(infos)))
+}
+
+/// The `hot`-th of `order` (1 ≤ `hot` ≤ its length) ranked by [`hot_key`], larger first: the
+/// last of the hot set. O(len) (a selection, not a sort); reorders `order`.
+fn hot_last(order: &mut [u32], loads: &[Slot], hot: usize) -> u32 {
+    order.select_nth_unstable_by_key(hot - 1, |&v| Reverse(hot_key(loads, v)));
+    order[hot - 1]
 }
 
 #[cfg(test)]
@@ -199,6 +203,19 @@ mod tests {
         let iv = [(2, 3, 8), (0, 9, 8), (0, 1, 4)];
         let (at, _) = run(&iv, &[(0, 0)], 1).unwrap();
         assert_eq!(&at[..3], &[0, 8, 0]);
+    }
+
+    /// The last of the hot set is the `hot`-th by (load, lifetime, lower index), for every
+    /// `hot` and a scrambled order: loads 5, 9, 9, 1, 9 with lifetimes 3, 2, 4, 7, 2 rank
+    /// 2 (9, 4), 1 (9, 2), 4 (9, 2; higher index), 0, 3.
+    #[test]
+    fn the_last_of_the_hot_set_is_the_hot_th_ranked() {
+        let slot = |total: u64, width: u32| Slot { total, width, ..Slot::default() };
+        let loads = [slot(5, 3), slot(9, 2), slot(9, 4), slot(1, 7), slot(9, 2)];
+        for hot in 1..=5 {
+            let mut order = [3u32, 0, 4, 2, 1];
+            assert_eq!(super::hot_last(&mut order, &loads, hot), [2, 1, 4, 0, 3][hot - 1], "hot {hot}");
+        }
     }
 
     /// Every interfering pair is kept apart, for every size of the hot set, with a pinned
