@@ -52,6 +52,7 @@ pub fn pop<T: Copy>(heap: &mut [T], len: &mut usize, less: impl Fn(T, T) -> bool
 
 /// Restores the heap order of `heap[..len]` after the root's key grew (sifts it down).
 /// O(log len).
+#[inline]
 pub fn sift_root<T: Copy>(heap: &mut [T], len: usize, less: impl Fn(T, T) -> bool) {
     let mut x = 0;
     loop {
