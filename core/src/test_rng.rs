@@ -1,6 +1,6 @@
 //! The unit tests' random cases: a seeded xorshift64 generator (Marsaglia, "Xorshift RNGs",
 //! 2003), the same stream on every machine.
-//! Uses: nothing else in the crate; used by: the unit tests of place::seed.
+//! Uses: nothing else in the crate; used by: the unit tests of place::seed, sweep and sweep_hot.
 
 /// A xorshift64 state; a seed of 0 stays 0, so seed it with any other value.
 pub(crate) struct XorShift(pub(crate) u64);

@@ -223,13 +223,8 @@ mod tests {
     /// change to the ranking, the order or the look-ahead moves it).
     #[test]
     fn every_interfering_pair_is_kept_apart() {
-        let mut x = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |m: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % m
-        };
+        let mut rng = crate::test_rng::XorShift(0x9E37_79B9_7F4A_7C15);
+        let mut next = |m: u64| rng.below(m);
         let mut peaks = 0u64;
         for case in 0..400 {
             let n = 2 + next(N as u64 - 2) as usize;
