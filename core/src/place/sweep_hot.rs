@@ -75,7 +75,7 @@ pub(super) fn run_sweep_hot(
         return Ok(None);
     }
     let loads: &[Slot] = st.slots;
-    let first = First::Hot { loads, last: hot_last(&mut order[..m], loads, hot) };
+    let first = First::Hot { loads, at_least: hot_key(loads, hot_last(&mut order[..m], loads, hot)) };
     Ok(sweep_first(graph, infos, first, order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
         .then(|| peak(infos)))
 }
@@ -149,7 +149,7 @@ mod tests {
             m += 1;
         }
         ranked[..m].sort_unstable_by_key(|&v| Reverse(hot_key(&slots, v)));
-        let first = First::Hot { loads: &slots, last: ranked[hot - 1] };
+        let first = First::Hot { loads: &slots, at_least: hot_key(&slots, ranked[hot - 1]) };
         let (mut placed, mut occ) = ([Placed::default(); N], [Span::default(); N]);
         let done = sweep_first(
             &graph,

@@ -144,15 +144,15 @@ pub enum First<'a> {
     /// The candidates of lifetime class at least `k` ([`class_of`]), in size order (then
     /// lifetime, then index, larger first): the long-lived of [`sweep_long`].
     Long(usize),
-    /// The candidates ranked at or before candidate `last` by the key (largest load over the
-    /// lifetime, `loads[v].total`; lifetime; index ascending), larger first, in that order
+    /// The candidates whose [`hot_key`] (largest load over the lifetime, `loads[v].total`;
+    /// lifetime; index ascending) is at least `at_least`, larger first, in that order
     /// (`greedy-load`'s): the hot of [`crate::place::sweep_hot`]. `loads` holds one slot per
     /// candidate.
     Hot {
         /// Per candidate, its `total`: the largest load over its lifetime, bytes.
         loads: &'a [Slot],
-        /// The last candidate of the set in that order.
-        last: u32,
+        /// The key of the last candidate of the set.
+        at_least: HotKey,
     },
 }
 
@@ -162,15 +162,18 @@ impl First<'_> {
     fn holds(&self, v: u32, lo: u32, hi: u32) -> bool {
         match *self {
             First::Long(k) => class_of(lo, hi) >= k,
-            First::Hot { loads, last } => hot_key(loads, v) >= hot_key(loads, last),
+            First::Hot { loads, at_least } => hot_key(loads, v) >= at_least,
         }
     }
 }
 
-/// The rank key of [`First::Hot`] (larger first): the candidate's largest load over its
-/// lifetime, its lifetime (`width`, instructions), then the lower index.
+/// The rank key of [`First::Hot`] (larger first): a candidate's largest load over its
+/// lifetime (bytes), its lifetime (`width`, instructions), then the lower index.
+pub type HotKey = (u64, u32, Reverse<u32>);
+
+/// Candidate `v`'s [`HotKey`] from its slot in `loads` (one per candidate; panics past them).
 #[inline]
-pub(crate) fn hot_key(loads: &[Slot], v: u32) -> (u64, u32, Reverse<u32>) {
+pub fn hot_key(loads: &[Slot], v: u32) -> HotKey {
     let s = &loads[v as usize];
     (s.total, s.width, Reverse(v))
 }
@@ -263,14 +266,15 @@ pub fn sweep_first(
     for chunk in order[..n].chunks(GATHER) {
         // (sizes read ahead: `place/gather.rs`)
         let gathered = gather(chunk.iter().map(|&ni| nodes[ni as usize].payload), infos);
-        for (&ni, &(size, _, pinned)) in chunk.iter().zip(&gathered) {
+        for (&ni, &(size, _, _)) in chunk.iter().zip(&gathered) {
             if !clock.tick() {
                 return Ok(true);
             }
             let node = nodes[ni as usize];
             expire(nodes, heap, &mut hlen, placed, &mut live, node.lo);
             let v = node.payload as usize;
-            if pinned || first.holds(node.payload, node.lo, node.hi) {
+            // pinned or of the first set: the next of `longs`, which lists them in this order
+            if longs[..nl].get(entered) == Some(&ni) {
                 // placed in step 1 or pinned: it enters the live list at its def
                 entered += 1;
                 let info = &mut infos[v];
