@@ -12,8 +12,13 @@
 //! `\r` (a CR line end or a CR inside a cell), a row whose cell count differs from the
 //! header's, and every error of the rules (a bad value, too many rows, a repeated id). The
 //! caller then reads the whole file again through the `csv` crate, which decides: the same
-//! plan or the same error, naming the same line, as without this path. The file is read in
-//! blocks of [`BLOCK`] bytes, so memory stays the [`Problem`] plus one block.
+//! plan or the same error, naming the same line, as without this path.
+//!
+//! On a host of several cores the lines are split among up to [`MAX_PARTS`] threads,
+//! [`PART`] bytes each at a time: each checks its lines by the same rules into a problem of
+//! its own, and the parts are appended in file order (the same [`Problem`] as one thread
+//! reads). The file is read in blocks of [`BLOCK`] bytes, so memory stays the [`Problem`]
+//! plus one round of the parts (one block on one core).
 
 use std::io::{self, Read};
 
@@ -26,33 +31,67 @@ use super::row_rules::RowRules;
 /// Bytes read at a time.
 pub(super) const BLOCK: usize = 1 << 20;
 
+/// Bytes of lines one thread splits and checks at a time, where several parse together.
+pub(super) const PART: usize = 4 << 20;
+
+/// Bytes of input a part is given at least: a smaller file is read by fewer threads (a
+/// thread starts in tens of microseconds; 256 KiB of rows take about 1 ms to check).
+pub(super) const MIN_PIECE: usize = 256 << 10;
+
+/// The most threads that parse one file together.
+pub(super) const MAX_PARTS: usize = 8;
+
 /// The most cells a plain row can have: one per known column (`upper` and `end` share one).
 const MAX_CELLS: usize = 7;
 
 /// Reads `f` (named `file` in the rules' errors) as plain CSV: `Ok(None)` when it is not plain
 /// or breaks a rule (the caller reads it again through the `csv` crate), `Err` only for an
-/// I/O error. `bytes` is the input's length when known.
+/// I/O error. `bytes` is the input's length when known. On a host of several cores the lines
+/// are split and checked by up to [`MAX_PARTS`] threads, [`PART`] bytes each at a time, one
+/// per [`MIN_PIECE`] bytes of a file of known length.
 ///
 /// # Errors
 /// An I/O error of reading `f`.
 pub(super) fn read_plain<R: Read>(
-    mut f: R,
+    f: R,
     bytes: Option<u64>,
     file: &str,
     max_rows: usize,
     kind: Kind,
 ) -> io::Result<Option<Problem>> {
-    let mut buf: Vec<u8> = Vec::with_capacity(2 * BLOCK);
-    let mut plain = Plain {
-        header: None,
-        rules: RowRules::new(bytes, file, max_rows, kind),
-        line: 0,
-        problem: Problem::default(),
-    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let by_size = bytes.map_or(usize::MAX, |b| usize::try_from(b / MIN_PIECE as u64).unwrap_or(usize::MAX));
+    let parts = cores.min(MAX_PARTS).min(by_size).max(1);
+    read_plain_parts(f, bytes, file, max_rows, kind, parts, PART)
+}
+
+/// [`read_plain`] with the lines split among `parts` threads, `part` bytes each at a time
+/// (one thread: [`BLOCK`] bytes at a time). The problem is that of one thread: each part's
+/// rows, checked by the same rules with their lines numbered from the part's start, are
+/// appended in file order with their lines moved on ([`Problem::append`]); a part that breaks
+/// a rule, more rows than `max_rows` in all, or parts that declare different `align`s give
+/// up (the `csv` crate then names the first such line).
+fn read_plain_parts<R: Read>(
+    mut f: R,
+    bytes: Option<u64>,
+    file: &str,
+    max_rows: usize,
+    kind: Kind,
+    parts: usize,
+    part: usize,
+) -> io::Result<Option<Problem>> {
+    let parts = parts.max(1);
+    let round = if parts > 1 { parts.saturating_mul(part.max(1)) } else { BLOCK };
+    let mut buf: Vec<u8> = Vec::with_capacity(round + BLOCK);
+    let mut header: Option<Header> = None;
+    let mut main = Part::new(bytes, file, max_rows, kind);
     let mut at = 0u64; // byte offset of `buf[0]` in the file
     loop {
         let had = buf.len();
         let got = (&mut f).take(BLOCK as u64).read_to_end(&mut buf)?;
+        if got > 0 && buf.len() < round {
+            continue; // (a round's worth first)
+        }
         let end = if got == 0 {
             buf.len() // the last line may have no line end
         } else {
@@ -66,16 +105,20 @@ pub(super) fn read_plain<R: Read>(
             return Ok(None);
         }
         let mut from = 0usize;
-        let last = (end > 0 && lines[end - 1] != b'\n').then_some(end);
-        for nl in memchr::memchr_iter(b'\n', lines).chain(last) {
-            let mut line = &lines[from..nl];
-            if let [rest @ .., b'\r'] = line {
-                line = rest;
-            }
-            if line.is_empty() || !plain.take(line, at + from as u64) {
+        if header.is_none() && end > 0 {
+            let nl = memchr::memchr(b'\n', lines).unwrap_or(end);
+            header = take_header(&main.rules, &lines[..nl]);
+            if header.is_none() {
                 return Ok(None);
             }
-            from = nl + 1;
+            main.line = 1;
+            from = (nl + 1).min(end);
+        }
+        if let Some(h) = &header {
+            let body = &lines[from..];
+            if !main.read_parts(h, body, at + from as u64, parts) {
+                return Ok(None);
+            }
         }
         buf.drain(..end);
         at += end as u64;
@@ -83,7 +126,7 @@ pub(super) fn read_plain<R: Read>(
             break;
         }
     }
-    let Plain { header: Some(header), rules, mut problem, .. } = plain else { return Ok(None) };
+    let (Some(header), Part { rules, mut problem, .. }) = (header, main) else { return Ok(None) };
     if kind == Kind::Problem && first_duplicate(&problem).is_some() {
         return Ok(None);
     }
@@ -91,44 +134,125 @@ pub(super) fn read_plain<R: Read>(
     Ok(Some(problem))
 }
 
-/// What the plain reader has read so far.
-struct Plain<'f> {
-    /// The header, once its line is read.
-    header: Option<Header>,
+/// The header read from its `line` (no line end, no quote), or `None` (an empty line or a
+/// CR in it, too many cells, or a header the rules refuse).
+fn take_header(rules: &RowRules<'_>, line: &[u8]) -> Option<Header> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    if line.is_empty() {
+        return None;
+    }
+    let (cells, count) = split_cells(line)?;
+    rules.header(&ByteRecord::from(cells[..count].to_vec())).ok()
+}
+
+/// The cells of `line` (no line end, no quote) split at commas, and their count; `None`
+/// for a CR in the line or more than [`MAX_CELLS`] cells.
+fn split_cells(line: &[u8]) -> Option<([&[u8]; MAX_CELLS], usize)> {
+    let mut cells = [&b""[..]; MAX_CELLS];
+    let mut count = 0usize;
+    let mut from = 0usize;
+    // rows are short: one pass over the bytes beats a vector search per comma
+    for (i, &b) in line.iter().enumerate() {
+        if b == b',' {
+            if count == MAX_CELLS - 1 {
+                return None;
+            }
+            cells[count] = &line[from..i];
+            count += 1;
+            from = i + 1;
+        } else if b == b'\r' {
+            return None;
+        }
+    }
+    cells[count] = &line[from..];
+    Some((cells, count + 1))
+}
+
+/// The rows one thread has read: its rules, the lines it has read, and its problem.
+struct Part<'f> {
     rules: RowRules<'f>,
-    /// Lines read (the header is line 1).
+    /// Lines read (the header is line 1 of the whole file; a later part counts from 0).
     line: u64,
     problem: Problem,
 }
 
-impl Plain<'_> {
-    /// Takes one line starting at byte `offset` (no line end, not empty, no quote); `false`
-    /// when the plain path gives up (a CR in the line included).
-    fn take(&mut self, line: &[u8], offset: u64) -> bool {
-        self.line += 1;
-        let mut cells = [&b""[..]; MAX_CELLS];
-        let mut count = 0usize;
-        let mut from = 0usize;
-        // rows are short: one pass over the bytes beats a vector search per comma
-        for (i, &b) in line.iter().enumerate() {
-            if b == b',' {
-                if count == MAX_CELLS - 1 {
-                    return false;
-                }
-                cells[count] = &line[from..i];
-                count += 1;
-                from = i + 1;
-            } else if b == b'\r' {
+impl<'f> Part<'f> {
+    /// An empty part of a text `bytes` long (when known, to reserve once).
+    fn new(bytes: Option<u64>, file: &'f str, max_rows: usize, kind: Kind) -> Part<'f> {
+        Part { rules: RowRules::new(bytes, file, max_rows, kind), line: 0, problem: Problem::default() }
+    }
+
+    /// Takes the data lines of `text` (whole lines, no quote; the last may lack its line
+    /// end), starting at byte `at` of the file: split into up to `parts` pieces at line ends,
+    /// the first read here, the others by threads of their own, then appended in order.
+    /// `false` when the plain path gives up.
+    fn read_parts(&mut self, header: &Header, text: &[u8], at: u64, parts: usize) -> bool {
+        let mut cuts = [0usize; MAX_PARTS + 1];
+        let pieces = parts.clamp(1, MAX_PARTS);
+        for (i, c) in cuts.iter_mut().enumerate().take(pieces).skip(1) {
+            let target = text.len() * i / pieces;
+            *c = memchr::memchr(b'\n', &text[target..]).map_or(text.len(), |j| target + j + 1);
+        }
+        cuts[pieces] = text.len();
+        for i in 1..=pieces {
+            cuts[i] = cuts[i].max(cuts[i - 1]);
+        }
+        if pieces == 1 || cuts[1] == text.len() {
+            return self.read_lines(header, text, at);
+        }
+        let (file, max_rows, kind) = (self.rules.file(), self.rules.max_rows(), self.rules.kind());
+        let (first, later) = std::thread::scope(|s| {
+            let handles: Vec<_> = (1..pieces)
+                .filter(|&i| cuts[i] < cuts[i + 1])
+                .map(|i| {
+                    let piece = &text[cuts[i]..cuts[i + 1]];
+                    s.spawn(move || {
+                        let mut p = Part::new(Some(piece.len() as u64), file, max_rows, kind);
+                        p.read_lines(header, piece, 0).then_some(p)
+                    })
+                })
+                .collect();
+            let first = self.read_lines(header, &text[..cuts[1]], at);
+            (first, handles.into_iter().map(|h| h.join().ok().flatten()).collect::<Vec<_>>())
+        });
+        if !first {
+            return false;
+        }
+        for p in later {
+            let Some(p) = p else { return false };
+            if self.problem.len() + p.problem.len() > max_rows || !self.rules.adopt(&p.rules, self.line) {
                 return false;
             }
+            self.problem.append(&p.problem, self.line);
+            self.line += p.line;
         }
-        cells[count] = &line[from..];
-        count += 1;
-        let Some(header) = &self.header else {
-            let record = ByteRecord::from(cells[..count].to_vec());
-            self.header = self.rules.header(&record).ok();
-            return self.header.is_some();
-        };
+        true
+    }
+
+    /// Takes every data line of `text` (whole lines; the last may lack its line end),
+    /// starting at byte `at`; `false` when the plain path gives up.
+    fn read_lines(&mut self, header: &Header, text: &[u8], at: u64) -> bool {
+        let end = text.len();
+        let last = (end > 0 && text[end - 1] != b'\n').then_some(end);
+        let mut from = 0usize;
+        for nl in memchr::memchr_iter(b'\n', text).chain(last) {
+            let mut line = &text[from..nl];
+            if let [rest @ .., b'\r'] = line {
+                line = rest;
+            }
+            if line.is_empty() || !self.take(header, line, at + from as u64) {
+                return false;
+            }
+            from = nl + 1;
+        }
+        true
+    }
+
+    /// Takes one data line starting at byte `offset` (no line end, not empty, no quote);
+    /// `false` when the plain path gives up (a CR in the line included).
+    fn take(&mut self, header: &Header, line: &[u8], offset: u64) -> bool {
+        self.line += 1;
+        let Some((cells, count)) = split_cells(line) else { return false };
         if count != header.width() {
             return false;
         }
@@ -287,5 +411,73 @@ mod tests {
         assert_eq!(got.len(), k as usize + 1);
         assert_eq!((got.line(k as usize), got.id(k as usize)), (Some(k + 2), "last"));
         assert_eq!(got, want);
+    }
+
+    /// Read by `parts` threads of `part` bytes: the same problem as one thread reads (lines,
+    /// fixed offsets, alignments and the declared `align` included), or the same give-up, for
+    /// every split of the lines among the parts.
+    #[test]
+    fn parts_read_what_one_thread_reads() {
+        let mut long = String::from("id,lower,upper,size,offset,alignment\n");
+        for k in 0..40u64 {
+            let offset = if k % 7 == 3 { format!("{}", 4096 * k) } else { String::new() };
+            let alignment = if k % 11 == 5 { "64" } else { "" };
+            long.push_str(&format!("b{k},{},{},{},{offset},{alignment}\n", k % 5, k % 5 + 1 + k % 3, 1 + k));
+        }
+        let mut dup = long.clone();
+        dup.push_str("b3,0,1,1,,\n"); // the id of line 5, 37 lines on
+        let mut declared = String::from("id,lower,upper,size,offset,align\n");
+        for k in 0..30u64 {
+            declared.push_str(&format!("s{k},0,{},8,{},4096\n", 1 + k, 8 * k));
+        }
+        let mut changes = declared.clone();
+        changes.push_str("last,0,1,8,0,64\n");
+        let texts = [
+            (long.as_str(), Kind::Problem),
+            (&long.replace('\n', "\r\n"), Kind::Problem),
+            (long.trim_end(), Kind::Problem),
+            (&dup, Kind::Problem),
+            (&format!("{long}\nz,0,1,1,,\n"), Kind::Problem),
+            (&format!("{long}\"q\",0,1,1,,\n"), Kind::Problem),
+            (&long.replace("b39,", "b39,x"), Kind::Problem),
+            (declared.as_str(), Kind::Solution),
+            (&changes, Kind::Solution),
+            ("id,lower,upper,size\n", Kind::Problem),
+            ("id,lower,upper,size", Kind::Problem),
+            ("id,lower,upper,size\na,0,1,1", Kind::Problem),
+        ];
+        for (i, (text, kind)) in texts.iter().enumerate() {
+            for max_rows in [usize::MAX, 35] {
+                let one = read_plain_parts(text.as_bytes(), None, "p.csv", max_rows, *kind, 1, PART).unwrap();
+                for (parts, part) in [(2, 1), (2, 64), (3, 40), (3, 200), (8, 17), (2, 1 << 20)] {
+                    let got = read_plain_parts(text.as_bytes(), None, "p.csv", max_rows, *kind, parts, part)
+                        .unwrap();
+                    assert_eq!(got, one, "text {i}, max_rows {max_rows}, {parts} parts of {part} bytes");
+                }
+            }
+        }
+        // several rounds of whole blocks, each split among the parts
+        let mut big = String::from("id,lower,upper,size\n");
+        for k in 0..(5 * BLOCK / 24) as u64 {
+            big.push_str(&format!("r{k},{},{},{}\n", k % 97, k % 97 + 1 + k % 13, 1 + k % 4099));
+        }
+        let want =
+            read_plain_parts(big.as_bytes(), None, "p.csv", usize::MAX, Kind::Problem, 1, PART).unwrap();
+        for (parts, part) in [(2, 4096), (3, BLOCK / 2 + 7)] {
+            let got = read_plain_parts(big.as_bytes(), None, "p.csv", usize::MAX, Kind::Problem, parts, part)
+                .unwrap();
+            assert_eq!(got, want, "{parts} parts of {part} bytes");
+        }
+        // what the cases above read: a problem with lines, offsets and alignments; the give-ups
+        let one =
+            |t: &str, kind| read_plain_parts(t.as_bytes(), None, "p.csv", usize::MAX, kind, 1, PART).unwrap();
+        let p = one(&long, Kind::Problem).unwrap();
+        assert_eq!((p.len(), p.line(39), p.fixed(10), p.alignment(16)), (40, Some(41), Some(40_960), 64));
+        assert_eq!(one(&declared, Kind::Solution).unwrap().declared_align(), Some(4096));
+        assert!(one(&dup, Kind::Problem).is_none());
+        assert!(one(&changes, Kind::Solution).is_none());
+        assert!(read_plain_parts(long.as_bytes(), None, "p.csv", 35, Kind::Problem, 1, PART)
+            .unwrap()
+            .is_none());
     }
 }

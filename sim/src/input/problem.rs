@@ -250,6 +250,38 @@ impl Problem {
         self.lines[k] = line;
     }
 
+    /// Appends every buffer of `other` (ids, numbers, fixed offsets, alignments), its file
+    /// lines moved on by `line_offset`: `other` read from a later part of the same file, whose
+    /// lines it numbered from the part's start. The result equals the problem read in one
+    /// pass (the line vector stays empty while the lines run on one by one).
+    pub(crate) fn append(&mut self, other: &Problem, line_offset: u64) {
+        let (k0, n) = (self.len(), other.len());
+        if n == 0 {
+            return;
+        }
+        let base = self.text.len();
+        self.text.push_str(&other.text);
+        self.ends.extend(other.ends.iter().map(|&e| e + base));
+        self.rows.extend_from_slice(&other.rows);
+        append_sparse(&mut self.fixed, &other.fixed, k0, n, FREE);
+        append_sparse(&mut self.alignments, &other.alignments, k0, n, 1);
+        if other.first_line == 0 {
+            return; // (not read from a file: no lines on either side)
+        }
+        let first = other.first_line + line_offset;
+        if k0 == 0 {
+            self.first_line = first;
+        }
+        let runs_on = self.lines.is_empty() && other.lines.is_empty() && first == self.first_line + k0 as u64;
+        if runs_on {
+            return;
+        }
+        if self.lines.is_empty() {
+            self.lines = (0..k0 as u64).map(|i| self.first_line + i).collect();
+        }
+        self.lines.extend((0..n).map(|k| other.line(k).unwrap_or(0) + line_offset));
+    }
+
     /// The alignment a solution file records (its `align` column, written by `dramalloc plan`).
     pub fn declared_align(&self) -> Option<u64> {
         self.align
@@ -301,6 +333,22 @@ impl Problem {
         let mut out = self.clone();
         out.fixed = offsets[..self.len()].to_vec();
         out
+    }
+}
+
+/// Appends `other` (`n` entries, or none: every one `none`) to `mine` (`k0` entries, or none),
+/// a vector of [`Problem`]'s that stays empty until some entry differs from `none`.
+fn append_sparse(mine: &mut Vec<u64>, other: &[u64], k0: usize, n: usize, none: u64) {
+    if other.is_empty() && mine.is_empty() {
+        return;
+    }
+    if mine.is_empty() {
+        mine.resize(k0, none);
+    }
+    if other.is_empty() {
+        mine.resize(k0 + n, none);
+    } else {
+        mine.extend_from_slice(other);
     }
 }
 

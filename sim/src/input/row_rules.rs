@@ -32,6 +32,35 @@ impl<'f> RowRules<'f> {
         RowRules { bytes, file, max_rows, kind, declared: None }
     }
 
+    /// The file these rules name in their errors.
+    pub(super) fn file(&self) -> &'f str {
+        self.file
+    }
+
+    /// The most rows these rules accept.
+    pub(super) fn max_rows(&self) -> usize {
+        self.max_rows
+    }
+
+    /// What the rows are read as.
+    pub(super) fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// Takes on what the rules of a later part of the same file saw (its lines numbered from
+    /// the part's start, `line_offset` lines into the file): its declared `align`, where these
+    /// rules saw none. `false` when the two declare different ones (the file breaks the rule).
+    pub(super) fn adopt(&mut self, later: &RowRules<'_>, line_offset: u64) -> bool {
+        match (self.declared, later.declared) {
+            (Some((mine, _)), Some((theirs, _))) => mine == theirs,
+            (None, Some((align, line))) => {
+                self.declared = Some((align, line + line_offset));
+                true
+            }
+            (_, None) => true,
+        }
+    }
+
     /// Checks the row on file line `line`, starting at byte `offset`, whose cells (untrimmed)
     /// `cell` gives by the column slots of `header`, and appends it to `problem`. Every cell
     /// is trimmed of ASCII whitespace but a quoted id (`id_quoted`: `Some` of the bytes after
