@@ -200,11 +200,17 @@ fn three_thousand() -> Vec<Buffer> {
 
 /// The repair's allowance past the budget (`Budget::repair_work`) lasts while the peak keeps
 /// going down (`STALL_FACTOR`): on [`three_thousand`] with 1,000,000 units the members leave
-/// the repair 280,000, which bring the sweep's peak to 26,517 (the bound is 22,915); 100,000
-/// more reach 26,495 and 1,000,000 more 25,137, both spent to the unit; with no bound the
-/// repair goes on to 25,014 and stops by itself after 5,626,134 units, its last gain far
+/// the repair 280,000, which bring the sweep's peak to 26,401 (the bound is 22,915); 100,000
+/// more reach 25,507 and 1,000,000 more 25,137, all spent to the unit; with no bound the
+/// repair goes on to 24,991 and stops by itself after 8,227,681 units, its last gain far
 /// behind. With no budget left at all (100,000 units) the allowance does not help: the first
-/// window gains nothing, and a repair that has gained nothing has no patience past its budget.
+/// windows gain nothing, and a repair that has gained nothing has no patience past its budget.
+///
+/// The section loads (10 · 3,000 · 12 = 360,000 units) pay only within a budget of twice
+/// that (`loads_pay`): the repair starts without them on 280,000 and 380,000 units (26,517
+/// and 26,495 with them first) and with them on 1,280,000; unbounded, the base 280,000 stands
+/// for the time left, and the loads come once the other orders ran out (without them it ends
+/// at 25,406, with them first at 25,014).
 #[test]
 fn the_repair_allowance_lasts_while_the_peak_goes_down() {
     let bufs = three_thousand();
@@ -219,12 +225,12 @@ fn the_repair_allowance_lasts_while_the_peak_goes_down() {
         (repair, p.metrics.hwm)
     };
     let ran = |peak, work| (Some(Outcome::Ran { peak, work }), peak);
-    assert_eq!(run(1_000_000, 0), ran(26_517, 280_000));
-    assert_eq!(run(1_000_000, 100_000), ran(26_495, 380_000));
+    assert_eq!(run(1_000_000, 0), ran(26_401, 280_000));
+    assert_eq!(run(1_000_000, 100_000), ran(25_507, 380_000));
     assert_eq!(run(1_000_000, 1_000_000), ran(25_137, 1_280_000));
-    assert_eq!(run(1_000_000, u64::MAX), ran(25_014, 5_626_134));
+    assert_eq!(run(1_000_000, u64::MAX), ran(24_991, 8_227_681));
     assert_eq!(run(100_000, 0), (Some(Outcome::OverBudget { cost: 1, left: 0 }), 27_086));
-    assert_eq!(run(100_000, u64::MAX), ran(27_086, 440));
+    assert_eq!(run(100_000, u64::MAX), ran(27_086, 1_580));
 }
 
 /// [`plan_in`] with the sections storage kept (the repair's load orders and the two steps of

@@ -42,6 +42,7 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
+use crate::place::cost_model::HOT_LOAD_UNITS;
 use crate::place::portfolio::Storage;
 use crate::place::scan::interval_of;
 use crate::place::seed::search::{Fit, Span};
@@ -219,26 +220,79 @@ pub(crate) fn repair(
     // two steps (the sections and their sort, then the totals: about 60 and 50 ms at 10^6
     // candidates, where the sweep can end just before the clock), so a clock that ran out in
     // the first stops the repair before the second (`Work::used` stays 0: "out of time")
-    let Some(loads) = section_loads_asking(graph, infos, st, regions, &mut || work.go()) else {
+    // (where they would take more than half the repair's budget, the windows get it first:
+    // [`loads_pay`]; with an unbounded allowance, a host's clock, the base budget stands for
+    // the time left, the units being about nanoseconds)
+    let budget = if work.start == u64::MAX { work.base } else { work.start };
+    let asked = if loads_pay(n, budget) {
+        section_loads_asking(graph, infos, st, regions, &mut || work.go())
+    } else {
+        Some(false)
+    };
+    let Some(mut loads) = asked else {
         return Ok(Some(Repaired { peak: infos.iter().map(Info::end).max().unwrap_or(0) }));
     };
-    let orders: &[usize] =
-        if loads { &[0, 1, 2, 3, 4, PERTURBED, PERTURBED + 1] } else { &[0, 3, 4, PERTURBED] };
-    // the ends in a max tree over the sections' storage (free again once the totals are
-    // read), so the peak and the buffer that sets it cost O(log n) after each window
-    let sections: &mut [Section] = core::mem::take(&mut *st.sections);
-    let out = {
-        let mut tops = Tops::new(bytemuck::cast_slice_mut(&mut sections[..]), infos);
-        peaks(graph, infos, st, &mut tops, orders, regions, lower_bound, work)
+    let mut lowest_moved: Option<u64> = None;
+    let mut out = loop {
+        let orders: &[usize] =
+            if loads { &[0, 1, 2, 3, 4, PERTURBED, PERTURBED + 1] } else { &[0, 3, 4, PERTURBED] };
+        // the ends in a max tree over the sections' storage (free again once the totals are
+        // read), so the peak and the buffer that sets it cost O(log n) after each window
+        let sections: &mut [Section] = core::mem::take(&mut *st.sections);
+        let run = {
+            let mut tops = Tops::new(bytemuck::cast_slice_mut(&mut sections[..]), infos);
+            peaks(graph, infos, st, &mut tops, orders, regions, lower_bound, work)
+        };
+        *st.sections = sections;
+        let (out, moved, end) = run?;
+        if let Some(m) = moved {
+            lowest_moved = Some(lowest_moved.map_or(m, |l| l.min(m)));
+        }
+        // the orders without the loads ran out (no window lowers the peak, or the repair
+        // stalled) with work and time left: the loads now, and the windows again with every
+        // order, their patience counted from here
+        if loads || end != End::RanOut {
+            break out;
+        }
+        match section_loads_asking(graph, infos, st, regions, &mut || work.go()) {
+            Some(true) => {
+                loads = true;
+                work.gain_at = work.used();
+            }
+            _ => break out,
+        }
     };
-    *st.sections = sections;
-    let (mut out, lowest_moved) = out?;
     // (settle moves nothing once the work or the clock is out: skip its sort of n records)
     if let Some(from) = lowest_moved.filter(|_| !work.done()) {
         settle(graph, infos, st, regions, from, work)?;
         out.peak = infos.iter().map(Info::end).max().unwrap_or(0);
     }
     Ok(Some(out))
+}
+
+/// True when the section loads of `n` candidates (the load orders' keys, estimated at
+/// [`HOT_LOAD_UNITS`] `· n log2 n` units, as for the sweep around the hot) cost at most half
+/// of the repair's `budget` units; otherwise the repair starts with the orders that need no
+/// loads and computes them only once those run out (no window lowers the peak, or it
+/// stalls) with work and time left. An anytime search whose set-up takes most of its budget
+/// has too little left to use it:
+/// - at 10^6 buffers under the default 1 s (`budget` 2 · 10^8 units, the loads about
+///   2 · 10^8), without the loads first `generate --shape mixed` ends at 1.0233 × LB (three
+///   runs) against 1.0343–1.0362 with them, and `long-tail` at 1.1238 against 1.1292–1.1345;
+/// - `core/tests/repair_paths.rs`'s 3,000 buffers with 280,000 units left: 26,401 bytes
+///   against 26,517, and with no bound (the loads once the other orders ran out) 24,991
+///   against 25,014.
+///
+/// ```
+/// use dramalloc_core::place::repair::loads_pay;
+/// assert!(loads_pay(1_000, 200_000)); // 10 · 1,000 · 10 = 100,000 units
+/// assert!(!loads_pay(1_000, 199_999));
+/// assert!(!loads_pay(1_000_000, 200_000_000));
+/// ```
+pub fn loads_pay(n: usize, base: u64) -> bool {
+    let n = n as u64;
+    let log_n = 64 - n.leading_zeros() as u64;
+    n.saturating_mul(log_n).saturating_mul(HOT_LOAD_UNITS).saturating_mul(2) <= base
 }
 
 /// The repair loop of [`repair`] over the ends in `tops`.
@@ -252,8 +306,9 @@ fn peaks(
     regions: Regions,
     lower_bound: u64,
     work: &mut Work<'_>,
-) -> Result<(Repaired, Option<u64>), PlanError> {
+) -> Result<(Repaired, Option<u64>, End), PlanError> {
     let nodes = graph.tree().nodes(); // sorted by lo; one per candidate here
+    let mut end = End::Other;
     let mut lowest_moved: Option<u64> = None;
     let last = nodes.iter().map(|x| x.hi).max().unwrap_or(0);
     let mut out = Repaired { peak: tops.peak(infos) };
@@ -306,12 +361,25 @@ fn peaks(
                 continue 'peaks;
             }
             if whole || k == MAX_WINDOW || work.done() {
+                // (no window lowers the peak, or the repair stalled; not the budget or the clock)
+                if work.left > 0 && !work.stopped {
+                    end = End::RanOut;
+                }
                 break 'peaks;
             }
             margin = margin.saturating_mul(2);
         }
     }
-    Ok((out, lowest_moved))
+    Ok((out, lowest_moved, end))
+}
+
+/// Why [`peaks`] ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum End {
+    /// No window lowers the peak buffer, or the repair stalled, with work and time left.
+    RanOut,
+    /// The bound, a pinned peak buffer, no work left or the clock.
+    Other,
 }
 
 /// The candidates' ends in a max tree (`t[1]` the root, leaf `v` at `p + v`), over storage
