@@ -224,7 +224,8 @@ pub(crate) fn repair(
     // [`loads_pay`]; with an unbounded allowance, a host's clock, the base budget stands for
     // the time left, the units being about nanoseconds)
     let budget = if work.start == u64::MAX { work.base } else { work.start };
-    let asked = if loads_pay(n, budget) {
+    let deferred = !loads_pay(n, budget);
+    let asked = if !deferred {
         section_loads_asking(graph, infos, st, regions, &mut || work.go())
     } else {
         Some(false)
@@ -249,9 +250,10 @@ pub(crate) fn repair(
             lowest_moved = Some(lowest_moved.map_or(m, |l| l.min(m)));
         }
         // the orders without the loads ran out (no window lowers the peak, or the repair
-        // stalled) with work and time left: the loads now, and the windows again with every
-        // order, their patience counted from here
-        if loads || end != End::RanOut {
+        // stalled) with work and time left (the clock asked first: their first step is not
+        // stopped inside): the loads now, and the windows again with every order, their
+        // patience counted from here
+        if !deferred || loads || end != End::RanOut || !work.go() {
             break out;
         }
         match section_loads_asking(graph, infos, st, regions, &mut || work.go()) {
@@ -361,8 +363,9 @@ fn peaks(
                 continue 'peaks;
             }
             if whole || k == MAX_WINDOW || work.done() {
-                // (no window lowers the peak, or the repair stalled; not the budget or the clock)
-                if work.left > 0 && !work.stopped {
+                // (no window lowers the peak, or the repair stalled; not the budget. A clock
+                // that said stop says it again when the caller asks)
+                if work.left > 0 {
                     end = End::RanOut;
                 }
                 break 'peaks;
@@ -376,7 +379,7 @@ fn peaks(
 /// Why [`peaks`] ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum End {
-    /// No window lowers the peak buffer, or the repair stalled, with work and time left.
+    /// No window lowers the peak buffer, or the repair stalled, with work left.
     RanOut,
     /// The bound, a pinned peak buffer, no work left or the clock.
     Other,
@@ -608,6 +611,7 @@ fn try_window(
 mod tests {
     use super::*;
     use crate::liveness::interval_tree::Node;
+    use crate::place::sections::UNPLACED;
     use crate::workspace::{Placed, Raise, Scratch, Slot};
 
     /// Which slice of the storage a run lends one entry short.
@@ -631,6 +635,20 @@ mod tests {
         short: Short,
         edit: fn(&mut [Info]),
     ) -> (Option<u64>, [u64; 4], u64) {
+        let (out, at, used, _) = run_on(plan, short, edit, (16, 1_000_000, 0, u32::MAX));
+        (out, at, used)
+    }
+
+    /// [`run`] with the bound, the work budget (base and allowance past it) and the clock's
+    /// first "stop" (its call number) given; also says whether the section loads were
+    /// computed last (every slot's `at` left [`UNPLACED`] by their set-up, no window kept
+    /// since).
+    fn run_on(
+        plan: &[(u32, u32, u64, u64)],
+        short: Short,
+        edit: fn(&mut [Info]),
+        (bound, base, extra, stop_at): (u64, u64, u64, u32),
+    ) -> (Option<u64>, [u64; 4], u64, bool) {
         let n = plan.len();
         let mut nodes: [Node; 4] = core::array::from_fn(|k| {
             let (lo, hi, _, _) = plan.get(k).copied().unwrap_or_default();
@@ -673,11 +691,17 @@ mod tests {
             stand_in: false,
         };
         let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
-        let mut go = || true;
-        let mut work = Work::new(1_000_000, &mut go);
-        let out = repair(&mut graph, infos, &mut st, regions, 16, &mut work).unwrap();
+        let mut calls = 0u32;
+        let mut go = || {
+            calls += 1;
+            calls < stop_at
+        };
+        let mut work = Work::with_extension(base, extra, &mut go);
+        let out = repair(&mut graph, infos, &mut st, regions, bound, &mut work).unwrap();
         let at: [u64; 4] = core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address));
-        (out.map(|r| r.peak), at, 1_000_000 - work.left)
+        let used = work.used();
+        let loads = st.slots.len() >= n && n > 0 && st.slots[..n].iter().all(|s| s.at == UNPLACED);
+        (out.map(|r| r.peak), at, used, loads)
     }
 
     /// The clock's first "stop" latches: later questions get stop without asking it again,
@@ -764,6 +788,29 @@ mod tests {
         let pin = |i: &mut [Info]| i[0].pinned = 1;
         assert_eq!(run(&PLAN, Short::None, pin), (Some(16), [0, 8, 8, 0], 56));
         assert_eq!(run(&PLAN, Short::Sections, pin), (Some(16), [0, 8, 8, 0], 50));
+    }
+
+    /// The section loads of [`PLAN`]'s 3 candidates cost 10 · 3 · 2 = 60 units, so they pay
+    /// from a budget of 120 (`loads_pay`). Asked to reach 8 (out of reach: the window's best
+    /// is 16) on 100 units, the repair starts without them and spends them all: no loads.
+    /// With an unbounded allowance past those 100 (a host's clock) the orders without loads
+    /// run out (the window reaches 16, then no window lowers it), and the loads come then,
+    /// and the windows again with every order (no lower plan either). Where the clock says
+    /// stop when asked before them (its third call), they do not come. With 120 units the
+    /// loads come first, and the kept window rewrites its slots.
+    #[test]
+    fn the_loads_come_first_only_where_they_pay() {
+        let none = |_: &mut [Info]| {};
+        let reached = (Some(16), [0, 8, 8, 0]);
+        let got = |b| {
+            let (peak, at, used, loads) = run_on(&PLAN, Short::None, none, b);
+            ((peak, at), used, loads)
+        };
+        assert_eq!(got((8, 100, 0, u32::MAX)), (reached, 100, false));
+        assert_eq!(got((8, 100, u64::MAX, u32::MAX)), (reached, 287, true));
+        assert_eq!(got((8, 100, u64::MAX, 3)), (reached, 182, false));
+        assert_eq!(got((8, 120, 0, u32::MAX)), (reached, 120, false));
+        assert!(loads_pay(3, 120) && !loads_pay(3, 119));
     }
 
     /// Nothing to repair, storage one entry short (each slice in turn), a buffer with two
