@@ -17,6 +17,7 @@ pub mod cli;
 pub mod exec;
 pub mod host_storage;
 pub mod input;
+pub mod io_threads;
 pub mod model;
 pub mod planning;
 pub mod quality;

@@ -92,7 +92,8 @@ pub struct PlanArgs {
     pub time_limit: Duration,
     /// Threads `auto` and `exact` may use (default and most: the host's): the portfolio on
     /// one, and single strategies planned alone beside it on the others, where their memory
-    /// fits (`dramalloc_sim::quality::helpers`); 1: the portfolio alone.
+    /// fits (`dramalloc_sim::quality::helpers`); 1: the portfolio alone. Also the most that
+    /// read the CSV and write the solution (`dramalloc_sim::io_threads`).
     #[arg(long, value_parser = args::threads)]
     pub threads: Option<usize>,
     /// Shape of a model input with symbolic dimensions, NAME=DIMS; repeatable.
@@ -104,6 +105,9 @@ pub struct PlanArgs {
 pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     let t0 = Instant::now();
     let c0 = cpu_time();
+    if let Some(t) = a.threads {
+        crate::io_threads::set_io_threads(t);
+    }
     let format = a.format.unwrap_or_else(|| PlanFormat::of(&a.output));
     if let Some(svg) = &a.svg {
         if is_stdout(svg) {

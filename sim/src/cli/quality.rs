@@ -36,7 +36,8 @@ pub struct QualityArgs {
     /// Time limit of the `auto` and `exact` strategies per file, seconds.
     #[arg(long, default_value = "1", value_parser = args::seconds)]
     pub time_limit: Duration,
-    /// Threads `auto` and `exact` may use per file (default: the host's; see `plan --threads`).
+    /// Threads `auto` and `exact` may use per file (default: the host's; see `plan --threads`),
+    /// and the most that read each file.
     #[arg(long, value_parser = args::threads)]
     pub threads: Option<usize>,
     /// Instead of files: generated problems (`dramalloc_sim::quality::generate`) of these
@@ -64,6 +65,9 @@ pub struct QualityArgs {
 
 /// `dramalloc quality`.
 pub(super) fn cmd_quality(a: &QualityArgs, con: &mut Console<'_>) -> ExitCode {
+    if let Some(t) = a.threads {
+        crate::io_threads::set_io_threads(t);
+    }
     let strategies: Vec<Strategy> =
         if a.strategies.is_empty() { Strategy::ALL.to_vec() } else { a.strategies.clone() };
     // a strategy twice would be two columns and two totals of one strategy (a trial's `auto,auto`)

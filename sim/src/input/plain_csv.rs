@@ -47,7 +47,8 @@ const MAX_CELLS: usize = 7;
 /// Reads `f` (named `file` in the rules' errors) as plain CSV: `Ok(None)` when it is not plain
 /// or breaks a rule (the caller reads it again through the `csv` crate), `Err` only for an
 /// I/O error. `bytes` is the input's length when known. On a host of several cores the lines
-/// are split and checked by up to [`MAX_PARTS`] threads, [`PART`] bytes each at a time, one
+/// are split and checked by up to [`MAX_PARTS`] threads (no more than
+/// [`crate::io_threads::io_threads`]), [`PART`] bytes each at a time, one
 /// per [`MIN_PIECE`] bytes of a file of known length.
 ///
 /// # Errors
@@ -59,7 +60,7 @@ pub(super) fn read_plain<R: Read>(
     max_rows: usize,
     kind: Kind,
 ) -> io::Result<Option<Problem>> {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cores = crate::io_threads::io_threads();
     let by_size = bytes.map_or(usize::MAX, |b| usize::try_from(b / MIN_PIECE as u64).unwrap_or(usize::MAX));
     let parts = cores.min(MAX_PARTS).min(by_size).max(1);
     read_plain_parts(f, bytes, file, max_rows, kind, parts, PART)
