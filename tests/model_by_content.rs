@@ -129,5 +129,15 @@ fn a_model_without_its_extension_or_on_stdin_is_named_as_one() {
     let latin1 = b"id,lower,upper,size\nb\xe9,0,1,4096\n";
     let out = dramalloc_in(&["plan", "-", "-o", s(&sol)], latin1);
     assert_eq!(out.stderr, "error: <stdin>: line 2, column `id`: not valid UTF-8 text\n");
+    // `check-plan` reads such a CSV as `plan` does, from a file or standard input (it named
+    // only the byte offset before, a fresh-user trial)
+    let csv = d.join("latin1.csv");
+    std::fs::write(&csv, latin1).unwrap();
+    let out = dramalloc_in(&["check-plan", s(&bin), s(&csv)], b"");
+    let line = format!("error: {}: line 2, column `id`: not valid UTF-8 text\n", s(&csv));
+    assert_eq!((out.code, out.stderr), (ExitCode::from(2), line));
+    let out = dramalloc_in(&["check-plan", s(&bin), "-"], latin1);
+    let line = "error: <stdin>: line 2, column `id`: not valid UTF-8 text\n".to_owned();
+    assert_eq!((out.code, out.stderr), (ExitCode::from(2), line));
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -261,7 +261,16 @@ pub(super) fn looks_like_json(head: &[u8]) -> bool {
 
 /// The whole text of `path` (`-`: standard input) and its name for messages.
 pub(super) fn read_text(path: &Path, con: &mut Console<'_>) -> Result<(String, String), InputError> {
-    let (bytes, file) = if is_dash(path) {
+    let (bytes, file) = read_bytes(path, con)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text, file)),
+        Err(e) => Err(input::not_text(file, e.as_bytes(), e.utf8_error().valid_up_to(), is_dash(path))),
+    }
+}
+
+/// The whole of `path` (`-`: standard input) and its name for messages.
+pub(super) fn read_bytes(path: &Path, con: &mut Console<'_>) -> Result<(Vec<u8>, String), InputError> {
+    Ok(if is_dash(path) {
         let mut bytes = Vec::new();
         con.stdin
             .read_to_end(&mut bytes)
@@ -270,11 +279,7 @@ pub(super) fn read_text(path: &Path, con: &mut Console<'_>) -> Result<(String, S
     } else {
         let file = path.display().to_string();
         (std::fs::read(path).map_err(|source| InputError::Io { file: file.clone(), source })?, file)
-    };
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok((text, file)),
-        Err(e) => Err(input::not_text(file, e.as_bytes(), e.utf8_error().valid_up_to(), is_dash(path))),
-    }
+    })
 }
 
 /// Reads a program JSON (`-`: standard input).

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use super::args::{
-    display, is_dash, looks_like_json, no_shapes_for, parse_input_shape, read_program_file, read_text, STDIN,
+    display, is_dash, looks_like_json, no_shapes_for, parse_input_shape, read_bytes, read_program_file, STDIN,
 };
 use super::console::{stdout_failed, Console};
 use super::MAX_TENSORS;
@@ -15,7 +15,7 @@ use super::{fail, EXIT_BAD_INPUT, EXIT_OK};
 use std::time::{Duration, Instant};
 
 use crate::input::import::ModelFormat;
-use crate::input::{InputError, Problem};
+use crate::input::{not_text, InputError, Problem};
 use crate::quality::problem::{solve_limited, Limits};
 use crate::quality::solve_error::SolveError;
 use crate::verify::plan_file::{
@@ -90,25 +90,35 @@ pub(super) fn cmd_check_plan(a: &CheckPlanArgs, con: &mut Console<'_>) -> ExitCo
         }
     }
     let mut csv = false;
-    let checked = match a.program.as_deref().map(|p| read_text(p, con)).transpose() {
+    let checked = match a.program.as_deref().map(|p| read_bytes(p, con).map(|r| (p, r))).transpose() {
         Err(e) => return fail(con, e, EXIT_BAD_INPUT),
         Ok(None) => check_plan_file(&bytes, None),
-        Ok(Some((text, file))) if looks_like_json(text.as_bytes()) => {
-            match crate::input::parse_program(&text, &file, MAX_TENSORS) {
+        Ok(Some((path, (text, file)))) if looks_like_json(&text) => {
+            let program = String::from_utf8(text)
+                .map_err(|e| {
+                    not_text(file.clone(), e.as_bytes(), e.utf8_error().valid_up_to(), is_dash(path))
+                })
+                .and_then(|text| crate::input::parse_program(&text, &file, MAX_TENSORS));
+            match program {
                 Ok(program) => check_plan_file(&bytes, Some(&program)),
                 Err(e) => return fail(con, e, EXIT_BAD_INPUT),
             }
         }
-        Ok(Some((text, file))) => {
+        Ok(Some((path, (text, file)))) => {
             csv = true;
+            // a CSV that is not all UTF-8 is read as `plan` reads it: the error names the line
+            // and column of the bad cell (a model file's bytes are named as such)
+            let read = match std::str::from_utf8(&text) {
+                Ok(t) => crate::input::parse_buffers(t, &file, MAX_TENSORS),
+                Err(e) if ModelFormat::recognise(&text).is_some() => {
+                    Err(not_text(file.clone(), &text, e.valid_up_to(), is_dash(path)))
+                }
+                Err(_) => crate::input::read_buffers_from(&text[..], &file, MAX_TENSORS),
+            };
             // a problem no plan can be made of (a time past 32 bits) is bad input, as in `plan`
-            let problem = crate::input::parse_buffers(&text, &file, MAX_TENSORS)
-                .map_err(|e| e.to_string())
-                .and_then(|p| {
-                    crate::quality::problem::check_time_range(&p)
-                        .map(|()| p)
-                        .map_err(|e| format!("{file}: {e}"))
-                });
+            let problem = read.map_err(|e| e.to_string()).and_then(|p| {
+                crate::quality::problem::check_time_range(&p).map(|()| p).map_err(|e| format!("{file}: {e}"))
+            });
             match problem {
                 Ok(problem) => match check_plan_file_against_problem(&bytes, &problem) {
                     // a problem no plan can be made of is bad input (exit 2, `plan`'s message),
