@@ -103,6 +103,19 @@ pub const CLASS_UNITS_PER_PAIR: u64 = 21;
 /// chunk-table read and the first records of the stretch).
 pub const CLASS_UNITS_PER_CLASS: u64 = 8;
 
+/// Work units of a class-index greedy pass over `n` buffers in `classes` non-empty lifetime
+/// classes with `pairs` interfering pairs: `(`[`CLASS_UNITS_PER_PAIR`] `· 2 pairs +`
+/// [`CLASS_UNITS_PER_CLASS`] `· n · classes) · (1 + n / 2^20)`, the last factor for the
+/// cache misses of the index and the buffers' records at scale (measured: 47 ns a pair at
+/// 10^5 buffers, 84 at 10^6).
+fn class_pass(pairs: u64, n: u64, classes: u64) -> u64 {
+    pairs
+        .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
+        .saturating_add(n.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
+        .saturating_mul(n + (1 << 20))
+        >> 20
+}
+
 impl Estimate {
     /// The estimate of `graph` and `infos`.
     pub fn of(graph: &Graph<'_>, infos: &[Info]) -> Estimate {
@@ -123,13 +136,7 @@ impl Estimate {
             None => match pairs {
                 Some(pairs) => {
                     let (_, _, classes) = lifetimes.long_set(0);
-                    // its records and the buffers' own leave the cache at scale (measured:
-                    // 47 ns a pair at 10^5 buffers, 84 at 10^6)
-                    let index = pairs
-                        .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
-                        .saturating_add(n.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
-                        .saturating_mul(n + (1 << 20))
-                        >> 20;
+                    let index = class_pass(pairs, n, classes);
                     // the scan walks the placed list to the first gap that holds each
                     // buffer: at most n² / 2 entries at about 1 ns each (measured: a
                     // 20,000-buffer clique, every walk to the top, 0.21 s; 57,052 buffers
@@ -158,11 +165,7 @@ impl Estimate {
         let (nl, len, classes) = self.lifetimes.long_set(self.lifetimes.cut(share));
         let e_long = (nl as u128 * len as u128 / self.lifetimes.span.max(1) as u128).min(e as u128) as u64;
         // the index holds the long set only, so its cache factor is the long set's
-        let long = e_long
-            .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
-            .saturating_add(nl.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
-            .saturating_mul(nl + (1 << 20))
-            >> 20;
+        let long = class_pass(e_long, nl, classes);
         self.cost(Cost::Sweep).saturating_add(e.saturating_mul(LIST_UNITS_PER_PAIR)).saturating_add(long)
     }
 
@@ -179,11 +182,7 @@ impl Estimate {
         let nh = self.n >> share.min(63);
         let e_hot = e >> share.min(63);
         let classes = self.lifetimes.long_set(0).2;
-        let greedy = e_hot
-            .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
-            .saturating_add(nh.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))
-            .saturating_mul(nh + (1 << 20))
-            >> 20;
+        let greedy = class_pass(e_hot, nh, classes);
         let nlog = self.n.saturating_mul(self.log_n);
         nlog.saturating_mul(20 + HOT_LOAD_UNITS)
             .saturating_add(e.saturating_mul(LIST_UNITS_PER_PAIR))

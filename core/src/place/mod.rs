@@ -21,6 +21,7 @@ mod pinned_index;
 pub mod placed_list;
 pub mod portfolio;
 pub mod repair;
+pub mod repair_work;
 pub mod report;
 pub mod scan;
 pub mod sections;

@@ -36,7 +36,6 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::liveness::interval_tree::Node;
 use crate::place::class_index::{class_of, place_listed, ClassIndex, CLASSES};
 use crate::place::clock::Clock;
 use crate::place::cost_model::Estimate;
@@ -165,6 +164,13 @@ impl First<'_> {
             First::Hot { loads, at_least } => hot_key(loads, v) >= at_least,
         }
     }
+
+    /// Whether candidate `v` of `infos`, live over `[lo, hi]`, is placed before the sweep:
+    /// pinned, or of the first set.
+    #[inline]
+    fn before(&self, infos: &[Info], v: u32, lo: u32, hi: u32) -> bool {
+        infos[v as usize].is_pinned() || self.holds(v, lo, hi)
+    }
 }
 
 /// The rank key of [`First::Hot`] (larger first): a candidate's largest load over its
@@ -233,7 +239,7 @@ pub fn sweep_first(
         info.allocated = 0;
     }
     {
-        let kept = |lo: u32, hi: u32, v: u32| infos[v as usize].is_pinned() || first.holds(v, lo, hi);
+        let kept = |lo: u32, hi: u32, v: u32| first.before(infos, v, lo, hi);
         let Some(mut index) = ClassIndex::holding(graph, infos, kept, placed, words, heap) else {
             return Ok(false);
         };
@@ -249,14 +255,11 @@ pub fn sweep_first(
     // step 2: the sweep in (def, size descending, index) order; nodes are sorted by lo
     def_order(nodes, infos, &mut order[..n]);
     // the long ones' and the pinned ones' nodes in sweep order: placed before the sweep
-    let before = |nd: &Node, infos: &[Info]| {
-        infos[nd.payload as usize].is_pinned() || first.holds(nd.payload, nd.lo, nd.hi)
-    };
     let longs = &mut words[..n];
     let mut nl = 0usize;
     for &ni in order[..n].iter() {
         let nd = &nodes[ni as usize];
-        if before(nd, infos) {
+        if first.before(infos, nd.payload, nd.lo, nd.hi) {
             longs[nl] = ni;
             nl += 1;
         }

@@ -201,14 +201,17 @@ impl<'f> Part<'f> {
         if pieces == 1 || cuts[1] == text.len() {
             return self.read_lines(header, text, at);
         }
-        let (file, max_rows, kind) = (self.rules.file(), self.rules.max_rows(), self.rules.kind());
+        // the later pieces, each with rules of its own
+        let later: Vec<(&[u8], RowRules<'_>)> = (1..pieces)
+            .filter(|&i| cuts[i] < cuts[i + 1])
+            .map(|i| (&text[cuts[i]..cuts[i + 1]], self.rules.for_part((cuts[i + 1] - cuts[i]) as u64)))
+            .collect();
         let (first, later) = std::thread::scope(|s| {
-            let handles: Vec<_> = (1..pieces)
-                .filter(|&i| cuts[i] < cuts[i + 1])
-                .map(|i| {
-                    let piece = &text[cuts[i]..cuts[i + 1]];
+            let handles: Vec<_> = later
+                .into_iter()
+                .map(|(piece, rules)| {
                     s.spawn(move || {
-                        let mut p = Part::new(Some(piece.len() as u64), file, max_rows, kind);
+                        let mut p = Part { rules, line: 0, problem: Problem::default() };
                         p.read_lines(header, piece, 0).then_some(p)
                     })
                 })
@@ -221,7 +224,9 @@ impl<'f> Part<'f> {
         }
         for p in later {
             let Some(p) = p else { return false };
-            if self.problem.len() + p.problem.len() > max_rows || !self.rules.adopt(&p.rules, self.line) {
+            if self.problem.len() + p.problem.len() > self.rules.max_rows()
+                || !self.rules.adopt(&p.rules, self.line)
+            {
                 return false;
             }
             self.problem.append(&p.problem, self.line);

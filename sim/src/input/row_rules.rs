@@ -32,19 +32,15 @@ impl<'f> RowRules<'f> {
         RowRules { bytes, file, max_rows, kind, declared: None }
     }
 
-    /// The file these rules name in their errors.
-    pub(super) fn file(&self) -> &'f str {
-        self.file
-    }
-
     /// The most rows these rules accept.
     pub(super) fn max_rows(&self) -> usize {
         self.max_rows
     }
 
-    /// What the rows are read as.
-    pub(super) fn kind(&self) -> Kind {
-        self.kind
+    /// Fresh rules for a later part of the same file, `bytes` long (its file, row limit and
+    /// kind; nothing declared yet).
+    pub(super) fn for_part(&self, bytes: u64) -> RowRules<'f> {
+        RowRules::new(Some(bytes), self.file, self.max_rows, self.kind)
     }
 
     /// Takes on what the rules of a later part of the same file saw (its lines numbered from
