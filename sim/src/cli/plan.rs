@@ -25,6 +25,7 @@ use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::aligned_fit::ORDERS;
 use crate::quality::helpers::helper_lines;
 use crate::quality::problem::{member_lines, solve_limited, Limits, SolveError, Solved};
+use crate::quality::time_split::split_lines;
 use crate::report::solution_csv::write_solution;
 
 /// `plan --help`'s closing lines.
@@ -387,6 +388,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         ));
     }
     members.extend(helper_lines(&sol.helped, m.lower_bound));
+    if let Some(split) = &sol.split {
+        members.extend(split_lines(split, m.lower_bound));
+    }
     if sol.as_exact {
         members.push(
             "(auto's plan did not meet --capacity: it went on as exact, whose members and branch and \
@@ -402,7 +406,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "buffers": buffers,
             "strategy": a.strategy.name(),
             // the portfolio's member whose plan was kept; none where a helper's was
-            "member": if helper.is_some() || aligned.is_some() { None } else { Some(member_name) },
+            "member": if helper.is_some() || aligned.is_some() || sol.split.is_some() { None } else { Some(member_name) },
+            // the time sections `auto` planned the problem as (one per thread), where it split it
+            "time_sections": sol.split.as_ref().map(|x| x.sections.len()),
             "helper": helper,
             // the order of first fit with each buffer's own alignment, where its plan was kept
             "aligned_order": aligned,
@@ -422,7 +428,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
         let _ = writeln!(o, "{}", serde_json::to_string_pretty(&v).unwrap_or_default());
         return;
     }
-    let chosen = if let Some(order) = aligned {
+    let chosen = if let Some(split) = &sol.split {
+        format!(" (planned as {} time sections, each by auto on a thread of its own)", split.sections.len())
+    } else if let Some(order) = aligned {
         format!(" (plan from first fit with each buffer's own alignment, in {order} order)")
     } else if let Some(h) = helper {
         format!(" (plan from {h}, run alone on a helper thread)")

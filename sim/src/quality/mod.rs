@@ -14,9 +14,11 @@ pub mod limits;
 pub mod live_pairs;
 pub mod member_lines;
 pub mod problem;
+pub mod program_problem;
 pub mod settle;
 pub mod solve_error;
 pub mod solved;
+pub mod time_split;
 
 use serde::Serialize;
 

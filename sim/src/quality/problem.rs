@@ -1,5 +1,6 @@
 //! Planning problems in the minimalloc form, planned with the core planner (`plan`, `quality`).
-//! Uses: host_storage, input, limits, solved, input_checks and member_lines (re-exported),
+//! Uses: host_storage, input, limits, solved, input_checks, member_lines and program_problem
+//! (re-exported), time_split,
 //! dramalloc-core; used by: mod.rs, cli.
 //!
 //! Planning problems in the minimalloc form (`id, lower, upper, size`, `upper` exclusive) and
@@ -16,7 +17,7 @@ use dramalloc_core::{
 };
 
 use crate::host_storage::HostWorkspace;
-use crate::input::{Problem, Program, Row, TensorKind};
+use crate::input::Problem;
 use crate::quality::aligned_exact::{aligned_search, limits as search_limits, search_on};
 pub use crate::quality::aligned_fit::SETTLE_NS_PER_PAIR;
 use crate::quality::aligned_fit::{aligned_first_fit, post_reserve};
@@ -29,11 +30,13 @@ pub use crate::quality::limits::{
 };
 pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
 pub use crate::quality::member_lines::member_lines;
+pub use crate::quality::program_problem::problem_from_program;
 use crate::quality::settle::{peak_of, settle};
 use crate::quality::solve_error::fixed_only_at_zero;
 pub use crate::quality::solve_error::{describe, SolveError};
 use crate::quality::solve_error::{located, only_at_zero};
 pub use crate::quality::solved::{Aligned, Alone, Solved};
+use crate::quality::time_split::solve_split;
 
 /// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
 /// cap: past it a plan with per-buffer alignments is kept as the planner made it.
@@ -47,38 +50,6 @@ pub const LOOKAHEAD_MAX_WORDS: usize = 1 << 23;
 
 use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 use dramalloc_core::place::sweep::pinned_index_words;
-
-/// The problem of a program JSON, as the shared traces' CSVs define it: one row per
-/// intermediate or output tensor (in tensor order), live over `[def op, 1 + last reading
-/// op)`; a graph output lives to the end (`upper = ops`); a tensor nothing reads gets
-/// `upper = lower + 1`. Tensors never written are left out.
-pub fn problem_from_program(p: &Program) -> Problem {
-    let n = p.tensors.len();
-    let (mut def, mut last) = (vec![None::<u64>; n], vec![None::<u64>; n]);
-    for (i, op) in p.ops.iter().enumerate() {
-        for &t in &op.inputs {
-            last[t as usize] = Some(i as u64);
-        }
-        for &t in &op.outputs {
-            def[t as usize].get_or_insert(i as u64);
-        }
-    }
-    let ops = p.ops.len() as u64;
-    let mut out = Problem::with_capacity(n, 0);
-    for (k, t) in p.tensors.iter().enumerate() {
-        if !matches!(t.kind, TensorKind::Intermediate | TensorKind::Output) {
-            continue;
-        }
-        let Some(lower) = def[k] else { continue };
-        let upper = if t.kind == TensorKind::Output {
-            ops
-        } else {
-            last[k].filter(|&l| l >= lower).map_or(lower + 1, |l| l + 1)
-        };
-        out.push(&t.name, Row { lower, upper: upper.max(lower + 1), size: t.bytes });
-    }
-    out
-}
 
 /// The single strategy a portfolio member runs alone (`None`: the sweeps around the
 /// long-lived and the hot, the branch and bound and the repair have none).
@@ -246,6 +217,19 @@ fn solve_clocked(
         }
         sol.time = start.elapsed();
         return Ok(sol);
+    }
+    // a problem too large for helper threads, on a host with spare cores: one time section per
+    // thread (`time_split`), where the cuts cross few buffers
+    let threads = limits.threads.min(1 + spare_cores());
+    if strategy == Strategy::Auto
+        && capacity.is_none()
+        && !padded
+        && helper_count(problem.len(), threads) == 0
+    {
+        if let Some(mut sol) = solve_split(problem, align, Limits { threads, ..limits }, max_nodes) {
+            sol.time = start.elapsed();
+            return Ok(sol);
+        }
     }
     let work = limits.work;
     let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
@@ -580,6 +564,7 @@ fn solve_clocked(
         aligned,
         searched,
         helped,
+        split: None,
     })
 }
 

@@ -56,6 +56,9 @@ pub struct Solved {
     /// What `auto`'s and `exact`'s helper threads planned ([`crate::quality::helpers`]; empty
     /// with none).
     pub helped: Vec<Helped>,
+    /// Where `auto` planned the problem as time sections, one per thread
+    /// ([`crate::quality::time_split`]): the cuts and each section's plan; `None` otherwise.
+    pub split: Option<Box<crate::quality::time_split::Split>>,
 }
 
 /// A single strategy `auto` or `exact` ran again alone because with padding its members

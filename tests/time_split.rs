@@ -1,0 +1,106 @@
+//! `auto`'s time sections (`dramalloc_sim::quality::time_split`): where the cuts go, which
+//! buffers cross them, that the union of the sections' plans is valid and is each section
+//! planned alone by `auto`, and where the split is refused.
+
+use std::time::{Duration, Instant};
+
+use dramalloc_core::Strategy;
+use dramalloc_sim::input::{Problem, Row};
+use dramalloc_sim::quality::generate::Shape;
+use dramalloc_sim::quality::problem::{solve_limited, Limits};
+use dramalloc_sim::quality::time_split::{choose_cuts, solve_split, MAX_PINNED_SHARE};
+use dramalloc_sim::verify::verify;
+
+/// A budget that affords the sweep and a short repair, with a clock a minute away: the plans
+/// do not depend on the machine.
+fn limits(threads: usize) -> Limits {
+    Limits { work: 20 * 12_000 * 13 + 3_000_000, until: Instant::now() + Duration::from_secs(60), threads }
+}
+
+/// The rows of `p` (ids, numbers) that `keep` selects, in order, the ones `pin` names fixed at
+/// its offset.
+fn section(
+    p: &Problem,
+    keep: impl Fn(Row) -> bool,
+    pin: impl Fn(usize) -> Option<u64>,
+) -> (Problem, Vec<usize>) {
+    let mut out = Problem::default();
+    let mut index = Vec::new();
+    for k in 0..p.len() {
+        if keep(p.row(k)) || pin(k).is_some() {
+            let at = out.push(p.id(k), p.row(k));
+            out.set_fixed(at, pin(k));
+            index.push(k);
+        }
+    }
+    (out, index)
+}
+
+/// 12,000 `mixed` buffers (seed 5) in two sections: the cut (the fewest bytes crossing, 26,524,160,
+/// among the instants where 5,250 to 6,750 buffers have started), the buffers crossing it, a valid
+/// union, its peak that of the higher section, and each section's plan that of `auto` on the
+/// section alone, the crossing buffers pinned where the split planned them.
+#[test]
+fn two_sections_make_the_plans_of_auto_on_each() {
+    let p = Shape::Mixed.generate(12_000, 5);
+    let cuts = choose_cuts(&p, 2);
+    assert_eq!(cuts, vec![5_304]);
+    let c = cuts[0];
+    let crossing: Vec<usize> = (0..p.len()).filter(|&k| p.row(k).lower < c && c < p.row(k).upper).collect();
+    assert_eq!(crossing.len(), 64);
+    let sol = solve_split(&p, 1, limits(2), u64::MAX).expect("two sections");
+    let split = sol.split.as_deref().expect("the split's report");
+    assert_eq!((split.cuts.clone(), split.crossing, split.sections.len()), (vec![5_304], 64, 2));
+    assert_eq!(
+        split.sections.iter().map(|s| (s.from, s.own, s.pinned)).collect::<Vec<_>>(),
+        [(0, 5_240, 64), (5_304, 6_696, 64)]
+    );
+    let report = verify(&p, &p.with_offsets(&sol.offsets), 1, None).expect("a valid plan");
+    assert_eq!(report.peak, sol.metrics.hwm);
+    assert_eq!(sol.metrics.lower_bound, dramalloc_sim::quality::max_load(&p, 1));
+    assert_eq!(sol.metrics.hwm, split.sections.iter().map(|s| s.hwm).max().unwrap());
+    // each section alone: the same offsets
+    let pinned = |k: usize| crossing.contains(&k).then(|| sol.offsets[k]);
+    for s in 0..2 {
+        let (alone, index) = section(&p, |r: Row| if s == 0 { r.upper <= c } else { r.lower >= c }, pinned);
+        let solo = solve_limited(&alone, 1, None, Strategy::Auto, limits(1), u64::MAX).unwrap();
+        let theirs: Vec<u64> = index.iter().map(|&k| sol.offsets[k]).collect();
+        assert_eq!(solo.offsets, theirs, "section {s}");
+        assert_eq!(solo.metrics.hwm, split.sections[s].hwm, "section {s}");
+    }
+}
+
+/// Refused: one thread, too few rows for two sections, a fixed buffer, and cuts that cross
+/// more than one buffer in `MAX_PINNED_SHARE` (a layered training step: the activations live
+/// from the forward pass to the backward one).
+#[test]
+fn the_split_is_refused_where_it_does_not_apply() {
+    let p = Shape::Mixed.generate(12_000, 5);
+    assert!(solve_split(&p, 1, limits(1), u64::MAX).is_none());
+    let small = Shape::Mixed.generate(8_191, 5);
+    assert!(solve_split(&small, 1, limits(2), u64::MAX).is_none());
+    let mut fixed = p.clone();
+    fixed.set_fixed(3, Some(0));
+    assert!(solve_split(&fixed, 1, limits(2), u64::MAX).is_none());
+    let layered = Shape::Layered.generate(12_000, 5);
+    let c = choose_cuts(&layered, 2)[0];
+    let crossing = layered.rows().iter().filter(|r| r.lower < c && c < r.upper).count();
+    assert!(crossing * MAX_PINNED_SHARE > layered.len(), "{crossing}");
+    assert!(solve_split(&layered, 1, limits(2), u64::MAX).is_none());
+}
+
+/// A cut never leaves a section empty, and with instants sparser than four a buffer the
+/// cuts stay on the coarser grid they are chosen on and still split the buffers in halves.
+#[test]
+fn cuts_on_sparse_instants() {
+    let mut p = Problem::default();
+    for t in 0..100u64 {
+        p.push(&t.to_string(), Row { lower: t * 1000, upper: t * 1000 + 10, size: 8 });
+    }
+    // the span is 99,010 instants: cuts at multiples of 248 (400 slots); half the buffers
+    // started at the first multiple past 49,000 (the 50th's start), and it crosses none
+    let cuts = choose_cuts(&p, 2);
+    assert_eq!(cuts, vec![49_104]);
+    assert_eq!(p.rows().iter().filter(|r| r.lower < cuts[0]).count(), 50);
+    assert_eq!(choose_cuts(&p, 4), vec![24_056, 49_104, 74_152]);
+}
