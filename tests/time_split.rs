@@ -39,7 +39,8 @@ fn section(
 /// 12,000 `mixed` buffers (seed 5) in two sections: the cut (the fewest bytes crossing, 26,524,160,
 /// among the instants where 5,250 to 6,750 buffers have started), the buffers crossing it, a valid
 /// union, its peak that of the higher section, and each section's plan that of `auto` on the
-/// section alone, the crossing buffers pinned where the split planned them.
+/// section alone, the crossing buffers pinned where the split planned them, with the goal's
+/// marker, which raises each section's bound to the whole problem's.
 #[test]
 fn two_sections_make_the_plans_of_auto_on_each() {
     let p = Shape::Mixed.generate(12_000, 5);
@@ -59,15 +60,26 @@ fn two_sections_make_the_plans_of_auto_on_each() {
     assert_eq!(report.peak, sol.metrics.hwm);
     assert_eq!(sol.metrics.lower_bound, dramalloc_sim::quality::max_load(&p, 1));
     assert_eq!(sol.metrics.hwm, split.sections.iter().map(|s| s.hwm).max().unwrap());
-    // each section alone: the same offsets
+    // each section alone, with the goal's marker (a fixed 1-byte row ending at the whole
+    // problem's bound, after the last instant): the same offsets
     let pinned = |k: usize| crossing.contains(&k).then(|| sol.offsets[k]);
+    let bound = sol.metrics.lower_bound;
+    let end = p.rows().iter().map(|r| r.upper).max().unwrap();
+    let mut own_bounds = Vec::new();
     for s in 0..2 {
-        let (alone, index) = section(&p, |r: Row| if s == 0 { r.upper <= c } else { r.lower >= c }, pinned);
+        let (mut alone, index) =
+            section(&p, |r: Row| if s == 0 { r.upper <= c } else { r.lower >= c }, pinned);
+        own_bounds.push(dramalloc_sim::quality::max_load(&alone, 1));
+        let marker = alone.push("goal", Row { lower: end, upper: end + 1, size: 1 });
+        alone.set_fixed(marker, Some(bound - 1));
         let solo = solve_limited(&alone, 1, None, Strategy::Auto, limits(1), u64::MAX).unwrap();
         let theirs: Vec<u64> = index.iter().map(|&k| sol.offsets[k]).collect();
-        assert_eq!(solo.offsets, theirs, "section {s}");
+        assert_eq!(solo.offsets[..index.len()], theirs, "section {s}");
         assert_eq!(solo.metrics.hwm, split.sections[s].hwm, "section {s}");
     }
+    // the second section's own bound is below the whole's; the goal raised it
+    assert_eq!((own_bounds[0], own_bounds[1], bound), (57_896_192, 56_814_080, 57_896_192));
+    assert_eq!(split.sections.iter().map(|s| s.lower_bound).collect::<Vec<_>>(), [bound, bound]);
 }
 
 /// Refused: one thread, too few rows for two sections, a fixed buffer, and cuts that cross
@@ -103,4 +115,12 @@ fn cuts_on_sparse_instants() {
     assert_eq!(cuts, vec![49_104]);
     assert_eq!(p.rows().iter().filter(|r| r.lower < cuts[0]).count(), 50);
     assert_eq!(choose_cuts(&p, 4), vec![24_056, 49_104, 74_152]);
+    // the grid starts at the first start: the same rows moved near the end of the 32-bit
+    // instants get the same cuts, moved
+    let shift = (1u64 << 32) - 200_000;
+    let mut far = Problem::default();
+    for (id, r) in p.iter() {
+        far.push(id, Row { lower: r.lower + shift, upper: r.upper + shift, size: r.size });
+    }
+    assert_eq!(choose_cuts(&far, 2), vec![shift + 49_104]);
 }

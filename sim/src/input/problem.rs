@@ -120,34 +120,8 @@ impl Problem {
 
     /// Appends a free buffer (nothing is checked); returns its index.
     pub fn push(&mut self, id: &str, row: Row) -> usize {
-        // rows pushed unnamed before: their ids are empty
-        self.ends.resize(self.rows.len(), self.text.len());
         self.text.push_str(id);
         self.ends.push(self.text.len());
-        self.push_row(row)
-    }
-
-    /// Appends a free buffer whose id is empty, in no memory while no row has an id (a
-    /// problem planned for its numbers alone, `time_split`'s sections); returns its index.
-    /// Such a problem compares unequal to the same rows pushed with `""` as their ids.
-    ///
-    /// ```
-    /// use dramalloc_sim::input::{Problem, Row};
-    /// let mut p = Problem::default();
-    /// p.push_unnamed(Row { lower: 0, upper: 1, size: 8 });
-    /// p.push("b", Row { lower: 0, upper: 2, size: 8 });
-    /// p.push_unnamed(Row { lower: 1, upper: 2, size: 8 });
-    /// assert_eq!((p.len(), p.id(0), p.id(1), p.id(2)), (3, "", "b", ""));
-    /// ```
-    pub fn push_unnamed(&mut self, row: Row) -> usize {
-        if !self.ends.is_empty() {
-            self.ends.push(self.text.len());
-        }
-        self.push_row(row)
-    }
-
-    /// Appends `row` and the entries of the other columns that exist.
-    fn push_row(&mut self, row: Row) -> usize {
         self.rows.push(row);
         if !self.fixed.is_empty() {
             self.fixed.push(FREE);
@@ -177,10 +151,6 @@ impl Problem {
     /// # Panics
     /// When `k >= self.len()`.
     pub fn id(&self, k: usize) -> &str {
-        assert!(k < self.len(), "id({k}) of {} rows", self.len());
-        if k >= self.ends.len() {
-            return ""; // pushed unnamed
-        }
         let start = if k == 0 { 0 } else { self.ends[k - 1] };
         &self.text[start..self.ends[k]]
     }
@@ -290,15 +260,8 @@ impl Problem {
             return;
         }
         let base = self.text.len();
-        // (rows pushed unnamed on either side: their ids are empty)
-        if !other.ends.is_empty() {
-            self.ends.resize(k0, base);
-        }
         self.text.push_str(&other.text);
         self.ends.extend(other.ends.iter().map(|&e| e + base));
-        if !self.ends.is_empty() {
-            self.ends.resize(k0 + n, self.text.len());
-        }
         self.rows.extend_from_slice(&other.rows);
         append_sparse(&mut self.fixed, &other.fixed, k0, n, FREE);
         append_sparse(&mut self.alignments, &other.alignments, k0, n, 1);

@@ -82,13 +82,35 @@ pub fn helper_count(rows: usize, threads: usize) -> usize {
 /// portfolio left it, and the process's exit waits for its threads to be scheduled (a
 /// try-and-break run with two busy loops on this 2-core VM: `--threads 2` 1.0163 where
 /// `--threads 1` reached 1.0000, and 0.2–0.3 s past `--time-limit` at exit).
+///
+/// The count is the least of [`RUNNING_SAMPLES`] reads 200 µs apart (1 ms in all): one read
+/// catches tasks that run for a moment, so on an idle 2-core VM 3 of 10 single reads saw 2
+/// tasks and the same command planned with and without its helpers or time sections from
+/// run to run (a try-and-break run).
 pub fn spare_cores() -> usize {
     let cores = crate::quality::limits::default_threads();
-    let running = std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
-        s.lines().find_map(|l| l.strip_prefix("procs_running ")).and_then(|v| v.trim().parse::<usize>().ok())
-    });
+    let read = || {
+        std::fs::read_to_string("/proc/stat").ok().and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("procs_running "))
+                .and_then(|v| v.trim().parse::<usize>().ok())
+        })
+    };
+    let mut running = read();
+    for _ in 1..RUNNING_SAMPLES {
+        if running.is_none_or(|r| r <= 1) {
+            break; // nothing else runs: no read can see fewer
+        }
+        std::thread::sleep(std::time::Duration::from_micros(200));
+        if let Some(r) = read() {
+            running = Some(running.map_or(r, |x| x.min(r)));
+        }
+    }
     cores.saturating_sub(running.unwrap_or(1).max(1))
 }
+
+/// Reads of `procs_running` [`spare_cores`] takes the least of.
+pub const RUNNING_SAMPLES: usize = 5;
 
 /// What became of one strategy a helper took.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

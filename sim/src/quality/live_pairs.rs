@@ -1,8 +1,8 @@
 //! Counting the pairs of buffers live together (E), which the cost estimates and the memory
 //! caps of the front end ask for before anything is planned.
-//! Uses: input; used by: problem.rs (`solve_limited`), settle.rs.
+//! Uses: input; used by: problem.rs (`solve_limited`), settle.rs, time_split.rs.
 
-use crate::input::{Problem, Row};
+use crate::input::Problem;
 
 /// Pairs of buffers whose lifetimes overlap (each pair once). Where the instructions span at
 /// most [`COUNT_SPAN_PER_BUFFER`] times the buffers, in one pass over a table of starts per
@@ -23,13 +23,25 @@ use crate::input::{Problem, Row};
 /// assert_eq!(overlapping_pairs(&p), 2);
 /// ```
 pub fn overlapping_pairs(problem: &Problem) -> u64 {
-    let rows = problem.rows();
-    let span = rows.iter().map(|b| b.upper.max(b.lower)).max().unwrap_or(0);
-    let counted = span <= (rows.len() as u64).saturating_mul(COUNT_SPAN_PER_BUFFER).max(1 << 16);
-    if counted && rows.iter().all(|b| b.upper > b.lower) {
-        return pairs_by_count(rows, span as usize);
+    overlapping_pairs_of(problem.rows().iter().map(|b| (b.lower, b.upper)))
+}
+
+/// [`overlapping_pairs`] of the lifetimes `[lower, upper)` that `spans` yields (read twice or
+/// three times: `time_split`'s sections, which are not held as problems).
+///
+/// ```
+/// use dramalloc_sim::quality::live_pairs::overlapping_pairs_of;
+/// assert_eq!(overlapping_pairs_of([(0, 2), (1, 3), (2, 4)].into_iter()), 2);
+/// ```
+pub fn overlapping_pairs_of(spans: impl Iterator<Item = (u64, u64)> + Clone) -> u64 {
+    let (n, span, ordered) = spans.clone().fold((0u64, 0u64, true), |(n, span, ok), (lower, upper)| {
+        (n + 1, span.max(upper.max(lower)), ok && upper > lower)
+    });
+    let counted = span <= n.saturating_mul(COUNT_SPAN_PER_BUFFER).max(1 << 16);
+    if counted && ordered {
+        return pairs_by_count(spans, span as usize);
     }
-    let mut spans: Vec<(u64, u64)> = rows.iter().map(|b| (b.lower, b.upper)).collect();
+    let mut spans: Vec<(u64, u64)> = spans.collect();
     spans.sort_unstable();
     spans
         .iter()
@@ -44,10 +56,10 @@ pub const COUNT_SPAN_PER_BUFFER: u64 = 4;
 
 /// [`overlapping_pairs`] with a table of `span + 1` prefix counts of starts (every `lower` and
 /// `upper` at most `span`; every `upper` above its `lower`, as a read problem's are).
-fn pairs_by_count(rows: &[Row], span: usize) -> u64 {
+fn pairs_by_count(spans: impl Iterator<Item = (u64, u64)> + Clone, span: usize) -> u64 {
     let mut starts = vec![0u32; span + 1];
-    for b in rows {
-        starts[b.lower as usize] += 1;
+    for (lower, _) in spans.clone() {
+        starts[lower as usize] += 1;
     }
     // buffers starting together: every pair of them
     let same: u64 = starts.iter().map(|&c| c as u64 * (c as u64).saturating_sub(1) / 2).sum();
@@ -59,13 +71,14 @@ fn pairs_by_count(rows: &[Row], span: usize) -> u64 {
     }
     // each buffer, with the later-starting ones that start before its upper
     let later: u64 =
-        rows.iter().map(|b| (starts[b.upper as usize - 1] - starts[b.lower as usize]) as u64).sum();
+        spans.map(|(lower, upper)| (starts[upper as usize - 1] - starts[lower as usize]) as u64).sum();
     same + later
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::Row;
 
     fn brute(rows: &[(u64, u64)]) -> u64 {
         let mut e = 0;

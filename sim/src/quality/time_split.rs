@@ -1,7 +1,7 @@
 //! Time sections: `auto` plans a problem too large for its helper threads as one section of
 //! the time axis per thread.
-//! Uses: input, quality (problem, helpers, limits); used by: problem.rs (`solve_clocked`),
-//! cli/plan.rs (the report).
+//! Uses: host_storage, input, quality (problem, limits, live_pairs, settle), dramalloc-core;
+//! used by: problem.rs (`solve_clocked`), cli/plan.rs (the report).
 //!
 //! A plan's peak is the highest of its instants', so a problem cut at instants `c_1 < … <
 //! c_{K-1}` falls into K sections that share only the buffers live across a cut (`lower < c <
@@ -14,8 +14,13 @@
 //! Why: at 10^6 rows `auto` runs its sweep and its repair on one core, and its helper threads
 //! (single strategies on a workspace of their own) do not fit their memory
 //! ([`crate::quality::helpers::helper_count`]), so the host's other cores are idle. The
-//! sections' workspaces together are the size of the whole problem's, so the split spends
-//! those cores without doubling the memory.
+//! sections are planned from the rows where they lie (no copy), and hold the interference
+//! graph only where the whole problem would, so together they take about the whole
+//! problem's storage.
+//!
+//! Each section stops at the whole problem's bound, not its own: a fixed marker ending at that
+//! bound, after the last instant, raises the section's bound to it (`plan_section`), since a
+//! section's peak below the whole's bound lowers nothing.
 //!
 //! Where the cuts go ([`choose_cuts`]): cut `k` of `K` goes where the `k/K` share of the buffers
 //! has started, moved within [`BALANCE_SLACK`] of the buffers either way to the instant whose
@@ -27,15 +32,21 @@
 //! them). A section that fails leaves the whole problem to the usual path.
 //!
 //! Determinism: with a clock that does not bind, each section's plan is that of `auto` on it
-//! (`--threads 1`), so the plan is that of the same sections planned one after another.
+//! and its marker (`--threads 1`), so the plan is that of the same sections planned one after
+//! another.
 
 use std::time::Instant;
 
+use dramalloc_core::place::exact::Budget;
+use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 use dramalloc_core::place::report::Members;
-use dramalloc_core::{Metrics, Strategy};
+use dramalloc_core::place::sweep::pinned_index_words;
+use dramalloc_core::{plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, Strategy};
 
+use crate::host_storage::HostWorkspace;
 use crate::input::Problem;
-use crate::quality::problem::{solve_limited, Limits, Solved};
+use crate::quality::live_pairs::overlapping_pairs_of;
+use crate::quality::problem::{solve_limited, Limits, Solved, ADJACENCY_MAX_ENTRIES, LOOKAHEAD_MAX_WORDS};
 
 /// At most one buffer in this many may cross a cut: past it the split is refused. A design
 /// bound, not a fitted one: the crossing buffers are planned before the sections and fixed
@@ -75,7 +86,8 @@ pub struct Section {
     pub pinned: usize,
     /// Its plan's peak (pinned buffers included), bytes.
     pub hwm: u64,
-    /// Its max-load bound (pinned buffers included), bytes.
+    /// Its plan's bound, bytes: its own max load (pinned buffers included), raised to the
+    /// whole problem's by the goal marker (`plan_section`).
     pub lower_bound: u64,
     /// What its `auto` ran and skipped.
     pub members: Members,
@@ -108,33 +120,36 @@ pub fn choose_cuts(problem: &Problem, sections: usize) -> Vec<u64> {
 fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<u64>, Option<u64>) {
     let n = problem.len();
     let rows = problem.rows();
-    let span = rows.iter().map(|r| r.upper).max().unwrap_or(0);
+    // instants relative to the first start: `x - t0`
+    let t0 = rows.iter().map(|r| r.lower).min().unwrap_or(0);
+    let span = rows.iter().map(|r| r.upper - t0).max().unwrap_or(0);
     if sections < 2 || n < 2 || span < 2 {
         return (Vec::new(), None);
     }
-    // candidate cuts at multiples of `w`, at most about 4n of them
+    // candidate cuts at `t0 + b w`, at most about 4n of them
     let w = span.div_ceil(4 * n as u64).max(1);
     let slots = (span / w) as usize + 2;
-    // per slot: the change of the crossing bytes at cut `b * w`, of the live bytes at instant
-    // `b` (where `w` is 1) and the buffers starting just before it; every prefix sum is a
-    // load (`check_load`: within u64), so wrapping sums are exact
+    // per slot: the change of the crossing bytes at cut `b`, of the live bytes at instant
+    // `t0 + b` (where `w` is 1) and the buffers starting just before it; every prefix sum is
+    // a load (`check_load`: within u64), so wrapping sums are exact
     let mut cross = vec![0u64; slots + 1];
     let mut live = vec![0u64; if w == 1 { slots + 1 } else { 0 }];
     let mut starts = vec![0u32; slots + 1];
     let a = align.max(1);
     for r in rows {
-        let first = (r.lower / w + 1) as usize;
-        let last = ((r.upper - 1) / w) as usize;
+        let (lower, upper) = (r.lower - t0, r.upper - t0);
+        let first = (lower / w + 1) as usize;
+        let last = ((upper - 1) / w) as usize;
         if first <= last {
             cross[first] = cross[first].wrapping_add(r.size);
             cross[last + 1] = cross[last + 1].wrapping_sub(r.size);
         }
         if w == 1 {
             let size = r.size.div_ceil(a).wrapping_mul(a);
-            live[r.lower as usize] = live[r.lower as usize].wrapping_add(size);
-            live[r.upper as usize] = live[r.upper as usize].wrapping_sub(size);
+            live[lower as usize] = live[lower as usize].wrapping_add(size);
+            live[upper as usize] = live[upper as usize].wrapping_sub(size);
         }
-        // `lower < b * w` from cut b = lower / w + 1 on
+        // `lower < b w` from cut b = lower / w + 1 on
         starts[first] += 1;
     }
     let max_load = (w == 1).then(|| {
@@ -165,10 +180,10 @@ fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<u64>, O
         let (lo, hi) = (ideal.saturating_sub(slack).max(1), (ideal + slack).min(n64 - 1));
         let best = (1..=slots)
             .filter(|&b| (lo..=hi).contains(&at[b].1) && (b as u64) * w < span)
-            .filter(|&b| cuts.last().is_none_or(|&c| (b as u64) * w > c))
+            .filter(|&b| cuts.last().is_none_or(|&c| t0 + (b as u64) * w > c))
             .min_by_key(|&b| (at[b].0, at[b].1.abs_diff(ideal)));
         if let Some(b) = best {
-            cuts.push(b as u64 * w);
+            cuts.push(t0 + b as u64 * w);
         }
     }
     (cuts, max_load)
@@ -223,56 +238,50 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
         .map(|s| (if s == 0 { 0 } else { cuts[s - 1] }, cuts.get(s).copied().unwrap_or(u64::MAX)))
         .collect();
     // section `s`: its own buffers and the crossing ones it reaches, in problem order, each
-    // with the offset it is pinned at (for a crossing one)
-    let rows_of = |s: usize, mut each: Box<dyn FnMut(usize, Option<u64>) + '_>| {
+    // with the offset it is pinned at (for a crossing one); not copied, read where it lies
+    let (cuts_ref, crossing_ref, pinned_ref) = (&cuts, &crossing, &pinned);
+    let rows_of = |s: usize| {
         let (from, to) = bounds[s];
+        let (cuts, crossing, pinned) = (cuts_ref, crossing_ref, pinned_ref);
         let mut next = 0; // the next crossing buffer
-        for i in 0..n {
+        (0..n).filter_map(move |i| {
             let row = problem.row(i);
             if crossing.get(next).is_some_and(|&c| c as usize == i) {
                 next += 1;
-                if row.lower < to && row.upper > from {
-                    each(i, Some(pinned[next - 1]));
-                }
-            } else if section_of(row.lower) == s {
-                each(i, None);
+                (row.lower < to && row.upper > from).then_some((i, Some(pinned[next - 1])))
+            } else {
+                (cuts.partition_point(|&c| c <= row.lower) == s).then_some((i, None))
             }
-        }
+        })
     };
-    // every section built (ids left out: a section that fails leaves the whole problem to the
-    // usual path, whose errors name them) and planned on a thread of its own (the last on
-    // this one), on the whole clock
-    let one = Limits { threads: 1, ..limits };
-    let plan = |s: usize| {
-        let mut p = Problem::with_capacity(n / k + n / (4 * k), 0);
-        rows_of(
-            s,
-            Box::new(|i, pin| {
-                let at = p.push_unnamed(problem.row(i));
-                p.set_alignment(at, problem.alignment(i));
-                p.set_fixed(at, pin);
-            }),
-        );
-        let pinned = (0..p.len()).filter(|&j| p.fixed(j).is_some()).count();
-        let sol = solve_limited(&p, align, None, Strategy::Auto, one, max_nodes).ok();
-        (p.len(), pinned, sol)
-    };
-    let solved: Vec<Option<(usize, usize, Option<Solved>)>> = std::thread::scope(|scope| {
+    // the sections hold the interference graph only where the whole problem would: together
+    // they would hold as much, each on a budget of the whole's (a try-and-break run: 300,000
+    // rows 265 MB resident split, 73 MB whole)
+    let entries = n as u64 + 1 + 2 * overlapping_pairs_of(problem.rows().iter().map(|r| (r.lower, r.upper)));
+    let adjacency =
+        entries <= ADJACENCY_MAX_ENTRIES && entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= limits.work;
+    // the whole problem's bound, each section's goal: past it, a section's lower peak does not
+    // lower the plan's
+    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
+    let goal = Goal { bytes: lower_bound, at: rows_end(problem), align: align.max(1) };
+    // every section planned on a thread of its own (the last on this one), on the whole clock
+    let plan = &|s: usize| plan_section(problem, rows_of(s), goal, adjacency, align, limits, max_nodes);
+    let solved: Vec<Option<Planned>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..k - 1).map(|s| scope.spawn(move || plan(s))).collect();
         let mine = plan(k - 1);
-        let mut out: Vec<_> = handles.into_iter().map(|h| h.join().ok()).collect();
-        out.push(Some(mine));
+        let mut out: Vec<_> = handles.into_iter().map(|h| h.join().ok().flatten()).collect();
+        out.push(mine);
         out
     });
     let mut offsets = vec![0u64; n];
     let mut sections = Vec::with_capacity(k);
     let mut top: Option<Metrics> = None;
     for (s, (part, &(from, _))) in solved.into_iter().zip(&bounds).enumerate() {
-        let (rows, pinned, sol) = part?;
-        let sol = sol?;
-        let mut at = sol.offsets.iter();
-        rows_of(s, Box::new(|i, _| offsets[i] = at.next().copied().unwrap_or(0)));
-        let m = sol.metrics;
+        let sol = part?;
+        for ((i, _), &at) in rows_of(s).zip(&sol.offsets) {
+            offsets[i] = at;
+        }
+        let (rows, pinned, m) = (sol.offsets.len(), sol.pinned, sol.metrics);
         sections.push(Section {
             from,
             own: rows - pinned,
@@ -285,7 +294,6 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
             top = Some(m);
         }
     }
-    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
     let top = top?;
     let metrics = Metrics { lower_bound, candidates: n as u64, intervals: n as u64, pinned: 0, ..top };
     let split = Split { cuts, crossing: crossing.len(), crossing_hwm, sections };
@@ -307,6 +315,123 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     })
 }
 
+/// One section's plan: every row's offset in the section's order, how many were pinned, the
+/// metrics and what its `auto` ran.
+struct Planned {
+    offsets: Vec<u64>,
+    pinned: usize,
+    metrics: Metrics,
+    members: Members,
+}
+
+/// The goal of every section: the whole problem's bound, `bytes`, and where a section's plan
+/// is told it: a fixed marker of `align` bytes ending at `bytes`, live at instant `at` (the
+/// problem's last `upper`, after every row), raises the section's own bound (the core's bound
+/// counts the highest end of a fixed buffer) to the whole's, so its portfolio stops where it
+/// stops at its bound: members skipped, the repair ended.
+#[derive(Debug, Clone, Copy)]
+struct Goal {
+    bytes: u64,
+    at: u32,
+    align: u64,
+}
+
+/// The last `upper` of `problem` (past every row's last instant), 0 for none; within `u32`
+/// (`check_time_range`).
+fn rows_end(problem: &Problem) -> u32 {
+    problem.rows().iter().map(|r| r.upper).max().unwrap_or(0).min(u64::from(u32::MAX)) as u32
+}
+
+/// Plans the rows `rows` yields (`(row of problem, pinned offset)`, read twice or three
+/// times) and `goal`'s marker with `auto`, as [`solve_limited`] plans a problem of them with
+/// `limits` but one thread, no capacity and no padding (`tests/time_split.rs` checks that
+/// the plans agree): the same storage, the interference graph where it fits and pays (and
+/// `adjacency` allows), the sweep's index of the pinned buffers, the clock and the repair
+/// unbounded past the work budget. Without a copy of the rows as a problem (the sections'
+/// copies of 10^6 rows took 32 MB). `None` where the planner failed.
+fn plan_section(
+    problem: &Problem,
+    rows: impl Iterator<Item = (usize, Option<u64>)> + Clone,
+    goal: Goal,
+    adjacency: bool,
+    align: u64,
+    limits: Limits,
+    max_nodes: u64,
+) -> Option<Planned> {
+    let (len, pinned) =
+        rows.clone().fold((0usize, 0usize), |(n, p), (_, pin)| (n + 1, p + usize::from(pin.is_some())));
+    // the marker, where the goal is above nothing
+    let marker = (goal.bytes >= goal.align).then(|| CoreBuffer {
+        def: goal.at,
+        last_use: goal.at,
+        bytes: goal.align,
+        address: Some(goal.bytes - goal.align),
+        align: 1,
+    });
+    let all = len + usize::from(marker.is_some());
+    let mut host = HostWorkspace::new(all.max(1), all.max(1), 1);
+    let words = pinned_index_words(pinned + usize::from(marker.is_some())).min(LOOKAHEAD_MAX_WORDS);
+    if words > 0 {
+        host = host.with_lookahead(words);
+    }
+    let pairs = overlapping_pairs_of(rows.clone().map(|(i, _)| (problem.row(i).lower, problem.row(i).upper)));
+    let entries = all as u64 + 1 + 2 * pairs;
+    if adjacency
+        && Strategy::Auto.reads_neighbours()
+        && entries <= ADJACENCY_MAX_ENTRIES
+        && entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= limits.work
+    {
+        host = host.with_adjacency(entries as usize);
+    }
+    let buffers = rows
+        .map(|(i, pin)| {
+            let r = problem.row(i);
+            CoreBuffer {
+                def: r.lower as u32,
+                last_use: (r.upper - 1) as u32,
+                bytes: r.size,
+                address: pin,
+                align: problem.alignment(i),
+            }
+        })
+        .chain(marker);
+    let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut keep_going = || Instant::now() < limits.until;
+    let mut budget = Budget {
+        max_nodes,
+        work: limits.work,
+        repair_work: u64::MAX,
+        keep_going: &mut keep_going,
+        claim: None,
+    };
+    let mut ws = host.workspace();
+    let plan =
+        plan_buffer_iter_with(Counted { inner: buffers, left: all }, align, &cfg, &mut ws, &mut budget)
+            .ok()?;
+    let offsets = host.infos()[..len].iter().map(|i| i.address).collect();
+    Some(Planned { offsets, pinned, metrics: plan.metrics, members: plan.members })
+}
+
+/// An iterator that yields `left` items, as an exact-size one.
+struct Counted<I> {
+    inner: I,
+    left: usize,
+}
+
+impl<I: Iterator> Iterator for Counted<I> {
+    type Item = I::Item;
+    fn next(&mut self) -> Option<I::Item> {
+        let item = self.inner.next()?;
+        self.left = self.left.saturating_sub(1);
+        Some(item)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl<I: Iterator> ExactSizeIterator for Counted<I> {}
+
 /// Appends row `i` of `from` (id, numbers, own alignment) to `to`; returns its index there.
 fn copy_row(from: &Problem, i: usize, to: &mut Problem) -> usize {
     let at = to.push(from.id(i), from.row(i));
@@ -325,8 +450,8 @@ fn copy_row(from: &Problem, i: usize, to: &mut Problem) -> usize {
 /// let lines = split_lines(&split, 100);
 /// assert_eq!(lines[0], "split in 2 time sections at instant 500, one per thread: 3 buffers cross a cut, \
 ///     planned first by auto (peak 40 bytes) and pinned in the sections they reach");
-/// assert_eq!(lines[2], "section 2 from instant 500: 517 buffers and 3 pinned, peak 95 bytes (0.9500 x LB, \
-///     its own LB 90), plan from its auto member");
+/// assert_eq!(lines[2], "section 2 from instant 500: 517 buffers and 3 pinned, peak 95 bytes (0.9500 x LB), \
+///     plan from its auto member");
 /// ```
 pub fn split_lines(split: &Split, lower_bound: u64) -> Vec<String> {
     let mut out = Vec::new();
@@ -349,15 +474,14 @@ pub fn split_lines(split: &Split, lower_bound: u64) -> Vec<String> {
             format!(", improved by its {}", improved.join(" and its "))
         };
         out.push(format!(
-            "section {} from instant {}: {} buffers and {} pinned, peak {} bytes ({:.4} x LB, its own LB {}), \
-             plan from its {kept} member{improved}",
+            "section {} from instant {}: {} buffers and {} pinned, peak {} bytes ({:.4} x LB), plan from its \
+             {kept} member{improved}",
             s + 1,
             sec.from,
             sec.own,
             sec.pinned,
             sec.hwm,
             crate::quality::peak_ratio(sec.hwm, lower_bound),
-            sec.lower_bound
         ));
         for line in crate::quality::member_lines::member_lines(&sec.members, sec.members.lower_bound, None) {
             out.push(format!("  {line}"));
