@@ -69,7 +69,10 @@ pub struct Split {
     pub cuts: Vec<u64>,
     /// Buffers live across some cut, planned first and pinned in the sections.
     pub crossing: usize,
-    /// The peak of the crossing buffers' own plan, bytes.
+    /// Long-lived buffers planned first with them and pinned ([`long_lived`]; some may cross
+    /// a cut too).
+    pub long: usize,
+    /// The peak of the plan of the buffers planned first (crossing or long-lived), bytes.
     pub crossing_hwm: u64,
     /// Each section, in time order.
     pub sections: Vec<Section>,
@@ -189,6 +192,65 @@ fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<u64>, O
     (cuts, max_load)
 }
 
+/// The long-lived share: the buffers whose lifetimes are among the longest `1/LONG_SHARE`
+/// (the core's `sweep-long/128`'s set).
+pub const LONG_SHARE: usize = 128;
+
+/// The least share of the work budget the buffers planned first get when long-lived ones are
+/// among them: `1/16` (a skyline of 8,000 buffers takes about 2 × 10^7 units, so at 1 s
+/// their plan gets about that).
+pub const LONG_FIRST_WORK: u64 = 16;
+
+/// The long-lived buffers of `problem` to plan first (indices, ascending): those whose
+/// lifetime is at least the `n / LONG_SHARE`-th longest, where their own max load (sizes
+/// rounded up to `align`) is at least half of `lower_bound`, the whole problem's: then their
+/// layout decides most of the peak, and planned alone (a few thousand buffers) they get
+/// members that the whole problem's size leaves out (the `short` shape at 10^6 rows: 0.5 %
+/// of the buffers live 1,000–20,000 steps and carry 82 % of the bound). None otherwise, nor
+/// where ties at the threshold would take more than twice the share.
+///
+/// ```
+/// use dramalloc_sim::input::{Problem, Row};
+/// use dramalloc_sim::quality::time_split::long_lived;
+/// let mut p = Problem::default();
+/// for t in 0..256u64 {
+///     p.push(&t.to_string(), Row { lower: t, upper: t + 1, size: 1 });
+/// }
+/// // the longest-lived two (256 / 128) carry 200 of the bound's 201 bytes
+/// p.push("a", Row { lower: 0, upper: 200, size: 100 });
+/// p.push("b", Row { lower: 0, upper: 100, size: 100 });
+/// assert_eq!(long_lived(&p, 1, 201), vec![256, 257]);
+/// // where they would carry less than half the bound: none
+/// assert_eq!(long_lived(&p, 1, 401), Vec::<u32>::new());
+/// ```
+pub fn long_lived(problem: &Problem, align: u64, lower_bound: u64) -> Vec<u32> {
+    let n = problem.len();
+    let want = n / LONG_SHARE;
+    if want == 0 {
+        return Vec::new();
+    }
+    let mut lives: Vec<u64> = problem.rows().iter().map(|r| r.upper - r.lower).collect();
+    let (_, &mut threshold, _) = lives.select_nth_unstable(n - want);
+    drop(lives);
+    let long: Vec<u32> = (0..n)
+        .filter(|&i| problem.row(i).upper - problem.row(i).lower >= threshold)
+        .map(|i| i as u32)
+        .collect();
+    if long.len() > 2 * want {
+        return Vec::new();
+    }
+    let mut set = Problem::with_capacity(long.len(), 0);
+    for &i in &long {
+        set.push("", problem.row(i as usize));
+    }
+    let load = crate::quality::max_load(&set, align);
+    if u128::from(load) * 2 >= u128::from(lower_bound) {
+        long
+    } else {
+        Vec::new()
+    }
+}
+
 /// Plans `problem` with `auto` as one time section per thread of `limits.threads` (module
 /// docs), where that applies: at least two threads, at least [`MIN_SECTION_ROWS`] rows a section, no fixed buffer,
 /// and at most one buffer in [`MAX_PINNED_SHARE`] crossing a cut. `None` where it does not
@@ -217,23 +279,30 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     if crossing.len().saturating_mul(MAX_PINNED_SHARE) > n {
         return None;
     }
-    // the crossing buffers first, alone, on their share of the work
-    let mut first = Problem::with_capacity(crossing.len(), 0);
-    for &i in &crossing {
+    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
+    // planned first and pinned: the crossing buffers, and the long-lived ones where they carry
+    // most of the peak (`long_lived`)
+    let long = long_lived(problem, align, lower_bound);
+    let mut crossing_or_long: Vec<u32> = crossing.iter().chain(&long).copied().collect();
+    crossing_or_long.sort_unstable();
+    crossing_or_long.dedup();
+    let mut first = Problem::with_capacity(crossing_or_long.len(), 0);
+    for &i in &crossing_or_long {
         copy_row(problem, i as usize, &mut first);
     }
-    let share = Limits {
-        work: (u128::from(limits.work) * crossing.len() as u128 / n as u128) as u64,
-        threads: 1,
-        ..limits
-    };
-    let pinned = if crossing.is_empty() {
+    // on their share of the work, at least 1/LONG_FIRST_WORK of it with the long-lived ones
+    let share = (u128::from(limits.work) * first.len() as u128 / n as u128) as u64;
+    let share = if long.is_empty() { share } else { share.max(limits.work / LONG_FIRST_WORK) };
+    let share = Limits { work: share, threads: 1, ..limits };
+    let pinned = if first.is_empty() {
         Vec::new()
     } else {
         solve_limited(&first, align, None, Strategy::Auto, share, max_nodes).ok()?.offsets
     };
     let crossing_hwm = crate::quality::settle::peak_of(&first, &pinned, align);
     drop(first);
+    let (crossing_count, long_count) = (crossing.len(), long.len());
+    let crossing = crossing_or_long;
     let bounds: Vec<(u64, u64)> = (0..k)
         .map(|s| (if s == 0 { 0 } else { cuts[s - 1] }, cuts.get(s).copied().unwrap_or(u64::MAX)))
         .collect();
@@ -262,7 +331,6 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
         entries <= ADJACENCY_MAX_ENTRIES && entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= limits.work;
     // the whole problem's bound, each section's goal: past it, a section's lower peak does not
     // lower the plan's
-    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
     let goal = Goal { bytes: lower_bound, at: rows_end(problem), align: align.max(1) };
     // every section planned on a thread of its own (the last on this one), on the whole clock
     let plan = &|s: usize| plan_section(problem, rows_of(s), goal, adjacency, align, limits, max_nodes);
@@ -296,7 +364,7 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     }
     let top = top?;
     let metrics = Metrics { lower_bound, candidates: n as u64, intervals: n as u64, pinned: 0, ..top };
-    let split = Split { cuts, crossing: crossing.len(), crossing_hwm, sections };
+    let split = Split { cuts, crossing: crossing_count, long: long_count, crossing_hwm, sections };
     Some(Solved {
         offsets,
         metrics,
@@ -446,7 +514,7 @@ fn copy_row(from: &Problem, i: usize, to: &mut Problem) -> usize {
 /// use dramalloc_core::place::report::Members;
 /// use dramalloc_sim::quality::time_split::{split_lines, Section, Split};
 /// let section = |from, own, hwm| Section { from, own, pinned: 3, hwm, lower_bound: 90, members: Members::default() };
-/// let split = Split { cuts: vec![500], crossing: 3, crossing_hwm: 40, sections: vec![section(0, 480, 100), section(500, 517, 95)] };
+/// let split = Split { cuts: vec![500], crossing: 3, long: 0, crossing_hwm: 40, sections: vec![section(0, 480, 100), section(500, 517, 95)] };
 /// let lines = split_lines(&split, 100);
 /// assert_eq!(lines[0], "split in 2 time sections at instant 500, one per thread: 3 buffers cross a cut, \
 ///     planned first by auto (peak 40 bytes) and pinned in the sections they reach");
@@ -457,12 +525,17 @@ pub fn split_lines(split: &Split, lower_bound: u64) -> Vec<String> {
     let mut out = Vec::new();
     let cuts: Vec<String> = split.cuts.iter().map(u64::to_string).collect();
     out.push(format!(
-        "split in {} time sections at instant{} {}, one per thread: {} buffers cross a cut, planned \
+        "split in {} time sections at instant{} {}, one per thread: {} buffers cross a cut{}, planned \
          first by auto (peak {} bytes) and pinned in the sections they reach",
         split.sections.len(),
         if split.cuts.len() == 1 { "" } else { "s" },
         cuts.join(", "),
         split.crossing,
+        if split.long == 0 {
+            String::new()
+        } else {
+            format!(" and the {} longest-lived carry most of the bound", split.long)
+        },
         split.crossing_hwm
     ));
     for (s, sec) in split.sections.iter().enumerate() {
