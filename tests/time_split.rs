@@ -125,38 +125,27 @@ fn cuts_on_sparse_instants() {
     assert_eq!(choose_cuts(&far, 2), vec![shift + 49_104]);
 }
 
-/// The long-lived buffers are planned first too where they carry most of the bound: 20,000
-/// `short` buffers (seed 3; 0.5 % live up to 20,000 steps): the 156 longest-lived (20,000 /
-/// 128) are those living 44 steps or more, 160 with the ties, and alone they need 33,622,793
-/// of the bound's 42,300,525 bytes. On 12,000 `mixed` buffers (seed 5) the 93 longest-lived
-/// need 15,972,096 of 57,896,192: none.
+/// Refused where a cut's crossing buffers carry more than half the bound, however few they
+/// are: 10,000 one-step buffers of 1 byte and three of 10^6 bytes over all 10,000 steps (3
+/// crossing buffers, within the 1 in 64; 3,000,000 of the bound's 3,000,001 bytes).
 #[test]
-fn the_long_lived_go_first_where_they_carry_most_of_the_bound() {
-    use dramalloc_sim::quality::max_load;
-    use dramalloc_sim::quality::time_split::long_lived;
-    let p = Shape::Short.generate(20_000, 3);
-    let bound = max_load(&p, 1);
-    assert_eq!(bound, 42_300_525);
-    let long = long_lived(&p, 1, bound);
-    assert_eq!(long.len(), 160);
-    assert!(long.iter().all(|&i| p.row(i as usize).upper - p.row(i as usize).lower >= 44));
-    let mut set = Problem::default();
-    for &i in &long {
-        set.push(p.id(i as usize), p.row(i as usize));
+fn the_split_is_refused_where_the_crossing_bytes_are_most_of_the_bound() {
+    let mut p = Problem::default();
+    for t in 0..10_000u64 {
+        p.push(&t.to_string(), Row { lower: t, upper: t + 1, size: 1 });
     }
-    assert_eq!(max_load(&set, 1), 33_622_793);
-    let sol = solve_split(&p, 1, limits(2), u64::MAX).expect("two sections");
-    let split = sol.split.as_deref().expect("the split's report");
-    assert_eq!(split.long, 160);
-    // every crossing buffer is pinned in both sections, every other long-lived one in its own
-    let c = split.cuts[0];
-    let crosses = |i: usize| p.row(i).lower < c && c < p.row(i).upper;
-    let long_alone = long.iter().filter(|&&i| !crosses(i as usize)).count();
-    assert_eq!(split.crossing, (0..p.len()).filter(|&i| crosses(i)).count());
-    let pinned: usize = split.sections.iter().map(|s| s.pinned).sum();
-    assert_eq!(pinned, 2 * split.crossing + long_alone);
-    let report = verify(&p, &p.with_offsets(&sol.offsets), 1, None).expect("a valid plan");
-    assert_eq!(report.peak, sol.metrics.hwm);
-    let mixed = Shape::Mixed.generate(12_000, 5);
-    assert!(long_lived(&mixed, 1, max_load(&mixed, 1)).is_empty());
+    for k in 0..3 {
+        p.push(&format!("long{k}"), Row { lower: 0, upper: 10_000, size: 1_000_000 });
+    }
+    assert_eq!(dramalloc_sim::quality::max_load(&p, 1), 3_000_001);
+    let cuts = choose_cuts(&p, 2);
+    assert_eq!(cuts.len(), 1);
+    assert_eq!(p.rows().iter().filter(|r| r.lower < cuts[0] && cuts[0] < r.upper).count(), 3);
+    assert!(solve_split(&p, 1, limits(2), u64::MAX).is_none());
+    // the long buffers of 1 byte and the others of 10 (3 of the bound's 13 bytes cross): split
+    let mut q = Problem::default();
+    for (id, r) in p.iter() {
+        q.push(id, Row { size: if r.size == 1 { 10 } else { 1 }, ..r });
+    }
+    assert!(solve_split(&q, 1, limits(2), u64::MAX).is_some());
 }

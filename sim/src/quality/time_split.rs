@@ -25,9 +25,10 @@
 //! Where the cuts go ([`choose_cuts`]): cut `k` of `K` goes where the `k/K` share of the buffers
 //! has started, moved within [`BALANCE_SLACK`] of the buffers either way to the instant whose
 //! crossing buffers are fewest in bytes. The split is refused where more than one buffer in
-//! [`MAX_PINNED_SHARE`] crosses a cut (a training step's activations live from the forward
-//! to the backward pass: there every cut crosses most of the peak, and pinning it first
-//! fixes what the sections should place), where a buffer is fixed by the input or has its
+//! [`MAX_PINNED_SHARE`] crosses a cut, or the buffers crossing a cut carry more than half the
+//! bound (a training step's activations live from the forward to the backward pass: there
+//! every cut crosses most of the peak, and pinning it first fixes what the sections should
+//! place), where a buffer is fixed by the input or has its
 //! own alignment above the plan's, and under `--capacity` (the whole problem's path handles
 //! them). A section that fails leaves the whole problem to the usual path.
 //!
@@ -69,10 +70,7 @@ pub struct Split {
     pub cuts: Vec<u64>,
     /// Buffers live across some cut, planned first and pinned in the sections.
     pub crossing: usize,
-    /// Long-lived buffers planned first with them and pinned ([`long_lived`]; some may cross
-    /// a cut too).
-    pub long: usize,
-    /// The peak of the plan of the buffers planned first (crossing or long-lived), bytes.
+    /// The peak of the crossing buffers' own plan, bytes.
     pub crossing_hwm: u64,
     /// Each section, in time order.
     pub sections: Vec<Section>,
@@ -115,12 +113,13 @@ pub struct Section {
 /// assert_eq!(choose_cuts(&p, 1), Vec::<u64>::new());
 /// ```
 pub fn choose_cuts(problem: &Problem, sections: usize) -> Vec<u64> {
-    cuts_and_load(problem, sections, 1).0
+    cuts_and_load(problem, sections, 1).0.into_iter().map(|(cut, _)| cut).collect()
 }
 
-/// [`choose_cuts`], and the max load of `problem` at `align` (sizes rounded up to it) where
-/// its instants are dense enough to count one by one (`span <= 4 n`), else `None`.
-fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<u64>, Option<u64>) {
+/// [`choose_cuts`], each cut with the bytes of the buffers crossing it, and the max load of
+/// `problem` at `align` (sizes rounded up to it) where its instants are dense enough to count
+/// one by one (`span <= 4 n`), else `None`.
+fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<(u64, u64)>, Option<u64>) {
     let n = problem.len();
     let rows = problem.rows();
     // instants relative to the first start: `x - t0`
@@ -183,77 +182,19 @@ fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<u64>, O
         let (lo, hi) = (ideal.saturating_sub(slack).max(1), (ideal + slack).min(n64 - 1));
         let best = (1..=slots)
             .filter(|&b| (lo..=hi).contains(&at[b].1) && (b as u64) * w < span)
-            .filter(|&b| cuts.last().is_none_or(|&c| t0 + (b as u64) * w > c))
+            .filter(|&b| cuts.last().is_none_or(|&(c, _)| t0 + (b as u64) * w > c))
             .min_by_key(|&b| (at[b].0, at[b].1.abs_diff(ideal)));
         if let Some(b) = best {
-            cuts.push(t0 + b as u64 * w);
+            cuts.push((t0 + b as u64 * w, at[b].0));
         }
     }
     (cuts, max_load)
 }
 
-/// The long-lived share: the buffers whose lifetimes are among the longest `1/LONG_SHARE`
-/// (the core's `sweep-long/128`'s set).
-pub const LONG_SHARE: usize = 128;
-
-/// The least share of the work budget the buffers planned first get when long-lived ones are
-/// among them: `1/16` (a skyline of 8,000 buffers takes about 2 × 10^7 units, so at 1 s
-/// their plan gets about that).
-pub const LONG_FIRST_WORK: u64 = 16;
-
-/// The long-lived buffers of `problem` to plan first (indices, ascending): those whose
-/// lifetime is at least the `n / LONG_SHARE`-th longest, where their own max load (sizes
-/// rounded up to `align`) is at least half of `lower_bound`, the whole problem's: then their
-/// layout decides most of the peak, and planned alone (a few thousand buffers) they get
-/// members that the whole problem's size leaves out (the `short` shape at 10^6 rows: 0.5 %
-/// of the buffers live 1,000–20,000 steps and carry 82 % of the bound). None otherwise, nor
-/// where ties at the threshold would take more than twice the share.
-///
-/// ```
-/// use dramalloc_sim::input::{Problem, Row};
-/// use dramalloc_sim::quality::time_split::long_lived;
-/// let mut p = Problem::default();
-/// for t in 0..256u64 {
-///     p.push(&t.to_string(), Row { lower: t, upper: t + 1, size: 1 });
-/// }
-/// // the longest-lived two (256 / 128) carry 200 of the bound's 201 bytes
-/// p.push("a", Row { lower: 0, upper: 200, size: 100 });
-/// p.push("b", Row { lower: 0, upper: 100, size: 100 });
-/// assert_eq!(long_lived(&p, 1, 201), vec![256, 257]);
-/// // where they would carry less than half the bound: none
-/// assert_eq!(long_lived(&p, 1, 401), Vec::<u32>::new());
-/// ```
-pub fn long_lived(problem: &Problem, align: u64, lower_bound: u64) -> Vec<u32> {
-    let n = problem.len();
-    let want = n / LONG_SHARE;
-    if want == 0 {
-        return Vec::new();
-    }
-    let mut lives: Vec<u64> = problem.rows().iter().map(|r| r.upper - r.lower).collect();
-    let (_, &mut threshold, _) = lives.select_nth_unstable(n - want);
-    drop(lives);
-    let long: Vec<u32> = (0..n)
-        .filter(|&i| problem.row(i).upper - problem.row(i).lower >= threshold)
-        .map(|i| i as u32)
-        .collect();
-    if long.len() > 2 * want {
-        return Vec::new();
-    }
-    let mut set = Problem::with_capacity(long.len(), 0);
-    for &i in &long {
-        set.push("", problem.row(i as usize));
-    }
-    let load = crate::quality::max_load(&set, align);
-    if u128::from(load) * 2 >= u128::from(lower_bound) {
-        long
-    } else {
-        Vec::new()
-    }
-}
-
 /// Plans `problem` with `auto` as one time section per thread of `limits.threads` (module
-/// docs), where that applies: at least two threads, at least [`MIN_SECTION_ROWS`] rows a section, no fixed buffer,
-/// and at most one buffer in [`MAX_PINNED_SHARE`] crossing a cut. `None` where it does not
+/// docs), where that applies: at least two threads, at least [`MIN_SECTION_ROWS`] rows a
+/// section, no fixed buffer, at most one buffer in [`MAX_PINNED_SHARE`] crossing a cut and
+/// crossing bytes at most half the bound. `None` where it does not
 /// apply or a plan failed (the caller then plans the whole problem). The offsets are in
 /// problem order; the metrics' `lower_bound` is the whole problem's at `align`.
 pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64) -> Option<Solved> {
@@ -264,9 +205,16 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
         return None;
     }
     let (cuts, max_load) = cuts_and_load(problem, k, align);
-    if cuts.is_empty() {
+    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
+    // refused where a cut's crossing buffers carry more than half the bound: their layout,
+    // fixed first around the cut, would then decide the peak (a try-and-break run: every
+    // buffer living 2,000-4,000 steps, 2,979 of 300,000 crossing with 81 % of the bound,
+    // 1.1933-1.1991 split against 1.0622 whole)
+    if cuts.is_empty() || cuts.iter().any(|&(_, bytes)| u128::from(bytes) * 2 > u128::from(lower_bound)) {
         return None;
     }
+    let cuts: Vec<u64> = cuts.into_iter().map(|(cut, _)| cut).collect();
+    let first_start = problem.rows().iter().map(|r| r.lower).min().unwrap_or(0);
     let k = cuts.len() + 1;
     // each buffer's section: the number of cuts at or before its start; it crosses a cut
     // where the first cut after its start is before its end
@@ -279,32 +227,25 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     if crossing.len().saturating_mul(MAX_PINNED_SHARE) > n {
         return None;
     }
-    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
-    // planned first and pinned: the crossing buffers, and the long-lived ones where they carry
-    // most of the peak (`long_lived`)
-    let long = long_lived(problem, align, lower_bound);
-    let mut crossing_or_long: Vec<u32> = crossing.iter().chain(&long).copied().collect();
-    crossing_or_long.sort_unstable();
-    crossing_or_long.dedup();
-    let mut first = Problem::with_capacity(crossing_or_long.len(), 0);
-    for &i in &crossing_or_long {
+    // the crossing buffers first, alone, on their share of the work
+    let mut first = Problem::with_capacity(crossing.len(), 0);
+    for &i in &crossing {
         copy_row(problem, i as usize, &mut first);
     }
-    // on their share of the work, at least 1/LONG_FIRST_WORK of it with the long-lived ones
-    let share = (u128::from(limits.work) * first.len() as u128 / n as u128) as u64;
-    let share = if long.is_empty() { share } else { share.max(limits.work / LONG_FIRST_WORK) };
-    let share = Limits { work: share, threads: 1, ..limits };
-    let pinned = if first.is_empty() {
+    let share = Limits {
+        work: (u128::from(limits.work) * crossing.len() as u128 / n as u128) as u64,
+        threads: 1,
+        ..limits
+    };
+    let pinned = if crossing.is_empty() {
         Vec::new()
     } else {
         solve_limited(&first, align, None, Strategy::Auto, share, max_nodes).ok()?.offsets
     };
     let crossing_hwm = crate::quality::settle::peak_of(&first, &pinned, align);
     drop(first);
-    let (crossing_count, long_count) = (crossing.len(), long.len());
-    let crossing = crossing_or_long;
     let bounds: Vec<(u64, u64)> = (0..k)
-        .map(|s| (if s == 0 { 0 } else { cuts[s - 1] }, cuts.get(s).copied().unwrap_or(u64::MAX)))
+        .map(|s| (if s == 0 { first_start } else { cuts[s - 1] }, cuts.get(s).copied().unwrap_or(u64::MAX)))
         .collect();
     // section `s`: its own buffers and the crossing ones it reaches, in problem order, each
     // with the offset it is pinned at (for a crossing one); not copied, read where it lies
@@ -364,7 +305,7 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     }
     let top = top?;
     let metrics = Metrics { lower_bound, candidates: n as u64, intervals: n as u64, pinned: 0, ..top };
-    let split = Split { cuts, crossing: crossing_count, long: long_count, crossing_hwm, sections };
+    let split = Split { cuts, crossing: crossing.len(), crossing_hwm, sections };
     Some(Solved {
         offsets,
         metrics,
@@ -514,29 +455,32 @@ fn copy_row(from: &Problem, i: usize, to: &mut Problem) -> usize {
 /// use dramalloc_core::place::report::Members;
 /// use dramalloc_sim::quality::time_split::{split_lines, Section, Split};
 /// let section = |from, own, hwm| Section { from, own, pinned: 3, hwm, lower_bound: 90, members: Members::default() };
-/// let split = Split { cuts: vec![500], crossing: 3, long: 0, crossing_hwm: 40, sections: vec![section(0, 480, 100), section(500, 517, 95)] };
+/// let split = Split { cuts: vec![500], crossing: 3, crossing_hwm: 40, sections: vec![section(0, 480, 100), section(500, 517, 95)] };
 /// let lines = split_lines(&split, 100);
 /// assert_eq!(lines[0], "split in 2 time sections at instant 500, one per thread: 3 buffers cross a cut, \
 ///     planned first by auto (peak 40 bytes) and pinned in the sections they reach");
 /// assert_eq!(lines[2], "section 2 from instant 500: 517 buffers and 3 pinned, peak 95 bytes (0.9500 x LB), \
 ///     plan from its auto member");
+/// let alone = Split { crossing: 0, crossing_hwm: 0, ..split };
+/// assert_eq!(split_lines(&alone, 100)[0], "split in 2 time sections at instant 500, one per thread: no buffer crosses a cut");
 /// ```
 pub fn split_lines(split: &Split, lower_bound: u64) -> Vec<String> {
     let mut out = Vec::new();
     let cuts: Vec<String> = split.cuts.iter().map(u64::to_string).collect();
+    let crossing = match split.crossing {
+        0 => "no buffer crosses a cut".to_owned(),
+        c => format!(
+            "{c} buffer{} cross{} a cut, planned first by auto (peak {} bytes) and pinned in the sections they reach",
+            if c == 1 { "" } else { "s" },
+            if c == 1 { "es" } else { "" },
+            split.crossing_hwm
+        ),
+    };
     out.push(format!(
-        "split in {} time sections at instant{} {}, one per thread: {} buffers cross a cut{}, planned \
-         first by auto (peak {} bytes) and pinned in the sections they reach",
+        "split in {} time sections at instant{} {}, one per thread: {crossing}",
         split.sections.len(),
         if split.cuts.len() == 1 { "" } else { "s" },
         cuts.join(", "),
-        split.crossing,
-        if split.long == 0 {
-            String::new()
-        } else {
-            format!(" and the {} longest-lived carry most of the bound", split.long)
-        },
-        split.crossing_hwm
     ));
     for (s, sec) in split.sections.iter().enumerate() {
         let kept = sec.members.best.map_or("auto", |b| b.name());
