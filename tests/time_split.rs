@@ -8,7 +8,7 @@ use dramalloc_core::Strategy;
 use dramalloc_sim::input::{Problem, Row};
 use dramalloc_sim::quality::generate::Shape;
 use dramalloc_sim::quality::problem::{solve_limited, Limits};
-use dramalloc_sim::quality::time_split::{choose_cuts, solve_split, MAX_PINNED_SHARE};
+use dramalloc_sim::quality::time_split::{choose_cuts, solve_split, NotSplit, MAX_PINNED_SHARE};
 use dramalloc_sim::verify::verify;
 
 /// A budget that affords the sweep and a short repair, with a clock a minute away: the plans
@@ -88,17 +88,24 @@ fn two_sections_make_the_plans_of_auto_on_each() {
 #[test]
 fn the_split_is_refused_where_it_does_not_apply() {
     let p = Shape::Mixed.generate(12_000, 5);
-    assert!(solve_split(&p, 1, limits(1), u64::MAX).is_none());
+    assert_eq!(solve_split(&p, 1, limits(1), u64::MAX).err(), Some(NotSplit::OneThread));
     let small = Shape::Mixed.generate(8_191, 5);
-    assert!(solve_split(&small, 1, limits(2), u64::MAX).is_none());
+    assert_eq!(solve_split(&small, 1, limits(2), u64::MAX).err(), Some(NotSplit::FewRows));
     let mut fixed = p.clone();
     fixed.set_fixed(3, Some(0));
-    assert!(solve_split(&fixed, 1, limits(2), u64::MAX).is_none());
+    assert_eq!(solve_split(&fixed, 1, limits(2), u64::MAX).err(), Some(NotSplit::Fixed));
     let layered = Shape::Layered.generate(12_000, 5);
     let c = choose_cuts(&layered, 2)[0];
     let crossing = layered.rows().iter().filter(|r| r.lower < c && c < r.upper).count();
     assert!(crossing * MAX_PINNED_SHARE > layered.len(), "{crossing}");
-    assert!(solve_split(&layered, 1, limits(2), u64::MAX).is_none());
+    // (its crossing bytes are past half the bound too, and that is tested first)
+    let bound = dramalloc_sim::quality::max_load(&layered, 1);
+    let bytes: u64 = layered.rows().iter().filter(|r| r.lower < c && c < r.upper).map(|r| r.size).sum();
+    assert!(bytes * 2 > bound, "{bytes} of {bound}");
+    assert_eq!(
+        solve_split(&layered, 1, limits(2), u64::MAX).err(),
+        Some(NotSplit::CrossingBytes { bytes, lower_bound: bound })
+    );
 }
 
 /// A cut never leaves a section empty, and with instants sparser than four a buffer the
@@ -127,7 +134,8 @@ fn cuts_on_sparse_instants() {
 
 /// Refused where a cut's crossing buffers carry more than half the bound, however few they
 /// are: 10,000 one-step buffers of 1 byte and three of 10^6 bytes over all 10,000 steps (3
-/// crossing buffers, within the 1 in 64; 3,000,000 of the bound's 3,000,001 bytes).
+/// crossing buffers, within the 1 in 64; 3,000,000 of the bound's 3,000,001 bytes); and
+/// where more than 1 in 64 cross, however small.
 #[test]
 fn the_split_is_refused_where_the_crossing_bytes_are_most_of_the_bound() {
     let mut p = Problem::default();
@@ -141,11 +149,26 @@ fn the_split_is_refused_where_the_crossing_bytes_are_most_of_the_bound() {
     let cuts = choose_cuts(&p, 2);
     assert_eq!(cuts.len(), 1);
     assert_eq!(p.rows().iter().filter(|r| r.lower < cuts[0] && cuts[0] < r.upper).count(), 3);
-    assert!(solve_split(&p, 1, limits(2), u64::MAX).is_none());
+    assert_eq!(
+        solve_split(&p, 1, limits(2), u64::MAX).err(),
+        Some(NotSplit::CrossingBytes { bytes: 3_000_000, lower_bound: 3_000_001 })
+    );
     // the long buffers of 1 byte and the others of 10 (3 of the bound's 13 bytes cross): split
     let mut q = Problem::default();
     for (id, r) in p.iter() {
         q.push(id, Row { size: if r.size == 1 { 10 } else { 1 }, ..r });
     }
-    assert!(solve_split(&q, 1, limits(2), u64::MAX).is_some());
+    assert!(solve_split(&q, 1, limits(2), u64::MAX).is_ok());
+    // 200 long buffers of 1 byte: few bytes, but more than 1 in 64 of the 10,200 buffers
+    let mut many = Problem::default();
+    for t in 0..10_000u64 {
+        many.push(&t.to_string(), Row { lower: t, upper: t + 1, size: 1000 });
+    }
+    for k in 0..200 {
+        many.push(&format!("long{k}"), Row { lower: 0, upper: 10_000, size: 1 });
+    }
+    assert_eq!(
+        solve_split(&many, 1, limits(2), u64::MAX).err(),
+        Some(NotSplit::Crossing { buffers: 200, of: 10_200 })
+    );
 }

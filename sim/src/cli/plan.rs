@@ -391,6 +391,9 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
     if let Some(split) = &sol.split {
         members.extend(split_lines(split, m.lower_bound));
     }
+    if let Some(why) = sol.not_split {
+        members.push(format!("(not planned as time sections: {why})"));
+    }
     if sol.as_exact {
         members.push(
             "(auto's plan did not meet --capacity: it went on as exact, whose members and branch and \

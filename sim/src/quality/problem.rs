@@ -220,15 +220,16 @@ fn solve_clocked(
     }
     // a problem too large for helper threads, on a host with spare cores: one time section per
     // thread (`time_split`), where the cuts cross few buffers
+    // (past the size helpers fit; why not, where it does not split)
+    let mut not_split = None;
     let threads = limits.threads.min(1 + spare_cores());
-    if strategy == Strategy::Auto
-        && capacity.is_none()
-        && !padded
-        && helper_count(problem.len(), threads) == 0
-    {
-        if let Some(mut sol) = solve_split(problem, align, Limits { threads, ..limits }, max_nodes) {
-            sol.time = start.elapsed();
-            return Ok(sol);
+    if strategy == Strategy::Auto && capacity.is_none() && !padded && helper_count(problem.len(), 2) == 0 {
+        match solve_split(problem, align, Limits { threads, ..limits }, max_nodes) {
+            Ok(mut sol) => {
+                sol.time = start.elapsed();
+                return Ok(sol);
+            }
+            Err(why) => not_split = Some(why),
         }
     }
     let work = limits.work;
@@ -565,6 +566,7 @@ fn solve_clocked(
         searched,
         helped,
         split: None,
+        not_split,
     })
 }
 

@@ -59,6 +59,9 @@ pub struct Solved {
     /// Where `auto` planned the problem as time sections, one per thread
     /// ([`crate::quality::time_split`]): the cuts and each section's plan; `None` otherwise.
     pub split: Option<Box<crate::quality::time_split::Split>>,
+    /// Where `auto` would have planned the problem as time sections (past the size helper
+    /// threads fit) but did not, why; `None` otherwise.
+    pub not_split: Option<crate::quality::time_split::NotSplit>,
 }
 
 /// A single strategy `auto` or `exact` ran again alone because with padding its members

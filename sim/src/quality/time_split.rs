@@ -191,18 +191,84 @@ fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<(u64, u
     (cuts, max_load)
 }
 
+/// Why [`solve_split`] did not split a problem (said in `plan`'s report).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotSplit {
+    /// One thread: `--threads 1`, or no core spare when planning started.
+    OneThread,
+    /// Fewer than [`MIN_SECTION_ROWS`] rows a section (or more rows than `u32` numbers).
+    FewRows,
+    /// A buffer has a fixed offset.
+    Fixed,
+    /// No instant to cut at (every buffer starts at one instant).
+    NoCut,
+    /// More than one buffer in [`MAX_PINNED_SHARE`] crosses the cut: `buffers` of `of`.
+    Crossing {
+        /// Buffers crossing.
+        buffers: usize,
+        /// Buffers in all.
+        of: usize,
+    },
+    /// The buffers crossing a cut carry `bytes`, more than half the bound `lower_bound`.
+    CrossingBytes {
+        /// Their bytes.
+        bytes: u64,
+        /// The whole problem's bound, bytes.
+        lower_bound: u64,
+    },
+    /// A plan of the crossing buffers or of a section failed.
+    Failed,
+}
+
+impl core::fmt::Display for NotSplit {
+    /// ```
+    /// use dramalloc_sim::quality::time_split::NotSplit;
+    /// let why = NotSplit::Crossing { buffers: 142_857, of: 1_000_000 };
+    /// assert_eq!(why.to_string(), "142857 of 1000000 buffers cross the cut, more than 1 in 64");
+    /// ```
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            NotSplit::OneThread => write!(f, "one thread (--threads 1, or no core spare)"),
+            NotSplit::FewRows => write!(f, "fewer than {MIN_SECTION_ROWS} rows a section"),
+            NotSplit::Fixed => write!(f, "a buffer has a fixed offset"),
+            NotSplit::NoCut => write!(f, "no instant to cut at"),
+            NotSplit::Crossing { buffers, of } => {
+                write!(f, "{buffers} of {of} buffers cross the cut, more than 1 in {MAX_PINNED_SHARE}")
+            }
+            NotSplit::CrossingBytes { bytes, lower_bound } => write!(
+                f,
+                "the buffers crossing the cut carry {bytes} bytes, more than half the bound ({lower_bound})"
+            ),
+            NotSplit::Failed => write!(f, "a section's plan failed"),
+        }
+    }
+}
+
 /// Plans `problem` with `auto` as one time section per thread of `limits.threads` (module
 /// docs), where that applies: at least two threads, at least [`MIN_SECTION_ROWS`] rows a
 /// section, no fixed buffer, at most one buffer in [`MAX_PINNED_SHARE`] crossing a cut and
-/// crossing bytes at most half the bound. `None` where it does not
-/// apply or a plan failed (the caller then plans the whole problem). The offsets are in
-/// problem order; the metrics' `lower_bound` is the whole problem's at `align`.
-pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64) -> Option<Solved> {
+/// crossing bytes at most half the bound. The offsets are in problem order; the metrics'
+/// `lower_bound` is the whole problem's at `align`.
+///
+/// # Errors
+/// Why it was not split ([`NotSplit`]; the caller then plans the whole problem).
+pub fn solve_split(
+    problem: &Problem,
+    align: u64,
+    limits: Limits,
+    max_nodes: u64,
+) -> Result<Solved, NotSplit> {
     let start = Instant::now();
     let n = problem.len();
+    if limits.threads < 2 {
+        return Err(NotSplit::OneThread);
+    }
     let k = limits.threads.min(n / MIN_SECTION_ROWS);
-    if k < 2 || problem.has_fixed() || n > u32::MAX as usize {
-        return None;
+    if k < 2 || n > u32::MAX as usize {
+        return Err(NotSplit::FewRows);
+    }
+    if problem.has_fixed() {
+        return Err(NotSplit::Fixed);
     }
     let (cuts, max_load) = cuts_and_load(problem, k, align);
     let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
@@ -210,8 +276,13 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     // fixed first around the cut, would then decide the peak (a try-and-break run: every
     // buffer living 2,000-4,000 steps, 2,979 of 300,000 crossing with 81 % of the bound,
     // 1.1933-1.1991 split against 1.0622 whole)
-    if cuts.is_empty() || cuts.iter().any(|&(_, bytes)| u128::from(bytes) * 2 > u128::from(lower_bound)) {
-        return None;
+    if cuts.is_empty() {
+        return Err(NotSplit::NoCut);
+    }
+    if let Some(&(_, bytes)) =
+        cuts.iter().find(|&&(_, bytes)| u128::from(bytes) * 2 > u128::from(lower_bound))
+    {
+        return Err(NotSplit::CrossingBytes { bytes, lower_bound });
     }
     let cuts: Vec<u64> = cuts.into_iter().map(|(cut, _)| cut).collect();
     let first_start = problem.rows().iter().map(|r| r.lower).min().unwrap_or(0);
@@ -225,7 +296,7 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     };
     let crossing: Vec<u32> = (0..n).filter(|&i| crosses(i)).map(|i| i as u32).collect();
     if crossing.len().saturating_mul(MAX_PINNED_SHARE) > n {
-        return None;
+        return Err(NotSplit::Crossing { buffers: crossing.len(), of: n });
     }
     // the crossing buffers first, alone, on their share of the work
     let mut first = Problem::with_capacity(crossing.len(), 0);
@@ -240,7 +311,9 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     let pinned = if crossing.is_empty() {
         Vec::new()
     } else {
-        solve_limited(&first, align, None, Strategy::Auto, share, max_nodes).ok()?.offsets
+        solve_limited(&first, align, None, Strategy::Auto, share, max_nodes)
+            .map_err(|_| NotSplit::Failed)?
+            .offsets
     };
     let crossing_hwm = crate::quality::settle::peak_of(&first, &pinned, align);
     drop(first);
@@ -286,7 +359,7 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
     let mut sections = Vec::with_capacity(k);
     let mut top: Option<Metrics> = None;
     for (s, (part, &(from, _))) in solved.into_iter().zip(&bounds).enumerate() {
-        let sol = part?;
+        let sol = part.ok_or(NotSplit::Failed)?;
         for ((i, _), &at) in rows_of(s).zip(&sol.offsets) {
             offsets[i] = at;
         }
@@ -303,10 +376,10 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
             top = Some(m);
         }
     }
-    let top = top?;
+    let top = top.ok_or(NotSplit::Failed)?;
     let metrics = Metrics { lower_bound, candidates: n as u64, intervals: n as u64, pinned: 0, ..top };
     let split = Split { cuts, crossing: crossing.len(), crossing_hwm, sections };
-    Some(Solved {
+    Ok(Solved {
         offsets,
         metrics,
         time: start.elapsed(),
@@ -321,6 +394,7 @@ pub fn solve_split(problem: &Problem, align: u64, limits: Limits, max_nodes: u64
         searched: None,
         helped: Vec::new(),
         split: Some(Box::new(split)),
+        not_split: None,
     })
 }
 
