@@ -45,6 +45,9 @@ pub struct StrategyResult {
     /// The strategy whose plan a helper thread made and `auto` or `exact` kept
     /// ([`helpers`]); `None` where the portfolio's own plan was kept.
     pub helper: Option<String>,
+    /// How many time sections `auto` planned the file as, one per thread
+    /// ([`time_split`]); `None` where it planned the whole problem.
+    pub time_sections: Option<usize>,
     /// True when the failure is the input's (a time past the 32-bit index, overlapping or
     /// misaligned fixed buffers: what `plan` exits 2 for), not a plan that was not found.
     #[serde(skip)]
@@ -123,6 +126,7 @@ pub fn evaluate(
                             seconds: sol.time.as_secs_f64(),
                             error: None,
                             helper: sol.helped.iter().find(|h| h.kept).map(|h| h.strategy.name().into()),
+                            time_sections: sol.split.as_ref().map(|x| x.sections.len()),
                             bad_input: false,
                         }
                     }
@@ -133,6 +137,7 @@ pub fn evaluate(
                         seconds: 0.0,
                         error: Some(e.to_string()),
                         helper: None,
+                        time_sections: None,
                         bad_input: e.is_bad_input(),
                     },
                 })
@@ -303,6 +308,7 @@ mod tests {
             seconds: 0.0125,
             error,
             helper: None,
+            time_sections: None,
             bad_input: false,
         };
         let rows = vec![
