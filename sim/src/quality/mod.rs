@@ -18,6 +18,7 @@ pub mod program_problem;
 pub mod settle;
 pub mod solve_error;
 pub mod solved;
+pub mod storage;
 pub mod time_split;
 
 use serde::Serialize;
@@ -165,8 +166,8 @@ pub fn peak_ratio(peak: u64, lower_bound: u64) -> f64 {
 }
 
 /// The max-load lower bound of `problem` (half-open lifetimes) with sizes rounded up to
-/// `align` bytes (saturating at `u64::MAX`; [`max_load_wide`] has the true value), by a sweep
-/// over the sorted ends: O(n log n).
+/// `align` bytes (saturating at `u64::MAX`; [`max_load_wide`] has the true value): O(n + T)
+/// where the T instants are few enough to count one by one, else O(n log n).
 ///
 /// ```
 /// use dramalloc_sim::input::{Buffer, Problem};
@@ -191,6 +192,11 @@ pub fn max_load(problem: &Problem, align: u64) -> u64 {
 /// assert_eq!(dramalloc_sim::quality::max_load_wide(&p, 1), (1 << 64, 5));
 /// ```
 pub fn max_load_wide(problem: &Problem, align: u64) -> (u128, u64) {
+    max_load_counted(problem, align).unwrap_or_else(|| max_load_sorted(problem, align))
+}
+
+/// [`max_load_wide`] by a sweep over the sorted ends, in `u128`: O(n log n).
+fn max_load_sorted(problem: &Problem, align: u64) -> (u128, u64) {
     let align = u128::from(align.max(1));
     let size = |s: u64| u128::from(s).div_ceil(align) * align;
     // (time, 0 = end before 1 = start at the same time, size)
@@ -212,6 +218,38 @@ pub fn max_load_wide(problem: &Problem, align: u64) -> (u128, u64) {
         }
     }
     (best, at)
+}
+
+/// [`max_load_wide`] with a table of the load's changes per instant, where that is exact and
+/// small: every lifetime not empty, the instants from the first start spanning at most
+/// [`COUNT_SPAN_PER_BUFFER`] a row (or 2^16), and all the rounded sizes together within
+/// `u64` (so every running sum, a load, is too, and wrapping sums are exact); `None` otherwise.
+fn max_load_counted(problem: &Problem, align: u64) -> Option<(u128, u64)> {
+    use crate::quality::live_pairs::COUNT_SPAN_PER_BUFFER;
+    let rows = problem.rows();
+    let a = align.max(1);
+    let t0 = rows.iter().map(|r| r.lower).min()?;
+    let span = rows.iter().map(|r| r.upper.max(r.lower) - t0).max().unwrap_or(0);
+    let counted = span <= (rows.len() as u64).saturating_mul(COUNT_SPAN_PER_BUFFER).max(1 << 16);
+    let total: u128 = rows.iter().map(|r| u128::from(r.size).div_ceil(u128::from(a)) * u128::from(a)).sum();
+    if !counted || total > u128::from(u64::MAX) || rows.iter().any(|r| r.upper <= r.lower) {
+        return None;
+    }
+    let mut change = vec![0u64; span as usize + 1];
+    for r in rows {
+        let size = r.size.div_ceil(a).wrapping_mul(a);
+        let (lower, upper) = ((r.lower - t0) as usize, (r.upper - t0) as usize);
+        change[lower] = change[lower].wrapping_add(size);
+        change[upper] = change[upper].wrapping_sub(size);
+    }
+    let (mut load, mut best, mut at) = (0u64, 0u64, 0u64);
+    for (t, d) in change.into_iter().enumerate() {
+        load = load.wrapping_add(d);
+        if load > best {
+            (best, at) = (load, t0 + t as u64);
+        }
+    }
+    Some((u128::from(best), at))
 }
 
 /// The closing line per strategy.
@@ -297,6 +335,31 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::{max_load_counted, max_load_sorted};
+    use crate::input::Row;
+
+    /// The counted max load and its instant are the sorted sweep's, where it applies.
+    #[test]
+    fn the_counted_max_load_is_the_sorted_one() {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        for case in 0..200u64 {
+            let mut p = Problem::default();
+            let shift = if case % 3 == 0 { 1 << 31 } else { 0 };
+            for k in 0..1 + next(50) {
+                let lower = shift + next(30);
+                p.push(&k.to_string(), Row { lower, upper: lower + 1 + next(9), size: next(5000) });
+            }
+            let align = [1, 3, 64, 4096][case as usize % 4];
+            assert_eq!(max_load_counted(&p, align), Some(max_load_sorted(&p, align)), "case {case}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -1,6 +1,6 @@
 //! Planning problems in the minimalloc form, planned with the core planner (`plan`, `quality`).
 //! Uses: host_storage, input, limits, solved, input_checks, member_lines and program_problem
-//! (re-exported), time_split,
+//! (re-exported), storage, time_split,
 //! dramalloc-core; used by: mod.rs, cli.
 //!
 //! Planning problems in the minimalloc form (`id, lower, upper, size`, `upper` exclusive) and
@@ -36,6 +36,7 @@ use crate::quality::solve_error::fixed_only_at_zero;
 pub use crate::quality::solve_error::{describe, SolveError};
 use crate::quality::solve_error::{located, only_at_zero};
 pub use crate::quality::solved::{Aligned, Alone, Solved};
+use crate::quality::storage::front_end_storage;
 use crate::quality::time_split::solve_split;
 
 /// Most pairs of buffers live together [`settle`] lists (two `u32` each: 64 MiB), a memory
@@ -47,9 +48,6 @@ pub const SETTLE_MAX_PAIRS: u64 = 1 << 23;
 /// need 1.7 × 10^6 words for all levels (13.6 MB), 10^6 rows with a tenth fixed 3.6 × 10^6,
 /// with half fixed 2 × 10^7 (160 MB; the cap gives 8 levels of the 20).
 pub const LOOKAHEAD_MAX_WORDS: usize = 1 << 23;
-
-use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
-use dramalloc_core::place::sweep::pinned_index_words;
 
 /// The single strategy a portfolio member runs alone (`None`: the sweeps around the
 /// long-lived and the hot, the branch and bound and the repair have none).
@@ -233,24 +231,9 @@ fn solve_clocked(
         }
     }
     let work = limits.work;
-    let mut host = HostWorkspace::new(problem.len().max(1), problem.len().max(1), 1);
-    // the interference graph, where it fits and pays: a portfolio holds it only when one
-    // greedy pass over it fits the work budget (it would skip every greedy member otherwise),
-    // and a strategy that never asks for neighbours (the sweep) not at all
     let pairs = overlapping_pairs(problem);
-    let entries = problem.len() as u64 + 1 + 2 * pairs;
-    // the sweep's index of the fixed buffers it looks ahead of, all its levels up to a cap
     let fixed = (0..problem.len()).filter(|&k| problem.fixed(k).is_some()).count();
-    let words = pinned_index_words(fixed).min(LOOKAHEAD_MAX_WORDS);
-    if words > 0 {
-        host = host.with_lookahead(words);
-    }
-    if strategy.reads_neighbours()
-        && entries <= ADJACENCY_MAX_ENTRIES
-        && (!portfolio || entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= work)
-    {
-        host = host.with_adjacency(entries as usize);
-    }
+    let mut host = front_end_storage(problem.len(), fixed, pairs, strategy, work, true);
     // a padded plan is settled and planned by first fit with each buffer's own alignment after
     // the portfolio: its clock stops early enough for them (`post_reserve`)
     let until =

@@ -39,15 +39,13 @@
 use std::time::Instant;
 
 use dramalloc_core::place::exact::Budget;
-use dramalloc_core::place::portfolio::GREEDY_UNITS_PER_ENTRY;
 use dramalloc_core::place::report::Members;
-use dramalloc_core::place::sweep::pinned_index_words;
 use dramalloc_core::{plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, Strategy};
 
-use crate::host_storage::HostWorkspace;
 use crate::input::Problem;
-use crate::quality::live_pairs::overlapping_pairs_of;
-use crate::quality::problem::{solve_limited, Limits, Solved, ADJACENCY_MAX_ENTRIES, LOOKAHEAD_MAX_WORDS};
+use crate::quality::live_pairs::{overlapping_pairs, overlapping_pairs_of};
+use crate::quality::problem::{solve_limited, Limits, Solved};
+use crate::quality::storage::{front_end_storage, holds_adjacency};
 
 /// At most one buffer in this many may cross a cut: past it the split is refused. A design
 /// bound, not a fitted one: the crossing buffers are planned before the sections and fixed
@@ -113,31 +111,27 @@ pub struct Section {
 /// assert_eq!(choose_cuts(&p, 1), Vec::<u64>::new());
 /// ```
 pub fn choose_cuts(problem: &Problem, sections: usize) -> Vec<u64> {
-    cuts_and_load(problem, sections, 1).0.into_iter().map(|(cut, _)| cut).collect()
+    cuts_and_bytes(problem, sections).into_iter().map(|(cut, _)| cut).collect()
 }
 
-/// [`choose_cuts`], each cut with the bytes of the buffers crossing it, and the max load of
-/// `problem` at `align` (sizes rounded up to it) where its instants are dense enough to count
-/// one by one (`span <= 4 n`), else `None`.
-fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<(u64, u64)>, Option<u64>) {
+/// [`choose_cuts`], each cut with the bytes of the buffers crossing it.
+fn cuts_and_bytes(problem: &Problem, sections: usize) -> Vec<(u64, u64)> {
     let n = problem.len();
     let rows = problem.rows();
     // instants relative to the first start: `x - t0`
     let t0 = rows.iter().map(|r| r.lower).min().unwrap_or(0);
     let span = rows.iter().map(|r| r.upper - t0).max().unwrap_or(0);
     if sections < 2 || n < 2 || span < 2 {
-        return (Vec::new(), None);
+        return Vec::new();
     }
     // candidate cuts at `t0 + b w`, at most about 4n of them
     let w = span.div_ceil(4 * n as u64).max(1);
     let slots = (span / w) as usize + 2;
-    // per slot: the change of the crossing bytes at cut `b`, of the live bytes at instant
-    // `t0 + b` (where `w` is 1) and the buffers starting just before it; every prefix sum is
-    // a load (`check_load`: within u64), so wrapping sums are exact
+    // per slot: the change of the crossing bytes at cut `b` and the buffers starting just
+    // before it; every prefix sum is a load (`check_load`: within u64), so wrapping sums are
+    // exact
     let mut cross = vec![0u64; slots + 1];
-    let mut live = vec![0u64; if w == 1 { slots + 1 } else { 0 }];
     let mut starts = vec![0u32; slots + 1];
-    let a = align.max(1);
     for r in rows {
         let (lower, upper) = (r.lower - t0, r.upper - t0);
         let first = (lower / w + 1) as usize;
@@ -146,24 +140,9 @@ fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<(u64, u
             cross[first] = cross[first].wrapping_add(r.size);
             cross[last + 1] = cross[last + 1].wrapping_sub(r.size);
         }
-        if w == 1 {
-            let size = r.size.div_ceil(a).wrapping_mul(a);
-            live[lower as usize] = live[lower as usize].wrapping_add(size);
-            live[upper as usize] = live[upper as usize].wrapping_sub(size);
-        }
         // `lower < b w` from cut b = lower / w + 1 on
         starts[first] += 1;
     }
-    let max_load = (w == 1).then(|| {
-        let mut load = 0u64;
-        live.iter()
-            .map(|&d| {
-                load = load.wrapping_add(d);
-                load
-            })
-            .max()
-            .unwrap_or(0)
-    });
     let mut load = 0u64;
     let mut started = 0u64;
     // (crossing bytes, buffers started before it) at each cut
@@ -188,7 +167,7 @@ fn cuts_and_load(problem: &Problem, sections: usize, align: u64) -> (Vec<(u64, u
             cuts.push((t0 + b as u64 * w, at[b].0));
         }
     }
-    (cuts, max_load)
+    cuts
 }
 
 /// Why [`solve_split`] did not split a problem (said in `plan`'s report).
@@ -270,15 +249,15 @@ pub fn solve_split(
     if problem.has_fixed() {
         return Err(NotSplit::Fixed);
     }
-    let (cuts, max_load) = cuts_and_load(problem, k, align);
-    let lower_bound = max_load.unwrap_or_else(|| crate::quality::max_load(problem, align));
+    let cuts = cuts_and_bytes(problem, k);
+    if cuts.is_empty() {
+        return Err(NotSplit::NoCut);
+    }
     // refused where a cut's crossing buffers carry more than half the bound: their layout,
     // fixed first around the cut, would then decide the peak (a try-and-break run: every
     // buffer living 2,000-4,000 steps, 2,979 of 300,000 crossing with 81 % of the bound,
     // 1.1933-1.1991 split against 1.0622 whole)
-    if cuts.is_empty() {
-        return Err(NotSplit::NoCut);
-    }
+    let lower_bound = crate::quality::max_load(problem, align);
     if let Some(&(_, bytes)) =
         cuts.iter().find(|&&(_, bytes)| u128::from(bytes) * 2 > u128::from(lower_bound))
     {
@@ -322,10 +301,10 @@ pub fn solve_split(
         .collect();
     // section `s`: its own buffers and the crossing ones it reaches, in problem order, each
     // with the offset it is pinned at (for a crossing one); not copied, read where it lies
-    let (cuts_ref, crossing_ref, pinned_ref) = (&cuts, &crossing, &pinned);
+    let (section_of, crossing_ref, pinned_ref) = (&section_of, &crossing, &pinned);
     let rows_of = |s: usize| {
         let (from, to) = bounds[s];
-        let (cuts, crossing, pinned) = (cuts_ref, crossing_ref, pinned_ref);
+        let (crossing, pinned) = (crossing_ref, pinned_ref);
         let mut next = 0; // the next crossing buffer
         (0..n).filter_map(move |i| {
             let row = problem.row(i);
@@ -333,16 +312,15 @@ pub fn solve_split(
                 next += 1;
                 (row.lower < to && row.upper > from).then_some((i, Some(pinned[next - 1])))
             } else {
-                (cuts.partition_point(|&c| c <= row.lower) == s).then_some((i, None))
+                (section_of(row.lower) == s).then_some((i, None))
             }
         })
     };
     // the sections hold the interference graph only where the whole problem would: together
     // they would hold as much, each on a budget of the whole's (a try-and-break run: 300,000
     // rows 265 MB resident split, 73 MB whole)
-    let entries = n as u64 + 1 + 2 * overlapping_pairs_of(problem.rows().iter().map(|r| (r.lower, r.upper)));
-    let adjacency =
-        entries <= ADJACENCY_MAX_ENTRIES && entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= limits.work;
+    let entries = n as u64 + 1 + 2 * overlapping_pairs(problem);
+    let adjacency = holds_adjacency(Strategy::Auto, entries, limits.work);
     // the whole problem's bound, each section's goal: past it, a section's lower peak does not
     // lower the plan's
     let goal = Goal { bytes: lower_bound, at: rows_end(problem), align: align.max(1) };
@@ -452,20 +430,9 @@ fn plan_section(
         align: 1,
     });
     let all = len + usize::from(marker.is_some());
-    let mut host = HostWorkspace::new(all.max(1), all.max(1), 1);
-    let words = pinned_index_words(pinned + usize::from(marker.is_some())).min(LOOKAHEAD_MAX_WORDS);
-    if words > 0 {
-        host = host.with_lookahead(words);
-    }
     let pairs = overlapping_pairs_of(rows.clone().map(|(i, _)| (problem.row(i).lower, problem.row(i).upper)));
-    let entries = all as u64 + 1 + 2 * pairs;
-    if adjacency
-        && Strategy::Auto.reads_neighbours()
-        && entries <= ADJACENCY_MAX_ENTRIES
-        && entries.saturating_mul(GREEDY_UNITS_PER_ENTRY) <= limits.work
-    {
-        host = host.with_adjacency(entries as usize);
-    }
+    let fixed = pinned + usize::from(marker.is_some());
+    let mut host = front_end_storage(all, fixed, pairs, Strategy::Auto, limits.work, adjacency);
     let buffers = rows
         .map(|(i, pin)| {
             let r = problem.row(i);
