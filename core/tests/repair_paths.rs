@@ -129,19 +129,20 @@ fn the_peak_buffer_found_by_a_scan_without_the_max_tree() {
 }
 
 /// 300 buffers over 14 instructions (lifetimes up to 3, 1 to 100 bytes, a xorshift with a
-/// fixed seed): one window holds them all. The clock is asked before the repair (call 18
-/// here), before each window (call 19) and inside a window every 256 buffers or after 2^16
-/// neighbour visits since it was last asked (`ASK_EVERY_VISITS`): when it says stop from
-/// call 18 on, the repair does not run; from 19, it runs no window (and is reported out of
-/// time, not as a run of 0 units); from 20, it stops at the
-/// window's 256th buffer (the 255 tree queries before it charged, 28,260 units); from 21, at
+/// fixed seed): one window holds them all. The clock is asked before the repair (call 21
+/// here; three of the calls before are the two-ended sweep's settle, asked since
+/// 2026-12-06), before each window (call 22) and inside a window every 256 buffers or after
+/// 2^16 neighbour visits since it was last asked (`ASK_EVERY_VISITS`): when it says stop
+/// from call 21 on, the repair does not run; from 22, it runs no window (and is reported out
+/// of time, not as a run of 0 units); from 23, it stops at the
+/// window's 256th buffer (the 255 tree queries before it charged, 28,260 units); from 24, at
 /// the next ask, and the window's other orders are not tried (94,320 units; 292,250 when each
 /// order still asked again, 769,540 when only every 256 buffers asked). The peak stays at the
 /// greedy members' 3,502 (the bound is 3,491).
 #[test]
 fn the_clock_is_asked_every_256_buffers_of_a_window() {
     let bufs = generated();
-    let outcomes: Vec<Option<Outcome>> = (17..21).map(|t| plan(&bufs, 512, 10_000_000, t).0).collect();
+    let outcomes: Vec<Option<Outcome>> = (20..24).map(|t| plan(&bufs, 512, 10_000_000, t).0).collect();
     let ran = |work| Some(Outcome::Ran { peak: 3_502, work });
     assert_eq!(outcomes, [Some(Outcome::OutOfTime), Some(Outcome::OutOfTime), ran(28_260), ran(94_320)]);
 }
@@ -244,11 +245,12 @@ fn plan_with_sections(bufs: &[Buffer], ticks: u64) -> ((Option<Outcome>, u64, u6
 /// 1,000 bytes), planned by `auto` with its sections storage and no branch and bound: the
 /// members end at 57,635 bytes, above the bound (55,399), and the repair starts from there. Its set-up
 /// has two steps (the sections and their sort, then each candidate's section total: about 60
-/// and 50 ms at 10^6 candidates), and the clock is asked before the repair (call 47 here),
-/// between the two steps (call 48) and before the first window (call 49): when it says stop
-/// at call 48 the repair stops before the totals, reported out of time, not after the whole
-/// set-up; from call 50 on it runs its first window (66,870 units). With no stop the clock is
-/// asked 104 times.
+/// and 50 ms at 10^6 candidates), and the clock is asked before the repair (call 57 here; ten
+/// of the calls before are the two-ended sweep's settle, asked since 2026-12-06), between the
+/// two steps (call 58) and before the first window (call 59): when it says stop at call 58
+/// the repair stops before the totals, reported out of time, not after the whole set-up; from
+/// call 60 on it runs its first window (66,870 units). With no stop the clock is asked 114
+/// times.
 #[test]
 fn the_clock_is_asked_between_the_steps_of_the_set_up() {
     let mut next = xorshift(0x1234_5678_9ABC_DEF0);
@@ -259,13 +261,13 @@ fn the_clock_is_asked_between_the_steps_of_the_set_up() {
             Buffer::new(lo, last, 1 + next(1000))
         })
         .collect();
-    let outcomes: Vec<_> = (46..50).map(|t| plan_with_sections(&bufs, t)).collect();
+    let outcomes: Vec<_> = (56..60).map(|t| plan_with_sections(&bufs, t)).collect();
     let out = Some(Outcome::OutOfTime);
     let ran = Some(Outcome::Ran { peak: 57_635, work: 66_870 });
     let lb = 55_399;
     assert_eq!(
         outcomes,
-        [((out, 57_635, lb), 47), ((out, 57_635, lb), 48), ((out, 57_635, lb), 49), ((ran, 57_635, lb), 50)]
+        [((out, 57_635, lb), 57), ((out, 57_635, lb), 58), ((out, 57_635, lb), 59), ((ran, 57_635, lb), 60)]
     );
-    assert_eq!(plan_with_sections(&bufs, u64::MAX).1, 104);
+    assert_eq!(plan_with_sections(&bufs, u64::MAX).1, 114);
 }
