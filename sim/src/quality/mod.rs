@@ -281,7 +281,10 @@ pub fn totals(rows: &[QualityRow], strategies: &[Strategy]) -> Vec<QualityTotal>
 }
 
 /// The table as text: one line per file with its peak / lower bound under each strategy, then
-/// the same lines with the plan times (ms), then one closing line per strategy. Every column is
+/// the same lines with the plan times (ms), then one closing line per strategy, then, where a
+/// plan kept is not the portfolio's own, one line each saying whose it is (a helper thread's
+/// strategy, or time sections: as `plan` says, and `--json`'s `helper` and `time_sections`).
+/// Every column is
 /// as wide as its widest cell, so long set or file names never shift the others, and the width
 /// does not grow with peaks in bytes (they are in `--json`): about 60 + 12 × strategies columns.
 pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
@@ -330,13 +333,72 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
             t.max_seconds * 1e3
         );
     }
+    let mut notes = rows.iter().zip(&names).flat_map(|(r, name)| {
+        r.results.iter().filter(|x| x.error.is_none()).filter_map(move |x| {
+            let how = match (&x.helper, x.time_sections) {
+                (Some(h), _) => format!("plan from {h}, run alone on a helper thread"),
+                (None, Some(k)) => format!("planned as {k} time sections, one per thread"),
+                (None, None) => return None,
+            };
+            Some(format!("  {name}, {}: {how}", x.strategy))
+        })
+    });
+    if let Some(first) = notes.next() {
+        s.push_str("\nplans not the portfolio's own:\n");
+        for line in std::iter::once(first).chain(notes) {
+            s.push_str(&line);
+            s.push('\n');
+        }
+    }
     s
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{max_load_counted, max_load_sorted};
+    use super::{max_load_counted, max_load_sorted, render, totals, QualityRow, StrategyResult};
     use crate::input::Row;
+    use dramalloc_core::Strategy;
+
+    /// The text table names whose plan was kept where it is not the portfolio's own: a helper
+    /// thread's strategy, or the time sections (it said neither before 2026-12-06; `--json`
+    /// did).
+    #[test]
+    fn the_table_says_whose_plan_was_kept() {
+        let result = |helper: Option<&str>, time_sections| StrategyResult {
+            strategy: "auto".into(),
+            peak: Some(100),
+            ratio: 1.0,
+            seconds: 0.5,
+            error: None,
+            helper: helper.map(Into::into),
+            time_sections,
+            bad_input: false,
+        };
+        let row = |name: &str, r| QualityRow {
+            set: "g".into(),
+            name: name.into(),
+            n: 3,
+            lower_bound: 100,
+            results: vec![r],
+        };
+        let rows = vec![
+            row("a", result(None, None)),
+            row("b", result(Some("greedy-load"), None)),
+            row("c", result(None, Some(2))),
+        ];
+        let text = render(&rows, &totals(&rows, &[Strategy::Auto]));
+        let tail: Vec<&str> = text.lines().skip_while(|l| !l.starts_with("plans not")).collect();
+        assert_eq!(
+            tail,
+            [
+                "plans not the portfolio's own:",
+                "  g/b, auto: plan from greedy-load, run alone on a helper thread",
+                "  g/c, auto: planned as 2 time sections, one per thread",
+            ]
+        );
+        let plain = render(&rows[..1], &totals(&rows[..1], &[Strategy::Auto]));
+        assert!(!plain.contains("plans not"), "{plain}");
+    }
 
     /// The counted max load and its instant are the sorted sweep's, where it applies.
     #[test]
