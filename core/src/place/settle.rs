@@ -9,8 +9,11 @@ use crate::liveness::interference::Graph;
 use crate::place::clock::Clock;
 use crate::place::portfolio::Storage;
 use crate::place::repair::{out_of_work, Work, TREE_VISIT_UNITS};
+use crate::place::scan::interval_of;
+use crate::place::sections::prepare_loads;
 use crate::place::seed::search::{place_in_gap, Span};
 use crate::place::seed::select::Regions;
+use crate::place::skyline::Skyline;
 
 /// Slides every unpinned buffer at or above address `from` down until it touches the floor
 /// of its region or an interfering neighbour's end (a one-page buffer: the page boundary at
@@ -90,7 +93,169 @@ pub(crate) fn settle_all(
     regions: Regions,
     clock: &mut Clock<'_>,
 ) -> Result<(), PlanError> {
+    if settle_by_sections(graph, infos, st, regions, clock) {
+        return Ok(());
+    }
     let mut go = || clock.ask_now();
     let mut work = Work::new(u64::MAX, &mut go);
     settle(graph, infos, st, regions, 0, &mut work)
+}
+
+/// [`settle`] from address 0 with the neighbours' ends kept in a segment tree over the time
+/// sections ([`Skyline`]: range chmax, range max) instead of a neighbour query a buffer: in
+/// ascending address order every buffer settled before one is below it (in a valid plan a
+/// lower buffer live with it ends at or below its address, and settling only lowers it), and
+/// every later one ends above its address, so the highest end below it among its neighbours
+/// is the tree's maximum over its sections, O(log s) instead of O(its neighbours). The same
+/// addresses as [`settle`] (a unit test compares them); pinned buffers stay, their ends in the
+/// tree. At 10^6 `short` rows the neighbour queries took 5.7 s, 58 % of a 10 s plan, where
+/// the long-lived buffers have thousands of neighbours each. Returns `false` (nothing moved)
+/// where a candidate has several intervals or a slice is shorter than n; stops where `clock`
+/// says so (asked every 256 buffers), the buffers not reached where they were.
+fn settle_by_sections(
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    st: &mut Storage<'_, '_>,
+    regions: Regions,
+    clock: &mut Clock<'_>,
+) -> bool {
+    let n = infos.len();
+    let holds = n > 0
+        && st.occupied.len() >= n
+        && st.scratch.len() >= n
+        && infos.iter().all(|i| i.interval_count == 1);
+    if !holds {
+        return false;
+    }
+    let interval = |i: &Info| interval_of(graph, i);
+    let Some(count) = prepare_loads(infos, interval, 0, st.slots, st.sections, st.order, st.heap) else {
+        return false;
+    };
+    let Some(mut sky) = Skyline::flat(st.sections, st.scratch, count) else {
+        return false;
+    };
+    // (address, candidate) records, pinned ones too (they stay, their ends in the tree)
+    for (c, info) in infos.iter().enumerate() {
+        st.occupied[c] = Span { lo: info.address, hi: c as u64 };
+    }
+    let sorted = &mut st.occupied[..n];
+    sorted.sort_unstable();
+    for (done, rec) in sorted.iter().enumerate() {
+        if done % 256 == 255 && !clock.ask_now() {
+            break; // the buffers not reached stay where they are: the plan is valid
+        }
+        let c = rec.hi as usize;
+        let (lo, hi) = (st.slots[c].lo as usize, st.slots[c].hi as usize + 1);
+        let info = infos[c];
+        if !info.is_pinned() {
+            let floor =
+                if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
+            let top = floor.max(sky.max(lo, hi));
+            if let Some(a) = place_in_gap(top, info.end(), info.aligned, regions.align) {
+                infos[c].address = a.min(info.address);
+            }
+        }
+        sky.chmax(lo, hi, infos[c].end());
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{settle, settle_by_sections};
+    use crate::liveness::info::Info;
+    use crate::liveness::interference::Graph;
+    use crate::liveness::interval_tree::Node;
+    use crate::place::clock::Clock;
+    use crate::place::portfolio::Storage;
+    use crate::place::repair::Work;
+    use crate::place::seed::search::Span;
+    use crate::place::seed::select::Regions;
+    use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
+
+    const N: usize = 48;
+
+    /// Settles `plan` (`(lo, hi, aligned, address, pinned)` per buffer) by the neighbour
+    /// queries (`by_sections` false) or by the sections' tree; the addresses after it.
+    fn settled(plan: &[(u32, u32, u64, u64, bool)], by_sections: bool, regions: Regions) -> [u64; N] {
+        let n = plan.len();
+        let mut nodes: [Node; N] = core::array::from_fn(|k| {
+            let (lo, hi, ..) = plan.get(k).copied().unwrap_or_default();
+            Node::new(lo, hi, k as u32)
+        });
+        let mut infos: [Info; N] = core::array::from_fn(|k| {
+            let (_, _, aligned, address, pinned) = plan.get(k).copied().unwrap_or_default();
+            let pinned = u8::from(pinned);
+            Info {
+                aligned,
+                address,
+                allocated: 1,
+                interval_count: 1,
+                location: k as u32,
+                pinned,
+                ..Info::default()
+            }
+        });
+        let infos = &mut infos[..n];
+        let mut ids = [0u32; N * N];
+        let mut graph = Graph::build(&mut nodes[..n], &mut ids, infos);
+        let mut scratch = [Scratch::default(); N];
+        let (mut order, mut heap, mut nb) = ([0u32; N], [0u32; N], [0u32; N]);
+        let (mut occ, mut placed) = ([Span::default(); N], [Placed::default(); N]);
+        let (mut slots, mut secs, mut raises) =
+            ([Slot::default(); N], [Section::default(); N], [Raise::default(); N]);
+        let mut st = Storage {
+            scratch: &mut scratch,
+            order: &mut &mut order[..],
+            heap: &mut &mut heap[..],
+            neighbours: &mut &mut nb[..],
+            occupied: &mut &mut occ[..],
+            placed: &mut &mut placed[..],
+            slots: &mut &mut slots[..],
+            sections: &mut &mut secs[..],
+            raises: &mut &mut raises[..],
+            lookahead: &mut &mut [][..],
+            stand_in: false,
+        };
+        if by_sections {
+            assert!(settle_by_sections(&graph, infos, &mut st, regions, &mut Clock::none()));
+        } else {
+            let mut go = || true;
+            let mut work = Work::new(u64::MAX, &mut go);
+            settle(&mut graph, infos, &mut st, regions, 0, &mut work).unwrap();
+        }
+        core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address))
+    }
+
+    /// On 500 random valid plans with holes (each buffer on a row of its own, 1–3 rows of
+    /// 64 bytes high apart; a tenth pinned; pages of 1, 16 and 64 bytes; a CC region above
+    /// 2,048 bytes), the tree's settle moves every buffer where the neighbour queries do.
+    #[test]
+    fn the_sections_settle_matches_the_neighbour_queries() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let mut moved = 0;
+        for case in 0..500 {
+            let n = 1 + next(N as u64) as usize;
+            let align = [1, 16, 64][case % 3];
+            let mut row = 0u64;
+            let all: [(u32, u32, u64, u64, bool); N] = core::array::from_fn(|_| {
+                let lo = next(40) as u32;
+                row += 1 + next(3);
+                let size = (1 + next(64)).div_ceil(align) * align;
+                (lo, lo + next(12) as u32, size.min(64), row * 64, next(10) == 0)
+            });
+            let plan = &all[..n];
+            let regions = Regions { start: 0, general_ceiling: 2048, window: 1 << 20, align };
+            let (a, b) = (settled(plan, false, regions), settled(plan, true, regions));
+            assert_eq!(a, b, "case {case}");
+            moved += plan.iter().zip(&a).filter(|(p, &at)| p.3 != at).count();
+        }
+        assert!(moved > 5_000, "{moved}");
+    }
 }

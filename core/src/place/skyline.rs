@@ -34,7 +34,7 @@ use crate::workspace::{Placed, Scratch, Section, Slot};
 
 /// Bottom-up segment tree over `p` leaves (a power of two): `t[1..2p]` subtree maxima,
 /// `d[1..p]` chmax tags of internal nodes (a tag holds for every leaf below it).
-struct Skyline<'a> {
+pub(crate) struct Skyline<'a> {
     t: &'a mut [u64],
     d: &'a mut [u64],
     p: usize,
@@ -51,9 +51,32 @@ impl Drop for Skyline<'_> {
     }
 }
 
+impl<'a> Skyline<'a> {
+    /// A flat skyline (every leaf 0) over `count` sections, its tree in `sections` (at least
+    /// 2p/4 entries, p = `count` rounded up to a power of two) and its tags in `scratch` (at
+    /// least p/2); `None` where either is shorter or `count` is 0. One entry per candidate in
+    /// each is always enough for the sections of those candidates.
+    pub(crate) fn flat(
+        sections: &'a mut [Section],
+        scratch: &'a mut [Scratch],
+        count: usize,
+    ) -> Option<Skyline<'a>> {
+        let p = count.next_power_of_two();
+        let t: &mut [u64] = bytemuck::cast_slice_mut(sections);
+        let d: &mut [u64] = bytemuck::cast_slice_mut(scratch);
+        if count == 0 || t.len() < 2 * p || d.len() < p {
+            return None;
+        }
+        let sky = Skyline { t: &mut t[..2 * p], d: &mut d[..p], p };
+        sky.t.fill(0);
+        sky.d.fill(0);
+        Some(sky)
+    }
+}
+
 impl Skyline<'_> {
     /// Every leaf of `[l, r)` becomes at least `v`.
-    fn chmax(&mut self, l: usize, r: usize, v: u64) {
+    pub(crate) fn chmax(&mut self, l: usize, r: usize, v: u64) {
         let (mut l, mut r) = (l + self.p, r + self.p);
         let (l0, r0) = (l, r - 1);
         while l < r {
@@ -89,7 +112,7 @@ impl Skyline<'_> {
 
     /// Maximum over the leaves `[l, r)`: the covering nodes' maxima and the tags on the two
     /// boundary paths (every covering node hangs off one of them).
-    fn max(&self, l: usize, r: usize) -> u64 {
+    pub(crate) fn max(&self, l: usize, r: usize) -> u64 {
         let (mut l, mut r) = (l + self.p, r + self.p);
         let mut best = 0;
         // both paths climb together (the leaves are at one depth) and read their shared
