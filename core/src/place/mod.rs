@@ -13,6 +13,8 @@ pub mod exact;
 mod exact_member;
 mod gather;
 pub mod greedy;
+#[cfg(test)]
+mod lent_storage;
 pub mod live_set;
 pub mod lower_bound;
 pub mod min_heap;

@@ -167,11 +167,9 @@ mod tests {
     use crate::liveness::interference::Graph;
     use crate::liveness::interval_tree::Node;
     use crate::place::clock::Clock;
-    use crate::place::portfolio::Storage;
+    use crate::place::lent_storage::Lent;
     use crate::place::repair::Work;
-    use crate::place::seed::search::Span;
     use crate::place::seed::select::Regions;
-    use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
 
     const N: usize = 48;
 
@@ -199,31 +197,15 @@ mod tests {
         let infos = &mut infos[..n];
         let mut ids = [0u32; N * N];
         let mut graph = Graph::build(&mut nodes[..n], &mut ids, infos);
-        let mut scratch = [Scratch::default(); N];
-        let (mut order, mut heap, mut nb) = ([0u32; N], [0u32; N], [0u32; N]);
-        let (mut occ, mut placed) = ([Span::default(); N], [Placed::default(); N]);
-        let (mut slots, mut secs, mut raises) =
-            ([Slot::default(); N], [Section::default(); N], [Raise::default(); N]);
-        let mut st = Storage {
-            scratch: &mut scratch,
-            order: &mut &mut order[..],
-            heap: &mut &mut heap[..],
-            neighbours: &mut &mut nb[..],
-            occupied: &mut &mut occ[..],
-            placed: &mut &mut placed[..],
-            slots: &mut &mut slots[..],
-            sections: &mut &mut secs[..],
-            raises: &mut &mut raises[..],
-            lookahead: &mut &mut [][..],
-            stand_in: false,
-        };
-        if by_sections {
-            assert!(settle_by_sections(&graph, infos, &mut st, regions, &mut Clock::none()));
-        } else {
-            let mut go = || true;
-            let mut work = Work::new(u64::MAX, &mut go);
-            settle(&mut graph, infos, &mut st, regions, 0, &mut work).unwrap();
-        }
+        Lent::<N>::new().with(|st| {
+            if by_sections {
+                assert!(settle_by_sections(&graph, infos, st, regions, &mut Clock::none()));
+            } else {
+                let mut go = || true;
+                let mut work = Work::new(u64::MAX, &mut go);
+                settle(&mut graph, infos, st, regions, 0, &mut work).unwrap();
+            }
+        });
         core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address))
     }
 

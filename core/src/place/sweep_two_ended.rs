@@ -225,10 +225,9 @@ mod tests {
     use crate::liveness::interference::Graph;
     use crate::liveness::interval_tree::Node;
     use crate::place::clock::Clock;
-    use crate::place::portfolio::Storage;
-    use crate::place::seed::search::{place_in_gap, Span};
+    use crate::place::lent_storage::Lent;
+    use crate::place::seed::search::place_in_gap;
     use crate::place::seed::select::Regions;
-    use crate::workspace::{Placed, Raise, Scratch, Section, Slot};
 
     const N: usize = 300;
 
@@ -246,27 +245,11 @@ mod tests {
         let lb = (0..N - 1).map(|i| infos[i].aligned + infos[i + 1].aligned).max().unwrap_or(0);
         let mut ids = [0u32; 2 * N];
         let mut graph = Graph::build(&mut nodes, &mut ids, &mut infos);
-        let mut scratch = [Scratch::default(); N];
-        let (mut order, mut heap, mut nb) = ([0u32; N], [0u32; N], [0u32; N]);
-        let (mut occ, mut placed) = ([Span::default(); N], [Placed::default(); N]);
-        let (mut slots, mut secs, mut raises) =
-            ([Slot::default(); N], [Section::default(); N], [Raise::default(); N]);
-        let mut st = Storage {
-            scratch: &mut scratch,
-            order: &mut &mut order[..],
-            heap: &mut &mut heap[..],
-            neighbours: &mut &mut nb[..],
-            occupied: &mut &mut occ[..],
-            placed: &mut &mut placed[..],
-            slots: &mut &mut slots[..],
-            sections: &mut &mut secs[..],
-            raises: &mut &mut raises[..],
-            lookahead: &mut &mut [][..],
-            stand_in: false,
-        };
         let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
         let mut clock = Clock::new(keep_going);
-        let done = run_two_ended(&mut graph, &mut infos, &mut st, regions, lb, &mut clock).unwrap();
+        let done = Lent::<N>::new()
+            .with(|st| run_two_ended(&mut graph, &mut infos, st, regions, lb, &mut clock))
+            .unwrap();
         assert!(done.is_some());
         let overlap = |a: &Info, b: &Info| a.address < b.end() && b.address < a.end();
         let valid = (0..N - 1).all(|i| infos[i].allocated == 1 && !overlap(&infos[i], &infos[i + 1]));
