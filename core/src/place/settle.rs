@@ -78,8 +78,9 @@ pub(crate) fn settle(
 /// Settles every unpinned buffer ([`settle`] from address 0) with no work limit, while
 /// `clock` says go on: a whole plan made by another placer (the two-ended sweep's, whose
 /// buffers rest against a ceiling) becomes one whose every address is the floor, a
-/// neighbour's end or a page boundary, its peak no higher. Cost: one neighbour query per
-/// buffer and the sort. Where the clock says stop first ([`Clock::stopped`] is then true),
+/// neighbour's end or a page boundary, its peak no higher. Cost: the sort and O(log s) a
+/// buffer ([`settle_by_sections`]), or one neighbour query a buffer where the storage is too
+/// short for the sections' tree. Where the clock says stop first ([`Clock::stopped`] is then true),
 /// the buffers not reached stay where they are, a valid plan: at 10^6 buffers the settle
 /// took seconds, and without the clock the two-ended sweep's row ran a 5 s
 /// `--time-limit` to 6.3 s (a whole-issue finding, 2026-12-06).

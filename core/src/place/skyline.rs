@@ -61,12 +61,12 @@ impl<'a> Skyline<'a> {
         scratch: &'a mut [Scratch],
         count: usize,
     ) -> Option<Skyline<'a>> {
+        if !Skyline::holds(sections, scratch, count) {
+            return None;
+        }
         let p = count.next_power_of_two();
         let t: &mut [u64] = bytemuck::cast_slice_mut(sections);
         let d: &mut [u64] = bytemuck::cast_slice_mut(scratch);
-        if count == 0 || t.len() < 2 * p || d.len() < p {
-            return None;
-        }
         let sky = Skyline { t: &mut t[..2 * p], d: &mut d[..p], p };
         sky.t.fill(0);
         sky.d.fill(0);
@@ -75,6 +75,13 @@ impl<'a> Skyline<'a> {
 }
 
 impl Skyline<'_> {
+    /// Whether [`Skyline::flat`] can hold a tree over `count` sections in these slices: `count`
+    /// at least 1, `2p` `u64`s of `sections` and `p` of `scratch`.
+    fn holds(sections: &[Section], scratch: &[Scratch], count: usize) -> bool {
+        let p = count.next_power_of_two();
+        count > 0 && core::mem::size_of_val(sections) >= 16 * p && core::mem::size_of_val(scratch) >= 8 * p
+    }
+
     /// Every leaf of `[l, r)` becomes at least `v`.
     pub(crate) fn chmax(&mut self, l: usize, r: usize, v: u64) {
         let (mut l, mut r) = (l + self.p, r + self.p);
@@ -214,22 +221,16 @@ pub fn skyline(
 ) -> Result<u64, Stop> {
     let n = slots.len();
     let p = count.next_power_of_two();
-    if count == 0 || count > n || ids.len() < n || heap.len() < n {
-        return Err(Stop::Storage);
-    }
-    let t: &mut [u64] = bytemuck::cast_slice_mut(sections);
-    let d: &mut [u64] = bytemuck::cast_slice_mut(scratch);
-    if t.len() < 2 * p || d.len() < p {
+    if count > n || ids.len() < n || heap.len() < n || !Skyline::holds(sections, scratch, count) {
         return Err(Stop::Storage);
     }
     // the section loads move to the slots' `sol` (free here) before the tree overwrites them
-    // `remaining` is the second u64 of each Section
-    for (slot, sec) in slots[..count].iter_mut().zip(t.chunks_exact(4)) {
-        slot.sol = sec[1];
+    for (slot, sec) in slots[..count].iter_mut().zip(sections.iter()) {
+        slot.sol = sec.remaining;
     }
-    let mut sky = Skyline { t: &mut t[..2 * p], d: &mut d[..p], p };
-    sky.t.fill(0);
-    sky.d.fill(0);
+    let Some(mut sky) = Skyline::flat(sections, scratch, count) else {
+        return Err(Stop::Storage);
+    };
     for (leaf, slot) in sky.t[p..p + count].iter_mut().zip(slots.iter()) {
         *leaf = slot.sol;
     }
