@@ -48,6 +48,7 @@ fn every_strategy_plans_10000_buffers_without_heap_allocation() {
             repair_work: 0,
             keep_going: &mut keep_going,
             claim: None,
+            nanos_left: None,
         };
         plan_buffers_with(small, 1, &cfg, &mut host.workspace(), &mut budget)
     });

@@ -144,8 +144,14 @@ fn auto_runs_the_capped_skyline_above_4096_buffers() {
     }
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut never_stop = || true;
-    let mut budget =
-        Budget { max_nodes: u64::MAX, work, repair_work: 0, keep_going: &mut never_stop, claim: None };
+    let mut budget = Budget {
+        max_nodes: u64::MAX,
+        work,
+        repair_work: 0,
+        keep_going: &mut never_stop,
+        claim: None,
+        nanos_left: None,
+    };
     let auto = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let greedy = solve(&problem, 1, None, Strategy::GreedySize).unwrap();
     assert_eq!(auto.metrics.hwm, auto.metrics.lower_bound);
@@ -269,7 +275,14 @@ fn plan_5000_with(
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut host = HostWorkspace::new(bufs.len(), bufs.len(), 1);
     let sweep_cost = 20 * 5000 * 13; // 20 n log2(n + 1)
-    let mut budget = Budget { max_nodes: 0, work: sweep_cost + extra, repair_work, keep_going, claim: None };
+    let mut budget = Budget {
+        max_nodes: 0,
+        work: sweep_cost + extra,
+        repair_work,
+        keep_going,
+        claim: None,
+        nanos_left: None,
+    };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let offsets: Vec<u64> = host.infos().iter().map(|i| i.address).collect();
     verify(&problem, &problem.with_offsets(&offsets), 1, None).unwrap();
@@ -500,8 +513,14 @@ fn a_skyline_stopped_by_the_clock_settles_until_it_passes_the_best_plan() {
         calls += 1;
         calls == 1
     };
-    let mut budget =
-        Budget { max_nodes: 0, work: u64::MAX / 4, repair_work: 0, keep_going: &mut clock, claim: None };
+    let mut budget = Budget {
+        max_nodes: 0,
+        work: u64::MAX / 4,
+        repair_work: 0,
+        keep_going: &mut clock,
+        claim: None,
+        nanos_left: None,
+    };
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let runs = plan.members.runs();
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));

@@ -164,8 +164,12 @@ fn budget_and_take_once_debug_and_take() {
     use dramalloc_core::place::exact::Budget;
     use dramalloc_core::static_storage::TakeOnce;
     let mut go = || true;
-    let budget = Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go, claim: None };
-    assert_eq!(format!("{budget:?}"), "Budget { max_nodes: 7, work: 9, repair_work: 0, claim: false, .. }");
+    let budget =
+        Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+    assert_eq!(
+        format!("{budget:?}"),
+        "Budget { max_nodes: 7, work: 9, repair_work: 0, claim: false, nanos_left: false, .. }"
+    );
     static CELL: TakeOnce<u32> = TakeOnce::new(5);
     assert_eq!(format!("{CELL:?}"), "TakeOnce");
     assert_eq!(CELL.take().map(|v| *v), Some(5));

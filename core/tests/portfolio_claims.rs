@@ -28,8 +28,14 @@ fn plan(bufs: &[Buffer], work: u64, answer: impl Fn(usize, Ask) -> Claim) -> (Ve
         asked.push(s);
         answer(asked.len() - 1, s)
     };
-    let mut budget =
-        Budget { max_nodes: 20_000, work, repair_work: 0, keep_going: &mut go, claim: Some(&mut claim) };
+    let mut budget = Budget {
+        max_nodes: 20_000,
+        work,
+        repair_work: 0,
+        keep_going: &mut go,
+        claim: Some(&mut claim),
+        nanos_left: None,
+    };
     let plan = plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget).unwrap();
     (plan.members.runs().to_vec(), plan.metrics.hwm, asked)
 }

@@ -58,7 +58,14 @@ fn plan_in(
         calls += 1;
         calls <= ticks
     };
-    let mut budget = Budget { max_nodes, work, repair_work: 0, keep_going: &mut keep_going, claim: None };
+    let mut budget = Budget {
+        max_nodes,
+        work,
+        repair_work: 0,
+        keep_going: &mut keep_going,
+        claim: None,
+        nanos_left: None,
+    };
     let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
     let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
     let at = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
@@ -220,7 +227,14 @@ fn the_repair_allowance_lasts_while_the_peak_goes_down() {
         let mut ws = st.workspace();
         let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Auto };
         let mut keep_going = || true;
-        let mut budget = Budget { max_nodes: 0, work, repair_work, keep_going: &mut keep_going, claim: None };
+        let mut budget = Budget {
+            max_nodes: 0,
+            work,
+            repair_work,
+            keep_going: &mut keep_going,
+            claim: None,
+            nanos_left: None,
+        };
         let p = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
         let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
         (repair, p.metrics.hwm)

@@ -25,6 +25,7 @@ pub mod portfolio;
 pub mod repair;
 pub mod repair_work;
 pub mod report;
+pub mod row_rate;
 pub mod scan;
 pub mod sections;
 pub mod seed;

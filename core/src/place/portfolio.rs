@@ -1,6 +1,6 @@
 //! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
 //! within one work budget, then the branch and bound and the peak repair of the best plan.
-//! Uses: every strategy of place (through single: one strategy alone), skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
+//! Uses: every strategy of place (through single: one strategy alone), skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, row_rate, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
@@ -80,6 +80,7 @@ use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
 pub use crate::place::exact_member::{AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
+use crate::place::row_rate::RowRate;
 use crate::place::seed::search::Span;
 use crate::place::seed::select::Regions;
 use crate::place::single::{greedy_of, run_single, strategy_of};
@@ -221,8 +222,11 @@ pub(crate) fn run_strategy(
     // here, as without one
     let total = PORTFOLIO.iter().fold(0u64, |t, &(_, cost)| t.saturating_add(est.cost(cost)));
     let split = total > budget.work;
+    // the rate of this run's rows on the host's clock (none without one)
+    let mut rate = RowRate::default();
     for &(member, cost) in &PORTFOLIO {
         let c = est.cost(cost);
+        let mut started = None;
         // the sweep runs whatever the budget and the clock say when no row before it made
         // a plan, so `auto` always has one
         let forced = member == Member::Sweep && best.is_none();
@@ -265,6 +269,8 @@ pub(crate) fn run_strategy(
             Outcome::OutOfTime
         } else if !forced && c > left {
             Outcome::OverBudget { cost: c, left }
+        } else if let Some(o) = (!forced && !first_plan).then(|| over_clock(budget, &rate, c)).flatten() {
+            o
         } else if let Some(o) = member
             .is_single()
             .then(|| ask(budget, split, Ask::Take(strategy_of(member))))
@@ -276,6 +282,7 @@ pub(crate) fn run_strategy(
         {
             o
         } else {
+            started = nanos_left(budget);
             // a skyline may spend half of what is left on re-keys
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
@@ -384,6 +391,10 @@ pub(crate) fn run_strategy(
                 }
             }
         };
+        // the rows that ran, whole or up to a buffer above the best plan, give the rate
+        if let (Some(t0), Outcome::Ran { work, .. } | Outcome::Above { work, .. }) = (started, outcome) {
+            rate.add(work, t0.saturating_sub(nanos_left(budget).unwrap_or(t0)));
+        }
         report.push(member, outcome);
     }
     // the host may finish the rows it took now, before the repair spends the clock
@@ -538,6 +549,19 @@ fn ask(budget: &mut Budget<'_>, split: bool, question: Ask) -> Claim {
         Some(claim) if split => claim(question),
         _ => Claim::Here,
     }
+}
+
+/// The nanoseconds left on the host's clock ([`Budget::nanos_left`]; `None` without one).
+fn nanos_left(budget: &mut Budget<'_>) -> Option<u64> {
+    budget.nanos_left.as_mut().map(|f| f())
+}
+
+/// [`Outcome::OverClock`] where the host has a clock and a row of `cost` units needs more
+/// than the time left at the rate of the rows before it (`None` before any row was timed).
+fn over_clock(budget: &mut Budget<'_>, rate: &RowRate, cost: u64) -> Option<Outcome> {
+    let left = nanos_left(budget)?;
+    let needs = rate.nanos_for(cost)?;
+    (needs > left).then_some(Outcome::OverClock { cost, needs, left })
 }
 
 /// Puts the best plan (`slots[..].best`) back into `infos`.

@@ -185,6 +185,17 @@ pub enum Outcome {
         /// The budget left.
         left: u64,
     },
+    /// Skipped: its estimate, at the rate this run's rows ran at on the caller's clock
+    /// ([`crate::place::row_rate::RowRate`], with [`crate::place::exact::Budget::nanos_left`]),
+    /// needs more time than is left: the clock would stop it before its plan was complete.
+    OverClock {
+        /// Its estimated cost, work units.
+        cost: u64,
+        /// Nanoseconds that cost takes at the measured rate.
+        needs: u64,
+        /// Nanoseconds left on the clock.
+        left: u64,
+    },
     /// Skipped: the caller's clock (a time limit) said stop.
     OutOfTime,
     /// Skipped: the host plans this strategy on another thread (it said so through

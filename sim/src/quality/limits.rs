@@ -125,5 +125,19 @@ impl Limits {
     }
 }
 
+/// Nanoseconds from now to `until` (0 once it has passed; saturating): the time left that
+/// the core's portfolio asks of its host ([`dramalloc_core::place::exact::Budget::nanos_left`]).
+///
+/// ```
+/// use std::time::{Duration, Instant};
+/// use dramalloc_sim::quality::limits::nanos_until;
+/// assert_eq!(nanos_until(Instant::now()), 0);
+/// let left = nanos_until(Instant::now() + Duration::from_secs(1));
+/// assert!(left > 900_000_000 && left <= 1_000_000_000);
+/// ```
+pub fn nanos_until(until: Instant) -> u64 {
+    u64::try_from(until.saturating_duration_since(Instant::now()).as_nanos()).unwrap_or(u64::MAX)
+}
+
 /// A deadline past any run (about 31 years), for limits whose end does not fit an `Instant`.
 const FAR: Duration = Duration::from_secs(1 << 30);

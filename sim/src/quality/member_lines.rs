@@ -66,6 +66,11 @@ pub fn member_lines(
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
                 }
+                Outcome::OverClock { cost, needs, left } => format!(
+                    "skipped: estimated {cost} work units, about {:.0} ms at this run's rate, {:.0} ms left on the clock (--time-limit)",
+                    needs as f64 / 1e6,
+                    left as f64 / 1e6
+                ),
                 Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
                 Outcome::Elsewhere => "skipped: planned on a helper thread (below)".to_string(),
                 Outcome::ReachedElsewhere => {

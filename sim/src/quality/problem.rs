@@ -25,8 +25,8 @@ use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
 use crate::quality::helpers::{helper_count, spare_cores, HelperOutcome, Helpers};
 pub use crate::quality::input_checks::{check_load, check_time_range};
 pub use crate::quality::limits::{
-    default_threads, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW, PICTURE_NANOS_PER_ROW,
-    TAIL_FIXED, TAIL_NANOS_PER_ROW, WORK_UNITS_PER_SECOND,
+    default_threads, nanos_until, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW,
+    PICTURE_NANOS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW, WORK_UNITS_PER_SECOND,
 };
 pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
 pub use crate::quality::member_lines::member_lines;
@@ -264,7 +264,12 @@ fn solve_clocked(
         // (with padding `exact` does not get here: it runs this front end as `auto`, above)
         let mut claim = |ask: Ask| claims.as_ref().map_or(Claim::Here, |c| c.claim(ask));
         let claim: Option<&mut dyn FnMut(Ask) -> Claim> = claims.is_some().then_some(&mut claim);
-        let mut budget = Budget { max_nodes, work, repair_work, keep_going: &mut keep_going, claim };
+        // the clock's time left, by which the portfolio skips a row its rows' rate says the
+        // clock would stop (`RowRate`)
+        let mut left = || nanos_until(until);
+        let nanos_left: Option<&mut dyn FnMut() -> u64> = clocked.then_some(&mut left);
+        let mut budget =
+            Budget { max_nodes, work, repair_work, keep_going: &mut keep_going, claim, nanos_left };
         // the plan at the common alignment (not `own`) is of sizes rounded up to it: its bound
         // proves nothing about the real plan, so no member is skipped for reaching it
         let mut ws = host.workspace();

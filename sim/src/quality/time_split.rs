@@ -43,6 +43,7 @@ use dramalloc_core::place::report::Members;
 use dramalloc_core::{plan_buffer_iter_with, Buffer as CoreBuffer, CcSize, Metrics, PlanConfig, Strategy};
 
 use crate::input::Problem;
+use crate::quality::limits::nanos_until;
 use crate::quality::live_pairs::{overlapping_pairs, overlapping_pairs_of};
 use crate::quality::problem::{solve_limited, Limits, Solved};
 use crate::quality::storage::{front_end_storage, holds_adjacency};
@@ -447,12 +448,14 @@ fn plan_section(
         .chain(marker);
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut keep_going = || Instant::now() < limits.until;
+    let mut left = || nanos_until(limits.until);
     let mut budget = Budget {
         max_nodes,
         work: limits.work,
         repair_work: u64::MAX,
         keep_going: &mut keep_going,
         claim: None,
+        nanos_left: Some(&mut left),
     };
     let mut ws = host.workspace();
     let plan =

@@ -47,6 +47,15 @@ pub struct Budget<'a> {
     /// bound) skips what is left ([`crate::place::report::Outcome::ReachedElsewhere`]).
     /// `None` here: every row runs.
     pub claim: Option<&'a mut dyn FnMut(Ask) -> Claim>,
+    /// A host with a clock answers here the nanoseconds left before its time limit (0 once it
+    /// has passed). `auto` and `exact` ask it around each row they run and measure the rate
+    /// of this run's rows (work units charged against nanoseconds taken,
+    /// [`crate::place::row_rate::RowRate`]); before a later row they skip it where its
+    /// estimate needs more than the time left at that rate
+    /// ([`crate::place::report::Outcome::OverClock`]), so that time goes to the repair
+    /// instead of a row the clock would stop. `None`: the work budget alone admits the rows
+    /// (the plan then depends on the input alone).
+    pub nanos_left: Option<&'a mut dyn FnMut() -> u64>,
 }
 
 /// What the portfolio asks its host ([`Budget::claim`]).
@@ -81,6 +90,7 @@ impl core::fmt::Debug for Budget<'_> {
             .field("work", &self.work)
             .field("repair_work", &self.repair_work)
             .field("claim", &self.claim.is_some())
+            .field("nanos_left", &self.nanos_left.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -164,8 +174,14 @@ mod tests {
             asks.set(asks.get() + 1);
             asks.get() <= go
         };
-        let mut budget =
-            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut keep_going, claim: None };
+        let mut budget = Budget {
+            max_nodes: u64::MAX,
+            work: 0,
+            repair_work: 0,
+            keep_going: &mut keep_going,
+            claim: None,
+            nanos_left: None,
+        };
         check(&mut Meter::new(&mut budget, u64::MAX));
         asks.get()
     }
@@ -180,7 +196,14 @@ mod tests {
         });
         assert_eq!(asks, 2);
         let mut go = || true;
-        let mut budget = Budget { max_nodes: 5, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
+        let mut budget = Budget {
+            max_nodes: 5,
+            work: 0,
+            repair_work: 0,
+            keep_going: &mut go,
+            claim: None,
+            nanos_left: None,
+        };
         let mut meter = Meter::new(&mut budget, u64::MAX);
         let going = (0..10).take_while(|_| meter.tick()).count();
         assert_eq!((going, meter.nodes), (4, 5));
@@ -219,8 +242,14 @@ mod tests {
     #[test]
     fn the_meter_stops_at_its_work_cap() {
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes: u64::MAX, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
+        let mut budget = Budget {
+            max_nodes: u64::MAX,
+            work: 0,
+            repair_work: 0,
+            keep_going: &mut go,
+            claim: None,
+            nanos_left: None,
+        };
         let mut meter = Meter::new(&mut budget, 100);
         assert!(meter.charge(60) && meter.tick_after(39));
         assert_eq!((meter.work, meter.nodes, meter.stopped), (99, 1, false));

@@ -247,8 +247,14 @@ mod tests {
             let mut raises = [Raise::default(); 64];
             let room = if case % 3 == 0 { 2 } else { 64 };
             let mut go = || true;
-            let mut budget =
-                Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
+            let mut budget = Budget {
+                max_nodes: 1 << 20,
+                work: 0,
+                repair_work: 0,
+                keep_going: &mut go,
+                claim: None,
+                nanos_left: None,
+            };
             let incumbent = 10_000;
             let out = branch_and_bound_with(
                 &mut slots[..n],
@@ -329,8 +335,14 @@ mod tests {
                 .unwrap();
         (slots[0].best, slots[1].best) = (12_288, 0);
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes: 1 << 20, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
+        let mut budget = Budget {
+            max_nodes: 1 << 20,
+            work: 0,
+            repair_work: 0,
+            keep_going: &mut go,
+            claim: None,
+            nanos_left: None,
+        };
         let rules = Rules { align: &[12_288, u64::MAX], pinned: &[], memo: &[] };
         let out = branch_and_bound_with(
             &mut slots,
@@ -367,7 +379,14 @@ mod tests {
         assert!(!Rules { align: &[1, 2, 1], pinned: &[], memo: &[] }.is_none());
         let mut secs = [Section { remaining: 12, ..Section::default() }; 1];
         let mut go = || true;
-        let mut budget = Budget { max_nodes: 100, work: 0, repair_work: 0, keep_going: &mut go, claim: None };
+        let mut budget = Budget {
+            max_nodes: 100,
+            work: 0,
+            repair_work: 0,
+            keep_going: &mut go,
+            claim: None,
+            nanos_left: None,
+        };
         let out = branch_and_bound_with(
             &mut slots,
             &mut secs,
