@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::dramalloc_in;
+use in_process::{dramalloc_in, untimed};
 
 /// A time index past the planner's 32-bit range fails every plan: the table is printed with
 /// its `error` cells, each failure is named on standard error, and the exit code is 2, the
@@ -48,7 +48,8 @@ fn plan_settles_a_padded_plan_and_says_so() {
         out.stdout,
         "id,lower,upper,size,alignment,offset,align\n0,0,10,4096,4096,0,1\n1,5,15,4096,4096,4096,1\n"
     );
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
         Some("<stdin>: 2 buffers, strategy auto (plan from its sweep member), HWM 8192 bytes, lower bound 8192 bytes, ratio 1.0000")
@@ -61,6 +62,10 @@ fn plan_settles_a_padded_plan_and_says_so() {
              12288 to 8192 bytes)",
         ]
     );
+    // as printed, a member that ran ends with the milliseconds it took on the clock
+    let raw = out.stderr.lines().find(|l| l.starts_with("  sweep-two-ended ")).unwrap();
+    let ms = raw.strip_prefix(lines[lines.len() - 2]).and_then(|t| t.strip_prefix(", ")).unwrap_or_default();
+    assert!(ms.ends_with(" ms") && ms.trim_end_matches(" ms").parse::<f64>().is_ok(), "{raw}");
 }
 
 /// Where the settled padded plan stays above its bound, the plan at the common alignment is
@@ -78,7 +83,8 @@ fn plan_keeps_the_common_alignment_plan_and_says_so() {
         "id,lower,upper,size,alignment,offset,align\n0,0,3,3000,4096,4096,1\n1,0,3,5000,8192,8192,1\n\
          2,0,1,7,8192,0,1\n3,1,4,7,8192,0,1\n"
     );
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
         Some("<stdin>: 4 buffers, strategy sweep, HWM 13192 bytes, lower bound 8007 bytes, ratio 1.6476")
@@ -103,7 +109,8 @@ fn auto_goes_on_as_exact_to_meet_a_capacity() {
     let args = ["plan", a, "-o", "-", "--align", "1", "--time-limit", "20"];
     let out = dramalloc_in(&[&args[..], &["--capacity", "1048576"]].concat(), "");
     assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].contains("HWM 1048576 bytes, lower bound 1048576 bytes, ratio 1.0000"), "{}", lines[0]);
     assert_eq!(
         lines.last().copied(),
@@ -134,7 +141,8 @@ fn auto_keeps_first_fit_with_each_buffers_own_alignment_where_lower() {
     let csv = "id,lower,upper,size,offset,alignment\nb0,0,5,10,,8\nb1,4,7,11,,100\nb2,3,7,10,48,8\n";
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "1"], csv);
     assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
         Some(
@@ -317,7 +325,8 @@ fn auto_runs_its_strategies_alone_and_keeps_the_lowest() {
                b8,11,21,7,0,\nb9,3,4,1000,,64\nb10,7,8,1000,,\n";
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--align", "4096"], csv);
     assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
         Some("<stdin>: 11 buffers, strategy auto (plan from its greedy-load member), HWM 28672 bytes, lower bound 20480 bytes, ratio 1.4000")
@@ -488,7 +497,8 @@ fn members_stopped_at_the_best_padded_peak_are_still_run_alone() {
     let out =
         dramalloc_in(&["plan", "-", "-o", "-", "--align", "1", "--threads", "1", "--time-limit", "10"], &csv);
     assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
         Some(

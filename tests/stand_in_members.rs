@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 #[path = "support/in_process.rs"]
 mod in_process;
-use in_process::dramalloc_in;
+use in_process::{dramalloc_in, untimed};
 
 /// 40 rows live over [5, 17), 12,345 bytes, alignments 5 and 7 on two of every nine (with
 /// 3, 5 and 7 in another pattern the padded plan now ties the common one at 790,528 bytes
@@ -28,7 +28,8 @@ fn members_of_the_common_alignment_plan_say_so_and_none_is_skipped_at_its_bound(
     let out = dramalloc_in(&["plan", "-", "-o", "-", "--time-limit", "60"], &identical());
     assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
     assert_eq!(out.stdout.lines().count(), 41, "the header and 40 rows");
-    let lines: Vec<&str> = out.stderr.lines().collect();
+    let text = untimed(&out.stderr);
+    let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0].split("; read ").next(),
         Some(

@@ -79,13 +79,19 @@ fn a_row_the_clock_would_stop_is_skipped() {
         (M::BranchAndBound, O::Ran { peak: 265_472, work: 86 }),
     ];
     assert_eq!(p.members.runs(), want);
-    // asked before and after each row that ran (three), before each row the clock may skip
-    assert_eq!((asked, p.metrics.hwm, p.members.best), (18, 265_472, Some(M::GreedyLoad)));
+    // asked before and after each row that ran (three) and the branch and bound, before each
+    // row the clock may skip; each row that ran took one step, 1 ms, the skipped rows none
+    // (the branch and bound ran with the clock at 0 already: 0 ns)
+    assert_eq!((asked, p.metrics.hwm, p.members.best), (20, 265_472, Some(M::GreedyLoad)));
+    let timed: Vec<usize> = (0..want.len()).filter(|&i| p.members.nanos()[i] > 0).collect();
+    assert_eq!(timed, [1, 5, 6]);
+    assert!(timed.iter().all(|&i| p.members.nanos()[i] == MS));
 
     let (enough, _) = plan(&a, Some((9_500_834, MS)));
     assert_eq!(enough.members.runs()[2], (M::Skyline(1), O::Ran { peak: 284_672, work: 54_006 }));
     let (alone, asked) = plan(&a, None);
     assert_eq!(asked, 0);
+    assert!(alone.members.nanos().iter().all(|&t| t == 0), "no clock: nothing timed");
     assert_eq!(alone.members.runs()[2], (M::Skyline(1), O::Ran { peak: 284_672, work: 54_006 }));
     assert!(!alone.members.runs().iter().any(|(_, o)| matches!(o, O::OverClock { .. })));
 }
@@ -100,4 +106,41 @@ fn a_clock_with_time_to_spare_changes_nothing() {
     assert_eq!(timed.members.runs(), alone.members.runs());
     assert_eq!((timed.metrics.hwm, timed.members.best), (alone.metrics.hwm, alone.members.best));
     assert_eq!(timed.metrics.hwm, 265_472);
+    // every run that ran, the branch and bound included, took one step (1 ns); the rest none
+    for (&(m, o), &t) in timed.members.runs().iter().zip(timed.members.nanos()) {
+        let ran = matches!(o, O::Ran { .. } | O::Above { .. });
+        assert_eq!(t, u64::from(ran), "{m:?}: {o:?}");
+    }
+    assert_eq!(timed.members.runs().last(), Some(&(M::BranchAndBound, O::Ran { peak: 265_472, work: 86 })));
+}
+
+/// The repair is timed as the rows are: `portfolio_report.rs`'s problem C (A with one buffer
+/// pinned) with no sections lent, where the repair runs after the rows (42,576 units there),
+/// with a clock that moves 1 ns a question.
+#[test]
+fn the_repair_is_timed() {
+    let mut c = problem_a();
+    c[7] = Buffer::pinned(c[7].def, c[7].last_use, 4096, 8192);
+    let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    ws.sections = &mut [];
+    let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut go = || true;
+    let mut t = u64::MAX / 2;
+    let mut left = || {
+        t -= 1;
+        t
+    };
+    let mut budget = Budget {
+        max_nodes: 20_000,
+        work: 60_000,
+        repair_work: 0,
+        keep_going: &mut go,
+        claim: None,
+        nanos_left: Some(&mut left),
+    };
+    let p = plan_buffers_with(&c, 256, &cfg, &mut ws, &mut budget).unwrap();
+    let (runs, nanos) = (p.members.runs(), p.members.nanos());
+    assert_eq!(runs.last(), Some(&(M::Repair, O::Ran { peak: 285_952, work: 42_576 })));
+    assert_eq!(nanos.last(), Some(&1));
 }

@@ -57,6 +57,27 @@ pub fn summary(line: &str) -> &str {
     line.split("; read ").next().unwrap()
 }
 
+/// `text` with the time each member line ends with (`, 12.3 ms`: the run's milliseconds on
+/// the clock, which vary from run to run) taken off, so the lines can be compared exactly.
+#[allow(dead_code)]
+pub fn untimed(text: &str) -> String {
+    text.lines().map(|l| untimed_line(l).to_string() + "\n").collect()
+}
+
+/// One line without the time it ends with, if it ends with one (`, N.N ms`).
+#[allow(dead_code)]
+pub fn untimed_line(line: &str) -> &str {
+    match line.strip_suffix(" ms").and_then(|l| l.rsplit_once(", ")) {
+        Some((head, ms)) if ms.split_once('.').is_some_and(|(a, b)| is_digits(a) && is_digits(b)) => head,
+        _ => line,
+    }
+}
+
+/// Whether `s` is one or more ASCII digits.
+fn is_digits(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// `dramalloc`'s exit codes: success.
 #[allow(dead_code)]
 pub const CODE_OK: u8 = 0;

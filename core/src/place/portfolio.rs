@@ -392,10 +392,12 @@ pub(crate) fn run_strategy(
             }
         };
         // the rows that ran, whole or up to a buffer above the best plan, give the rate
-        if let (Some(t0), Outcome::Ran { work, .. } | Outcome::Above { work, .. }) = (started, outcome) {
-            rate.add(work, t0.saturating_sub(nanos_left(budget).unwrap_or(t0)));
-        }
         report.push(member, outcome);
+        if let (Some(took), Outcome::Ran { work, .. } | Outcome::Above { work, .. }) =
+            (time_last(&mut report, budget, started), outcome)
+        {
+            rate.add(work, took);
+        }
     }
     // the host may finish the rows it took now, before the repair spends the clock
     let reached = ask(budget, split, Ask::RowsDone) == Claim::Reached;
@@ -455,9 +457,11 @@ pub(crate) fn run_strategy(
         report.push(Member::BranchAndBound, Outcome::ReachedElsewhere);
     } else if keep && est.greedy != u64::MAX {
         let first = (u64::MAX, Schedule::auto(AUTO_EXACT_WORK));
+        let t0 = nanos_left(budget);
         match run_exact(graph, infos, st, regions, (lb, best_peak), exact, first, budget) {
             Ok(out) => {
                 best_peak = record(&out, st.slots, infos, best_peak, &mut report, &rank);
+                time_last(&mut report, budget, t0);
                 if out.improved {
                     chosen = strategy;
                 }
@@ -477,6 +481,7 @@ pub(crate) fn run_strategy(
     let repairable = if real { peak(infos) } else { best_peak };
     if repairable > lb {
         let allowed = left.saturating_add(budget.repair_work);
+        let t0 = nanos_left(budget);
         let outcome = if ask(budget, split, Ask::Status) == Claim::Reached {
             Outcome::ReachedElsewhere
         } else if !(budget.keep_going)() {
@@ -507,6 +512,9 @@ pub(crate) fn run_strategy(
             }
         };
         report.push(Member::Repair, outcome);
+        if matches!(outcome, Outcome::Ran { .. }) {
+            time_last(&mut report, budget, t0);
+        }
     }
     // `exact`: the search goes on from the plan so far with the caller's nodes left, on the
     // clock (a second branch-and-bound row; none where the first proved its plan or the clock
@@ -554,6 +562,14 @@ fn ask(budget: &mut Budget<'_>, split: bool, question: Ask) -> Claim {
 /// The nanoseconds left on the host's clock ([`Budget::nanos_left`]; `None` without one).
 fn nanos_left(budget: &mut Budget<'_>) -> Option<u64> {
     budget.nanos_left.as_mut().map(|f| f())
+}
+
+/// Records on the report's last run the nanoseconds since the clock said `t0` were left, and
+/// returns them (`None` without a clock or a start).
+fn time_last(report: &mut Members, budget: &mut Budget<'_>, t0: Option<u64>) -> Option<u64> {
+    let took = t0?.saturating_sub(nanos_left(budget)?);
+    report.time_last(took);
+    Some(took)
 }
 
 /// [`Outcome::OverClock`] where the host has a clock and a row of `cost` units needs more

@@ -230,6 +230,10 @@ pub struct Members {
     /// final [`crate::Metrics::lower_bound`] when a buffer's alignment pads it (the final
     /// plan and bound use the real footprints); 0 for a single strategy.
     pub lower_bound: u64,
+    /// Nanoseconds each run took on the host's clock, by the index of [`Members::runs`]; 0
+    /// where it was not timed (no clock, [`crate::place::exact::Budget::nanos_left`], or a
+    /// skipped row).
+    nanos: [u64; MAX_MEMBERS],
 }
 
 impl Default for Members {
@@ -240,6 +244,7 @@ impl Default for Members {
             best: None,
             improved_by: [None; 2],
             lower_bound: 0,
+            nanos: [0; MAX_MEMBERS],
         }
     }
 }
@@ -265,6 +270,30 @@ impl Members {
     /// ```
     pub fn runs(&self) -> &[(Member, Outcome)] {
         &self.runs[..self.len as usize]
+    }
+
+    /// Records that the last run pushed took `nanos` nanoseconds on the host's clock
+    /// (nothing before the first push).
+    pub fn time_last(&mut self, nanos: u64) {
+        if let Some(slot) = (self.len as usize).checked_sub(1).and_then(|i| self.nanos.get_mut(i)) {
+            *slot = nanos;
+        }
+    }
+
+    /// Nanoseconds each of [`Members::runs`] took on the host's clock, index for index
+    /// (0: not timed).
+    ///
+    /// ```
+    /// use dramalloc_core::place::report::{Member, Members, Outcome};
+    /// let mut m = Members::default();
+    /// m.time_last(5); // nothing pushed yet: nothing to time
+    /// m.push(Member::Sweep, Outcome::Ran { peak: 4096, work: 10 });
+    /// m.time_last(1_500_000);
+    /// m.push(Member::Seed, Outcome::AtLowerBound);
+    /// assert_eq!(m.nanos(), [1_500_000, 0]);
+    /// ```
+    pub fn nanos(&self) -> &[u64] {
+        &self.nanos[..self.len as usize]
     }
 }
 

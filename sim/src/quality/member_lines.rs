@@ -2,7 +2,8 @@
 //! Uses: dramalloc-core's report, quality (peak_ratio); used by: problem (re-exported), cli.
 
 /// One line per portfolio member: its name and what happened (`ran: peak P (R x LB)`,
-/// `skipped: over budget ...`), for `plan`'s report. Empty for a single strategy. `of`
+/// `skipped: over budget ...`) and, where the run was timed on the host's clock, the
+/// milliseconds it took (`, 12.3 ms`), for `plan`'s report. Empty for a single strategy. `of`
 /// names the sizes the members placed where they are not the problem's (`"the padded
 /// sizes"`, `"the sizes rounded up to M"`): a peak is then said to be of those, against their
 /// bound, given (`ran: peak P bytes of S (R x their LB L)`).
@@ -18,6 +19,8 @@
 /// assert_eq!(lines[0], "sweep             ran: peak 150 bytes (1.5000 x LB), 7 work units");
 /// assert_eq!(lines[1], "seed              skipped: estimated 900 work units, 40 left in the budget");
 /// assert_eq!(lines[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes");
+/// m.time_last(2_345_678); // the branch and bound took 2.35 ms on the host's clock
+/// assert_eq!(member_lines(&m, 100, None)[2], "branch-and-bound  ran: peak 120 bytes (1.2000 x LB), 806 search nodes, 2.3 ms");
 /// let lines = member_lines(&m, 100, Some("the padded sizes"));
 /// assert_eq!(lines[0], "sweep             ran: peak 150 bytes of the padded sizes (1.5000 x their LB 100), 7 work units");
 /// ```
@@ -30,7 +33,8 @@ pub fn member_lines(
     members
         .runs()
         .iter()
-        .map(|&(m, o)| {
+        .zip(members.nanos())
+        .map(|(&(m, o), &nanos)| {
             let what = match o {
                 Outcome::Ran { peak, work } => {
                     let ratio = crate::quality::peak_ratio(peak, lower_bound);
@@ -77,7 +81,9 @@ pub fn member_lines(
                     "skipped: a helper thread's plan reached the lower bound (below)".to_string()
                 }
             };
-            format!("{:<17} {what}", m.name())
+            // the time a run took on the clock, where it was timed
+            let took = if nanos > 0 { format!(", {:.1} ms", nanos as f64 / 1e6) } else { String::new() };
+            format!("{:<17} {what}{took}", m.name())
         })
         .collect()
 }
