@@ -42,14 +42,7 @@ fn every_strategy_plans_10000_buffers_without_heap_allocation() {
             calls += 1;
             calls < 100
         };
-        let mut budget = Budget {
-            max_nodes: 100_000,
-            work: AUTO_WORK_BUDGET,
-            repair_work: 0,
-            keep_going: &mut keep_going,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(100_000, AUTO_WORK_BUDGET, &mut keep_going);
         plan_buffers_with(small, 1, &cfg, &mut host.workspace(), &mut budget)
     });
     assert!(plan.is_ok());

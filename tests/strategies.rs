@@ -144,14 +144,7 @@ fn auto_runs_the_capped_skyline_above_4096_buffers() {
     }
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut never_stop = || true;
-    let mut budget = Budget {
-        max_nodes: u64::MAX,
-        work,
-        repair_work: 0,
-        keep_going: &mut never_stop,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(u64::MAX, work, &mut never_stop);
     let auto = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let greedy = solve(&problem, 1, None, Strategy::GreedySize).unwrap();
     assert_eq!(auto.metrics.hwm, auto.metrics.lower_bound);
@@ -513,14 +506,7 @@ fn a_skyline_stopped_by_the_clock_settles_until_it_passes_the_best_plan() {
         calls += 1;
         calls == 1
     };
-    let mut budget = Budget {
-        max_nodes: 0,
-        work: u64::MAX / 4,
-        repair_work: 0,
-        keep_going: &mut clock,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(0, u64::MAX / 4, &mut clock);
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut host.workspace(), &mut budget).unwrap();
     let runs = plan.members.runs();
     assert_eq!(runs[0], (Member::SweepLong(7), Outcome::NoLongSet));

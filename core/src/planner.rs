@@ -169,7 +169,7 @@ pub fn plan_buffers(
 /// let cfg = PlanConfig { window: 1 << 20, cc: CcSize::Mib(0), strategy: Strategy::Exact };
 /// let mut calls = 0;
 /// let mut keep_going = || { calls += 1; calls < 1000 };
-/// let mut budget = Budget { max_nodes: 10_000, work: 1_000_000, repair_work: 0, keep_going: &mut keep_going, claim: None, nanos_left: None };
+/// let mut budget = Budget::new(10_000, 1_000_000, &mut keep_going);
 /// let plan = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget)?;
 /// assert_eq!((plan.metrics.hwm, plan.metrics.lower_bound), (2, 2));
 /// # Ok::<(), dramalloc_core::PlanError>(())
@@ -240,14 +240,7 @@ fn plan_built(
 ) -> Result<Plan, PlanError> {
     let mut always = || true;
     let nodes = exact_default_nodes(built.infos as u64);
-    let mut budget = Budget {
-        max_nodes: nodes,
-        work: AUTO_WORK_BUDGET,
-        repair_work: 0,
-        keep_going: &mut always,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(nodes, AUTO_WORK_BUDGET, &mut always);
     plan_built_with(ws, built, cfg, align, &mut budget)
 }
 

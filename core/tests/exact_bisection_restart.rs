@@ -54,14 +54,7 @@ fn a_round_without_a_node_ends_the_search() {
         let start = 1u64 << 20;
         let Prepared { mut slots, sections: mut secs, by_lo, by_hi: mut ids, count } = prepared(&iv, start);
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 2_000,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(2_000, 0, &mut go);
         let schedule = Schedule { bound_shift: 2, bisect_shift: 0, bisect_share: 3, ..Schedule::DEFAULT };
         let lb = start + 20;
         let out = branch_and_bound(

@@ -32,14 +32,7 @@ fn plan(bufs: &[Buffer], strategy: Strategy, max_nodes: u64) -> Plan {
     let mut ws = st.workspace();
     let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy };
     let mut go = || true;
-    let mut budget = Budget {
-        max_nodes,
-        work: 700_000_000,
-        repair_work: 0,
-        keep_going: &mut go,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(max_nodes, 700_000_000, &mut go);
     plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap()
 }
 

@@ -55,8 +55,7 @@ fn run_out(rows: &[(u32, u32, u64)], max_nodes: u64, schedule: Schedule) -> Exac
     }
     let total: u64 = rows.iter().map(|r| r.2).sum();
     let mut go = || true;
-    let mut budget =
-        Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+    let mut budget = Budget::new(max_nodes, 0, &mut go);
     let out = branch_and_bound(
         &mut slots,
         &mut secs[..count],

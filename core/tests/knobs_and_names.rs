@@ -164,8 +164,7 @@ fn budget_and_take_once_debug_and_take() {
     use dramalloc_core::place::exact::Budget;
     use dramalloc_core::static_storage::TakeOnce;
     let mut go = || true;
-    let budget =
-        Budget { max_nodes: 7, work: 9, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+    let budget = Budget::new(7, 9, &mut go);
     assert_eq!(
         format!("{budget:?}"),
         "Budget { max_nodes: 7, work: 9, repair_work: 0, claim: false, nanos_left: false, .. }"

@@ -358,14 +358,7 @@ fn an_alignment_of_zero_is_a_typed_error() {
     assert_eq!(plan_buffers(&[Buffer::new(0, 1, 0)], 0, &c, &mut ws).unwrap_err(), want);
     assert_eq!(plan_buffer_iter(bufs.iter().copied(), 0, &c, &mut ws).unwrap_err(), want);
     let mut go = || true;
-    let mut budget = Budget {
-        max_nodes: 1000,
-        work: 1_000_000,
-        repair_work: 0,
-        keep_going: &mut go,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(1000, 1_000_000, &mut go);
     assert_eq!(plan_buffers_with(&bufs, 0, &c, &mut ws, &mut budget).unwrap_err(), want);
     assert_eq!(build_from_buffers(&bufs, 0, &mut ws).unwrap_err(), want);
     // 1 plans the two at byte granularity, one above the other

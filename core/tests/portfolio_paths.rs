@@ -71,8 +71,7 @@ fn plan_with(
     let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
     let mut ws = st.workspace();
     let cfg = PlanConfig { window, cc: CcSize::Mib(cc_mib), strategy };
-    let mut budget =
-        Budget { max_nodes: 20_000, work, repair_work: 0, keep_going, claim: None, nanos_left: None };
+    let mut budget = Budget::new(20_000, work, keep_going);
     let got = plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget);
     let addresses = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();
     (got, addresses)
@@ -464,14 +463,7 @@ fn exact_above_its_buffer_limit() {
         let mut ws = st.workspace();
         let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Exact };
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 100,
-            work: 10_000_000,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(100, 10_000_000, &mut go);
         let p = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
         p.members.runs().iter().find(|(m, _)| *m == M::BranchAndBound).map(|r| r.1)
     };
@@ -527,14 +519,7 @@ fn the_pinned_list_takes_the_last_undo_records() {
         ws.raises = &mut core::mem::take(&mut ws.raises)[..records];
         let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 20_000,
-            work: 700_000_000,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(20_000, 700_000_000, &mut go);
         let p = plan_buffers_with(&c, 256, &cfg, &mut ws, &mut budget).unwrap();
         assert_eq!(p.members.runs().last(), Some(&last), "{records} records");
         assert_eq!(ws.infos[7].address, 8192);

@@ -40,14 +40,7 @@ fn plan_in(
         calls += 1;
         calls <= ticks
     };
-    let mut budget = Budget {
-        max_nodes: 20_000,
-        work,
-        repair_work: 0,
-        keep_going: &mut keep_going,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(20_000, work, &mut keep_going);
     plan_buffers_with(bufs, 256, &cfg, &mut ws, &mut budget)
 }
 
@@ -605,14 +598,7 @@ fn padded_buffers_skip_no_member_at_the_padded_bound() {
         let mut st: Box<StaticWorkspace<600, 600, 0>> = Box::new(StaticWorkspace::new());
         let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 20_000,
-            work: 1_000_000,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(20_000, 1_000_000, &mut go);
         let p = plan_buffers_with(&bufs, 1, &cfg, &mut st.workspace(), &mut budget).unwrap();
         (p.members.lower_bound, p.metrics.hwm, p.members.runs().to_vec())
     };
@@ -656,14 +642,7 @@ fn a_member_that_declines_is_not_charged() {
     ws.sections = &mut [];
     let cfg = PlanConfig { window: 1 << 30, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut keep_going = || true;
-    let mut budget = Budget {
-        max_nodes: 20_000,
-        work: 60_000,
-        repair_work: 0,
-        keep_going: &mut keep_going,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(20_000, 60_000, &mut keep_going);
     let p = plan_buffers_with(&c, 256, &cfg, &mut ws, &mut budget).unwrap();
     let r = runs(&p);
     assert_eq!(r[8], (M::SweepLong(1), O::NotApplicable));

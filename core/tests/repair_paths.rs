@@ -58,14 +58,7 @@ fn plan_in(
         calls += 1;
         calls <= ticks
     };
-    let mut budget = Budget {
-        max_nodes,
-        work,
-        repair_work: 0,
-        keep_going: &mut keep_going,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(max_nodes, work, &mut keep_going);
     let p = plan_buffers_with(bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
     let repair = p.members.runs().iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
     let at = ws.infos[..bufs.len()].iter().map(|i| i.address).collect();

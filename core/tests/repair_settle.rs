@@ -174,14 +174,7 @@ fn the_repair_loop_on_generated_buffers() {
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let sweep = 20 * 2500 * 12; // 20 n log2(n + 1)
     let mut always = || true;
-    let mut budget = Budget {
-        max_nodes: 0,
-        work: sweep + 740_000,
-        repair_work: 0,
-        keep_going: &mut always,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(0, sweep + 740_000, &mut always);
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
     let runs = plan.members.runs();
     let swept = runs.iter().find(|(m, _)| *m == Member::Sweep).map(|r| r.1);

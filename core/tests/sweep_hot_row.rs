@@ -25,8 +25,7 @@ fn plan(work: u64) -> (Plan, u64) {
     let mut ws = st.workspace();
     let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let mut go = || true;
-    let mut budget =
-        Budget { max_nodes: 0, work, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+    let mut budget = Budget::new(0, work, &mut go);
     let p = plan_buffers_with(&b, 256, &cfg, &mut ws, &mut budget).unwrap();
     let at: Vec<(u64, u64)> = ws.infos[..N].iter().map(|i| (i.address, i.address + i.aligned)).collect();
     for x in 0..N {

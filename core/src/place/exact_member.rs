@@ -102,14 +102,7 @@ pub(super) fn run_exact(
     let spans = &mut st.occupied[..keep];
     let memo = Cell::from_mut(bytemuck::cast_slice_mut::<Span, [u64; 2]>(spans)).as_slice_of_cells();
     let rules = Rules { align: &[], pinned: list, memo };
-    let mut b = Budget {
-        max_nodes: nodes,
-        work: 0,
-        repair_work: 0,
-        keep_going: budget.keep_going,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut b = Budget::new(nodes, 0, budget.keep_going);
     let bounds = (regions.start, lb, best_peak, regions.align);
     Ok(branch_and_bound_with(slots, secs, by_lo, ids, raises, bounds, rules, schedule, &mut b))
 }

@@ -68,14 +68,7 @@ pub fn searched(iv: &[(u32, u32, u64)], raises: usize, start: u64, weaken: u64, 
         (0..64).map(|t| iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>()).max().unwrap();
     let total: u64 = iv.iter().map(|x| x.2).sum();
     let mut go = || true;
-    let mut budget = Budget {
-        max_nodes: 2_000,
-        work: 0,
-        repair_work: 0,
-        keep_going: &mut go,
-        claim: None,
-        nanos_left: None,
-    };
+    let mut budget = Budget::new(2_000, 0, &mut go);
     let out = branch_and_bound(
         &mut slots,
         &mut secs[..count],

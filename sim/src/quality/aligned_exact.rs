@@ -139,8 +139,7 @@ pub fn aligned_search(
     let rules = Rules { align: &own, pinned: &pinned, memo };
     let mut raises = vec![Raise::default(); raise_records(n)];
     let mut go = || Instant::now() < until;
-    let mut budget =
-        Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+    let mut budget = Budget::new(max_nodes, 0, &mut go);
     let out = branch_and_bound_with(
         &mut slots,
         &mut sections[..count],

@@ -400,8 +400,7 @@ fn plan_alone(
     strategy: Strategy,
     keep_going: &mut dyn FnMut() -> bool,
 ) -> (HelperOutcome, Option<HelperPlan>) {
-    let mut budget =
-        Budget { max_nodes: 0, work: 0, repair_work: 0, keep_going, claim: None, nanos_left: None };
+    let mut budget = Budget::new(0, 0, keep_going);
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy };
     match plan_buffer_iter_with(buffers.iter().copied(), align, &cfg, &mut host.workspace(), &mut budget) {
         Ok(p) if capacity.is_none_or(|c| p.metrics.hwm <= c) => {

@@ -83,6 +83,24 @@ pub enum Claim {
     Reached,
 }
 
+impl<'a> Budget<'a> {
+    /// A budget of at most `max_nodes` search nodes and `work` work units, on the caller's
+    /// clock `keep_going`: no repair allowance past `work` ([`Budget::repair_work`] 0), no
+    /// host threads ([`Budget::claim`] `None`) and no clock reading ([`Budget::nanos_left`]
+    /// `None`, so the plan depends on the input alone where `keep_going` does not stop it).
+    ///
+    /// ```
+    /// use dramalloc_core::place::exact::Budget;
+    /// let mut go = || true;
+    /// let b = Budget::new(1_000, 5_000_000, &mut go);
+    /// assert_eq!((b.max_nodes, b.work, b.repair_work), (1_000, 5_000_000, 0));
+    /// assert!(b.claim.is_none() && b.nanos_left.is_none());
+    /// ```
+    pub fn new(max_nodes: u64, work: u64, keep_going: &'a mut dyn FnMut() -> bool) -> Budget<'a> {
+        Budget { max_nodes, work, repair_work: 0, keep_going, claim: None, nanos_left: None }
+    }
+}
+
 impl core::fmt::Debug for Budget<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Budget")
@@ -174,14 +192,7 @@ mod tests {
             asks.set(asks.get() + 1);
             asks.get() <= go
         };
-        let mut budget = Budget {
-            max_nodes: u64::MAX,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut keep_going,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(u64::MAX, 0, &mut keep_going);
         check(&mut Meter::new(&mut budget, u64::MAX));
         asks.get()
     }
@@ -196,14 +207,7 @@ mod tests {
         });
         assert_eq!(asks, 2);
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 5,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(5, 0, &mut go);
         let mut meter = Meter::new(&mut budget, u64::MAX);
         let going = (0..10).take_while(|_| meter.tick()).count();
         assert_eq!((going, meter.nodes), (4, 5));
@@ -242,14 +246,7 @@ mod tests {
     #[test]
     fn the_meter_stops_at_its_work_cap() {
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: u64::MAX,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(u64::MAX, 0, &mut go);
         let mut meter = Meter::new(&mut budget, 100);
         assert!(meter.charge(60) && meter.tick_after(39));
         assert_eq!((meter.work, meter.nodes, meter.stopped), (99, 1, false));

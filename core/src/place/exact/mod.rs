@@ -249,7 +249,7 @@ pub fn branch_and_bound(
 /// let (mut by_lo, mut ids, mut raises) = ([0u32; 3], [0u32; 3], [Raise::default(); 16]);
 /// let count = prepare_loads(&infos, |_| (0, 9), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
 /// let mut go = || true;
-/// let mut budget = Budget { max_nodes: 1000, work: 0, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+/// let mut budget = Budget::new(1000, 0, &mut go);
 /// let rules = Rules { align: &[4, 8, 10], pinned: &[], memo: &[] };
 /// let bounds = (0, 100, 200, 1); // start, lower bound, incumbent, align
 /// let out = branch_and_bound_with(
@@ -547,14 +547,7 @@ mod tests {
     #[test]
     fn returns_the_incumbent_where_it_does_not_search() {
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 1 << 20,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(1 << 20, 0, &mut go);
         let mut slots = [Slot { lo: 0, hi: 0, size: 4, ..Slot::default() }; 3];
         let mut secs = [Section { remaining: 12, ..Section::default() }; 1];
         let mut run = |slots: &mut [Slot], ids: &mut [u32], by_lo: &[u32], lb: u64, inc: u64| {
@@ -638,8 +631,7 @@ mod tests {
             lb = lb.max(iv.iter().filter(|x| x.0 <= t && t <= x.1).map(|x| x.2).sum::<u64>());
         }
         let mut go = || true;
-        let mut budget =
-            Budget { max_nodes, work: 0, repair_work: 0, keep_going: &mut go, claim: None, nanos_left: None };
+        let mut budget = Budget::new(max_nodes, 0, &mut go);
         let out = branch_and_bound(
             &mut slots[..n],
             &mut secs[..count],
@@ -797,14 +789,7 @@ mod tests {
         let (mut by_lo, mut ids) = ([0u32; 2], [0u32; 2]);
         let count = prepare(&infos, |_| (0, 3), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 1 << 12,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(1 << 12, 0, &mut go);
         let out = branch_and_bound(
             &mut slots,
             &mut secs[..count],
@@ -842,14 +827,7 @@ mod tests {
         let count =
             prepare(&infos, |i| (at(i), at(i)), 0, &mut slots, &mut secs, &mut by_lo, &mut ids).unwrap();
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 1 << 20,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(1 << 20, 0, &mut go);
         let out = branch_and_bound(
             &mut slots,
             &mut secs[..count],

@@ -247,14 +247,7 @@ mod tests {
             let mut raises = [Raise::default(); 64];
             let room = if case % 3 == 0 { 2 } else { 64 };
             let mut go = || true;
-            let mut budget = Budget {
-                max_nodes: 1 << 20,
-                work: 0,
-                repair_work: 0,
-                keep_going: &mut go,
-                claim: None,
-                nanos_left: None,
-            };
+            let mut budget = Budget::new(1 << 20, 0, &mut go);
             let incumbent = 10_000;
             let out = branch_and_bound_with(
                 &mut slots[..n],
@@ -335,14 +328,7 @@ mod tests {
                 .unwrap();
         (slots[0].best, slots[1].best) = (12_288, 0);
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 1 << 20,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(1 << 20, 0, &mut go);
         let rules = Rules { align: &[12_288, u64::MAX], pinned: &[], memo: &[] };
         let out = branch_and_bound_with(
             &mut slots,
@@ -379,14 +365,7 @@ mod tests {
         assert!(!Rules { align: &[1, 2, 1], pinned: &[], memo: &[] }.is_none());
         let mut secs = [Section { remaining: 12, ..Section::default() }; 1];
         let mut go = || true;
-        let mut budget = Budget {
-            max_nodes: 100,
-            work: 0,
-            repair_work: 0,
-            keep_going: &mut go,
-            claim: None,
-            nanos_left: None,
-        };
+        let mut budget = Budget::new(100, 0, &mut go);
         let out = branch_and_bound_with(
             &mut slots,
             &mut secs,
