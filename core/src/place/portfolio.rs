@@ -1,6 +1,6 @@
 //! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
 //! within one work budget, then the branch and bound and the peak repair of the best plan.
-//! Uses: every strategy of place (through single: one strategy alone), skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, row_rate, error, liveness, metrics, strategy, workspace; used by: planner, repair.
+//! Uses: every strategy of place (through single: one strategy alone), skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, pace (through clock), error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
@@ -80,7 +80,6 @@ use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
 pub use crate::place::exact_member::{AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
 use crate::place::repair::{repair, Work};
 use crate::place::report::{Member, Members, Outcome};
-use crate::place::row_rate::RowRate;
 use crate::place::seed::search::Span;
 use crate::place::seed::select::Regions;
 use crate::place::single::{greedy_of, run_single, strategy_of};
@@ -222,8 +221,6 @@ pub(crate) fn run_strategy(
     // here, as without one
     let total = PORTFOLIO.iter().fold(0u64, |t, &(_, cost)| t.saturating_add(est.cost(cost)));
     let split = total > budget.work;
-    // the rate of this run's rows on the host's clock (none without one)
-    let mut rate = RowRate::default();
     for &(member, cost) in &PORTFOLIO {
         let c = est.cost(cost);
         let mut started = None;
@@ -269,8 +266,6 @@ pub(crate) fn run_strategy(
             Outcome::OutOfTime
         } else if !forced && c > left {
             Outcome::OverBudget { cost: c, left }
-        } else if let Some(o) = (!forced && !first_plan).then(|| over_clock(budget, &rate, c)).flatten() {
-            o
         } else if let Some(o) = member
             .is_single()
             .then(|| ask(budget, split, Ask::Take(strategy_of(member))))
@@ -287,6 +282,7 @@ pub(crate) fn run_strategy(
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
             let mut stopped = false;
+            let mut behind = None;
             let mut above = None;
             // a metered row is charged the work it does, not its estimate
             left = left.saturating_sub(if metered { 0 } else { c });
@@ -323,6 +319,11 @@ pub(crate) fn run_strategy(
                 m => {
                     let mut clock =
                         if first_plan { Clock::none() } else { Clock::new(&mut *budget.keep_going) };
+                    // on the host's clock the row keeps its pace, and stops where the rest
+                    // would not finish in the time left (`place/pace.rs`)
+                    if let Some(left) = budget.nanos_left.as_deref_mut().filter(|_| !first_plan) {
+                        clock = clock.with_pace(left, est.n);
+                    }
                     // a row stops once its partial plan peaks at or above the best plan's: it
                     // could no longer replace it (the earlier of equal peaks is kept); not with
                     // padded or stand-in sizes, whose peaks do not rank the real plans
@@ -342,6 +343,7 @@ pub(crate) fn run_strategy(
                         }
                     };
                     stopped = clock.stopped();
+                    behind = clock.behind().map(|(needs, left)| (clock.placed_count(), needs, left));
                     if metered {
                         left = left.saturating_sub(clock.work());
                     }
@@ -356,6 +358,11 @@ pub(crate) fn run_strategy(
                 }
             };
             match run {
+                // its pace on the host's clock stopped it: the rest would not have finished
+                Ok(_) if behind.is_some() => {
+                    let (placed, needs, left) = behind.unwrap_or_default();
+                    Outcome::OverClock { placed, needs, left }
+                }
                 // the clock stopped it before its plan was complete
                 Ok(_) if stopped => Outcome::Stopped,
                 Ok(_) if above.is_some() => {
@@ -393,11 +400,7 @@ pub(crate) fn run_strategy(
         };
         // the rows that ran, whole or up to a buffer above the best plan, give the rate
         report.push(member, outcome);
-        if let (Some(took), Outcome::Ran { work, .. } | Outcome::Above { work, .. }) =
-            (time_last(&mut report, budget, started), outcome)
-        {
-            rate.add(work, took);
-        }
+        time_last(&mut report, budget, started);
     }
     // the host may finish the rows it took now, before the repair spends the clock
     let reached = ask(budget, split, Ask::RowsDone) == Claim::Reached;
@@ -559,25 +562,18 @@ fn ask(budget: &mut Budget<'_>, split: bool, question: Ask) -> Claim {
     }
 }
 
-/// The nanoseconds left on the host's clock ([`Budget::nanos_left`]; `None` without one).
-fn nanos_left(budget: &mut Budget<'_>) -> Option<u64> {
+/// The host's clock reading, nanoseconds left (negative past the limit; [`Budget::nanos_left`];
+/// `None` without one).
+fn nanos_left(budget: &mut Budget<'_>) -> Option<i64> {
     budget.nanos_left.as_mut().map(|f| f())
 }
 
-/// Records on the report's last run the nanoseconds since the clock said `t0` were left, and
-/// returns them (`None` without a clock or a start).
-fn time_last(report: &mut Members, budget: &mut Budget<'_>, t0: Option<u64>) -> Option<u64> {
-    let took = t0?.saturating_sub(nanos_left(budget)?);
-    report.time_last(took);
-    Some(took)
-}
-
-/// [`Outcome::OverClock`] where the host has a clock and a row of `cost` units needs more
-/// than the time left at the rate of the rows before it (`None` before any row was timed).
-fn over_clock(budget: &mut Budget<'_>, rate: &RowRate, cost: u64) -> Option<Outcome> {
-    let left = nanos_left(budget)?;
-    let needs = rate.nanos_for(cost)?;
-    (needs > left).then_some(Outcome::OverClock { cost, needs, left })
+/// Records on the report's last run the nanoseconds since the clock read `t0` (nothing
+/// without a clock or a start).
+fn time_last(report: &mut Members, budget: &mut Budget<'_>, t0: Option<i64>) {
+    if let (Some(t0), Some(t1)) = (t0, t0.and_then(|_| nanos_left(budget))) {
+        report.time_last(u64::try_from(i128::from(t0) - i128::from(t1)).unwrap_or(0));
+    }
 }
 
 /// Puts the best plan (`slots[..].best`) back into `infos`.

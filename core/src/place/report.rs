@@ -185,15 +185,16 @@ pub enum Outcome {
         /// The budget left.
         left: u64,
     },
-    /// Skipped: its estimate, at the rate this run's rows ran at on the caller's clock
-    /// ([`crate::place::row_rate::RowRate`], with [`crate::place::exact::Budget::nanos_left`]),
-    /// needs more time than is left: the clock would stop it before its plan was complete.
+    /// Stopped by its pace on the caller's clock ([`crate::place::pace`], with
+    /// [`crate::place::exact::Budget::nanos_left`]): once it had placed half its buffers, the
+    /// rest at its pace so far needed more time than was left, so the clock would have stopped
+    /// it before its plan was complete; the time left goes to the repair.
     OverClock {
-        /// Its estimated cost, work units.
-        cost: u64,
-        /// Nanoseconds that cost takes at the measured rate.
+        /// Buffers it had placed.
+        placed: u64,
+        /// Nanoseconds the whole row needed at that pace.
         needs: u64,
-        /// Nanoseconds left on the clock.
+        /// Nanoseconds left on the clock when it started.
         left: u64,
     },
     /// Skipped: the caller's clock (a time limit) said stop.

@@ -125,18 +125,26 @@ impl Limits {
     }
 }
 
-/// Nanoseconds from now to `until` (0 once it has passed; saturating): the time left that
-/// the core's portfolio asks of its host ([`dramalloc_core::place::exact::Budget::nanos_left`]).
+/// Nanoseconds from now to `until`, negative once it has passed (saturating at the ends of
+/// `i64`, about 292 years): the clock reading the core's portfolio asks of its host
+/// ([`dramalloc_core::place::exact::Budget::nanos_left`]), whose differences time its rows.
 ///
 /// ```
 /// use std::time::{Duration, Instant};
 /// use dramalloc_sim::quality::limits::nanos_until;
-/// assert_eq!(nanos_until(Instant::now()), 0);
+/// let past = Instant::now();
+/// std::thread::sleep(Duration::from_millis(2));
+/// assert!(nanos_until(past) <= -2_000_000);
 /// let left = nanos_until(Instant::now() + Duration::from_secs(1));
 /// assert!(left > 900_000_000 && left <= 1_000_000_000);
 /// ```
-pub fn nanos_until(until: Instant) -> u64 {
-    u64::try_from(until.saturating_duration_since(Instant::now()).as_nanos()).unwrap_or(u64::MAX)
+pub fn nanos_until(until: Instant) -> i64 {
+    let now = Instant::now();
+    let sat = |d: Duration| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX);
+    match until.checked_duration_since(now) {
+        Some(ahead) => sat(ahead),
+        None => -sat(now.duration_since(until)),
+    }
 }
 
 /// A deadline past any run (about 31 years), for limits whose end does not fit an `Instant`.

@@ -70,8 +70,8 @@ pub fn member_lines(
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
                 }
-                Outcome::OverClock { cost, needs, left } => format!(
-                    "skipped: estimated {cost} work units, about {:.0} ms at this run's rate, {:.0} ms left on the clock (--time-limit)",
+                Outcome::OverClock { placed, needs, left } => format!(
+                    "stopped after {placed} buffers: at its pace it needed about {:.1} ms, {:.1} ms were left at its start (--time-limit); the time went to the repair",
                     needs as f64 / 1e6,
                     left as f64 / 1e6
                 ),

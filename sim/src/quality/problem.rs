@@ -264,10 +264,10 @@ fn solve_clocked(
         // (with padding `exact` does not get here: it runs this front end as `auto`, above)
         let mut claim = |ask: Ask| claims.as_ref().map_or(Claim::Here, |c| c.claim(ask));
         let claim: Option<&mut dyn FnMut(Ask) -> Claim> = claims.is_some().then_some(&mut claim);
-        // the clock's time left, by which the portfolio skips a row its rows' rate says the
-        // clock would stop (`RowRate`)
+        // the clock's reading: the portfolio times its rows by it, and a row's pace on it
+        // stops a row the clock would stop (`dramalloc_core::place::pace`)
         let mut left = || nanos_until(until);
-        let nanos_left: Option<&mut dyn FnMut() -> u64> = clocked.then_some(&mut left);
+        let nanos_left: Option<&mut dyn FnMut() -> i64> = clocked.then_some(&mut left);
         let mut budget =
             Budget { max_nodes, work, repair_work, keep_going: &mut keep_going, claim, nanos_left };
         // the plan at the common alignment (not `own`) is of sizes rounded up to it: its bound

@@ -47,15 +47,16 @@ pub struct Budget<'a> {
     /// bound) skips what is left ([`crate::place::report::Outcome::ReachedElsewhere`]).
     /// `None` here: every row runs.
     pub claim: Option<&'a mut dyn FnMut(Ask) -> Claim>,
-    /// A host with a clock answers here the nanoseconds left before its time limit (0 once it
-    /// has passed). `auto` and `exact` ask it around each row they run and measure the rate
-    /// of this run's rows (work units charged against nanoseconds taken,
-    /// [`crate::place::row_rate::RowRate`]); before a later row they skip it where its
-    /// estimate needs more than the time left at that rate
-    /// ([`crate::place::report::Outcome::OverClock`]), so that time goes to the repair
-    /// instead of a row the clock would stop. `None`: the work budget alone admits the rows
-    /// (the plan then depends on the input alone).
-    pub nanos_left: Option<&'a mut dyn FnMut() -> u64>,
+    /// A host with a clock answers here the nanoseconds left before its time limit (negative
+    /// once it has passed, so the time between two readings is their difference). `auto` and
+    /// `exact` read it around each row, the branch and bound and the repair, and report the
+    /// time each took ([`crate::place::report::Members::nanos`]); a row's clock keeps its
+    /// pace on it and stops the row where, from half its buffers on, the rest would not
+    /// finish in the time left ([`crate::place::pace`],
+    /// [`crate::place::report::Outcome::OverClock`]), so that time goes to the repair
+    /// instead of a row the clock would stop. `None`: no reading (the plan then depends on
+    /// the input alone where `keep_going` does not stop it).
+    pub nanos_left: Option<&'a mut dyn FnMut() -> i64>,
 }
 
 /// What the portfolio asks its host ([`Budget::claim`]).
