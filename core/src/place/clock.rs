@@ -58,17 +58,7 @@ pub struct Clock<'c> {
 impl<'c> Clock<'c> {
     /// A clock that asks `keep_going` every [`ASK_EVERY`] steps.
     pub fn new(keep_going: &'c mut dyn FnMut() -> bool) -> Clock<'c> {
-        Clock {
-            ask: Some(keep_going),
-            steps: 0,
-            stopped: false,
-            work: 0,
-            placed: 0,
-            ceiling: None,
-            above: None,
-            pace: None,
-            behind: None,
-        }
+        Clock { ask: Some(keep_going), ..Clock::none() }
     }
 
     /// A clock that never stops (no time limit).
