@@ -320,9 +320,15 @@ pub(crate) fn run_strategy(
                     let mut clock =
                         if first_plan { Clock::none() } else { Clock::new(&mut *budget.keep_going) };
                     // on the host's clock the row keeps its pace, and stops where the rest
-                    // would not finish in the time left (`place/pace.rs`)
+                    // would not finish in the time left (`place/pace.rs`); its steps are one a
+                    // buffer, and the sweeps around a first set place that set first
+                    let first_set = match m {
+                        Member::SweepLong(s) => est.lifetimes.long_set(est.lifetimes.cut(u32::from(s))).0,
+                        Member::SweepHot(s) => est.n >> s,
+                        _ => 0,
+                    };
                     if let Some(left) = budget.nanos_left.as_deref_mut().filter(|_| !first_plan) {
-                        clock = clock.with_pace(left, est.n);
+                        clock = clock.with_pace(left, est.n + first_set);
                     }
                     // a row stops once its partial plan peaks at or above the best plan's: it
                     // could no longer replace it (the earlier of equal peaks is kept); not with
