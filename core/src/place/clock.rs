@@ -1,6 +1,6 @@
 //! The caller's clock as a placer consults it: a step counter that asks the caller's
 //! `keep_going` callback every [`ASK_EVERY`] steps and remembers the first "stop".
-//! Uses: pace; used by: sweep, sweep_long, scan, class_index, seed, portfolio.
+//! Uses: nothing else in the crate; used by: sweep, sweep_long, scan, class_index, seed, portfolio.
 //!
 //! The core has no clock of its own (`no_std`): a time limit reaches it as a callback
 //! (`Budget::keep_going`, [`crate::place::exact::Budget`]). The branch and bound, the skyline
@@ -12,8 +12,6 @@
 //! A clock also counts the work a placer reports ([`Clock::charge`]): the address-ordered
 //! scan, whose cost is bounded (n²/2 entries walked) but often far lower, charges the entries
 //! it really walks, and `auto` charges its budget that count instead of the bound.
-
-use crate::place::pace::Pace;
 
 /// How often (in steps, one step a buffer placed) a [`Clock`] asks its callback.
 pub const ASK_EVERY: u32 = 256;
@@ -47,12 +45,6 @@ pub struct Clock<'c> {
     ceiling: Option<u64>,
     /// The first top at or past `ceiling`.
     above: Option<u64>,
-    /// The caller's clock reading (nanoseconds left, negative past the limit) and the row's
-    /// pace on it ([`Clock::with_pace`]).
-    pace: Option<(&'c mut dyn FnMut() -> i64, Pace)>,
-    /// Where the pace stopped the row: (nanoseconds it needed in all, nanoseconds left at its
-    /// start).
-    behind: Option<(u64, u64)>,
 }
 
 impl<'c> Clock<'c> {
@@ -63,17 +55,7 @@ impl<'c> Clock<'c> {
 
     /// A clock that never stops (no time limit).
     pub fn none() -> Clock<'c> {
-        Clock {
-            ask: None,
-            steps: 0,
-            stopped: false,
-            work: 0,
-            placed: 0,
-            ceiling: None,
-            above: None,
-            pace: None,
-            behind: None,
-        }
+        Clock { ask: None, steps: 0, stopped: false, work: 0, placed: 0, ceiling: None, above: None }
     }
 
     /// The same clock, which also stops the placer once a buffer it places ends at or above
@@ -93,40 +75,6 @@ impl<'c> Clock<'c> {
     pub fn with_ceiling(mut self, ceiling: u64) -> Clock<'c> {
         self.ceiling = Some(ceiling);
         self
-    }
-
-    /// The same clock, which also keeps the row's pace on the caller's clock reading `left`
-    /// (nanoseconds left, negative past the limit) over its `total` steps: whenever the
-    /// callback is asked and says go, from half the steps on, it stops the row where the rest
-    /// at its pace so far would need more than the time left ([`Pace::behind`],
-    /// [`Clock::behind`]).
-    ///
-    /// ```
-    /// use dramalloc_core::place::clock::{Clock, ASK_EVERY};
-    /// let (mut go, mut t) = (|| true, 1_000_000i64);
-    /// // each reading 1,000 ns later: 1,024 steps, asked every 256
-    /// let mut left = || { t -= 1_000; t };
-    /// let mut clock = Clock::new(&mut go).with_pace(&mut left, 1_024);
-    /// let steps = (0..1_024).take_while(|_| clock.tick()).count();
-    /// assert_eq!((steps, clock.behind()), (1_024, None));
-    /// let mut t = 0i64;
-    /// let mut late = || { t -= 1; t }; // past the limit, 1 ns more at each reading
-    /// let mut clock = Clock::new(&mut go).with_pace(&mut late, 4 * ASK_EVERY as u64);
-    /// let steps = (0..4 * ASK_EVERY).take_while(|_| clock.tick()).count();
-    /// assert_eq!(steps, 2 * ASK_EVERY as usize - 1, "stopped at the half");
-    /// assert!(clock.stopped() && clock.behind().is_some());
-    /// ```
-    #[must_use]
-    pub fn with_pace(mut self, left: &'c mut dyn FnMut() -> i64, total: u64) -> Clock<'c> {
-        let start = left();
-        self.pace = Some((left, Pace { start, total }));
-        self
-    }
-
-    /// Where the row's pace stopped it ([`Clock::with_pace`]): the nanoseconds it needed in
-    /// all at that pace and those left at its start; `None` where it did not.
-    pub fn behind(&self) -> Option<(u64, u64)> {
-        self.behind
     }
 
     /// Counts one buffer placed, ending at `top` bytes; from the first top at or above the
@@ -168,12 +116,6 @@ impl<'c> Clock<'c> {
                 self.stopped = !ask();
             }
         }
-        if !self.stopped {
-            if let Some((left, pace)) = self.pace.as_mut() {
-                self.behind = pace.behind(left(), u64::from(self.steps));
-                self.stopped = self.behind.is_some();
-            }
-        }
         !self.stopped
     }
 
@@ -197,7 +139,7 @@ impl<'c> Clock<'c> {
         self.work
     }
 
-    /// Whether the callback has said stop (or the row's pace, [`Clock::behind`]).
+    /// Whether the callback has said stop.
     pub fn stopped(&self) -> bool {
         self.stopped
     }

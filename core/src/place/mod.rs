@@ -18,7 +18,6 @@ mod lent_storage;
 pub mod live_set;
 pub mod lower_bound;
 pub mod min_heap;
-pub mod pace;
 pub mod pinned_clash;
 mod pinned_index;
 pub mod placed_list;

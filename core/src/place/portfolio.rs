@@ -1,6 +1,6 @@
 //! The `auto` portfolio: a table of members, each with its cost estimate, run top to bottom
 //! within one work budget, then the branch and bound and the peak repair of the best plan.
-//! Uses: every strategy of place (through single: one strategy alone), skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, pace (through clock), error, liveness, metrics, strategy, workspace; used by: planner, repair.
+//! Uses: every strategy of place (through single: one strategy alone), skyline_member (its skyline runs), class_index, cost_model, sweep_long, sections, report, error, liveness, metrics, strategy, workspace; used by: planner, repair.
 //!
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
@@ -282,7 +282,6 @@ pub(crate) fn run_strategy(
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
             let mut stopped = false;
-            let mut behind = None;
             let mut above = None;
             // a metered row is charged the work it does, not its estimate
             left = left.saturating_sub(if metered { 0 } else { c });
@@ -319,17 +318,6 @@ pub(crate) fn run_strategy(
                 m => {
                     let mut clock =
                         if first_plan { Clock::none() } else { Clock::new(&mut *budget.keep_going) };
-                    // on the host's clock the row keeps its pace, and stops where the rest
-                    // would not finish in the time left (`place/pace.rs`); its steps are one a
-                    // buffer, and the sweeps around a first set place that set first
-                    let first_set = match m {
-                        Member::SweepLong(s) => est.lifetimes.long_set(est.lifetimes.cut(u32::from(s))).0,
-                        Member::SweepHot(s) => est.n >> s,
-                        _ => 0,
-                    };
-                    if let Some(left) = budget.nanos_left.as_deref_mut().filter(|_| !first_plan) {
-                        clock = clock.with_pace(left, est.n + first_set);
-                    }
                     // a row stops once its partial plan peaks at or above the best plan's: it
                     // could no longer replace it (the earlier of equal peaks is kept); not with
                     // padded or stand-in sizes, whose peaks do not rank the real plans
@@ -349,7 +337,6 @@ pub(crate) fn run_strategy(
                         }
                     };
                     stopped = clock.stopped();
-                    behind = clock.behind().map(|(needs, left)| (clock.placed_count(), needs, left));
                     if metered {
                         left = left.saturating_sub(clock.work());
                     }
@@ -364,11 +351,6 @@ pub(crate) fn run_strategy(
                 }
             };
             match run {
-                // its pace on the host's clock stopped it: the rest would not have finished
-                Ok(_) if behind.is_some() => {
-                    let (placed, needs, left) = behind.unwrap_or_default();
-                    Outcome::OverClock { placed, needs, left }
-                }
                 // the clock stopped it before its plan was complete
                 Ok(_) if stopped => Outcome::Stopped,
                 Ok(_) if above.is_some() => {

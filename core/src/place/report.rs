@@ -185,18 +185,6 @@ pub enum Outcome {
         /// The budget left.
         left: u64,
     },
-    /// Stopped by its pace on the caller's clock ([`crate::place::pace`], with
-    /// [`crate::place::exact::Budget::nanos_left`]): once it had placed half its buffers, the
-    /// rest at its pace so far needed more time than was left, so the clock would have stopped
-    /// it before its plan was complete; the time left goes to the repair.
-    OverClock {
-        /// Buffers it had placed.
-        placed: u64,
-        /// Nanoseconds the whole row needed at that pace.
-        needs: u64,
-        /// Nanoseconds left on the clock when it started.
-        left: u64,
-    },
     /// Skipped: the caller's clock (a time limit) said stop.
     OutOfTime,
     /// Skipped: the host plans this strategy on another thread (it said so through

@@ -70,11 +70,6 @@ pub fn member_lines(
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
                 }
-                Outcome::OverClock { placed, needs, left } => format!(
-                    "stopped after {placed} buffers: at its pace it needed about {:.1} ms, {:.1} ms were left at its start (--time-limit); the time went to the repair",
-                    needs as f64 / 1e6,
-                    left as f64 / 1e6
-                ),
                 Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
                 Outcome::Elsewhere => "skipped: planned on a helper thread (below)".to_string(),
                 Outcome::ReachedElsewhere => {

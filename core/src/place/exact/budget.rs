@@ -50,12 +50,8 @@ pub struct Budget<'a> {
     /// A host with a clock answers here the nanoseconds left before its time limit (negative
     /// once it has passed, so the time between two readings is their difference). `auto` and
     /// `exact` read it around each row, the branch and bound and the repair, and report the
-    /// time each took ([`crate::place::report::Members::nanos`]); a row's clock keeps its
-    /// pace on it and stops the row where, from half its buffers on, the rest would not
-    /// finish in the time left ([`crate::place::pace`],
-    /// [`crate::place::report::Outcome::OverClock`]), so that time goes to the repair
-    /// instead of a row the clock would stop. `None`: no reading (the plan then depends on
-    /// the input alone where `keep_going` does not stop it).
+    /// time each took ([`crate::place::report::Members::nanos`]); the readings decide nothing.
+    /// `None`: nothing is timed.
     pub nanos_left: Option<&'a mut dyn FnMut() -> i64>,
 }
 
