@@ -56,23 +56,29 @@ pub(crate) fn settle(
         }
         let c = rec.hi as u32;
         let info = infos[c as usize];
-        let floor =
-            if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
-        let mut top = floor;
+        let mut below = 0;
         let mut seen = 0u64;
         graph.for_each_neighbour(c, infos, st.scratch, |u, _| {
             let end = infos[u as usize].end();
             if end <= info.address {
-                top = top.max(end);
+                below = below.max(end);
             }
             seen += 1;
         })?;
         work.left = work.left.saturating_sub(TREE_VISIT_UNITS * (seen + 1));
-        if let Some(a) = place_in_gap(top, info.end(), info.aligned, regions.align) {
-            infos[c as usize].address = a.min(info.address);
-        }
+        infos[c as usize].address = settled_at(&info, below, regions);
     }
     Ok(())
+}
+
+/// Where an unpinned buffer settles, `below` the highest end under it among its neighbours:
+/// the lowest address from there, or from its region's floor (the CC region's for a buffer at
+/// or above the general ceiling), under the seed's page rule ([`place_in_gap`]), never above
+/// its address now.
+fn settled_at(info: &Info, below: u64, regions: Regions) -> u64 {
+    let floor = if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
+    place_in_gap(floor.max(below), info.end(), info.aligned, regions.align)
+        .map_or(info.address, |a| a.min(info.address))
 }
 
 /// Settles every unpinned buffer ([`settle`] from address 0) with no work limit, while
@@ -147,14 +153,8 @@ fn settle_by_sections(
         }
         let c = rec.hi as usize;
         let (lo, hi) = (st.slots[c].lo as usize, st.slots[c].hi as usize + 1);
-        let info = infos[c];
-        if !info.is_pinned() {
-            let floor =
-                if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
-            let top = floor.max(sky.max(lo, hi));
-            if let Some(a) = place_in_gap(top, info.end(), info.aligned, regions.align) {
-                infos[c].address = a.min(info.address);
-            }
+        if !infos[c].is_pinned() {
+            infos[c].address = settled_at(&infos[c], sky.max(lo, hi), regions);
         }
         sky.chmax(lo, hi, infos[c].end());
     }
