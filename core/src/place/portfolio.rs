@@ -386,8 +386,8 @@ pub(crate) fn run_strategy(
                 }
             }
         };
-        // the rows that ran, whole or up to a buffer above the best plan, give the rate
         report.push(member, outcome);
+        // the time of a row that started, on the host's clock
         time_last(&mut report, budget, started);
     }
     // the host may finish the rows it took now, before the repair spends the clock
@@ -559,7 +559,8 @@ fn nanos_left(budget: &mut Budget<'_>) -> Option<i64> {
 /// Records on the report's last run the nanoseconds since the clock read `t0` (nothing
 /// without a clock or a start).
 fn time_last(report: &mut Members, budget: &mut Budget<'_>, t0: Option<i64>) {
-    if let (Some(t0), Some(t1)) = (t0, t0.and_then(|_| nanos_left(budget))) {
+    let Some(t0) = t0 else { return };
+    if let Some(t1) = nanos_left(budget) {
         report.time_last(u64::try_from(i128::from(t0) - i128::from(t1)).unwrap_or(0));
     }
 }
