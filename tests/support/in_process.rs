@@ -65,8 +65,7 @@ pub fn untimed(text: &str) -> String {
 }
 
 /// One line without the time it ends with, if it ends with one (`, N.N ms`).
-#[allow(dead_code)]
-pub fn untimed_line(line: &str) -> &str {
+fn untimed_line(line: &str) -> &str {
     match line.strip_suffix(" ms").and_then(|l| l.rsplit_once(", ")) {
         Some((head, ms)) if ms.split_once('.').is_some_and(|(a, b)| is_digits(a) && is_digits(b)) => head,
         _ => line,

@@ -333,20 +333,24 @@ pub fn render(rows: &[QualityRow], totals: &[QualityTotal]) -> String {
             t.max_seconds * 1e3
         );
     }
-    let mut notes = rows.iter().zip(&names).flat_map(|(r, name)| {
-        r.results.iter().filter(|x| x.error.is_none()).filter_map(move |x| {
-            let how = match (&x.helper, x.time_sections) {
-                (Some(h), _) => format!("plan from {h}, run alone on a helper thread"),
-                (None, Some(k)) => format!("planned as {k} time sections, one per thread"),
-                (None, None) => return None,
-            };
-            Some(format!("  {name}, {}: {how}", x.strategy))
+    let notes: Vec<String> = rows
+        .iter()
+        .zip(&names)
+        .flat_map(|(r, name)| {
+            r.results.iter().filter(|x| x.error.is_none()).filter_map(move |x| {
+                let how = match (&x.helper, x.time_sections) {
+                    (Some(h), _) => format!("plan from {h}, run alone on a helper thread"),
+                    (None, Some(k)) => format!("planned as {k} time sections, one per thread"),
+                    (None, None) => return None,
+                };
+                Some(format!("  {name}, {}: {how}", x.strategy))
+            })
         })
-    });
-    if let Some(first) = notes.next() {
+        .collect();
+    if !notes.is_empty() {
         s.push_str("\nplans not the portfolio's own:\n");
-        for line in std::iter::once(first).chain(notes) {
-            s.push_str(&line);
+        for line in &notes {
+            s.push_str(line);
             s.push('\n');
         }
     }
