@@ -81,27 +81,31 @@ const SIX_AT: [u64; 6] = [67, 67, 122, 0, 0, 122];
 
 /// When the whole-program window does not lower the peak, the repair ends there, with most of
 /// its 100,000 units left: it does not try the same window again until the work runs out.
-/// 648 units for two windows (the first kept), their neighbour lists cached (5 entries of the
+/// 567 units for two windows (the first kept), their neighbour lists kept (5 entries of the
 /// placed list hold them; one short of the six candidates, so the two-ended sweep, which
 /// reaches the bound on [`SIX`], declines and the repair starts from the greedy members').
+/// (648 when each window queried all its buffers' neighbours before its first order.)
 #[test]
 fn the_repair_ends_when_the_whole_program_window_fails() {
     assert_eq!(
         plan(&six(0), 5, 100_000, u64::MAX),
-        (Some(Outcome::Ran { peak: 195, work: 648 }), 195, 176, SIX_AT.to_vec())
+        (Some(Outcome::Ran { peak: 195, work: 567 }), 195, 176, SIX_AT.to_vec())
     );
 }
 
-/// The window's neighbour lists are cached in the placed list (six `u32`s an entry) only when
-/// its offsets (`k + 1` for `k` buffers) fit; else every order queries the tree again, at
-/// `TREE_VISIT_UNITS` (10) a neighbour and a buffer. The six buffers have 12 neighbour entries
-/// (6 interfering pairs): with no entry or one (6 `u32`s, exactly `k`: no room for the last
-/// offset) nothing is cached, 1,260 units; with 2 or 3 entries (12, 18) the lists overflow the
-/// cache while it is filled, and the queries made so far are charged on top, 1,420 and 1,600;
-/// with 4 (24) all fits, 648. The plan is the same every time.
+/// A window buffer's neighbour list, queried from the tree where an order first places it
+/// (`TREE_VISIT_UNITS`, 10, a neighbour and a buffer), is kept in the placed list (six `u32`s
+/// an entry) for the orders after, read at one unit a neighbour and a buffer, while it fits
+/// beside the window's index of the lists (`2k` words for `k` buffers); a list that does not
+/// fit is queried again by every order. The six buffers have 12 neighbour entries (6
+/// interfering pairs): with no entry, one (6 `u32`s, under the index) or two (12, the index
+/// alone) nothing is kept, 1,260 units; with 3 (18: 6 words of lists) the first lists queried
+/// are kept and the rest queried again, 828; with 4 (24) all are kept, 567. The plan is the
+/// same every time. (When every list was queried before the first order, the lists that
+/// overflowed were charged on top: 1,420 and 1,600 with 2 and 3 entries, 648 with 4.)
 #[test]
 fn the_neighbour_cache_in_the_placed_list_and_its_overflow() {
-    for (placed, work) in [(0, 1_260), (1, 1_260), (2, 1_420), (3, 1_600), (4, 648)] {
+    for (placed, work) in [(0, 1_260), (1, 1_260), (2, 1_260), (3, 828), (4, 567)] {
         let want = (Some(Outcome::Ran { peak: 195, work }), 195, 176, SIX_AT.to_vec());
         assert_eq!(plan(&six(0), placed, 100_000, u64::MAX), want, "placed {placed}");
     }
@@ -111,8 +115,9 @@ fn the_neighbour_cache_in_the_placed_list_and_its_overflow() {
 /// peak is found by a scan (the lowest index whose end is the peak). Two small buffers at
 /// instructions 0 and 1 come first, then [`SIX`] 100 instructions later: the peak buffer is
 /// candidate 4, and the windows around it reach the first two only at the last, the whole
-/// program (margin 128), which fails and ends the repair at 195 for 916 units (a placed list
-/// one entry short of the 8 candidates: the two-ended sweep declines). Margins 32 and 64 hold
+/// program (margin 128), which fails and ends the repair at 195 for 752 units (a placed list
+/// one entry short of the 8 candidates: the two-ended sweep declines; 916 when each window
+/// queried all its buffers' neighbours before its first order). Margins 32 and 64 hold
 /// the same six buffers as 16 and are not tried again (1,372 units when they were). Taking
 /// candidate 0 or 1 for the peak instead would re-place those two, below the peak, again and
 /// again until the work runs out.
@@ -124,27 +129,28 @@ fn the_peak_buffer_found_by_a_scan_without_the_max_tree() {
     at.extend(SIX_AT);
     assert_eq!(
         plan(&bufs, 7, 100_000, u64::MAX),
-        (Some(Outcome::Ran { peak: 195, work: 916 }), 195, 176, at)
+        (Some(Outcome::Ran { peak: 195, work: 752 }), 195, 176, at)
     );
 }
 
 /// 300 buffers over 14 instructions (lifetimes up to 3, 1 to 100 bytes, a xorshift with a
 /// fixed seed): one window holds them all. The clock is asked before the repair (call 21
 /// here; three of the calls before are the two-ended sweep's settle, asked since
-/// 2026-12-06), before each window (call 22) and inside a window every 256 buffers or after
-/// 2^16 neighbour visits since it was last asked (`ASK_EVERY_VISITS`): when it says stop
+/// 2026-12-06), before each window (call 22) and inside a window every 256 buffers an order
+/// places or after 2^16 units since it was last asked (`ASK_EVERY_VISITS`): when it says stop
 /// from call 21 on, the repair does not run; from 22, it runs no window (and is reported out
-/// of time, not as a run of 0 units); from 23, it stops at the
-/// window's 256th buffer (the 255 tree queries before it charged, 28,260 units); from 24, at
-/// the next ask, and the window's other orders are not tried (94,320 units; 292,250 when each
-/// order still asked again, 769,540 when only every 256 buffers asked). The peak stays at the
-/// greedy members' 3,502 (the bound is 3,491).
+/// of time, not as a run of 0 units); from 23, it stops at the window's first ask, after
+/// 66,060 units (2^16 units since the ask before: no order had placed 256 buffers by then);
+/// from 24, at the next, and the window's other orders are not tried (132,120 units). (When every list was
+/// queried before the first order, those queries asked at the 256th buffer: 28,260 and
+/// 94,320 units; 292,250 when each order still asked again, 769,540 when only every 256
+/// buffers asked.) The peak stays at the greedy members' 3,502 (the bound is 3,491).
 #[test]
 fn the_clock_is_asked_every_256_buffers_of_a_window() {
     let bufs = generated();
     let outcomes: Vec<Option<Outcome>> = (20..24).map(|t| plan(&bufs, 512, 10_000_000, t).0).collect();
     let ran = |work| Some(Outcome::Ran { peak: 3_502, work });
-    assert_eq!(outcomes, [Some(Outcome::OutOfTime), Some(Outcome::OutOfTime), ran(28_260), ran(94_320)]);
+    assert_eq!(outcomes, [Some(Outcome::OutOfTime), Some(Outcome::OutOfTime), ran(66_060), ran(132_120)]);
 }
 
 /// The 300 buffers of [`the_clock_is_asked_every_256_buffers_of_a_window`].
@@ -168,7 +174,7 @@ fn generated() -> Vec<Buffer> {
 /// margins 32 and 64 hold the same six buffers and are skipped without asking, and the whole
 /// program's window (margin 128) is asked for, finds no work, and the repair ends: 14 calls in
 /// all (16 when every margin asked). With 100,000 units that window runs and fails: 14 calls
-/// too, 916 units.
+/// too, 752 units.
 #[test]
 fn the_repair_stops_asking_for_windows_once_its_work_is_out() {
     let mut bufs = vec![Buffer::new(0, 0, 10), Buffer::new(1, 1, 10)];
@@ -177,7 +183,7 @@ fn the_repair_stops_asking_for_windows_once_its_work_is_out() {
     at.extend(SIX_AT);
     let want = |work| (Some(Outcome::Ran { peak: 195, work }), 195, 176, at.clone());
     assert_eq!(plan_counted(&bufs, 7, 1_300, u64::MAX), (want(532), 14));
-    assert_eq!(plan_counted(&bufs, 7, 100_000, u64::MAX), (want(916), 14));
+    assert_eq!(plan_counted(&bufs, 7, 100_000, u64::MAX), (want(752), 14));
 }
 
 /// 3,000 buffers of a fixed xorshift (80 % live 1–3 instructions, 15 % 10–99, 5 %
@@ -201,17 +207,19 @@ fn three_thousand() -> Vec<Buffer> {
 
 /// The repair's allowance past the budget (`Budget::repair_work`) lasts while the peak keeps
 /// going down (`STALL_FACTOR`): on [`three_thousand`] with 1,000,000 units the members leave
-/// the repair 280,000, which bring the sweep's peak to 26,401 (the bound is 22,915); 100,000
-/// more reach 25,507 and 1,000,000 more 25,137, all spent to the unit; with no bound the
-/// repair goes on to 24,991 and stops by itself after 8,227,681 units, its last gain far
+/// the repair 280,000, which bring the sweep's peak to 25,507 (the bound is 22,915); 100,000
+/// more gain nothing and 1,000,000 more reach 25,014, all spent to the unit; with no bound
+/// the repair goes on to 24,471 and stops by itself after 30,901,811 units, its last gain far
 /// behind. With no budget left at all (100,000 units) the allowance does not help: the first
 /// windows gain nothing, and a repair that has gained nothing has no patience past its budget.
+/// (When each window queried all its buffers' neighbours before its first order: 26,401,
+/// 25,507, 25,137 and 24,991 after 8,227,681 units.)
 ///
 /// The section loads (10 · 3,000 · 12 = 360,000 units) pay only within a budget of twice
-/// that (`loads_pay`): the repair starts without them on 280,000 and 380,000 units (26,517
-/// and 26,495 with them first) and with them on 1,280,000; unbounded, the base 280,000 stands
-/// for the time left, and the loads come once the other orders ran out (without them it ends
-/// at 25,406, with them first at 25,014).
+/// that (`loads_pay`): the repair starts without them on 280,000 and 380,000 units (26,495
+/// with them first, both) and with them on 1,280,000 (25,406 without them first); unbounded,
+/// the base 280,000 stands for the time left, and the loads come once the other orders ran
+/// out (with them first it ends at 25,014).
 #[test]
 fn the_repair_allowance_lasts_while_the_peak_goes_down() {
     let bufs = three_thousand();
@@ -233,12 +241,12 @@ fn the_repair_allowance_lasts_while_the_peak_goes_down() {
         (repair, p.metrics.hwm)
     };
     let ran = |peak, work| (Some(Outcome::Ran { peak, work }), peak);
-    assert_eq!(run(1_000_000, 0), ran(26_401, 280_000));
+    assert_eq!(run(1_000_000, 0), ran(25_507, 280_000));
     assert_eq!(run(1_000_000, 100_000), ran(25_507, 380_000));
-    assert_eq!(run(1_000_000, 1_000_000), ran(25_137, 1_280_000));
-    assert_eq!(run(1_000_000, u64::MAX), ran(24_991, 8_227_681));
+    assert_eq!(run(1_000_000, 1_000_000), ran(25_014, 1_280_000));
+    assert_eq!(run(1_000_000, u64::MAX), ran(24_471, 30_901_811));
     assert_eq!(run(100_000, 0), (Some(Outcome::OverBudget { cost: 1, left: 0 }), 27_086));
-    assert_eq!(run(100_000, u64::MAX), ran(27_086, 1_580));
+    assert_eq!(run(100_000, u64::MAX), ran(27_086, 1_750));
 }
 
 /// [`plan_in`] with the sections storage kept (the repair's load orders and the two steps of
@@ -256,8 +264,9 @@ fn plan_with_sections(bufs: &[Buffer], ticks: u64) -> ((Option<Outcome>, u64, u6
 /// of the calls before is the two-ended sweep's settle, asked at its 256th buffer since
 /// 2026-12-06), between the two steps (call 49) and before the first window (call 50): when
 /// it says stop at call 49 the repair stops before the totals, reported out of time, not
-/// after the whole set-up; from call 51 on it runs its first window (66,870 units). With no
-/// stop the clock is asked 105 times.
+/// after the whole set-up; from call 51 on it runs its first window (66,358 units; 66,870
+/// when each window queried all its buffers' neighbours before its first order). With no
+/// stop the clock is asked 103 times (105 then).
 #[test]
 fn the_clock_is_asked_between_the_steps_of_the_set_up() {
     let mut next = xorshift(0x1234_5678_9ABC_DEF0);
@@ -270,11 +279,11 @@ fn the_clock_is_asked_between_the_steps_of_the_set_up() {
         .collect();
     let outcomes: Vec<_> = (47..51).map(|t| plan_with_sections(&bufs, t)).collect();
     let out = Some(Outcome::OutOfTime);
-    let ran = Some(Outcome::Ran { peak: 57_635, work: 66_870 });
+    let ran = Some(Outcome::Ran { peak: 57_635, work: 66_358 });
     let lb = 55_399;
     assert_eq!(
         outcomes,
         [((out, 57_635, lb), 48), ((out, 57_635, lb), 49), ((out, 57_635, lb), 50), ((ran, 57_635, lb), 51)]
     );
-    assert_eq!(plan_with_sections(&bufs, u64::MAX).1, 105);
+    assert_eq!(plan_with_sections(&bufs, u64::MAX).1, 103);
 }

@@ -33,11 +33,15 @@
 //! bound) comes down to 1.00–1.01 (`dramalloc quality --generated`); it cannot fix a peak
 //! set by a buffer living across most of the program, whose window is everything.
 //!
-//! Cost: per window, one interval-tree query per buffer lifted out (its neighbour list is
-//! kept while the window's orders are tried, where the storage holds it) plus, for each
-//! order, a pass over those lists and the sort of the occupied ranges; counted in [`Work`]
-//! units ([`TREE_VISIT_UNITS`] a neighbour found by a tree query, one a neighbour read
-//! again).
+//! Cost: per window, at most one interval-tree query per buffer lifted out, made where an
+//! order first places the buffer (its neighbour list is then kept for the window's later
+//! orders, where the storage holds it), plus, for each order, a pass over those lists and the
+//! sort of the occupied ranges; counted in [`Work`] units ([`TREE_VISIT_UNITS`] a neighbour
+//! found by a tree query, one a neighbour read again). An order stops at the first buffer
+//! that cannot go below the peak, so a window that fails queries only the buffers its orders
+//! reached. (Before 2026-12-06 every buffer's query came first, and the queries were 58–91 %
+//! of the failed windows' units on three generated 10^6-row files: `mixed` and `short` seed
+//! 1, `long-tail` the default seed.)
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
@@ -61,10 +65,14 @@ pub const TREE_VISIT_UNITS: u64 = 10;
 pub const MAX_WINDOW: usize = 65_536;
 
 /// Most `u32` words (4 MiB) of the placed list's storage a window's neighbour lists are kept
-/// in; a window whose lists do not fit queries the tree again for each order. At 10^6
+/// in (two words a window buffer index them); a list that does not fit is queried from the
+/// tree again by each order. At 10^6
 /// buffers the storage is 24 MB, and the lists of a window of long-lived buffers would
 /// touch all of it (measured: 272 MB RSS for a layered 10^6-row plan against 249 MB).
 pub const CACHE_WORDS: usize = 1 << 20;
+
+/// A window buffer whose neighbour list is not kept yet ([`try_window`]'s lists).
+const NOT_LISTED: u32 = u32::MAX;
 
 /// The first window reaches this many instructions beyond the peak buffer on each side.
 pub const FIRST_MARGIN: u32 = 16;
@@ -198,9 +206,10 @@ pub(crate) fn repair(
 /// - at 10^6 buffers under the default 1 s (`budget` 2 · 10^8 units, the loads about
 ///   2 · 10^8), without the loads first `generate --shape mixed` ends at 1.0233 × LB (three
 ///   runs) against 1.0343–1.0362 with them, and `long-tail` at 1.1238 against 1.1292–1.1345;
-/// - `core/tests/repair_paths.rs`'s 3,000 buffers with 280,000 units left: 26,401 bytes
-///   against 26,517, and with no bound (the loads once the other orders ran out) 24,991
-///   against 25,014.
+/// - `core/tests/repair_paths.rs`'s 3,000 buffers with 280,000 units left: 25,507 bytes
+///   against 26,495, and with no bound (the loads once the other orders ran out) 24,471
+///   against 25,014 (26,401 against 26,517 and 24,991 against 25,014 when each window
+///   queried all its buffers' neighbours before its first order).
 ///
 /// ```
 /// use dramalloc_core::place::repair::loads_pay;
@@ -379,35 +388,20 @@ fn try_window(
     for &c in window {
         st.slots[c as usize].sol = infos[c as usize].address; // to restore
     }
-    // the window's neighbour lists once, in the placed list's storage seen as u32s
-    // (offsets [..=k], then the lists), when they fit; each order then reads them
+    // each window buffer's neighbour list, queried from the tree when the buffer is first
+    // placed and kept for the orders after in the placed list's storage seen as u32s (per
+    // window position its list's start and length, [`NOT_LISTED`] until queried, then the
+    // lists), while they fit: an order that fails early queries only the lists it reads
     let cache: &mut [u32] = bytemuck::cast_slice_mut(&mut st.placed[..]);
     let words = cache.len().min(CACHE_WORDS);
     let cache = &mut cache[..words];
-    let mut cached = cache.len() > k;
-    let mut len = k + 1;
+    let kept_lists = cache.len() >= 2 * k;
+    let mut len = 2 * k;
+    if kept_lists {
+        cache[..k].fill(NOT_LISTED);
+    }
     for (wi, &c) in window.iter().enumerate() {
         st.scratch[c as usize].heap_pos = wi as u32; // the buffer's place in the window
-        if out_of_work(work, wi) {
-            return Ok(None); // nothing moved yet
-        }
-        if !cached {
-            continue;
-        }
-        cache[wi] = len as u32;
-        let before = len;
-        graph.for_each_neighbour(c, infos, st.scratch, |u, _| {
-            if len < cache.len() {
-                cache[len] = u;
-                len += 1;
-            } else {
-                cached = false;
-            }
-        })?;
-        work.left = work.left.saturating_sub(TREE_VISIT_UNITS * ((len - before) as u64 + 1));
-    }
-    if cached {
-        cache[k] = len as u32;
     }
     let mut best = peak; // a placement must end below this to count
     let mut found = false;
@@ -457,14 +451,19 @@ fn try_window(
                 ok = false;
                 break;
             }
-            let list: &[u32] = if cached {
-                let wi = st.scratch[c as usize].heap_pos as usize;
-                let list = &cache[cache[wi] as usize..cache[wi + 1] as usize];
-                work.left = work.left.saturating_sub(list.len() as u64 + 1);
-                list
+            let wi = st.scratch[c as usize].heap_pos as usize;
+            let list: &[u32] = if kept_lists && cache[wi] != NOT_LISTED {
+                let (from, m) = (cache[wi] as usize, cache[k + wi] as usize);
+                work.left = work.left.saturating_sub(m as u64 + 1);
+                &cache[from..from + m]
             } else {
                 let m = graph.collect_neighbours(c, infos, st.scratch, st.neighbours)?;
                 work.left = work.left.saturating_sub(TREE_VISIT_UNITS * (m as u64 + 1));
+                if kept_lists && len + m <= cache.len() {
+                    cache[len..len + m].copy_from_slice(&st.neighbours[..m]);
+                    (cache[wi], cache[k + wi]) = (len as u32, m as u32);
+                    len += m;
+                }
                 &st.neighbours[..m]
             };
             let mut j = 0usize;
@@ -631,20 +630,22 @@ mod tests {
     /// where 16 is the bound; the repair lifts the window and puts C on B's place.
     const PLAN: [(u32, u32, u64, u64); 3] = [(0, 9, 8, 0), (0, 4, 8, 8), (5, 9, 8, 16)];
 
-    /// The window's new plan reaches the bound. The work it is charged (tree queries at
-    /// [`TREE_VISIT_UNITS`] a neighbour, cached lists at one a neighbour, the settle) is
-    /// pinned: 107 units with the seven orders; without the sections (no load orders, the
-    /// ends scanned instead of kept in a tree) the same plan, with the four other orders, for
-    /// 92.
+    /// The window's new plan reaches the bound. The work it is charged (a buffer's tree query
+    /// at [`TREE_VISIT_UNITS`] a neighbour where an order first places it, its kept list at
+    /// one a neighbour in the orders after, the settle) is pinned: 100 units with the seven
+    /// orders; without the sections (no load orders, the ends scanned instead of kept in a
+    /// tree) the same plan, with the four other orders, for 85. (Before the lists were queried
+    /// as each order placed them, the queries came first and the first order read the lists
+    /// again: 7 units more, the three buffers' 2 + 1 + 1 neighbours and one a buffer.)
     #[test]
     fn a_window_lowers_the_peak_to_the_bound() {
-        assert_eq!(run(&PLAN, Short::None, |_| {}), (Some(16), [0, 8, 8, 0], 107));
-        assert_eq!(run(&PLAN, Short::Sections, |_| {}), (Some(16), [0, 8, 8, 0], 92));
+        assert_eq!(run(&PLAN, Short::None, |_| {}), (Some(16), [0, 8, 8, 0], 100));
+        assert_eq!(run(&PLAN, Short::Sections, |_| {}), (Some(16), [0, 8, 8, 0], 85));
         // A pinned where it stands (lifted out by no window): the seven orders stay, its
         // bytes counted in the loads (they were left out with a pinned buffer: 50 units)
         let pin = |i: &mut [Info]| i[0].pinned = 1;
-        assert_eq!(run(&PLAN, Short::None, pin), (Some(16), [0, 8, 8, 0], 56));
-        assert_eq!(run(&PLAN, Short::Sections, pin), (Some(16), [0, 8, 8, 0], 50));
+        assert_eq!(run(&PLAN, Short::None, pin), (Some(16), [0, 8, 8, 0], 52));
+        assert_eq!(run(&PLAN, Short::Sections, pin), (Some(16), [0, 8, 8, 0], 46));
     }
 
     /// The section loads of [`PLAN`]'s 3 candidates cost 10 · 3 · 2 = 60 units, so they pay
@@ -664,8 +665,8 @@ mod tests {
             ((peak, at), used, loads)
         };
         assert_eq!(got((8, 100, 0, u32::MAX)), (reached, 100, false));
-        assert_eq!(got((8, 100, u64::MAX, u32::MAX)), (reached, 287, true));
-        assert_eq!(got((8, 100, u64::MAX, 3)), (reached, 182, false));
+        assert_eq!(got((8, 100, u64::MAX, u32::MAX)), (reached, 230, true));
+        assert_eq!(got((8, 100, u64::MAX, 3)), (reached, 150, false));
         assert_eq!(got((8, 120, 0, u32::MAX)), (reached, 120, false));
         assert!(loads_pay(3, 120) && !loads_pay(3, 119));
     }
