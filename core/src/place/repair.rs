@@ -41,7 +41,8 @@
 //! that cannot go below the peak, so a window that fails queries only the buffers its orders
 //! reached. (Before 2026-12-06 every buffer's query came first, and the queries were 58–91 %
 //! of the failed windows' units on three generated 10^6-row files: `mixed` and `short` seed
-//! 1, `long-tail` the default seed.)
+//! 1, `long-tail` the default seed; README, "A window's neighbours queried as its orders
+//! place them".)
 
 use crate::error::PlanError;
 use crate::liveness::info::Info;
