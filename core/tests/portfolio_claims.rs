@@ -1,8 +1,9 @@
 //! A host with threads of its own beside the portfolio (`Budget::claim`): asked only where the
 //! rows' estimates together pass the work budget; a single strategy it claims is skipped as
 //! `Elsewhere`, and once it says a plan of its own is at the lower bound every later row, the
-//! branch and bound and the repair are skipped as `ReachedElsewhere`. Each pinned by the exact
-//! member report and the exact sequence of questions asked.
+//! branch and bound and the repair are skipped as `ReachedElsewhere` (not the sweep that makes
+//! the first plan: the portfolio always returns one). Each pinned by the exact member report
+//! and the exact sequence of questions asked.
 
 #[path = "support/problem.rs"]
 mod generate;
@@ -115,4 +116,24 @@ fn a_plan_at_the_bound_elsewhere_skips_what_is_left() {
     // without another question, and the repair asks Status
     assert_eq!(asked[17..], [RowsDone, Status]);
     assert_eq!(asked.len(), 19);
+}
+
+/// A host whose plan is at the lower bound before the first row asks (its first answer is
+/// `Reached`) still gets a plan: the sweep that makes the first plan runs whatever the host
+/// says, every other row, the branch and bound and the repair are skipped, and the plan is
+/// the sweep's (the host ranks it against its own). Before, every row was skipped and the
+/// portfolio returned no plan (`PlanError::Unallocated`): a fresh-user trial's 2,500 equal
+/// buffers, whose greedy helper thread reached the bound first, failed with exit 2.
+#[test]
+fn a_plan_at_the_bound_elsewhere_before_the_first_row_still_leaves_the_sweeps() {
+    let (runs, hwm, asked) = plan(&big(), 1_000_000, |_, _| Claim::Reached);
+    assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 585_728, work: 120_000 }));
+    assert_eq!(hwm, 585_728);
+    assert_eq!(runs.len(), 18);
+    assert!(runs.iter().enumerate().all(|(k, &(_, o))| k == 1 || o == O::ReachedElsewhere), "{runs:?}");
+    // every row asks Status (the sweep's answer is asked, and set aside), then RowsDone once,
+    // and the repair asks Status
+    use Ask::{RowsDone, Status};
+    assert_eq!(asked[..16], [Status; 16]);
+    assert_eq!(asked[16..], [RowsDone, Status]);
 }

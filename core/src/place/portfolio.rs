@@ -18,9 +18,10 @@
 //! counted by [`Clock::charge`], at most its `n² / 2` estimate, which is a bound); the skyline gets a re-key cap from the budget left, the peak repair all that
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it; not with buffers padded for their own alignment, whose bound is of the padded sizes, nor with buffers that stand in for the caller's problem, [`crate::Workspace::stand_in`]), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
-//! sweep runs whatever the budget and the clock say when the row before it (the sweep around
-//! the 1/128 longest-lived, about as cheap where few buffers are live at once) made no plan:
-//! it is the cheapest plan there is, so `auto` always has one.
+//! sweep runs whatever the budget, the clock and the host's plans ([`Budget::claim`]) say
+//! when the row before it (the sweep around the 1/128 longest-lived, about as cheap where few
+//! buffers are live at once) made no plan: it is the cheapest plan there is, so `auto` always
+//! has one.
 //!
 //! A row stops as soon as a buffer it places ends at or above the best peak so far
 //! ([`Outcome::Above`]): no member moves a buffer it placed (the skyline's general-region retry
@@ -224,8 +225,8 @@ pub(crate) fn run_strategy(
     for &(member, cost) in &PORTFOLIO {
         let c = est.cost(cost);
         let mut started = None;
-        // the sweep runs whatever the budget and the clock say when no row before it made
-        // a plan, so `auto` always has one
+        // the sweep runs whatever the budget, the clock and the host's plans say when no row
+        // before it made a plan, so `auto` always has one
         let forced = member == Member::Sweep && best.is_none();
         // a sweep (around the long-lived or plain) that would make the first plan is neither
         // skipped nor stopped by the clock (only the budget skips it, a function of the
@@ -254,7 +255,11 @@ pub(crate) fn run_strategy(
             && st.occupied.len() >= n;
         let outcome = if !padded && best.is_some_and(|(b, _)| b <= lb) {
             Outcome::AtLowerBound
-        } else if ask(budget, split, Ask::Status) == Claim::Reached {
+        } else if ask(budget, split, Ask::Status) == Claim::Reached && !forced {
+            // (not the sweep that makes the first plan: `auto` returns a plan of its own, which
+            // the host then ranks against its own; a fresh-user trial found 2,500 equal
+            // buffers, whose greedy helper reached the bound before the portfolio's first row,
+            // answered with no plan at all, "location 0 is still unallocated")
             Outcome::ReachedElsewhere
         } else if !one_interval {
             Outcome::NotApplicable
