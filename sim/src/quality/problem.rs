@@ -264,8 +264,8 @@ fn solve_clocked(
         // (with padding `exact` does not get here: it runs this front end as `auto`, above)
         let mut claim = |ask: Ask| claims.as_ref().map_or(Claim::Here, |c| c.claim(ask));
         let claim: Option<&mut dyn FnMut(Ask) -> Claim> = claims.is_some().then_some(&mut claim);
-        // the clock's reading: the portfolio times its rows by it, and a row's pace on it
-        // stops a row the clock would stop (`dramalloc_core::place::pace`)
+        // the clock's reading: the portfolio times its rows, the branch and bound and the
+        // repair by it (`Members::nanos`); the readings decide nothing
         let mut left = || nanos_until(until);
         let nanos_left: Option<&mut dyn FnMut() -> i64> = clocked.then_some(&mut left);
         let mut budget =
