@@ -510,3 +510,37 @@ fn reports_never_replace_their_input_and_outputs_are_checked_before_planning() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A picture is an XML document whatever the names in it: a character XML 1.0 does not allow
+/// at all (a C0 control but tab, line feed and carriage return; U+FFFE) is written as the text
+/// of its escape, `\u{1}` (a trial's ids `"\x01a"` and ESC made a `--svg` no parser read);
+/// what XML allows stays as it is (a right-to-left override, `<` as `&lt;`).
+#[test]
+fn a_picture_holds_no_character_xml_forbids() {
+    let dir = scratch("svg-controls");
+    let csv = dir.join("c.csv");
+    std::fs::write(
+        &csv,
+        "id,lower,upper,size\n\"\u{1}a\",0,2,10\n\"\u{1b}[31mred\",1,3,20\n\"b\u{fffe}\",2,4,30\n\"r\u{202e}<\",3,5,40\n",
+    )
+    .unwrap();
+    let (sol, svg) = (dir.join("c.out.csv"), dir.join("c.svg"));
+    let out = dramalloc(&[
+        "plan",
+        csv.to_str().unwrap(),
+        "--align",
+        "1",
+        "-o",
+        sol.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, ExitCode::from(CODE_OK), "{}", out.stderr);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let forbidden: Vec<char> =
+        text.chars().filter(|&c| (c < ' ' && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{fffe}').collect();
+    assert_eq!(forbidden, Vec::<char>::new());
+    for label in ["\\u{1}a", "\\u{1b}[31mred", "b\\u{fffe}", "r\u{202e}&lt;"] {
+        assert!(text.contains(label), "{label} missing from {text}");
+    }
+}

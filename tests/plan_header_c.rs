@@ -104,7 +104,8 @@ fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
 }
 
 /// Names that do not make C identifiers or comments as they are: the header compiles with the
-/// README's flags (a trial's `x/*y` and `a??/` + a line end broke `-Wall -Werror -std=c11`),
+/// README's flags (a trial's `x/*y` and `a??/` + a line end broke `-Wall -Werror -std=c11`,
+/// a later one's `t` + U+202E, a bidirectional override, under gcc's `-Wbidi-chars`),
 /// a name whose natural stem no other name shares has its macro under that stem with its own
 /// address (`a_b_1`, `y`), and names that share one (`a.b` and `a_b`, `W` and `w`) leave that
 /// stem undefined instead of giving it to one of them (a trial: `DRAMALLOC_ADDR_A_B_CORE0`
@@ -114,7 +115,7 @@ fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
 #[test]
 fn hostile_names_compile_and_no_name_s_macro_holds_another_tensor() {
     let dir = scratch_dir("plan-h-names");
-    let names = ["x/*y", "a??/\nb", "a.b", "a_b", "a_b_1", "W", "w"];
+    let names = ["x/*y", "a??/\nb", "a.b", "a_b", "a_b_1", "W", "w", "t\u{202e}", "\u{1}c\u{0}"];
     let tensors: Vec<String> = names
         .iter()
         .map(|n| format!(r#"{{"name": {}, "bytes": 64, "kind": "weight"}}"#, serde_json::json!(n)))

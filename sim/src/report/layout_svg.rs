@@ -384,7 +384,11 @@ pub fn human_bytes(bytes: u64) -> String {
     format!("{text} {}", UNITS[unit])
 }
 
-/// Escapes the five XML special characters.
+/// Escapes the five XML special characters, and writes a character XML 1.0 does not allow
+/// in a document at all, not even as a reference (the C0 controls but tab, line feed and
+/// carriage return; U+FFFE, U+FFFF), as the text of its Rust escape, `\u{1b}`, as the
+/// error messages write it: a trial's tensor named `"\x01a"` made a picture no XML parser
+/// read.
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -394,6 +398,8 @@ fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c < ' ' || c == '\u{fffe}' || c == '\u{ffff}' => out.extend(c.escape_unicode()),
             c => out.push(c),
         }
     }
@@ -430,6 +436,12 @@ mod tests {
     #[test]
     fn escapes_labels() {
         assert_eq!(escape(r#"<a & "b">'"#), "&lt;a &amp; &quot;b&quot;&gt;&apos;");
+        // what XML 1.0 allows stays (tab, DEL, a bidi override); what it does not is written
+        // as its escape
+        assert_eq!(
+            escape("\u{1}a\tb\u{1b}[31m\u{7f}\u{202e}\u{fffe}\u{ffff}\u{fffd}"),
+            "\\u{1}a\tb\\u{1b}[31m\u{7f}\u{202e}\\u{fffe}\\u{ffff}\u{fffd}"
+        );
     }
 
     #[test]

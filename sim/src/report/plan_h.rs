@@ -181,13 +181,30 @@ pub fn stems<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
 /// `s` as the text of a C comment: no `*/` (it would end the comment), no `/*` (`-Wcomment`,
 /// an error under `-Werror`), no `??` (a trigraph: `??/` before a line end continues the line
 /// under `-std=c11`) and no line end; a trial's tensor `x/*y` broke the README's `cc` command.
+/// The other control characters (NUL, ESC, DEL, the C1 range) and the bidirectional
+/// formatting characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069: gcc's
+/// `-Wbidi-chars`, on by default, fails an unpaired one under `-Werror`, a later trial's
+/// tensor `t` + U+202E) are written as the text of their Rust escape, `\u{202e}`.
 ///
 /// ```
 /// use dramalloc_sim::report::plan_h::comment_text;
 /// assert_eq!(comment_text("a*/b/*c???/\nd"), "a* /b/ *c? ? ?/ d");
+/// assert_eq!(comment_text("t\u{202e}\u{0}\u{1b}[1m\té"), "t\\u{202e}\\u{0}\\u{1b}[1m\\u{9}é");
 /// ```
 pub fn comment_text(s: &str) -> String {
-    let mut t = s.replace("*/", "* /").replace("/*", "/ *").replace(['\n', '\r'], " ");
+    let visible = |c: char| {
+        !(c.is_control() && c != '\n' && c != '\r'
+            || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+    };
+    let mut t = String::with_capacity(s.len());
+    for c in s.chars() {
+        if visible(c) {
+            t.push(c);
+        } else {
+            t.extend(c.escape_unicode());
+        }
+    }
+    let mut t = t.replace("*/", "* /").replace("/*", "/ *").replace(['\n', '\r'], " ");
     while t.contains("??") {
         t = t.replace("??", "? ?");
     }
