@@ -150,6 +150,9 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
     if a.svg.is_some() {
         limits = limits.with_picture(problem.len());
     }
+    if format == PlanFormat::Bin {
+        limits = limits.with_binary_plan(problem.len());
+    }
     if let Some(t) = a.threads {
         limits = limits.with_threads(t);
     }

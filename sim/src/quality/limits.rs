@@ -66,6 +66,19 @@ pub const TAIL_FIXED: Duration = Duration::from_millis(40);
 /// trial on the development machine, 2026-12-05).
 pub const PICTURE_NANOS_PER_ROW: u64 = 250;
 
+/// Time a row of a binary plan file (`plan -o X.bin`) takes after the planner's clock stops,
+/// kept free besides [`TAIL_NANOS_PER_ROW`] (which is a CSV solution's): the file is built
+/// whole in memory and checksummed on one thread, and it is half as large again (10^6 rows:
+/// 54 MB against 36 MB). Measured on the development machine, 10^6 rows of `generate
+/// --shape mixed`, `--strategy sweep`, five runs each alternated: the write stage 145–194 ms
+/// in three runs and 434–730 ms in two against 61–74 ms for the CSV (84–120 ms more in the
+/// three: this constant covers them); a try-and-break run had the whole `auto` process at
+/// 1.04–1.34 s of 1 s with `-o X.bin`, 0.92–0.94 s with CSV. The slow runs wait on the file
+/// system (writing a 54 MB file right after the last one was replaced took 300 ms once in
+/// four on this VM's ext4, mounted with `discard`, against 14 ms), which no reserve fixed in
+/// advance covers.
+pub const BINARY_NANOS_PER_ROW: u64 = 150;
+
 impl Limits {
     /// The limits of a plan alone: [`work_for`] `time_limit`, and the clock from now (a
     /// whole process of no rows started now).
@@ -92,6 +105,21 @@ impl Limits {
     pub fn with_picture(self, rows: usize) -> Limits {
         let draw = Duration::from_nanos((rows as u64).saturating_mul(PICTURE_NANOS_PER_ROW));
         Limits { until: self.until.checked_sub(draw).unwrap_or(self.until), ..self }
+    }
+
+    /// These limits with the clock stopped earlier by the time a binary plan file of `rows`
+    /// rows takes beyond a CSV solution ([`BINARY_NANOS_PER_ROW`]; the work budget stays).
+    ///
+    /// ```
+    /// use std::time::{Duration, Instant};
+    /// use dramalloc_sim::quality::problem::Limits;
+    /// let t0 = Instant::now();
+    /// let l = Limits::whole_process(t0, Duration::from_secs(1), 1_000_000).with_binary_plan(1_000_000);
+    /// assert_eq!((l.work, l.until), (600_000_000, t0 + Duration::from_millis(650)));
+    /// ```
+    pub fn with_binary_plan(self, rows: usize) -> Limits {
+        let write = Duration::from_nanos((rows as u64).saturating_mul(BINARY_NANOS_PER_ROW));
+        Limits { until: self.until.checked_sub(write).unwrap_or(self.until), ..self }
     }
 
     /// These limits with `threads` threads in all (1: no helper thread).

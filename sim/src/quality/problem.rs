@@ -25,8 +25,8 @@ use crate::quality::common_alignment::{common_alignment, lcm, pads, BothWays};
 use crate::quality::helpers::{helper_count, spare_cores, HelperOutcome, Helpers};
 pub use crate::quality::input_checks::{check_load, check_time_range};
 pub use crate::quality::limits::{
-    default_threads, nanos_until, work_for, Limits, DEFAULT_TIME_LIMIT, IO_UNITS_PER_ROW,
-    PICTURE_NANOS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW, WORK_UNITS_PER_SECOND,
+    default_threads, nanos_until, work_for, Limits, BINARY_NANOS_PER_ROW, DEFAULT_TIME_LIMIT,
+    IO_UNITS_PER_ROW, PICTURE_NANOS_PER_ROW, TAIL_FIXED, TAIL_NANOS_PER_ROW, WORK_UNITS_PER_SECOND,
 };
 pub use crate::quality::live_pairs::{overlapping_pairs, COUNT_SPAN_PER_BUFFER};
 pub use crate::quality::member_lines::member_lines;
