@@ -76,7 +76,9 @@ pub const PICTURE_NANOS_PER_ROW: u64 = 250;
 /// 1.04–1.34 s of 1 s with `-o X.bin`, 0.92–0.94 s with CSV. The slow runs wait on the file
 /// system (writing a 54 MB file right after the last one was replaced took 300 ms once in
 /// four on this VM's ext4, mounted with `discard`, against 14 ms), which no reserve fixed in
-/// advance covers.
+/// advance covers. Those runs wrote the file in one call; written a MiB a call (as the CSV
+/// is), 12 runs of the write stage took 155–210 ms, against 142–569 ms (three stalls) for 12
+/// in one call, alternated, with another job on the VM.
 pub const BINARY_NANOS_PER_ROW: u64 = 150;
 
 impl Limits {
