@@ -7,8 +7,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use dramalloc_core::plan_file::PlanFile;
+use dramalloc_core::plan_file::{
+    file_checksum_wide, CoreEntry, PlanFile, PlanHeader, Record, CHECKSUM_OFFSET,
+};
 use dramalloc_sim::report::plan_h::{address_macro, stems};
+use std::mem::size_of;
 
 const VGG19: &str = include_str!("../sim/data/models/onnx_vgg19.json");
 
@@ -72,6 +75,31 @@ fn plan_h_reads_plan_bin_in_c_with_the_addresses_of_plan_csv() {
     std::fs::write(dir.join("bad.bin"), &bad).unwrap();
     let out = Command::new(dir.join("read_plan")).arg(dir.join("bad.bin")).output().unwrap();
     assert_eq!((out.status.code(), String::from_utf8_lossy(&out.stdout).trim()), (Some(3), "rejected -6"));
+
+    // tables corrupt under a valid checksum (a trial: each crashed read_plan with SIGSEGV, the
+    // reader then indexing past its tables): a record's tensor index, a name's string offset,
+    // core 1's record count; rejected with -7, as the Rust reader rejects them
+    let h = file.header();
+    let (cores, records) = (h.core_count.get() as usize, h.record_count.get() as usize);
+    let core_table = size_of::<PlanHeader>();
+    let record_table = core_table + cores * size_of::<CoreEntry>();
+    let name_table = record_table + records * size_of::<Record>();
+    let core1_count = core_table + size_of::<CoreEntry>() + std::mem::offset_of!(CoreEntry, record_count);
+    for (at, value) in [
+        (record_table + 3 * size_of::<Record>(), 0xffff_fff0u32),
+        (name_table, 0xffff_ff00),
+        (core1_count, 0x1000_0000),
+    ] {
+        let mut corrupt = bytes.clone();
+        corrupt[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        let crc = file_checksum_wide(&corrupt);
+        corrupt[CHECKSUM_OFFSET..CHECKSUM_OFFSET + 4].copy_from_slice(&crc.to_le_bytes());
+        assert!(PlanFile::parse(&corrupt).is_err(), "byte {at}");
+        std::fs::write(dir.join("corrupt.bin"), &corrupt).unwrap();
+        let out = Command::new(dir.join("read_plan")).arg(dir.join("corrupt.bin")).output().unwrap();
+        let got = (out.status.code(), String::from_utf8_lossy(&out.stdout).trim().to_string());
+        assert_eq!(got, (Some(3), "rejected -7".to_string()), "byte {at}");
+    }
 
     // every named constant equals the CSV's address
     let stems = stems((0..file.names().len() as u32).map(|t| file.name(t).unwrap()));

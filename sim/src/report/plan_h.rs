@@ -117,9 +117,11 @@ static inline uint32_t dramalloc_plan_crc32(const uint8_t *p, size_t n) {
 }
 
 /* Reads the plan file buf[0 .. len) in place; buf must be 8-byte aligned. Checks magic,
- * version, entry sizes, length and CRC-32 (the structure only: the plan itself is checked
- * by `dramalloc check-plan` or the Rust reader). Returns 0, or -1 too short, -2 magic,
- * -3 version, -4 entry sizes, -5 length, -6 checksum. */
+ * version, entry sizes, length, CRC-32 and the indices a reader follows: the cores' record
+ * ranges (each after the last, all records covered), every record's tensor index and every
+ * name's string range (the structure only: the plan itself is checked by `dramalloc
+ * check-plan` or the Rust reader). Returns 0, or -1 too short, -2 magic, -3 version, -4 entry
+ * sizes, -5 length, -6 checksum, -7 an index out of its table. */
 static inline int dramalloc_plan_open(const void *buf, size_t len, dramalloc_plan *out) {
     const uint8_t *p = (const uint8_t *)buf;
     const dramalloc_plan_header *h = (const dramalloc_plan_header *)buf;
@@ -135,6 +137,22 @@ static inline int dramalloc_plan_open(const void *buf, size_t len, dramalloc_pla
     uint64_t strings = names + (uint64_t)h->name_count * sizeof(dramalloc_plan_name);
     if (strings + h->string_bytes != h->file_bytes || h->file_bytes != len) return -5;
     if (dramalloc_plan_crc32(p, len) != h->checksum) return -6;
+    const dramalloc_plan_core *cs = (const dramalloc_plan_core *)(p + cores);
+    const dramalloc_plan_record *rs = (const dramalloc_plan_record *)(p + records);
+    const dramalloc_plan_name *ns = (const dramalloc_plan_name *)(p + names);
+    uint64_t next = 0;
+    for (uint32_t k = 0; k < h->core_count; k++) {
+        if (cs[k].first_record != next) return -7;
+        next += cs[k].record_count;
+        if (next > h->record_count) return -7;
+    }
+    if (next != h->record_count) return -7;
+    for (uint32_t i = 0; i < h->record_count; i++) {
+        if (rs[i].tensor >= h->name_count) return -7;
+    }
+    for (uint32_t i = 0; i < h->name_count; i++) {
+        if ((uint64_t)ns[i].offset + ns[i].len > h->string_bytes) return -7;
+    }
     out->header = h;
     out->cores = (const dramalloc_plan_core *)(p + cores);
     out->records = (const dramalloc_plan_record *)(p + records);
