@@ -475,3 +475,43 @@ fn verify_points_a_binary_plan_at_check_plan() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Without `--split` the error is the one of the split that explains the most of the file: a
+/// tensor-parallel plan with its first row repeated at its end, or a row of no tensor there,
+/// is named at that last line (a trial got `line 86: core 0 has no tensor `r0/cc_slice0`
+/// (split none; try --split)`, split none being tried first, at a valid row of the file's
+/// split). With `--split` given the message suggests none.
+#[test]
+fn verify_without_split_names_the_bad_row_of_the_split_that_explains_more() {
+    let (dir, json, text) = squeezenet_plan("split-guess");
+    let lines: Vec<&str> = text.lines().collect();
+    let last = lines.len() + 1;
+    let first = lines[1];
+    let tensor = first.split(',').next().unwrap();
+    let core = first.split(',').nth(1).unwrap();
+    let dup = dir.join("dup.csv");
+    std::fs::write(&dup, format!("{text}{first}\n")).unwrap();
+    let ghost = dir.join("ghost.csv");
+    std::fs::write(&ghost, format!("{text}ghost,0,0,4096,4096,0,0,false\n")).unwrap();
+    let (dup, ghost) = (dup.to_str().unwrap(), ghost.to_str().unwrap());
+    let cases = [
+        (
+            vec!["verify", &json, dup],
+            format!("line {last}: `{tensor}` on core {core} appears again (first at line 2)"),
+        ),
+        (
+            vec!["verify", &json, ghost],
+            format!("line {last}: core 0 has no tensor `ghost` (split tensor-parallel; try --split)"),
+        ),
+        (
+            vec!["verify", &json, ghost, "--split", "tensor-parallel"],
+            format!("line {last}: core 0 has no tensor `ghost` (split tensor-parallel)"),
+        ),
+    ];
+    for (args, want) in cases {
+        let out = dramalloc(&args);
+        assert_eq!(out.code, ExitCode::from(CODE_FAILED), "{args:?}: {}", out.stderr);
+        assert_eq!(out.stderr, format!("error: {} against {json}: {want}\n", args[2]), "{args:?}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

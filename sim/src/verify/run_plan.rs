@@ -85,7 +85,7 @@ pub enum RunPlanError {
     #[error(transparent)]
     Input(#[from] InputError),
     /// A row names a tensor its core does not have.
-    #[error("line {line}: core {core} has no tensor `{tensor}` (split {split}; try --split)")]
+    #[error("line {line}: core {core} has no tensor `{tensor}` (split {split}{})", split_hint(*.guessed))]
     UnknownTensor {
         /// Line of the row.
         line: u64,
@@ -95,6 +95,8 @@ pub enum RunPlanError {
         tensor: String,
         /// The split tried.
         split: &'static str,
+        /// The split was found, not given: the message suggests `--split`.
+        guessed: bool,
     },
     /// A tensor has two rows on one core.
     #[error("line {line}: `{tensor}` on core {core} appears again (first at line {first})")]
@@ -373,23 +375,48 @@ pub fn verify_plan(
             core: r.core,
             tensor: r.tensor.clone(),
             split: "any (at most 64 cores)",
+            guessed: false,
         });
     }
     let splits: &[Split] = match &split {
         Some(s) => std::slice::from_ref(s),
         None => &[Split::None, Split::TensorParallel],
     };
-    let mut first_error = None;
+    // where no split explains every row, the error is the one of the split that explains the
+    // most lines before its first bad row (ties: the first tried). A trial's tensor-parallel
+    // plan with a row repeated at its end was said to have no tensor `r0/cc_slice0` at line
+    // 86 under split none, the first tried, a valid row of that split
+    let mut furthest: Option<RunPlanError> = None;
     for &s in splits {
         let model = build_model(program, cores, s)?;
-        match index_rows(&model, rows, s) {
+        match index_rows(&model, rows, s, split.is_none()) {
             Ok(at) => return check(&model, rows, &at, s, (align, capacity, slab.unwrap_or(0))),
             Err(e) => {
-                first_error.get_or_insert(e);
+                if furthest.as_ref().is_none_or(|f| row_line(&e) > row_line(f)) {
+                    furthest = Some(e);
+                }
             }
         }
     }
-    Err(first_error.unwrap_or(RunPlanError::Missing { core: 0, tensor: String::new() }))
+    Err(furthest.unwrap_or(RunPlanError::Missing { core: 0, tensor: String::new() }))
+}
+
+/// The line of the row an indexing error names (0 for another error).
+fn row_line(e: &RunPlanError) -> u64 {
+    match e {
+        RunPlanError::UnknownTensor { line, .. } | RunPlanError::DuplicateRow { line, .. } => *line,
+        _ => 0,
+    }
+}
+
+/// What [`RunPlanError::UnknownTensor`] adds after the split: a hint where it was found, not
+/// given.
+fn split_hint(guessed: bool) -> &'static str {
+    if guessed {
+        "; try --split"
+    } else {
+        ""
+    }
 }
 
 /// `at[core][location]`: the row placing it; errors for unknown or repeated tensors.
@@ -397,6 +424,7 @@ fn index_rows(
     model: &SimModel,
     rows: &[PlanRow],
     split: Split,
+    guessed: bool,
 ) -> Result<Vec<Vec<Option<usize>>>, RunPlanError> {
     let names: Vec<HashMap<&str, usize>> = model
         .cores
@@ -411,6 +439,7 @@ fn index_rows(
                 core: r.core,
                 tensor: r.tensor.clone(),
                 split: split.name(),
+                guessed,
             });
         };
         if let Some(first) = at[r.core][l].replace(i) {
