@@ -279,6 +279,39 @@ fn tflite_indices_beyond_their_tables_are_named() {
     );
 }
 
+/// An op's first input left out (`-1`) is refused, naming the op: left out, the op read only
+/// constants and folded (a trial's first `CONV_2D` with input 0 = -1 folded the whole network
+/// into one weight, and `run` said OK), where ONNX refuses the same with `input 0 is
+/// missing`. A later input left out (the bias) stays optional.
+#[test]
+fn a_tflite_op_whose_first_input_is_left_out_is_refused() {
+    let model = |inputs: &[i32]| {
+        tflite_model(
+            &[(3, None)],
+            vec![
+                tfl_tensor("in", &[1, 4, 4, 2], 0, 0),
+                tfl_tensor("w", &[3, 1, 1, 2], 0, 1),
+                tfl_tensor("out", &[1, 4, 4, 3], 0, 0),
+            ],
+            vec![tfl_op(0, inputs, &[2])],
+            &[0],
+            &[2],
+            &[vec![0; 24]],
+        )
+    };
+    let e =
+        import_bytes(&model(&[-1, 1, -1]), "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default())
+            .unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "m.tflite: node `conv_2d_0` (CONV_2D): input 0 is left out (-1), and an op's first input is never optional"
+    );
+    let got =
+        import_bytes(&model(&[0, 1, -1]), "m.tflite", "m", ModelFormat::Tflite, &ImportOptions::default())
+            .unwrap();
+    assert_eq!(got.program.ops.len(), 1);
+}
+
 #[test]
 fn tflite_weights_are_tensors_with_data_and_constant_ops_fold() {
     // DEQUANTIZE(w16) -> w32 folds; CONV_2D(in, w32) -> out is kept.

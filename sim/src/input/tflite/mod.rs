@@ -14,8 +14,9 @@
 //!   runtime allocates before the first op).
 //! - **Ops run in the subgraph's order.** An op is its builtin name (`CONV_2D`) or, for
 //!   `CUSTOM`, its custom code; the op name is the lower-cased op and its operator index
-//!   (`conv_2d_2`). Optional inputs (`-1`) are left out. Every op folds when all its inputs
-//!   are constants (`DEQUANTIZE` of fp16 weights, `DENSIFY` of sparse ones).
+//!   (`conv_2d_2`). Optional inputs (`-1`) are left out; a first input left out is refused.
+//!   Every op folds when all its inputs are constants (`DEQUANTIZE` of fp16 weights, `DENSIFY`
+//!   of sparse ones).
 //!
 //! Every access is checked by planus; a truncated or corrupt file, or an index beyond its
 //! table, is an error naming the table and position. O(file size) to read.
@@ -178,6 +179,17 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
                 .map(|(j, t)| index(&|| format!("operator {k} ({op_name}) {which} {j}"), t))
                 .collect()
         };
+        // an op's first input is never optional (a convolution's bias, a later one, may be):
+        // left out, the op would fold as if it read constants only (a trial's first CONV_2D
+        // with input 0 = -1 folded the whole network into one weight, and `run` said OK)
+        if op.inputs().map_err(malformed)?.and_then(|v| v.iter().next()) == Some(-1) {
+            return Err(ImportError::Shape {
+                file: file.to_owned(),
+                node: format!("{}_{k}", op_name.to_lowercase()),
+                op: op_name,
+                detail: "input 0 is left out (-1), and an op's first input is never optional".into(),
+            });
+        }
         let inputs = list("input", op.inputs().map_err(malformed)?)?;
         let outputs = list("output", op.outputs().map_err(malformed)?)?;
         let node = Op {
