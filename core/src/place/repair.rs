@@ -678,7 +678,7 @@ mod tests {
     /// [9, 14). The plan is first fit's in size order: A at 0, B at 9, C above the second
     /// pinned one at 16, peak 19. Every fixed order places A first (the largest; the first by
     /// index among equal loads and lifetimes) at 0, and so do the two perturbed ones here:
-    /// without the best-fit order the repair ends at 19, where it started (480 units). Best
+    /// without the best-fit order the repair ends at 19, where it started (240 units). Best
     /// fit puts A in the gap of exactly its size, [9, 14), and B and C fill [0, 7): 16, the
     /// bound (5 + 4 + 3 + 2 + 2).
     #[test]
