@@ -543,4 +543,5 @@ fn a_picture_holds_no_character_xml_forbids() {
     for label in ["\\u{1}a", "\\u{1b}[31mred", "b\\u{fffe}", "r\u{202e}&lt;"] {
         assert!(text.contains(label), "{label} missing from {text}");
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
