@@ -30,6 +30,7 @@ pub mod plan_check;
 pub mod plan_csv_header;
 pub mod plan_file;
 pub mod run_plan;
+pub mod run_plan_error;
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
