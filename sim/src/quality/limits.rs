@@ -105,8 +105,7 @@ impl Limits {
     /// assert_eq!((l.work, l.until), (600_000_000, t0 + Duration::from_millis(550)));
     /// ```
     pub fn with_picture(self, rows: usize) -> Limits {
-        let draw = Duration::from_nanos((rows as u64).saturating_mul(PICTURE_NANOS_PER_ROW));
-        Limits { until: self.until.checked_sub(draw).unwrap_or(self.until), ..self }
+        self.stopping_earlier(rows, PICTURE_NANOS_PER_ROW)
     }
 
     /// These limits with the clock stopped earlier by the time a binary plan file of `rows`
@@ -120,8 +119,14 @@ impl Limits {
     /// assert_eq!((l.work, l.until), (600_000_000, t0 + Duration::from_millis(650)));
     /// ```
     pub fn with_binary_plan(self, rows: usize) -> Limits {
-        let write = Duration::from_nanos((rows as u64).saturating_mul(BINARY_NANOS_PER_ROW));
-        Limits { until: self.until.checked_sub(write).unwrap_or(self.until), ..self }
+        self.stopping_earlier(rows, BINARY_NANOS_PER_ROW)
+    }
+
+    /// These limits with the clock stopped `nanos_per_row` earlier a row (kept as it is where
+    /// that reaches before the clock's origin); the work budget stays.
+    fn stopping_earlier(self, rows: usize, nanos_per_row: u64) -> Limits {
+        let kept = Duration::from_nanos((rows as u64).saturating_mul(nanos_per_row));
+        Limits { until: self.until.checked_sub(kept).unwrap_or(self.until), ..self }
     }
 
     /// These limits with `threads` threads in all (1: no helper thread).

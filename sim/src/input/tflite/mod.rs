@@ -182,7 +182,8 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
         // an op's first input is never optional (a convolution's bias, a later one, may be):
         // left out, the op would fold as if it read constants only (a trial's first CONV_2D
         // with input 0 = -1 folded the whole network into one weight, and `run` said OK)
-        if op.inputs().map_err(malformed)?.and_then(|v| v.iter().next()) == Some(-1) {
+        let op_inputs = op.inputs().map_err(malformed)?;
+        if op_inputs.and_then(|v| v.iter().next()) == Some(-1) {
             return Err(ImportError::Shape {
                 file: file.to_owned(),
                 node: format!("{}_{k}", op_name.to_lowercase()),
@@ -190,7 +191,7 @@ pub fn read_tflite(source: &ModelSource) -> Result<ModelGraph, ImportError> {
                 detail: "input 0 is left out (-1), and an op's first input is never optional".into(),
             });
         }
-        let inputs = list("input", op.inputs().map_err(malformed)?)?;
+        let inputs = list("input", op_inputs)?;
         let outputs = list("output", op.outputs().map_err(malformed)?)?;
         let node = Op {
             name: format!("{}_{k}", op_name.to_lowercase()),
