@@ -116,14 +116,13 @@ pub struct Repaired {
 fn key(o: usize, info: &Info, lo: u32, hi: u32, load: u64) -> Span {
     let (size, life) = (info.aligned, u64::from(hi - lo) + 1);
     let (first, second) = match o {
-        1 => (load, life),
+        1 | BEST_FIT => (load, life),
         2 => (load, size),
         3 => (life, size),
         4 => {
             let product = u128::from(size) * u128::from(life);
             ((product >> 64) as u64, product as u64)
         }
-        BEST_FIT => (load, life),
         // 0, and the perturbed orders before their swaps
         _ => (size, u64::from(u32::MAX - lo)),
     };
