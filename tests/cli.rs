@@ -187,7 +187,7 @@ fn members_padded_for_their_alignment_are_judged_against_their_own_bound() {
         "<stdin>: 1 buffer, strategy auto (plan from its sweep member), HWM 100 bytes, lower bound 100 bytes, ratio 1.0000"
     );
     assert_eq!(
-        out.stderr.lines().nth(2).map(|l| l.split(", ").next().unwrap()),
+        out.stderr.lines().nth(3).map(|l| l.split(", ").next().unwrap()),
         Some("  sweep             ran: peak 100 bytes (1.0000 x LB)")
     );
     assert!(
@@ -293,13 +293,18 @@ fn dash_is_stdin_and_stdout() {
         "<stdin>: 1 buffer, strategy auto (plan from its sweep member), HWM 5 bytes, lower bound 5 bytes, ratio 1.0000"
     );
     // the portfolio's members follow the summary, on stderr too: one buffer has no
-    // long-lived set to sweep around, so the sweep itself makes the plan
+    // long-lived set to sweep around, a greedy pass fits in place of the sweep around the hot,
+    // so the sweep itself makes the plan
     assert_eq!(
         out.stderr.lines().nth(1),
         Some("  sweep-long/128    skipped: no long-lived set of its own (its plan would be the sweep's or an earlier row's)")
     );
     assert_eq!(
-        out.stderr.lines().nth(2).map(|l| l.split(", ").next().unwrap()),
+        out.stderr.lines().nth(2),
+        Some("  sweep-hot/8       skipped: greedy-load's pass fits in the budget left (this row stands in for it only where it does not)")
+    );
+    assert_eq!(
+        out.stderr.lines().nth(3).map(|l| l.split(", ").next().unwrap()),
         Some("  sweep             ran: peak 5 bytes (1.0000 x LB)")
     );
     let dir = scratch("dash");

@@ -38,7 +38,7 @@ fn members_of_the_common_alignment_plan_say_so_and_none_is_skipped_at_its_bound(
         )
     );
     assert_eq!(
-        lines[2],
+        lines[3],
         "  sweep             ran: peak 5734400 bytes of the sizes rounded up to 143360 (1.0000 x their LB \
          5734400), 4800 work units"
     );

@@ -1,7 +1,7 @@
 //! The sweep around the hot as a row of `auto` (`core/src/place/sweep_hot.rs`): it runs where a
 //! greedy pass no longer fits in the budget left, is charged its estimate and its plan is
-//! valid and kept; with one unit less it is over budget; where a greedy pass fits it is
-//! skipped. Exact values on one generated problem.
+//! valid and kept; as the first plan, with one unit less than its estimate and the sweep's it
+//! is skipped; where a greedy pass fits it is skipped. Exact values on one generated problem.
 
 #[path = "support/problem.rs"]
 mod generate;
@@ -40,34 +40,40 @@ fn plan(work: u64) -> (Plan, u64) {
     (p, digest)
 }
 
-/// The forced sweep costs 720,000 units (peak 1,096,960 against a bound of 1,005,056), the
-/// skyline row is over budget, a greedy pass is estimated at 4,500,000 (the address-ordered
-/// scan's `n² / 2`) and this row at 2,553,314. With exactly that left it runs and its plan is
-/// kept (1,029,632; every later row is over budget); with one unit less it is over budget
-/// and the sweep around the 1/8 longest-lived runs (1,044,480, repaired to 1,038,848;
-/// 1,042,432 when each window queried all its buffers' neighbours before its first order).
+/// The row comes before the sweep: estimated at 1,237,324 units, it makes the first plan
+/// where that and the sweep's 720,000 are left, and is charged its estimate; its plan is kept
+/// (1,029,632 against a bound of 1,005,056); the skyline row (5,430,899) and a greedy pass
+/// (4,500,000, the address-ordered scan's `n² / 2`) are over budget. With one unit less it
+/// is skipped (the first plan is not stopped by the clock, so it may not leave less than the
+/// sweep's estimate), and the sweep makes the first plan (1,096,960), which the repair brings
+/// to 1,043,968 with the 1,237,323 units no other row fits in.
 #[test]
 fn the_row_runs_where_a_greedy_pass_does_not_fit() {
-    let (p, digest) = plan(720_000 + 2_553_314);
+    let (p, digest) = plan(1_237_324 + 720_000);
     assert_eq!(digest, 1_632_558_827_008);
     let runs = p.members.runs();
-    assert_eq!(runs[1], (M::Sweep, O::Ran { peak: 1_096_960, work: 720_000 }));
-    assert_eq!(runs[3], (M::SweepHot(3), O::Ran { peak: 1_029_632, work: 2_553_314 }));
-    assert_eq!(runs[5], (M::GreedyLoad, O::OverBudget { cost: 4_500_000, left: 0 }));
+    assert_eq!(runs[1], (M::SweepHot(3), O::Ran { peak: 1_029_632, work: 1_237_324 }));
+    assert_eq!(runs[2], (M::Sweep, O::Above { top: 1_038_080, placed: 2_480, work: 595_200 }));
+    assert_eq!(runs[5], (M::GreedyLoad, O::OverBudget { cost: 4_500_000, left: 124_800 }));
     assert_eq!(
         (p.metrics.hwm, p.metrics.lower_bound, p.members.best),
         (1_029_632, 1_005_056, Some(M::SweepHot(3)))
     );
-    let (p, _) = plan(720_000 + 2_553_313);
+    let (p, _) = plan(1_237_324 + 720_000 - 1);
     let runs = p.members.runs();
-    assert_eq!(runs[3], (M::SweepHot(3), O::OverBudget { cost: 2_553_314, left: 2_553_313 }));
-    assert_eq!(runs[4], (M::SweepLong(3), O::Ran { peak: 1_044_480, work: 1_369_305 }));
-    assert_eq!((p.metrics.hwm, p.members.best), (1_038_848, Some(M::SweepLong(3))));
+    let left = 1_237_324 + 719_999;
+    assert_eq!(runs[1], (M::SweepHot(3), O::NoRoomForTheSweep { cost: 1_237_324, sweep: 720_000, left }));
+    assert_eq!(runs[2], (M::Sweep, O::Ran { peak: 1_096_960, work: 720_000 }));
+    assert_eq!(runs[4], (M::SweepLong(3), O::OverBudget { cost: 1_369_305, left: 1_237_323 }));
+    // every later row is over budget too; the repair brings the sweep's plan to 1,043,968
+    assert_eq!(runs[16], (M::Repair, O::Ran { peak: 1_043_968, work: 1_237_323 }));
+    assert_eq!((p.metrics.hwm, p.members.best), (1_043_968, Some(M::Sweep)));
 }
 
 /// Where a greedy pass fits in what is left at its row the row is skipped, whatever the rows
-/// between it and `greedy-load` then spend: with 4,500,000 units left there, the sweep around
-/// the 1/8 longest-lived takes 1,369,305 of them and `greedy-load` is over budget after all.
+/// between it and `greedy-load` then spend: with 5,220,000 units left there (it comes before
+/// the sweep), the sweep takes 720,000 of them, the sweep around the 1/8 longest-lived
+/// 1,369,305, and `greedy-load` is over budget after all.
 /// (A gap of the rule: neither row runs. Here the repair brings the plan to 1,027,584, below
 /// this row's 1,029,632; it was 1,035,520, above it, when each window queried all its
 /// buffers' neighbours before its first order.)
@@ -75,7 +81,7 @@ fn the_row_runs_where_a_greedy_pass_does_not_fit() {
 fn the_row_is_skipped_where_a_greedy_pass_fits() {
     let (p, _) = plan(720_000 + 4_500_000);
     let runs = p.members.runs();
-    assert_eq!(runs[3], (M::SweepHot(3), O::Covered));
+    assert_eq!(runs[1], (M::SweepHot(3), O::Covered));
     assert_eq!(runs[4], (M::SweepLong(3), O::Ran { peak: 1_044_480, work: 1_369_305 }));
     assert_eq!(runs[5], (M::GreedyLoad, O::OverBudget { cost: 4_500_000, left: 3_130_695 }));
     assert_eq!(p.metrics.hwm, 1_027_584);

@@ -94,6 +94,23 @@ pub const SETTLE_UNITS_PER_ENTRY: u64 = crate::place::repair::TREE_VISIT_UNITS;
 /// selection.
 pub const HOT_LOAD_UNITS: u64 = 10;
 
+/// Work units per `n log2 n` of the sweep around the hot's set-up (the section loads, the hot
+/// set's selection) and its sweep, calibrated with [`HOT_PAIR_SCALE`] against the member's
+/// measured time, so that a unit is about a nanosecond as for the other rows. Measured
+/// 2026-12-06 (`plan F --threads 1`, its `sweep-hot/8` line) on `generate --seed 3` files:
+/// `mixed` 2.5 · 10^5 rows 131.7–144.2 ms, `long-tail` 2.5 · 10^5 272.4–295.2 ms and 10^5
+/// 102.3 ms, where the estimate before was 20 + [`HOT_LOAD_UNITS`] = 30 units per `n log2 n`
+/// and the pairs' terms unscaled (272, 623 and 243 · 10^6 units: 2.0–2.4 units a
+/// nanosecond). Fitted to the first two: 0.60 ns per unit of the `n log2 n` term, 0.41 of
+/// the pairs' terms; it predicts the third within 8 %, and a fourth file not in the fit
+/// (one time section of `generate --seed 2 -n 1000000`, 440,463 rows, planned beside the
+/// other section) at 251 ms against 254.6 measured.
+pub const HOT_NLOG_UNITS: u64 = 18;
+
+/// The scale `(num, den)` of the pairs' terms of [`Estimate::sweep_hot`] (the live list and
+/// the hot set's greedy pass): measured 0.41 ns per unit (see [`HOT_NLOG_UNITS`]).
+pub const HOT_PAIR_SCALE: (u64, u64) = (2, 5);
+
 /// Work units of a class-index greedy pass per interfering pair, counted twice (a record
 /// read in a class run, a near miss, and its share of the neighbours' sort), in the cache;
 /// the estimate scales it by `1 + n / 2^20` for the misses at scale.
@@ -170,23 +187,23 @@ impl Estimate {
     }
 
     /// Work units of the sweep around the `n >> share` hottest buffers
-    /// ([`crate::place::sweep_hot`]): the section loads and the hot set's selection
-    /// ([`HOT_LOAD_UNITS`] `· n log2 n`), a sweep and its live list as
-    /// [`Estimate::sweep_long`]'s, and the hot set's greedy pass as a class-index pass over
-    /// `n_hot = n >> share` buffers and `E_hot = E >> share` pairs. Hot buffers cluster where
-    /// the load is high, so their share of the pairs is about their share of the buffers, not
-    /// its square (measured with `share` = 3: 0.10–0.14 of E on six files of 2 · 10^4 to 10^5
-    /// buffers, generated and real). Unbounded without one interval per candidate.
+    /// ([`crate::place::sweep_hot`]): the section loads, the hot set's selection and the sweep
+    /// ([`HOT_NLOG_UNITS`] `· n log2 n`), and the live list ([`LIST_UNITS_PER_PAIR`] `· E`)
+    /// with the hot set's greedy pass as a class-index pass over `n_hot = n >> share` buffers
+    /// and `E_hot = E >> share` pairs, the two scaled by [`HOT_PAIR_SCALE`]. Hot buffers
+    /// cluster where the load is high, so their share of the pairs is about their share of the
+    /// buffers, not its square (measured with `share` = 3: 0.10–0.14 of E on six files of
+    /// 2 · 10^4 to 10^5 buffers, generated and real). Unbounded without one interval per
+    /// candidate.
     pub fn sweep_hot(&self, share: u32) -> u64 {
         let Some(e) = self.pairs else { return u64::MAX };
         let nh = self.n >> share.min(63);
         let e_hot = e >> share.min(63);
         let classes = self.lifetimes.long_set(0).2;
-        let greedy = class_pass(e_hot, nh, classes);
+        let pairs = class_pass(e_hot, nh, classes).saturating_add(e.saturating_mul(LIST_UNITS_PER_PAIR));
+        let (num, den) = HOT_PAIR_SCALE;
         let nlog = self.n.saturating_mul(self.log_n);
-        nlog.saturating_mul(20 + HOT_LOAD_UNITS)
-            .saturating_add(e.saturating_mul(LIST_UNITS_PER_PAIR))
-            .saturating_add(greedy)
+        nlog.saturating_mul(HOT_NLOG_UNITS).saturating_add(pairs / den * num)
     }
 
     /// Work units of a row.

@@ -5,9 +5,11 @@
 //! **How `auto` decides** ([`PORTFOLIO`], read top to bottom). Each row has a cost estimate
 //! in *work units*, scaled to be about nanoseconds on the development machine ([`Cost`]):
 //! the sweep `20 n log2 n`, the sweep around the long-lived `20 n log2 n + 2E` plus its
-//! long set's greedy pass ([`Estimate::sweep_long`]), the sweep around the hot `30 n log2 n +
-//! 2E` plus its hot set's ([`Estimate::sweep_hot`]; skipped where a greedy pass fits in the
-//! budget left, as it stands in for `greedy-load`), a skyline preorder `150 n log2 n` (more at scale, where it leaves
+//! long set's greedy pass ([`Estimate::sweep_long`]), the sweep around the hot `18 n log2 n`
+//! plus two fifths of `2E` and its hot set's greedy pass ([`Estimate::sweep_hot`], calibrated
+//! to its measured time; skipped where a greedy pass fits in the budget left, as it stands in
+//! for `greedy-load`, and, where it would make the first plan, where it would leave less than
+//! the sweep's estimate, [`Outcome::NoRoomForTheSweep`]), a skyline preorder `150 n log2 n` (more at scale, where it leaves
 //! the cache) plus its re-keys, a greedy member `15 (2E + n)` for E interfering pairs
 //! ([`overlapping_pairs`], counted exactly) when the planner holds the interference graph,
 //! else (one interval per buffer) the cheaper of the lifetime-class index
@@ -19,9 +21,11 @@
 //! remains. A row is skipped once a member reaches the lower bound (nothing can beat it; not with buffers padded for their own alignment, whose bound is of the padded sizes, nor with buffers that stand in for the caller's problem, [`crate::Workspace::stand_in`]), and
 //! every row is skipped once the caller's clock (`keep_going`, a time limit) says stop. The
 //! sweep runs whatever the budget, the clock and the host's plans ([`Budget::claim`]) say
-//! when the row before it (the sweep around the 1/128 longest-lived, about as cheap where few
-//! buffers are live at once) made no plan: it is the cheapest plan there is, so `auto` always
-//! has one.
+//! when the rows before it (the sweep around the 1/128 longest-lived, about as cheap where few
+//! buffers are live at once, and the sweep around the hot) made no plan: it is the cheapest
+//! plan there is, so `auto` always has one. The row that makes the first plan is not stopped
+//! by the clock (stopped, it would leave no plan); so the sweep around the hot, dearer than
+//! the sweep, makes it only where its estimate leaves the sweep's in the budget.
 //!
 //! A row stops as soon as a buffer it places ends at or above the best peak so far
 //! ([`Outcome::Above`]): no member moves a buffer it placed (the skyline's general-region retry
@@ -107,11 +111,12 @@ pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 /// The members of `auto` (and of `exact` before its branch and bound), tried top to bottom
 /// while the budget lasts: (member, cost estimate). The sweep around the 1/128 longest-lived
 /// first (at 10^6 short-lived buffers about a sweep's cost, and often far lower peaks), then
-/// the sweep (always, when the first made no plan: the cheapest plan there is); then,
+/// the sweep around the 1/8 hottest (`greedy-load`'s order for less work: it runs only where a
+/// greedy pass no longer fits in the budget left, [`Outcome::Covered`]; where it makes the
+/// first plan, only where it leaves the sweep's estimate, [`Outcome::NoRoomForTheSweep`]),
+/// then the sweep (always, when neither made a plan: the cheapest plan there is); then,
 /// alternating, a skyline preorder, sweeps around larger long sets (1/8, 1/2: dearer, as their
-/// greedy part grows) and greedy orders, so a small budget still gets every kind (the sweep
-/// around the 1/8 hottest, `greedy-load`'s order for less work, runs before `greedy-load` only
-/// where a greedy pass no longer fits in the budget left, [`Outcome::Covered`]); the two
+/// greedy part grows) and greedy orders, so a small budget still gets every kind; the two
 /// best-fit orders (ties by lifetime, by start) and the seed's order, as they are rarely
 /// the best at scale and cost the most (best fit walks every gap); last the two-ended sweep
 /// (about two sweeps), the only member that places buffers from the top: it wins where the
@@ -120,9 +125,9 @@ pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 #[rustfmt::skip]
 pub const PORTFOLIO: [(Member, Cost); 16] = [
     (Member::SweepLong(7), Cost::SweepLong(7)),
+    (Member::SweepHot(3), Cost::SweepHot(3)),
     (Member::Sweep,       Cost::Sweep),
     (Member::Skyline(1),  Cost::Skyline),
-    (Member::SweepHot(3), Cost::SweepHot(3)),
     (Member::SweepLong(3), Cost::SweepLong(3)),
     (Member::GreedyLoad,  Cost::Greedy),
     (Member::GreedyClass, Cost::Greedy),
@@ -267,6 +272,13 @@ pub(crate) fn run_strategy(
             Outcome::NoLongSet
         } else if matches!(member, Member::SweepHot(_)) && est.cost(Cost::Greedy) <= left {
             Outcome::Covered
+        } else if matches!(member, Member::SweepHot(_))
+            && best.is_none()
+            && c.saturating_add(est.cost(Cost::Sweep)) > left
+        {
+            // the first plan is not stopped by the clock: dearer than the sweep, it may take
+            // only what leaves the sweep's estimate in the budget
+            Outcome::NoRoomForTheSweep { cost: c, sweep: est.cost(Cost::Sweep), left }
         } else if !forced && !first_plan && !(budget.keep_going)() {
             Outcome::OutOfTime
         } else if !forced && c > left {

@@ -185,6 +185,17 @@ pub enum Outcome {
         /// The budget left.
         left: u64,
     },
+    /// Skipped: the sweep around the hot ([`Member::SweepHot`]) would make the first plan,
+    /// which the clock does not stop, and its estimate and the sweep's (the row after it, which
+    /// makes a plan if it is stopped) together are more than the budget left, in work units.
+    NoRoomForTheSweep {
+        /// Its estimated cost.
+        cost: u64,
+        /// The sweep's estimated cost.
+        sweep: u64,
+        /// The budget left.
+        left: u64,
+    },
     /// Skipped: the caller's clock (a time limit) said stop.
     OutOfTime,
     /// Skipped: the host plans this strategy on another thread (it said so through

@@ -70,6 +70,9 @@ pub fn member_lines(
                 Outcome::OverBudget { cost, left } => {
                     format!("skipped: estimated {cost} work units, {left} left in the budget")
                 }
+                Outcome::NoRoomForTheSweep { cost, sweep, left } => format!(
+                    "skipped: estimated {cost} work units as the first plan, and the sweep after it {sweep}: more than the {left} left in the budget"
+                ),
                 Outcome::OutOfTime => "skipped: out of time (--time-limit)".to_string(),
                 Outcome::Elsewhere => "skipped: planned on a helper thread (below)".to_string(),
                 Outcome::ReachedElsewhere => {
