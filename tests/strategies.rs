@@ -319,22 +319,24 @@ fn the_repair_lowers_the_sweeps_peak_with_the_budget_left() {
 
 /// The sweep around the 1/8 hottest stands in for `greedy-load` where a greedy pass no longer
 /// fits in the budget left (here 12,500,000 units, the address-ordered scan's bound), and
-/// comes before the sweep: on the same 5,000 buffers, where its estimate (2,187,376 units)
-/// and the sweep's are left, it makes the first plan, is charged its estimate, and its plan
-/// is kept (1.072 x the bound, against the sweep's 1.169; valid: `plan_5000_with` checks
-/// every plan); with one unit less it is skipped (the first plan, which the clock does not
-/// stop, may not leave less than the sweep's estimate) and the sweep makes the first plan.
+/// comes before the sweep: on the same 5,000 buffers its estimate is 2,187,376 units with an
+/// eighth of the pairs assumed for its hot set, 2,248,546 once it has counted them (13.0 %);
+/// where that and the sweep's are left it makes the first plan, is charged the counted
+/// estimate, and its plan is kept (1.072 x the bound, against the sweep's 1.169; valid:
+/// `plan_5000_with` checks every plan); with one unit less it stops once it has counted
+/// (the first plan, which the clock does not stop, may not leave less than the sweep's
+/// estimate) and the sweep makes the first plan.
 #[test]
 fn the_sweep_around_the_hot_runs_where_a_greedy_pass_does_not_fit() {
-    let (runs, hwm, lower_bound) = plan_5000_with(2_187_376, 0, &mut || true);
-    assert_eq!(runs[1], (Member::SweepHot(3), Outcome::Ran { peak: 73_968_384, work: 2_187_376 }));
+    let (runs, hwm, lower_bound) = plan_5000_with(2_248_546, 0, &mut || true);
+    assert_eq!(runs[1], (Member::SweepHot(3), Outcome::Ran { peak: 73_968_384, work: 2_248_546 }));
     // the sweep after it stops once a buffer of its ends above that plan's peak, charged its
     // estimate in proportion to the buffers it placed; the 501,800 units it leaves afford no
     // other row, and the repair lowers the kept plan with them to 1.033 x
     assert_eq!(runs[5], (Member::GreedyLoad, Outcome::OverBudget { cost: 12_500_000, left: 501_800 }));
     assert_eq!((hwm, lower_bound), (71_237_632, 68_983_552));
-    let (runs, _, _) = plan_5000_with(2_187_375, 0, &mut || true);
-    let first = Outcome::NoRoomForTheSweep { cost: 2_187_376, sweep: 1_300_000, left: 3_487_375 };
+    let (runs, _, _) = plan_5000_with(2_248_545, 0, &mut || true);
+    let first = Outcome::NoRoomForTheSweep { cost: 2_248_546, sweep: 1_300_000, left: 3_548_545 };
     assert_eq!(runs[1], (Member::SweepHot(3), first));
     assert_eq!(runs[2], (Member::Sweep, Outcome::Ran { peak: 80_655_872, work: 1_300_000 }));
 }

@@ -40,33 +40,35 @@ fn plan(work: u64) -> (Plan, u64) {
     (p, digest)
 }
 
-/// The row comes before the sweep: estimated at 1,237,324 units, it makes the first plan
-/// where that and the sweep's 720,000 are left, and is charged its estimate; its plan is kept
-/// (1,029,632 against a bound of 1,005,056); the skyline row (5,430,899) and a greedy pass
-/// (4,500,000, the address-ordered scan's `n² / 2`) are over budget. With one unit less it
-/// is skipped (the first plan is not stopped by the clock, so it may not leave less than the
-/// sweep's estimate), and the sweep makes the first plan (1,096,960), which the repair brings
-/// to 1,043,968 with the 1,237,323 units no other row fits in.
+/// The row comes before the sweep: estimated at 1,237,324 units with an eighth of the pairs
+/// assumed for its hot set, 1,237,358 once it has counted them, it makes the first plan where
+/// that and the sweep's 720,000 are left, and is charged the counted estimate; its plan is
+/// kept (1,029,632 against a bound of 1,005,056); the skyline row (5,430,899) and a greedy
+/// pass (4,500,000, the address-ordered scan's `n² / 2`) are over budget. With one unit less
+/// it stops once it has counted (the first plan is not stopped by the clock, so it may not
+/// leave less than the sweep's estimate), charged its set-up (360,000 units), and the sweep
+/// makes the first plan (1,096,960), which the repair brings to 1,043,968 with the 877,357
+/// units no other row fits in.
 #[test]
 fn the_row_runs_where_a_greedy_pass_does_not_fit() {
-    let (p, digest) = plan(1_237_324 + 720_000);
+    let (p, digest) = plan(1_237_358 + 720_000);
     assert_eq!(digest, 1_632_558_827_008);
     let runs = p.members.runs();
-    assert_eq!(runs[1], (M::SweepHot(3), O::Ran { peak: 1_029_632, work: 1_237_324 }));
+    assert_eq!(runs[1], (M::SweepHot(3), O::Ran { peak: 1_029_632, work: 1_237_358 }));
     assert_eq!(runs[2], (M::Sweep, O::Above { top: 1_038_080, placed: 2_480, work: 595_200 }));
     assert_eq!(runs[5], (M::GreedyLoad, O::OverBudget { cost: 4_500_000, left: 124_800 }));
     assert_eq!(
         (p.metrics.hwm, p.metrics.lower_bound, p.members.best),
         (1_029_632, 1_005_056, Some(M::SweepHot(3)))
     );
-    let (p, _) = plan(1_237_324 + 720_000 - 1);
+    let (p, _) = plan(1_237_358 + 720_000 - 1);
     let runs = p.members.runs();
-    let left = 1_237_324 + 719_999;
-    assert_eq!(runs[1], (M::SweepHot(3), O::NoRoomForTheSweep { cost: 1_237_324, sweep: 720_000, left }));
+    let left = 1_237_358 + 719_999;
+    assert_eq!(runs[1], (M::SweepHot(3), O::NoRoomForTheSweep { cost: 1_237_358, sweep: 720_000, left }));
     assert_eq!(runs[2], (M::Sweep, O::Ran { peak: 1_096_960, work: 720_000 }));
-    assert_eq!(runs[4], (M::SweepLong(3), O::OverBudget { cost: 1_369_305, left: 1_237_323 }));
+    assert_eq!(runs[4], (M::SweepLong(3), O::OverBudget { cost: 1_369_305, left: 877_357 }));
     // every later row is over budget too; the repair brings the sweep's plan to 1,043,968
-    assert_eq!(runs[16], (M::Repair, O::Ran { peak: 1_043_968, work: 1_237_323 }));
+    assert_eq!(runs[16], (M::Repair, O::Ran { peak: 1_043_968, work: 877_357 }));
     assert_eq!((p.metrics.hwm, p.members.best), (1_043_968, Some(M::Sweep)));
 }
 
@@ -85,4 +87,40 @@ fn the_row_is_skipped_where_a_greedy_pass_fits() {
     assert_eq!(runs[4], (M::SweepLong(3), O::Ran { peak: 1_044_480, work: 1_369_305 }));
     assert_eq!(runs[5], (M::GreedyLoad, O::OverBudget { cost: 4_500_000, left: 3_130_695 }));
     assert_eq!(p.metrics.hwm, 1_027_584);
+}
+
+/// [`bufs`] and a clique of 429 buffers of 64 KiB all live over instructions 400–600: the
+/// hot set (the 3,429 >> 3 = 428 largest loads over a lifetime) is the clique.
+fn with_clique() -> Vec<Buffer> {
+    let mut b = bufs();
+    b.extend((0..429u32).map(|k| Buffer::new(400 + k % 50, 600 - k % 50, 65_536)));
+    b
+}
+
+/// The row counts its hot set's pairs once it knows the set, and stops before its greedy pass
+/// where they make it dearer than it may spend: the estimate assumes an eighth of the pairs,
+/// a clique holds about all of them. Here the estimate before the count fits with the
+/// sweep's, the count does not: the row is skipped, charged only its set-up, and the sweep
+/// makes the first plan.
+#[test]
+fn a_hot_set_whose_pairs_are_counted_over_the_budget_stops_before_its_greedy_pass() {
+    const K: usize = 3429;
+    let b = with_clique();
+    let mut st: Box<StaticWorkspace<K, K, 0>> = Box::new(StaticWorkspace::new());
+    let mut ws = st.workspace();
+    let cfg = PlanConfig { window: 1 << 40, cc: CcSize::Mib(0), strategy: Strategy::Auto };
+    let mut go = || true;
+    // the row's estimate before the count (2,257,078) and the sweep's (20 n log2(n + 1))
+    let (estimate, sweep) = (2_257_078, 20 * 3429 * 12);
+    let mut budget = Budget::new(0, estimate + sweep, &mut go);
+    let p = plan_buffers_with(&b, 256, &cfg, &mut ws, &mut budget).unwrap();
+    let runs = p.members.runs();
+    // counted, 2,704,560: over the 2,257,078 it may spend as the first plan
+    let skipped = O::NoRoomForTheSweep { cost: 2_704_560, sweep, left: estimate + sweep };
+    assert_eq!(runs[1], (M::SweepHot(3), skipped));
+    assert_eq!(runs[2], (M::Sweep, O::Ran { peak: 29_009_920, work: sweep }));
+    // charged its set-up only (10 units per n log2 n: 411,480), the rest back to the budget
+    let left = estimate + sweep - 3429 * 12 * 10 - sweep;
+    assert_eq!(runs[3], (M::Skyline(1), O::OverBudget { cost: 6_212_568, left }));
+    assert_eq!(left, 1_845_598);
 }

@@ -25,7 +25,9 @@
 //! buffers are live at once, and the sweep around the hot) made no plan: it is the cheapest
 //! plan there is, so `auto` always has one. The row that makes the first plan is not stopped
 //! by the clock (stopped, it would leave no plan); so the sweep around the hot, dearer than
-//! the sweep, makes it only where its estimate leaves the sweep's in the budget.
+//! the sweep, makes it only where its estimate leaves the sweep's in the budget, checked again
+//! once it has counted its hot set's pairs (its estimate assumes an eighth of them; it is
+//! charged the counted estimate, or its set-up where it stops there).
 //!
 //! A row stops as soon as a buffer it places ends at or above the best peak so far
 //! ([`Outcome::Above`]): no member moves a buffer it placed (the skyline's general-region retry
@@ -75,11 +77,11 @@ use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::metrics::Metrics;
 use crate::place::clock::Clock;
-use crate::place::cost_model::REKEY_UNITS_PER_LEVEL;
 pub use crate::place::cost_model::{
     overlapping_pairs, Cost, Estimate, Placer, CLASS_UNITS_PER_CLASS, CLASS_UNITS_PER_PAIR,
     GREEDY_UNITS_PER_ENTRY, LIST_UNITS_PER_PAIR,
 };
+use crate::place::cost_model::{HOT_LOAD_UNITS, REKEY_UNITS_PER_LEVEL};
 use crate::place::exact::{Ask, Budget, Claim, Schedule};
 use crate::place::exact_member::{record, resumed, run_exact, NoSearch};
 pub use crate::place::exact_member::{AUTO_EXACT_MAX, AUTO_EXACT_NODES, AUTO_EXACT_WORK};
@@ -298,6 +300,9 @@ pub(crate) fn run_strategy(
             // a skyline may spend half of what is left on re-keys
             let rekeys = left.saturating_sub(c) / 2 / (REKEY_UNITS_PER_LEVEL * est.log_n.max(1));
             let before_run = left;
+            // the sweep around the hot's estimate once its hot set's pairs were counted: `Err`
+            // where that was more than it may spend (it stopped before its greedy pass)
+            let mut hot_counted = None;
             let mut stopped = false;
             let mut above = None;
             // a metered row is charged the work it does, not its estimate
@@ -346,7 +351,36 @@ pub(crate) fn run_strategy(
                             run_sweep_long(share, graph, infos, st, regions, &est, &mut clock)
                         }
                         Member::SweepHot(share) => {
-                            run_sweep_hot(share, graph, infos, st, regions, &mut clock)
+                            // what it may spend: as the first plan, what leaves the sweep's
+                            // estimate (the rule above), else the budget left before it
+                            let may = if best.is_none() {
+                                before_run.saturating_sub(est.cost(Cost::Sweep))
+                            } else {
+                                before_run
+                            };
+                            let affordable = |e_hot| {
+                                let cost = est.sweep_hot_with(share as u32, e_hot);
+                                if cost <= may {
+                                    Ok(cost)
+                                } else {
+                                    Err(cost)
+                                }
+                            };
+                            let r = run_sweep_hot(
+                                share,
+                                graph,
+                                infos,
+                                st,
+                                regions,
+                                &mut clock,
+                                &affordable,
+                                &mut hot_counted,
+                            );
+                            // charged its estimate with the pairs counted, where it ran on
+                            if let Some(Ok(cost)) = hot_counted {
+                                left = before_run.saturating_sub(cost);
+                            }
+                            r
                         }
                         Member::SweepTwoEnded => run_two_ended(graph, infos, st, regions, lb, &mut clock),
                         m => {
@@ -360,7 +394,9 @@ pub(crate) fn run_strategy(
                     if let (Some(top), false) = (clock.above(), stopped) {
                         let placed = clock.placed_count();
                         if !metered {
-                            left = before_run.saturating_sub(placed_share(c, placed, est.n));
+                            // (the sweep around the hot: its estimate with the pairs counted)
+                            let cost = hot_counted.and_then(Result::ok).unwrap_or(c);
+                            left = before_run.saturating_sub(placed_share(cost, placed, est.n));
                         }
                         above = Some((top, placed));
                     }
@@ -386,6 +422,17 @@ pub(crate) fn run_strategy(
                     }
                     // a forced sweep costs its estimate even where the budget could not pay it
                     Outcome::Ran { peak: h, work: if forced { c } else { before_run - left } }
+                }
+                Ok(None) if matches!(hot_counted, Some(Err(_))) => {
+                    // charged its set-up (the loads and the hot set), the rest back to the budget
+                    let cost = hot_counted.and_then(Result::err).unwrap_or_default();
+                    left = before_run
+                        .saturating_sub(est.n.saturating_mul(est.log_n).saturating_mul(HOT_LOAD_UNITS));
+                    if best.is_none() {
+                        Outcome::NoRoomForTheSweep { cost, sweep: est.cost(Cost::Sweep), left: before_run }
+                    } else {
+                        Outcome::OverBudget { cost, left: before_run }
+                    }
                 }
                 Ok(None) if matches!(member, Member::Skyline(_)) => {
                     skyline_stopped = true;

@@ -187,7 +187,9 @@ pub enum Outcome {
     },
     /// Skipped: the sweep around the hot ([`Member::SweepHot`]) would make the first plan,
     /// which the clock does not stop, and its estimate and the sweep's (the row after it, which
-    /// makes a plan if it is stopped) together are more than the budget left, in work units.
+    /// makes a plan if it is stopped) together are more than the budget left, in work units:
+    /// before it starts, or once it has counted its hot set's pairs (`cost` is then that
+    /// estimate; it was charged its set-up).
     NoRoomForTheSweep {
         /// Its estimated cost.
         cost: u64,
