@@ -196,8 +196,7 @@ impl Estimate {
     /// 2 · 10^4 to 10^5 buffers, generated and real). Unbounded without one interval per
     /// candidate.
     pub fn sweep_hot(&self, share: u32) -> u64 {
-        let Some(e) = self.pairs else { return u64::MAX };
-        self.sweep_hot_with(share, e >> share.min(63))
+        self.pairs.map_or(u64::MAX, |e| self.sweep_hot_with(share, e >> share.min(63)))
     }
 
     /// [`Estimate::sweep_hot`] with the hot set's interfering pairs `e_hot` counted instead of

@@ -40,6 +40,7 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::clock::Clock;
+use crate::place::cost_model::{Cost, Estimate, HOT_LOAD_UNITS};
 use crate::place::portfolio::{peak, Storage};
 use crate::place::seed::select::Regions;
 use crate::place::single::section_loads_asking;
@@ -96,6 +97,21 @@ pub(super) fn run_sweep_hot(
     let first = First::Hot { loads, at_least };
     Ok(sweep_first(graph, infos, first, order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
         .then(|| peak(infos)))
+}
+
+/// Whether the row may spend `cost` of the `left` units: as the first plan (`first`), which
+/// the clock does not stop, only what leaves the sweep's estimate (the sweep after it makes a
+/// plan where it did not); the portfolio asks before the row starts, with its estimate, and
+/// the row again once it has counted its hot set's pairs.
+pub(super) fn affords(cost: u64, left: u64, first: bool, est: &Estimate) -> bool {
+    let keep = if first { est.cost(Cost::Sweep) } else { 0 };
+    cost.saturating_add(keep) <= left
+}
+
+/// Work units of the row's set-up (the section loads and the hot set), what it is charged
+/// where it stops after counting its hot set's pairs: [`HOT_LOAD_UNITS`] `· n log2 n`.
+pub(super) fn set_up_units(est: &Estimate) -> u64 {
+    est.n.saturating_mul(est.log_n).saturating_mul(HOT_LOAD_UNITS)
 }
 
 /// The pairs of `hot` (slots of `loads`) whose section ranges `[lo, hi]` overlap, each counted
