@@ -23,8 +23,9 @@ use crate::place::seed::search::Span;
 /// Segments at most this long are sorted outright.
 const SHORT: usize = 24;
 
-/// The first state of the generator that draws the pivots' samples ([`split`]): any odd
-/// constant; fixed, so the work of a read is a function of the input.
+/// The first state of the generator that draws the pivots' samples ([`split`]): any nonzero
+/// constant (xorshift's state 0 stays 0); fixed, so the work of a read is a function of the
+/// input.
 const SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Deepest stack of pending segment ends; a split that would go deeper sorts its segment
