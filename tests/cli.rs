@@ -301,7 +301,7 @@ fn dash_is_stdin_and_stdout() {
     );
     assert_eq!(
         out.stderr.lines().nth(2),
-        Some("  sweep-hot/8       skipped: greedy-load's pass fits in the budget left (this row stands in for it only where it does not)")
+        Some("  sweep-hot/8       skipped here: greedy-load's pass fits in the budget left (this row stands in for it, after it, where it is then over budget)")
     );
     assert_eq!(
         out.stderr.lines().nth(3).map(|l| l.split(", ").next().unwrap()),

@@ -1,7 +1,8 @@
 //! The sweep around the hot as a row of `auto` (`core/src/place/sweep_hot.rs`): it runs where a
 //! greedy pass no longer fits in the budget left, is charged its estimate and its plan is
 //! valid and kept; as the first plan, with one unit less than its estimate and the sweep's it
-//! is skipped; where a greedy pass fits it is skipped. Exact values on one generated problem.
+//! is skipped; where a greedy pass fits it is skipped, and runs after `greedy-load` where that
+//! is then over budget. Exact values on one generated problem.
 
 #[path = "support/problem.rs"]
 mod generate;
@@ -72,21 +73,39 @@ fn the_row_runs_where_a_greedy_pass_does_not_fit() {
     assert_eq!((p.metrics.hwm, p.members.best), (1_043_968, Some(M::Sweep)));
 }
 
-/// Where a greedy pass fits in what is left at its row the row is skipped, whatever the rows
-/// between it and `greedy-load` then spend: with 5,220,000 units left there (it comes before
-/// the sweep), the sweep takes 720,000 of them, the sweep around the 1/8 longest-lived
-/// 1,369,305, and `greedy-load` is over budget after all.
-/// (A gap of the rule: neither row runs. Here the repair brings the plan to 1,027,584, below
-/// this row's 1,029,632; it was 1,035,520, above it, when each window queried all its
-/// buffers' neighbours before its first order.)
+/// Where a greedy pass fits in what is left at its row the row is skipped there, and runs
+/// after `greedy-load` where that is then over budget: with 5,220,000 units left at its row (it
+/// comes before the sweep), the sweep takes 720,000 of them, the sweep around the 1/8
+/// longest-lived 1,369,305, and `greedy-load` is over budget after all (3,130,695 left); the
+/// sweep around the hot runs in its place, charged its counted estimate, and its plan
+/// (1,029,632, the same as where it runs first) is kept; the repair brings it to 1,014,528
+/// with the 1,893,337 units left. (Before the row had this second place, neither it nor
+/// `greedy-load` ran here, and the repair brought the sweep around the long-lived's plan to
+/// 1,027,584.)
 #[test]
-fn the_row_is_skipped_where_a_greedy_pass_fits() {
+fn the_row_is_skipped_where_a_greedy_pass_fits_and_stands_in_where_greedy_load_then_does_not() {
     let (p, _) = plan(720_000 + 4_500_000);
     let runs = p.members.runs();
     assert_eq!(runs[1], (M::SweepHot(3), O::Covered));
     assert_eq!(runs[4], (M::SweepLong(3), O::Ran { peak: 1_044_480, work: 1_369_305 }));
     assert_eq!(runs[5], (M::GreedyLoad, O::OverBudget { cost: 4_500_000, left: 3_130_695 }));
-    assert_eq!(p.metrics.hwm, 1_027_584);
+    assert_eq!(runs[6], (M::SweepHot(3), O::Ran { peak: 1_029_632, work: 1_237_358 }));
+    assert_eq!(runs[7], (M::GreedyClass, O::OverBudget { cost: 4_500_000, left: 1_893_337 }));
+    assert_eq!(runs.last(), Some(&(M::Repair, O::Ran { peak: 1_014_528, work: 1_893_337 })));
+    assert_eq!((p.metrics.hwm, p.members.best), (1_014_528, Some(M::SweepHot(3))));
+}
+
+/// Where a greedy pass fits at the row and `greedy-load` then runs, the second place is passed
+/// over (not reported): with the whole default budget.
+#[test]
+fn the_second_place_is_passed_over_where_greedy_load_runs() {
+    let (p, _) = plan(700_000_000);
+    let runs = p.members.runs();
+    assert_eq!(runs[1], (M::SweepHot(3), O::Covered));
+    // (it runs, and stops at its 96th buffer, at the sweep around the long-lived's peak)
+    assert_eq!(runs[5], (M::GreedyLoad, O::Above { top: 1_029_632, placed: 96, work: 4_560 }));
+    assert_eq!(runs[6].0, M::GreedyClass);
+    assert_eq!(runs.iter().filter(|r| r.0 == M::SweepHot(3)).count(), 1);
 }
 
 /// [`bufs`] and a clique of 429 buffers of 64 KiB all live over instructions 400–600: the

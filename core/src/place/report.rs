@@ -172,9 +172,10 @@ pub enum Outcome {
     /// be another row's (with no long set, the plain sweep's; with an earlier row's long
     /// set, that row's).
     NoLongSet,
-    /// Skipped: the sweep around the hot ([`Member::SweepHot`]) stands in for `greedy-load`,
-    /// whose order it follows for less work, only where a greedy pass would not fit in the
-    /// budget left, and one would.
+    /// Skipped at its row: the sweep around the hot ([`Member::SweepHot`]) stands in for
+    /// `greedy-load`, whose order it follows for less work, and a greedy pass fits in the
+    /// budget left there. Where the rows between then leave `greedy-load` over budget, it
+    /// runs right after it (a second row of its own in the report).
     Covered,
     /// Skipped: an earlier member already reached the lower bound.
     AtLowerBound,
@@ -208,10 +209,11 @@ pub enum Outcome {
     ReachedElsewhere,
 }
 
-/// Most members one portfolio reports: the 16 rows of `auto`'s table, `exact`'s timed
+/// Most members one portfolio reports: the 16 rows of `auto`'s table, the sweep around the
+/// hot's second place (after `greedy-load`, where it stands in for it), `exact`'s timed
 /// skyline, the branch and bound and the repair (checked against the table at compile time in
 /// `place::portfolio`).
-pub const MAX_MEMBERS: usize = 19;
+pub const MAX_MEMBERS: usize = 20;
 
 /// The members of one portfolio run, in the order they were considered, and the one whose
 /// plan was kept. Empty for a single strategy.

@@ -64,7 +64,7 @@ pub fn member_lines(
                         .to_string()
                 }
                 Outcome::Covered => {
-                    "skipped: greedy-load's pass fits in the budget left (this row stands in for it only where it does not)".to_string()
+                    "skipped here: greedy-load's pass fits in the budget left (this row stands in for it, after it, where it is then over budget)".to_string()
                 }
                 Outcome::AtLowerBound => "skipped: an earlier member reached the lower bound".to_string(),
                 Outcome::OverBudget { cost, left } => {
