@@ -42,7 +42,7 @@ fn plan(bufs: &[Buffer], work: u64, answer: impl Fn(usize, Ask) -> Claim) -> (Ve
 }
 
 /// With the 0.7 × 10^9 units of `auto`'s default budget every row of the 600 buffers fits
-/// (their estimates add up to about 7 × 10^6): the host is asked nothing, even one that would
+/// (their estimates add up to 5,674,387): the host is asked nothing, even one that would
 /// claim every strategy, and the plan is the one planned without a host.
 #[test]
 fn rows_within_the_budget_ask_the_host_nothing() {
@@ -136,4 +136,15 @@ fn a_plan_at_the_bound_elsewhere_before_the_first_row_still_leaves_the_sweeps() 
     use Ask::{RowsDone, Status};
     assert_eq!(asked[..16], [Status; 16]);
     assert_eq!(asked[16..], [RowsDone, Status]);
+}
+
+/// The host is asked only where the rows' estimates together (5,674,387 units on [`big`],
+/// the skipped rows' included) pass the budget: at exactly that budget it is asked nothing,
+/// with one unit less it is asked (here 25 questions, answered `Here`: the same plan).
+#[test]
+fn the_host_is_asked_only_past_the_rows_total() {
+    let (_, hwm, asked) = plan(&big(), 5_674_387, |_, _| Claim::Here);
+    assert_eq!((hwm, asked.len()), (530_688, 0));
+    let (_, hwm, asked) = plan(&big(), 5_674_386, |_, _| Claim::Here);
+    assert_eq!((hwm, asked.len(), asked[0]), (530_688, 25, Ask::Status));
 }
