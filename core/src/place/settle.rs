@@ -207,7 +207,7 @@ fn settle_by_sections(
 
 #[cfg(test)]
 mod tests {
-    use super::{settle_by_queries, settle_by_sections};
+    use super::{settle, settle_by_queries, settle_by_sections};
     use crate::liveness::info::Info;
     use crate::liveness::interference::Graph;
     use crate::liveness::interval_tree::Node;
@@ -251,6 +251,44 @@ mod tests {
             }
         });
         core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address))
+    }
+
+    /// [`settle`] of `plan` from address `from` with unbounded work: the addresses after it
+    /// and the units it was charged.
+    fn settle_from(plan: &[(u32, u32, u64, u64, bool)], from: u64) -> ([u64; N], u64) {
+        let n = plan.len();
+        let mut nodes: [Node; N] = core::array::from_fn(|k| {
+            let (lo, hi, ..) = plan.get(k).copied().unwrap_or_default();
+            Node::new(lo, hi, k as u32)
+        });
+        let mut infos: [Info; N] = core::array::from_fn(|k| {
+            let (_, _, aligned, address, _) = plan.get(k).copied().unwrap_or_default();
+            Info { aligned, address, allocated: 1, interval_count: 1, location: k as u32, ..Info::default() }
+        });
+        let infos = &mut infos[..n];
+        let mut ids = [0u32; N * N];
+        let mut graph = Graph::build(&mut nodes[..n], &mut ids, infos);
+        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+        let mut go = || true;
+        let mut work = Work::new(u64::MAX, &mut go);
+        Lent::<N>::new().with(|st| settle(&mut graph, infos, st, regions, from, &mut work).unwrap());
+        (core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address)), work.used())
+    }
+
+    /// Four 8-byte buffers live together at 0, 100, 200 and 300. From address 0 all four settle
+    /// (half or more): by the sections' tree, charged `10 n log2 n` = 10 · 4 · 3 = 120 units;
+    /// from 150 two do, the same way; from 250 only the top one does (fewer than half): by
+    /// its neighbour query, 10 units a neighbour and 10 for the buffer, 40.
+    #[test]
+    fn the_settle_goes_by_the_sections_where_half_the_buffers_or_more_settle() {
+        let plan = [(0, 9, 8, 0, false), (0, 9, 8, 100, false), (0, 9, 8, 200, false), (0, 9, 8, 300, false)];
+        let (at, used) = settle_from(&plan, 0);
+        assert_eq!((&at[..4], used), (&[0, 8, 16, 24][..], 120));
+        assert_eq!(super::sections_settle_units(4), 120);
+        let (at, used) = settle_from(&plan, 150);
+        assert_eq!((&at[..4], used), (&[0, 100, 108, 116][..], 120));
+        let (at, used) = settle_from(&plan, 250);
+        assert_eq!((&at[..4], used), (&[0, 100, 200, 208][..], 40));
     }
 
     /// On 500 random valid plans with holes (each buffer on a row of its own, 1–3 rows of
