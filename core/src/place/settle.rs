@@ -217,9 +217,20 @@ mod tests {
 
     const N: usize = 48;
 
-    /// Settles `plan` (`(lo, hi, aligned, address, pinned)` per buffer) by the neighbour
-    /// queries (`by_sections` false) or by the sections' tree; the addresses after it.
-    fn settled(plan: &[(u32, u32, u64, u64, bool)], by_sections: bool, regions: Regions) -> [u64; N] {
+    /// Which settle [`on_plan`] runs.
+    #[derive(Clone, Copy)]
+    enum How {
+        /// [`settle_by_queries`] from address 0.
+        Queries,
+        /// [`settle_by_sections`] from address 0.
+        Sections,
+        /// [`settle`] from this address.
+        From(u64),
+    }
+
+    /// Settles `plan` (`(lo, hi, aligned, address, pinned)` per buffer) as `how` says, with
+    /// unbounded work; the addresses after it and the units charged (0 for the sections alone).
+    fn on_plan(plan: &[(u32, u32, u64, u64, bool)], how: How, regions: Regions) -> ([u64; N], u64) {
         let n = plan.len();
         let mut nodes: [Node; N] = core::array::from_fn(|k| {
             let (lo, hi, ..) = plan.get(k).copied().unwrap_or_default();
@@ -241,38 +252,26 @@ mod tests {
         let infos = &mut infos[..n];
         let mut ids = [0u32; N * N];
         let mut graph = Graph::build(&mut nodes[..n], &mut ids, infos);
-        Lent::<N>::new().with(|st| {
-            if by_sections {
-                assert!(settle_by_sections(&graph, infos, st, regions, 0, &mut || true));
-            } else {
-                let mut go = || true;
-                let mut work = Work::new(u64::MAX, &mut go);
-                settle_by_queries(&mut graph, infos, st, regions, 0, &mut work).unwrap();
-            }
-        });
-        core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address))
-    }
-
-    /// [`settle`] of `plan` from address `from` with unbounded work: the addresses after it
-    /// and the units it was charged.
-    fn settle_from(plan: &[(u32, u32, u64, u64, bool)], from: u64) -> ([u64; N], u64) {
-        let n = plan.len();
-        let mut nodes: [Node; N] = core::array::from_fn(|k| {
-            let (lo, hi, ..) = plan.get(k).copied().unwrap_or_default();
-            Node::new(lo, hi, k as u32)
-        });
-        let mut infos: [Info; N] = core::array::from_fn(|k| {
-            let (_, _, aligned, address, _) = plan.get(k).copied().unwrap_or_default();
-            Info { aligned, address, allocated: 1, interval_count: 1, location: k as u32, ..Info::default() }
-        });
-        let infos = &mut infos[..n];
-        let mut ids = [0u32; N * N];
-        let mut graph = Graph::build(&mut nodes[..n], &mut ids, infos);
-        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
         let mut go = || true;
         let mut work = Work::new(u64::MAX, &mut go);
-        Lent::<N>::new().with(|st| settle(&mut graph, infos, st, regions, from, &mut work).unwrap());
+        Lent::<N>::new().with(|st| match how {
+            How::Sections => assert!(settle_by_sections(&graph, infos, st, regions, 0, &mut || true)),
+            How::Queries => settle_by_queries(&mut graph, infos, st, regions, 0, &mut work).unwrap(),
+            How::From(from) => settle(&mut graph, infos, st, regions, from, &mut work).unwrap(),
+        });
         (core::array::from_fn(|k| infos.get(k).map_or(0, |i| i.address)), work.used())
+    }
+
+    /// The addresses after [`on_plan`] by the neighbour queries (`by_sections` false) or by the
+    /// sections' tree.
+    fn settled(plan: &[(u32, u32, u64, u64, bool)], by_sections: bool, regions: Regions) -> [u64; N] {
+        on_plan(plan, if by_sections { How::Sections } else { How::Queries }, regions).0
+    }
+
+    /// [`settle`] of `plan` from address `from`: the addresses after it and the units charged.
+    fn settle_from(plan: &[(u32, u32, u64, u64, bool)], from: u64) -> ([u64; N], u64) {
+        let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+        on_plan(plan, How::From(from), regions)
     }
 
     /// Four 8-byte buffers live together at 0, 100, 200 and 300. From address 0 all four settle
