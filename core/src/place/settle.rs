@@ -277,7 +277,8 @@ mod tests {
     /// Four 8-byte buffers live together at 0, 100, 200 and 300. From address 0 all four settle
     /// (half or more): by the sections' tree, charged `10 n log2 n` = 10 · 4 · 3 = 120 units;
     /// from 150 two do, the same way; from 250 only the top one does (fewer than half): by
-    /// its neighbour query, 10 units a neighbour and 10 for the buffer, 40.
+    /// its neighbour query, 10 units a neighbour and 10 for the buffer, 40. Ten, five of them
+    /// settling: exactly half, by the tree.
     #[test]
     fn the_settle_goes_by_the_sections_where_half_the_buffers_or_more_settle() {
         let plan = [(0, 9, 8, 0, false), (0, 9, 8, 100, false), (0, 9, 8, 200, false), (0, 9, 8, 300, false)];
@@ -288,6 +289,12 @@ mod tests {
         assert_eq!((&at[..4], used), (&[0, 100, 108, 116][..], 120));
         let (at, used) = settle_from(&plan, 250);
         assert_eq!((&at[..4], used), (&[0, 100, 200, 208][..], 40));
+        // ten, five of them from 450 up: exactly half, by the tree (10 · 10 · 4 = 400 units;
+        // the queries would be charged 5 · 10 · (9 + 1) = 500)
+        let ten: [(u32, u32, u64, u64, bool); 10] =
+            core::array::from_fn(|k| (0, 9, 8, 100 * k as u64, false));
+        let (at, used) = settle_from(&ten, 450);
+        assert_eq!((&at[..10], used), (&[0, 100, 200, 300, 400, 408, 416, 424, 432, 440][..], 400));
     }
 
     /// On 500 random valid plans with holes (each buffer on a row of its own, 1–3 rows of
