@@ -231,9 +231,16 @@ pub(crate) fn repair(
 /// assert!(!loads_pay(1_000_000, 200_000_000));
 /// ```
 pub fn loads_pay(n: usize, base: u64) -> bool {
+    section_load_units(n).saturating_mul(2) <= base
+}
+
+/// Work units of the section loads over `n` candidates (the sections, a sort of the
+/// candidates, a pass of O(log s) steps each): [`HOT_LOAD_UNITS`] `· n log2 n`, as for the
+/// sweep around the hot's loads; also what the settle by the sections' tree is charged.
+pub(crate) fn section_load_units(n: usize) -> u64 {
     let n = n as u64;
     let log_n = 64 - n.leading_zeros() as u64;
-    n.saturating_mul(log_n).saturating_mul(HOT_LOAD_UNITS).saturating_mul(2) <= base
+    n.saturating_mul(log_n).saturating_mul(HOT_LOAD_UNITS)
 }
 
 /// The repair loop of [`repair`] over the ends in `tops`.

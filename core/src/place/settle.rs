@@ -7,9 +7,8 @@ use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
 use crate::place::clock::Clock;
-use crate::place::cost_model::HOT_LOAD_UNITS;
 use crate::place::portfolio::Storage;
-use crate::place::repair::{out_of_work, Work, TREE_VISIT_UNITS};
+use crate::place::repair::{out_of_work, section_load_units, Work, TREE_VISIT_UNITS};
 use crate::place::scan::interval_of;
 use crate::place::sections::prepare_loads;
 use crate::place::seed::search::{place_in_gap, Span};
@@ -28,7 +27,7 @@ use crate::place::skyline::Skyline;
 /// its address. Each move is down, into space no neighbour holds, so the plan stays valid and
 /// the peak never rises. A buffer in the CC region (at or above the general ceiling) stays
 /// in it. Cost: where half the buffers or more settle, the storage holds the sections' tree
-/// ([`settle_by_sections`]) and `work` has [`sections_settle_units`] left, those units (the sections, the sort of every
+/// ([`settle_by_sections`]) and `work` has [`section_load_units`] left, those units (the sections, the sort of every
 /// buffer by address and O(log s) a buffer); otherwise one neighbour query per buffer at or
 /// above `from` ([`TREE_VISIT_UNITS`] a neighbour), plus the sort of those buffers by address.
 ///
@@ -50,7 +49,7 @@ pub(crate) fn settle(
     // each, so the tree's n log2 n is at most twice their least, and it is bounded)
     let n = infos.len();
     let k = infos.iter().filter(|i| i.address >= from && !i.is_pinned()).count();
-    let cost = sections_settle_units(n);
+    let cost = section_load_units(n);
     if 2 * k >= n && cost <= work.left {
         let left = work.left;
         let mut go = || work.go();
@@ -111,15 +110,6 @@ fn settled_at(info: &Info, below: u64, regions: Regions) -> u64 {
     let floor = if info.address >= regions.general_ceiling { regions.general_ceiling } else { regions.start };
     place_in_gap(floor.max(below), info.end(), info.aligned, regions.align)
         .map_or(info.address, |a| a.min(info.address))
-}
-
-/// Work units [`settle`] charges for the sections' tree over `n` candidates:
-/// [`HOT_LOAD_UNITS`] `· n log2 n`, as for the section loads of the sweep around the hot (the
-/// sections, the sort of every buffer by address, the tree's query and update a buffer).
-pub(crate) fn sections_settle_units(n: usize) -> u64 {
-    let n = n as u64;
-    let log_n = u64::from(u64::BITS - n.leading_zeros()).max(1);
-    n.saturating_mul(log_n).saturating_mul(HOT_LOAD_UNITS)
 }
 
 /// Settles every unpinned buffer ([`settle`] from address 0) with no work limit, while
@@ -284,7 +274,7 @@ mod tests {
         let plan = [(0, 9, 8, 0, false), (0, 9, 8, 100, false), (0, 9, 8, 200, false), (0, 9, 8, 300, false)];
         let (at, used) = settle_from(&plan, 0);
         assert_eq!((&at[..4], used), (&[0, 8, 16, 24][..], 120));
-        assert_eq!(super::sections_settle_units(4), 120);
+        assert_eq!(crate::place::repair::section_load_units(4), 120);
         let (at, used) = settle_from(&plan, 150);
         assert_eq!((&at[..4], used), (&[0, 100, 108, 116][..], 120));
         let (at, used) = settle_from(&plan, 250);
