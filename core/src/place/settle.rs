@@ -287,6 +287,44 @@ mod tests {
         assert_eq!((&at[..10], used), (&[0, 100, 200, 300, 400, 408, 416, 424, 432, 440][..], 400));
     }
 
+    /// 300 one-instant buffers, each alone in time at address `1000 + k`: every one would
+    /// settle to 0. The sections' settle asks its clock once every 256 buffers, at the 256th
+    /// in address order, and stops there when told: the 255 before it are at 0, the other 45
+    /// where they were. Told to go on, all 300 settle, the clock asked once.
+    #[test]
+    fn the_sections_settle_asks_its_clock_every_256_buffers() {
+        const M: usize = 300;
+        let run = |answer: bool| {
+            let mut nodes: [Node; M] = core::array::from_fn(|k| Node::new(k as u32, k as u32, k as u32));
+            let mut infos: [Info; M] = core::array::from_fn(|k| Info {
+                aligned: 8,
+                address: 1000 + k as u64,
+                allocated: 1,
+                interval_count: 1,
+                location: k as u32,
+                ..Info::default()
+            });
+            let mut ids = [0u32; M];
+            let graph = Graph::build(&mut nodes, &mut ids, &mut infos);
+            let regions = Regions { start: 0, general_ceiling: 1 << 20, window: 1 << 20, align: 1 };
+            let mut asked = 0;
+            let mut go = || {
+                asked += 1;
+                answer
+            };
+            let done =
+                Lent::<M>::new().with(|st| settle_by_sections(&graph, &mut infos, st, regions, 0, &mut go));
+            assert!(done);
+            (infos.map(|i| i.address), asked)
+        };
+        let (stopped, asked) = run(false);
+        assert_eq!(asked, 1);
+        assert!(stopped[..255].iter().all(|&a| a == 0), "{:?}", &stopped[..255]);
+        assert_eq!(stopped[255..], core::array::from_fn::<u64, 45, _>(|k| 1255 + k as u64));
+        let (all, asked) = run(true);
+        assert_eq!((all, asked), ([0; M], 1));
+    }
+
     /// On 500 random valid plans with holes (each buffer on a row of its own, 1–3 rows of
     /// 64 bytes high apart; a tenth pinned; pages of 1, 16 and 64 bytes; a CC region above
     /// 2,048 bytes), the tree's settle moves every buffer where the neighbour queries do.
