@@ -243,16 +243,23 @@ pub(super) fn cmd_plan(a: &PlanArgs, con: &mut Console<'_>) -> ExitCode {
         return stdout_failed(con, &e);
     }
     // the limit is kept by the clock of the portfolio's members; what it cannot stop (reading,
-    // the member that makes the first plan, writing, drawing) can take the command past it: say so
+    // the member that makes the first plan, a padded plan's settle's list of the buffers live
+    // together, writing, drawing) can take the command past it: say so
     let took = t0.elapsed();
     if matches!(a.strategy, Strategy::Auto | Strategy::Exact) && took > a.time_limit {
+        let mut what = vec!["reading", "the member that makes the first plan"];
+        if sol.settled.is_some() {
+            what.push(
+                "the list of the buffers live together that settles the padded plan (per-buffer alignments)",
+            );
+        }
+        let last = if a.svg.is_some() { ", writing and drawing the picture" } else { " and writing" };
         let _ = writeln!(
             con.stderr,
-            "note: the command took {:.2} s, over its --time-limit of {} s (reading, the member that \
-             makes the first plan{} are not stopped by the clock)",
+            "note: the command took {:.2} s, over its --time-limit of {} s ({}{last} are not stopped by the clock)",
             took.as_secs_f64(),
             a.time_limit.as_secs_f64(),
-            if a.svg.is_some() { ", writing and drawing the picture" } else { " and writing" }
+            what.join(", ")
         );
     }
     if std::env::var_os("DRAMALLOC_TIMING").is_some_and(|v| v == "1") {
