@@ -19,6 +19,7 @@ pub mod host_storage;
 pub mod input;
 pub mod io_threads;
 pub mod model;
+pub mod peak_resident;
 pub mod planning;
 pub mod quality;
 pub mod replay;

@@ -44,7 +44,7 @@ pub(super) fn shape(s: &str) -> Result<Shape, String> {
 }
 
 /// Writes `problem` as `id,lower,upper,size` rows (ids are the generator's integers).
-fn write_csv(problem: &Problem, out: &mut dyn Write) -> io::Result<()> {
+pub(super) fn write_csv(problem: &Problem, out: &mut dyn Write) -> io::Result<()> {
     out.write_all(b"id,lower,upper,size\n")?;
     let mut num = itoa::Buffer::new();
     for (id, row) in problem.iter() {

@@ -4,7 +4,7 @@
 //! `main.rs` only calls [`main_with`], which runs [`run_with`] on the process's standard
 //! streams; tests call [`run_with`] on buffers and read what it printed. One file per
 //! subcommand (`run.rs`, `import.rs`, `plan.rs`, `verify.rs`, `check_plan.rs`, `replay.rs`,
-//! `quality.rs`, `faults.rs`, `generate.rs`), each holding its options (`…Args`) and its `cmd_…` function; `args.rs` has
+//! `quality.rs`, `faults.rs`, `generate.rs`, `scale.rs`), each holding its options (`…Args`) and its `cmd_…` function; `args.rs` has
 //! the value parsers and input readers they share, `console.rs` the streams and the progress
 //! bars. A new subcommand is a new file, a variant of [`Command`] and a line of [`run_with`].
 //!
@@ -22,6 +22,7 @@ mod plan;
 mod quality;
 mod replay;
 mod run;
+mod scale;
 mod verify;
 
 use std::process::ExitCode;
@@ -37,6 +38,7 @@ pub use plan::PlanArgs;
 pub use quality::QualityArgs;
 pub use replay::ReplayArgs;
 pub use run::{print_summary, RunArgs};
+pub use scale::ScaleArgs;
 pub use verify::VerifyArgs;
 
 /// Largest tensor / buffer count accepted from a file.
@@ -93,6 +95,9 @@ pub enum Command {
     /// Write a generated planning problem (mixed, short, long-tail or layered shape) as a
     /// minimalloc CSV, to plan with `plan` or a peer planner.
     Generate(GenerateArgs),
+    /// Run `plan` as a process on each file or generated problem and print its whole-process
+    /// figures (peak / LB, seconds, peak resident memory) against the planning-at-scale targets.
+    Scale(ScaleArgs),
 }
 
 /// Prints `error: {msg}` to the console's stderr and returns `code`.
@@ -156,5 +161,6 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>, con: &mut Co
         Command::CheckPlan(a) => check_plan::cmd_check_plan(&a, con),
         Command::Quality(a) => quality::cmd_quality(&a, con),
         Command::Generate(a) => generate::cmd_generate(&a, con),
+        Command::Scale(a) => scale::cmd_scale(&a, con),
     }
 }

@@ -436,6 +436,8 @@ fn report(o: &mut dyn Write, a: &PlanArgs, format: PlanFormat, buffers: usize, s
             "time_ms": t.plan.as_secs_f64() * 1e3,
             "read_ms": t.read.as_secs_f64() * 1e3,
             "write_ms": t.write.as_secs_f64() * 1e3,
+            // the process's peak resident set so far (Linux `VmHWM`; null elsewhere)
+            "peak_resident_bytes": crate::peak_resident::peak_resident_bytes(),
             "output": output,
             "format": format,
             "members": members,

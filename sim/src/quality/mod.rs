@@ -15,6 +15,7 @@ pub mod live_pairs;
 pub mod member_lines;
 pub mod problem;
 pub mod program_problem;
+pub mod scale;
 pub mod settle;
 pub mod solve_error;
 pub mod solved;

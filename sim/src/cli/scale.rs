@@ -1,0 +1,299 @@
+//! `dramalloc scale`: runs `plan` as a process per input and run, and prints its whole-process
+//! figures against the planning-at-scale targets (issue 12).
+//! Uses: args, console, generate (its CSV writer), input, quality (generate, scale), verify;
+//! used by: mod.rs.
+//!
+//! Each input (a file, or a generated problem written to a scratch directory first) is planned
+//! `--runs` times by `PLANNER plan INPUT --strategy S --align A --time-limit T [--threads N]
+//! --json -o SOLUTION` (PLANNER: this executable, or `--planner`, e.g. another build to
+//! compare with), timed from spawn to exit. Every solution is then read back and checked by
+//! the independent verifier ([`crate::verify::verify`]), whose peak must be the HWM the
+//! process printed. The scratch directory (`dramalloc-scale-PID` under the system's temp
+//! directory) is removed at the end, whatever happened.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::{Duration, Instant};
+
+use dramalloc_core::Strategy;
+
+use super::args::{self, read_problem, read_solution, strategy_parser};
+use super::console::{stdout_failed, Console};
+use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
+use crate::quality::generate::{Shape, DEFAULT_SEED};
+use crate::quality::scale::{table, Case, ProcessRun, Targets};
+
+/// `scale --help`'s closing lines.
+const AFTER: &str = "\
+Each run is timed from spawn to exit on this process's clock; the plan's peak resident set is
+what the planner process reports (Linux VmHWM, `-` elsewhere). Targets met or missed are
+reported, not an error.
+Exit codes: 0 every run planned and verified (whatever the targets); 1 a run failed, or its
+solution did not verify or disagreed with the HWM it printed; 2 bad input or a bad flag (also an
+input the planner refused as bad, with its message).";
+
+/// Options of `dramalloc scale`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(after_help = format!("{AFTER}\n{}", super::args::SIZES))]
+pub struct ScaleArgs {
+    /// Minimalloc CSV, program JSON or model files to plan (or `--generated`).
+    pub paths: Vec<PathBuf>,
+    /// Instead of files: generated problems of these sizes, comma-separated, e.g.
+    /// `100000,1000000`, of every shape of `--shapes` and seed of `--seeds`.
+    #[arg(long, value_delimiter = ',', conflicts_with = "paths", value_parser = args::count)]
+    pub generated: Vec<usize>,
+    /// Shapes of the generated problems, comma-separated (default: mixed, short, long-tail,
+    /// layered).
+    #[arg(long, value_delimiter = ',', value_parser = super::generate::shape, requires = "generated")]
+    pub shapes: Vec<Shape>,
+    /// Seeds of the generated problems, comma-separated (default: `generate`'s default seed).
+    #[arg(long, value_delimiter = ',', value_parser = args::seed, requires = "generated")]
+    pub seeds: Vec<u64>,
+    /// The strategy `plan` is given.
+    #[arg(long, default_value = "auto", value_parser = strategy_parser())]
+    pub strategy: Strategy,
+    /// Alignment `plan` is given (a size, at least 1).
+    #[arg(long, default_value = "1", value_parser = args::align)]
+    pub align: u64,
+    /// `plan`'s `--time-limit`, seconds.
+    #[arg(long, default_value = "1", value_parser = args::seconds)]
+    pub time_limit: Duration,
+    /// `plan`'s `--threads` (default: not given, the planner's default).
+    #[arg(long, value_parser = args::threads)]
+    pub threads: Option<usize>,
+    /// Runs of each input (the table shows the worst of them).
+    #[arg(long, default_value = "1", value_parser = args::count)]
+    pub runs: usize,
+    /// The planner executable to run (default: this one), e.g. another build to compare.
+    #[arg(long)]
+    pub planner: Option<PathBuf>,
+    /// Target: the largest peak / lower bound that meets it.
+    #[arg(long, default_value = "1.01", value_parser = ratio)]
+    pub max_ratio: f64,
+    /// Target: the whole process ends before this many seconds.
+    #[arg(long, default_value = "1", value_parser = args::seconds)]
+    pub max_seconds: Duration,
+    /// Target: the planner's peak resident set stays under this size.
+    #[arg(long, default_value = "256M", value_parser = args::size)]
+    pub max_resident: u64,
+    /// Print JSON (every run of every input) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A ratio target: a finite number of at least 1.
+fn ratio(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 1.0 => Ok(x),
+        _ => Err("expected a peak / lower bound ratio of at least 1, e.g. 1.01".to_owned()),
+    }
+}
+
+/// The scratch directory of one `scale` command, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Why a case could not be measured, and the exit code it gives.
+struct Failure {
+    message: String,
+    code: u8,
+}
+
+/// `dramalloc scale`.
+pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
+    if a.paths.is_empty() && a.generated.is_empty() {
+        return fail(con, "give the files to plan, or --generated N[,N...]", EXIT_BAD_INPUT);
+    }
+    if let Some(p) = a.paths.iter().find(|p| args::is_dash(p)) {
+        let why = "`scale` runs `plan` on each input several times: give a file, not `-` (standard input)";
+        return fail(con, format!("{}: {why}", p.display()), EXIT_BAD_INPUT);
+    }
+    let planner = match &a.planner {
+        Some(p) => p.clone(),
+        None => match std::env::current_exe() {
+            Ok(p) => p,
+            Err(e) => {
+                return fail(
+                    con,
+                    format!("cannot find this executable to run `plan` ({e}): give --planner"),
+                    EXIT_FAILED,
+                )
+            }
+        },
+    };
+    let scratch = Scratch(std::env::temp_dir().join(format!("dramalloc-scale-{}", std::process::id())));
+    if let Err(e) = std::fs::create_dir_all(&scratch.0) {
+        return fail(
+            con,
+            format!("{}: cannot make the scratch directory: {e}", scratch.0.display()),
+            EXIT_FAILED,
+        );
+    }
+    let targets = Targets { ratio: a.max_ratio, time: a.max_seconds, resident: a.max_resident };
+    let mut cases = Vec::new();
+    for (name, input) in inputs(a) {
+        let measured = match input {
+            Input::File(path) => measure(a, &planner, &path, &scratch.0, name, con),
+            Input::Generated(shape, n, seed) => {
+                let path = scratch.0.join(format!("{}-{n}-seed{seed}.csv", shape.name()));
+                let problem = shape.generate(n, seed);
+                match crate::atomic_write::write_atomic_with(&path, |w| {
+                    super::generate::write_csv(&problem, w)
+                }) {
+                    Ok(()) => measure(a, &planner, &path, &scratch.0, name, con),
+                    Err(e) => Err(Failure { message: format!("{}: {e}", path.display()), code: EXIT_FAILED }),
+                }
+            }
+        };
+        match measured {
+            Ok(case) => cases.push(case),
+            Err(f) => return fail(con, f.message, f.code),
+        }
+    }
+    let text = if a.json { json(&cases, &targets) } else { table(&cases, &targets) };
+    if let Err(e) = con.write_out(|o| o.write_all(text.as_bytes())) {
+        return stdout_failed(con, &e);
+    }
+    ExitCode::from(EXIT_OK)
+}
+
+/// One input of the command.
+enum Input {
+    /// A file named on the command line.
+    File(PathBuf),
+    /// A generated problem: shape, buffers, seed.
+    Generated(Shape, usize, u64),
+}
+
+/// The inputs of `a` with the names the table gives them, in order: the files, or every size
+/// of `--generated` × shape × seed.
+fn inputs(a: &ScaleArgs) -> Vec<(String, Input)> {
+    if !a.paths.is_empty() {
+        return a.paths.iter().map(|p| (args::display(p), Input::File(p.clone()))).collect();
+    }
+    let shapes = if a.shapes.is_empty() { Shape::ALL.to_vec() } else { a.shapes.clone() };
+    let seeds = if a.seeds.is_empty() { vec![DEFAULT_SEED] } else { a.seeds.clone() };
+    let mut out = Vec::new();
+    for &n in &a.generated {
+        for &shape in &shapes {
+            for &seed in &seeds {
+                let seed_name = if seed == DEFAULT_SEED { String::new() } else { format!(" seed {seed}") };
+                out.push((format!("{} n={n}{seed_name}", shape.name()), Input::Generated(shape, n, seed)));
+            }
+        }
+    }
+    out
+}
+
+/// The runs of `input` by `planner`, each solution verified.
+fn measure(
+    a: &ScaleArgs,
+    planner: &Path,
+    input: &Path,
+    scratch: &Path,
+    name: String,
+    con: &mut Console<'_>,
+) -> Result<Case, Failure> {
+    let solution = scratch.join("solution.csv");
+    let mut runs = Vec::with_capacity(a.runs);
+    let mut problem = None;
+    for _ in 0..a.runs {
+        let run = run_plan(a, planner, input, &solution)?;
+        // the problem as the verifier reads it, once per input
+        let problem = match &mut problem {
+            Some(p) => p,
+            None => problem.insert(
+                read_problem(input, &[], con)
+                    .map_err(|e| Failure { message: e.to_string(), code: EXIT_BAD_INPUT })?,
+            ),
+        };
+        let sol = read_solution(&solution, con).map_err(|e| Failure {
+            message: format!("the solution {} of {name}: {e}", solution.display()),
+            code: EXIT_FAILED,
+        })?;
+        let peak = crate::verify::verify(problem, &sol, a.align, None)
+            .map_err(|e| Failure {
+                message: format!("{name}: the plan does not verify: {e}"),
+                code: EXIT_FAILED,
+            })?
+            .peak;
+        if peak != run.hwm {
+            let message =
+                format!("{name}: the planner printed HWM {} bytes, the verifier finds {peak}", run.hwm);
+            return Err(Failure { message, code: EXIT_FAILED });
+        }
+        runs.push(run);
+    }
+    Ok(Case { input: name, runs })
+}
+
+/// One `plan` process on `input`, writing `solution`, timed from spawn to exit.
+fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Result<ProcessRun, Failure> {
+    let mut cmd = Command::new(planner);
+    cmd.arg("plan").arg(input).args(["--strategy", a.strategy.name()]);
+    cmd.args(["--align", &a.align.to_string(), "--time-limit", &a.time_limit.as_secs_f64().to_string()]);
+    if let Some(t) = a.threads {
+        cmd.args(["--threads", &t.to_string()]);
+    }
+    cmd.arg("--json").arg("-o").arg(solution);
+    let start = Instant::now();
+    let out = cmd.output().map_err(|e| Failure {
+        message: format!("{}: cannot run the planner: {e}", planner.display()),
+        code: EXIT_FAILED,
+    })?;
+    let whole = start.elapsed();
+    let said = String::from_utf8_lossy(&out.stderr);
+    let said = said.lines().find(|l| l.starts_with("error")).unwrap_or_else(|| said.trim());
+    if !out.status.success() {
+        // the planner's bad input is this command's bad input; anything else is a failed run
+        let code =
+            if out.status.code() == Some(i32::from(EXIT_BAD_INPUT)) { EXIT_BAD_INPUT } else { EXIT_FAILED };
+        let message = format!("{}: `plan` exited with {}: {said}", input.display(), out.status);
+        return Err(Failure { message, code });
+    }
+    ProcessRun::from_plan_json(&out.stdout, whole)
+        .map_err(|e| Failure { message: format!("{}: {e}", input.display()), code: EXIT_FAILED })
+}
+
+/// `--json`: the targets and every run of every case, with what each case missed.
+fn json(cases: &[Case], t: &Targets) -> String {
+    let cases: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|c| {
+            let m = c.missed(t);
+            let runs: Vec<serde_json::Value> = c
+                .runs
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "buffers": r.buffers,
+                        "hwm": r.hwm,
+                        "lower_bound": r.lower_bound,
+                        "ratio": r.ratio(),
+                        "whole_s": r.whole.as_secs_f64(),
+                        "read_ms": r.read_ms,
+                        "plan_ms": r.plan_ms,
+                        "write_ms": r.write_ms,
+                        "peak_resident_bytes": r.peak_resident,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "input": c.input,
+                "runs": runs,
+                "missed": { "ratio": m.ratio, "time": m.time, "resident": m.resident },
+                "met": m.none(),
+            })
+        })
+        .collect();
+    let v = serde_json::json!({
+        "targets": { "ratio": t.ratio, "whole_s": t.time.as_secs_f64(), "resident_bytes": t.resident },
+        "cases": cases,
+    });
+    format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
+}

@@ -1,0 +1,187 @@
+//! `dramalloc scale` (issue 12's report command): it runs the real binary's `plan` as a child
+//! process, so these tests run the built binary too. Its figures are `plan`'s own, each
+//! solution is verified, and a planner that prints a wrong HWM or fails is named.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_dramalloc");
+
+/// Three buffers, max load 12,288 bytes at instant 2 (b and c).
+const PROBLEM: &str = "id,lower,upper,size\na,0,2,4096\nb,1,3,4096\nc,2,4,8192\n";
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("dramalloc-scale-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// `dramalloc ARGS` in `dir`: (exit code, stdout, stderr).
+fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN).args(args).current_dir(dir).stdin(Stdio::null()).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
+}
+
+/// The generated problems' figures are those of `generate` then `plan --json` run by hand,
+/// each run is a whole process (some time, a resident set on Linux), and what a case missed
+/// follows from its figures.
+#[test]
+fn the_figures_are_plans_own() {
+    let d = scratch("figures");
+    let (code, out, err) = run(
+        &d,
+        &[
+            "scale",
+            "--generated",
+            "2000",
+            "--shapes",
+            "short,layered",
+            "--seeds",
+            "1",
+            "--strategy",
+            "greedy-size",
+            "--runs",
+            "2",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["targets"],
+        serde_json::json!({"ratio": 1.01, "whole_s": 1.0, "resident_bytes": 268435456u64})
+    );
+    let cases = v["cases"].as_array().unwrap();
+    let names: Vec<&str> = cases.iter().map(|c| c["input"].as_str().unwrap()).collect();
+    assert_eq!(names, ["short n=2000 seed 1", "layered n=2000 seed 1"]);
+    for (case, shape) in cases.iter().zip(["short", "layered"]) {
+        let f = format!("{shape}.csv");
+        assert_eq!(run(&d, &["generate", "--shape", shape, "-n", "2000", "--seed", "1", "-o", &f]).0, 0);
+        let (code, own, err) =
+            run(&d, &["plan", &f, "--strategy", "greedy-size", "--align", "1", "--json", "-o", "s.csv"]);
+        assert_eq!(code, 0, "{err}");
+        let own: serde_json::Value = serde_json::from_str(&own).unwrap();
+        let runs = case["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 2);
+        for r in runs {
+            assert_eq!(
+                (&r["buffers"], &r["hwm"], &r["lower_bound"]),
+                (&own["buffers"], &own["hwm"], &own["lower_bound"])
+            );
+            assert!(r["whole_s"].as_f64().unwrap() > 0.0);
+            if cfg!(target_os = "linux") {
+                assert!(r["peak_resident_bytes"].as_u64().unwrap() > 1 << 20, "{r}");
+            }
+        }
+        let ratio = runs[0]["ratio"].as_f64().unwrap();
+        assert_eq!(case["missed"]["ratio"], serde_json::json!(ratio > 1.01));
+        let slow = runs.iter().any(|r| r["whole_s"].as_f64().unwrap() >= 1.0);
+        assert_eq!(case["missed"]["time"], serde_json::json!(slow));
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The table of one file against targets given on the command line, its row and its counts.
+#[test]
+fn the_table_names_each_input_and_counts_the_targets_met() {
+    let d = scratch("table");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    let (code, out, err) = run(
+        &d,
+        &[
+            "scale",
+            "three.csv",
+            "--strategy",
+            "greedy-size",
+            "--max-ratio",
+            "1.5",
+            "--max-seconds",
+            "60",
+            "--max-resident",
+            "16G",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "whole-process figures of `plan`, the worst of 1 run each (targets: peak <= 1.5 x LB, whole process under 60.000 s, peak resident under 16384.0 MiB)");
+    let row: Vec<&str> = lines[2].split_whitespace().collect();
+    assert_eq!(
+        (row[0], row[1], row[2], row[3], row[row.len() - 1]),
+        ("three.csv", "3", "12288", "1.0000", "met"),
+        "{out}"
+    );
+    assert_eq!(lines[4], "within 1.5 x LB: 1 of 1; whole process under 60.000 s: 1 of 1; peak resident under 16384.0 MiB: 1 of 1; all three: 1 of 1");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// Bad inputs and flags exit 2, naming what is wrong: no input, standard input, a file
+/// `plan` refuses (its own message, with the line), a missing file.
+#[test]
+fn bad_inputs_are_named() {
+    let d = scratch("bad");
+    std::fs::write(d.join("bad.csv"), "id,lower,upper,size\na,0,2,4096\nb,3,1,10\n").unwrap();
+    let (code, _, err) = run(&d, &["scale"]);
+    assert_eq!((code, err.as_str()), (2, "error: give the files to plan, or --generated N[,N...]\n"));
+    let (code, _, err) = run(&d, &["scale", "-"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: -: `scale` runs `plan` on each input several times"), "{err}");
+    let (code, _, err) = run(&d, &["scale", "bad.csv"]);
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: bad.csv: `plan` exited with exit status: 2: error: bad.csv"), "{err}");
+    assert!(err.contains("line 3"), "{err}");
+    let (code, _, err) = run(&d, &["scale", "missing.csv"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("error: missing.csv: `plan` exited with exit status: 2: error: missing.csv"),
+        "{err}"
+    );
+    let (code, _, err) = run(&d, &["scale", "bad.csv", "--max-ratio", "0.9"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("expected a peak / lower bound ratio of at least 1"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// A planner whose solution does not verify, or whose printed HWM is not its solution's peak,
+/// or that cannot be run, fails the command (exit 1), named. The planner here is a shell
+/// script that writes a fixed solution to its `-o` path and prints fixed JSON.
+#[test]
+fn a_planner_that_lies_or_fails_is_named() {
+    let d = scratch("lies");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    let script = |name: &str, solution: &str, hwm: u64| {
+        let path = d.join(name);
+        let json = format!(
+            r#"{{"buffers": 3, "hwm": {hwm}, "lower_bound": 12288, "read_ms": 0.1, "time_ms": 0.1, "write_ms": 0.1, "peak_resident_bytes": null}}"#
+        );
+        let body = format!(
+            "#!/bin/sh\nwhile [ \"$1\" != \"-o\" ]; do shift; done\nprintf '{}' > \"$2\"\necho '{json}'\n",
+            solution.replace('\n', "\\n")
+        );
+        std::fs::write(&path, body).unwrap();
+        Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+        path.display().to_string()
+    };
+    let good = "id,lower,upper,size,offset\na,0,2,4096,0\nb,1,3,4096,8192\nc,2,4,8192,0\n";
+    let overlapping = "id,lower,upper,size,offset\na,0,2,4096,0\nb,1,3,4096,0\nc,2,4,8192,4096\n";
+    let honest = script("honest.sh", good, 12288);
+    let (code, out, err) = run(&d, &["scale", "three.csv", "--planner", &honest]);
+    assert_eq!(code, 0, "{err}");
+    let row: Vec<&str> = out.lines().nth(2).unwrap().split_whitespace().collect();
+    assert_eq!((row[3], row[8], row[row.len() - 1]), ("1.0000", "-", "known"), "{out}");
+    let liar = script("liar.sh", good, 12000);
+    let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &liar]);
+    assert_eq!(
+        (code, err.as_str()),
+        (1, "error: three.csv: the planner printed HWM 12000 bytes, the verifier finds 12288\n")
+    );
+    let wrong = script("wrong.sh", overlapping, 12288);
+    let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &wrong]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: three.csv: the plan does not verify: "), "{err}");
+    let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", "/nonexistent/planner"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("error: /nonexistent/planner: cannot run the planner: "), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
