@@ -25,6 +25,7 @@ pub mod quality;
 pub mod replay;
 pub mod report;
 pub mod run;
+pub mod scratch_dir;
 pub mod size;
 pub mod tensor_parallel;
 pub mod verify;

@@ -185,3 +185,32 @@ fn a_planner_that_lies_or_fails_is_named() {
     assert!(err.starts_with("error: /nonexistent/planner: cannot run the planner: "), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Interrupted (SIGINT, as `kill -INT` sends it to this process alone), the command removes its
+/// scratch directory, the generated input and the solution in it, and exits 130 as the
+/// signal would have (before, the directory and a 300,000-row input were left behind).
+#[test]
+fn an_interrupted_scale_leaves_no_scratch_directory() {
+    let d = scratch("interrupt");
+    let mut child = Command::new(BIN)
+        .args(["scale", "--generated", "300000", "--shapes", "long-tail", "--runs", "20"])
+        .current_dir(&d)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let dir = std::env::temp_dir().join(format!("dramalloc-scale-{}", child.id()));
+    let input = dir.join("long-tail-300000-seed971265762964537345.csv");
+    let start = std::time::Instant::now();
+    while !input.exists() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(input.exists(), "no generated input in {}", dir.display());
+    let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130));
+    assert!(!dir.exists(), "{} is left", dir.display());
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -9,7 +9,10 @@
 //! compare with), timed from spawn to exit. Every solution is then read back and checked by
 //! the independent verifier ([`crate::verify::verify`]), whose peak must be the HWM the
 //! process printed. The scratch directory (`dramalloc-scale-PID` under the system's temp
-//! directory) is removed at the end, whatever happened.
+//! directory, [`ScratchDir`]) is removed at the end, whatever happened, also on SIGINT, SIGTERM
+//! or SIGHUP (a `plan` child then running is signalled too where the signal came from the
+//! terminal, to its process group; otherwise it ends at its time limit and finds no directory
+//! to write into).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -22,6 +25,7 @@ use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::generate::{Shape, DEFAULT_SEED};
 use crate::quality::scale::{table, Case, ProcessRun, Targets};
+use crate::scratch_dir::ScratchDir;
 
 /// `scale --help`'s closing lines.
 const AFTER: &str = "\
@@ -89,15 +93,6 @@ fn ratio(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The scratch directory of one `scale` command, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// Why a case could not be measured, and the exit code it gives.
 struct Failure {
     message: String,
@@ -126,26 +121,29 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
             }
         },
     };
-    let scratch = Scratch(std::env::temp_dir().join(format!("dramalloc-scale-{}", std::process::id())));
-    if let Err(e) = std::fs::create_dir_all(&scratch.0) {
-        return fail(
-            con,
-            format!("{}: cannot make the scratch directory: {e}", scratch.0.display()),
-            EXIT_FAILED,
-        );
-    }
+    let scratch = match ScratchDir::new("scale") {
+        Ok(d) => d,
+        Err(e) => {
+            let tmp = std::env::temp_dir();
+            return fail(
+                con,
+                format!("cannot make a scratch directory under {}: {e}", tmp.display()),
+                EXIT_FAILED,
+            );
+        }
+    };
     let targets = Targets { ratio: a.max_ratio, time: a.max_seconds, resident: a.max_resident };
     let mut cases = Vec::new();
     for (name, input) in inputs(a) {
         let measured = match input {
-            Input::File(path) => measure(a, &planner, &path, &scratch.0, name, con),
+            Input::File(path) => measure(a, &planner, &path, scratch.path(), name, con),
             Input::Generated(shape, n, seed) => {
-                let path = scratch.0.join(format!("{}-{n}-seed{seed}.csv", shape.name()));
+                let path = scratch.path().join(format!("{}-{n}-seed{seed}.csv", shape.name()));
                 let problem = shape.generate(n, seed);
                 match crate::atomic_write::write_atomic_with(&path, |w| {
                     super::generate::write_csv(&problem, w)
                 }) {
-                    Ok(()) => measure(a, &planner, &path, &scratch.0, name, con),
+                    Ok(()) => measure(a, &planner, &path, scratch.path(), name, con),
                     Err(e) => Err(Failure { message: format!("{}: {e}", path.display()), code: EXIT_FAILED }),
                 }
             }

@@ -1,0 +1,79 @@
+//! Scratch directories a command makes and removes, also when a signal ends it.
+//! Uses: std only; used by: cli (scale), main.rs (the signal's clean-up).
+//!
+//! A [`ScratchDir`] is a fresh directory under the system's temp directory, removed with
+//! everything in it when the guard is dropped. A signal ends the process with
+//! `std::process::exit`, which drops nothing, so every live scratch directory is also listed,
+//! and [`remove_all`] (called by the binary's signal handler, as
+//! [`crate::atomic_write::remove_temp_files`] is) removes them.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+/// The live scratch directories.
+static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// The list of live scratch directories, even after a panic while it was held.
+fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A scratch directory, removed (with its contents) when dropped or by [`remove_all`].
+#[derive(Debug)]
+pub struct ScratchDir(PathBuf);
+
+impl ScratchDir {
+    /// Makes `dramalloc-NAME-PID` under the system's temp directory (emptied first if a
+    /// process of the same id left one).
+    ///
+    /// # Errors
+    /// The directory cannot be made.
+    ///
+    /// ```
+    /// use dramalloc_sim::scratch_dir::ScratchDir;
+    /// let dir = ScratchDir::new("doc")?;
+    /// std::fs::write(dir.path().join("x.csv"), "a\n")?;
+    /// let path = dir.path().to_owned();
+    /// assert!(path.ends_with(format!("dramalloc-doc-{}", std::process::id())));
+    /// drop(dir);
+    /// assert!(!path.exists());
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn new(name: &str) -> io::Result<ScratchDir> {
+        let path = std::env::temp_dir().join(format!("dramalloc-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path)?;
+        live().push(path.clone());
+        Ok(ScratchDir(path))
+    }
+
+    /// The directory.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for ScratchDir {
+    fn drop(&mut self) {
+        live().retain(|p| p != &self.0);
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Removes every live scratch directory and returns how many it removed: for a signal
+/// handler about to exit.
+///
+/// ```
+/// use dramalloc_sim::scratch_dir::{remove_all, ScratchDir};
+/// let dir = ScratchDir::new("doc-signal")?;
+/// let path = dir.path().to_owned();
+/// assert_eq!(remove_all(), 1);
+/// assert!(!path.exists());
+/// drop(dir); // nothing left to remove
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn remove_all() -> usize {
+    let dirs: Vec<PathBuf> = live().drain(..).collect();
+    dirs.iter().filter(|d| std::fs::remove_dir_all(d).is_ok()).count()
+}
