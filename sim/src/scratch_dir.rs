@@ -24,28 +24,41 @@ fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
 pub struct ScratchDir(PathBuf);
 
 impl ScratchDir {
-    /// Makes `dramalloc-NAME-PID` under the system's temp directory (emptied first if a
-    /// process of the same id left one).
+    /// Makes a new directory `dramalloc-NAME-PID-K` under the system's temp directory, K the
+    /// first from 0 whose path is free: nothing that exists there (a directory, a file, a
+    /// link) is used or removed (a trial made `dramalloc-scale-PID` a link to another
+    /// directory before the command started, and its files were written through it).
     ///
     /// # Errors
-    /// The directory cannot be made.
+    /// The directory cannot be made (after 1,000 taken names: the last error).
     ///
     /// ```
     /// use dramalloc_sim::scratch_dir::ScratchDir;
     /// let dir = ScratchDir::new("doc")?;
     /// std::fs::write(dir.path().join("x.csv"), "a\n")?;
     /// let path = dir.path().to_owned();
-    /// assert!(path.ends_with(format!("dramalloc-doc-{}", std::process::id())));
+    /// assert!(path.ends_with(format!("dramalloc-doc-{}-0", std::process::id())));
+    /// // a name taken is not used: the next one is
+    /// let next = ScratchDir::new("doc")?;
+    /// assert!(next.path().ends_with(format!("dramalloc-doc-{}-1", std::process::id())));
     /// drop(dir);
     /// assert!(!path.exists());
     /// # Ok::<(), std::io::Error>(())
     /// ```
     pub fn new(name: &str) -> io::Result<ScratchDir> {
-        let path = std::env::temp_dir().join(format!("dramalloc-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&path);
-        std::fs::create_dir_all(&path)?;
-        live().push(path.clone());
-        Ok(ScratchDir(path))
+        let mut last = None;
+        for k in 0..1000 {
+            let path = std::env::temp_dir().join(format!("dramalloc-{name}-{}-{k}", std::process::id()));
+            match std::fs::create_dir(&path) {
+                Ok(()) => {
+                    live().push(path.clone());
+                    return Ok(ScratchDir(path));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last.unwrap_or_else(|| io::Error::other("no free name")))
     }
 
     /// The directory.

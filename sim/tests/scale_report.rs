@@ -105,14 +105,14 @@ fn the_table_names_each_input_and_counts_the_targets_met() {
     );
     assert_eq!(code, 0, "{err}");
     let lines: Vec<&str> = out.lines().collect();
-    assert_eq!(lines[0], "whole-process figures of `plan`, the worst of 1 run each (targets: peak <= 1.5 x LB, whole process under 60.000 s, peak resident under 16384.0 MiB)");
+    assert_eq!(lines[0], "whole-process figures of `plan`, the worst of 1 run each (targets: peak <= 1.5 x LB, whole process under 60 s, peak resident under 17179869184 bytes (16384.00 MiB))");
     let row: Vec<&str> = lines[2].split_whitespace().collect();
     assert_eq!(
         (row[0], row[1], row[2], row[3], row[row.len() - 1]),
         ("three.csv", "3", "12288", "1.0000", "met"),
         "{out}"
     );
-    assert_eq!(lines[4], "within 1.5 x LB: 1 of 1; whole process under 60.000 s: 1 of 1; peak resident under 16384.0 MiB: 1 of 1; all three: 1 of 1");
+    assert_eq!(lines[4], "within 1.5 x LB: 1 of 1; whole process under 60 s: 1 of 1; peak resident under 17179869184 bytes (16384.00 MiB): 1 of 1; all three: 1 of 1");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -126,7 +126,10 @@ fn bad_inputs_are_named() {
     assert_eq!((code, err.as_str()), (2, "error: give the files to plan, or --generated N[,N...]\n"));
     let (code, _, err) = run(&d, &["scale", "-"]);
     assert_eq!(code, 2);
-    assert!(err.starts_with("error: -: `scale` runs `plan` on each input several times"), "{err}");
+    assert!(
+        err.starts_with("error: <stdin>: `scale` reads each input several times: give a regular file"),
+        "{err}"
+    );
     let (code, _, err) = run(&d, &["scale", "bad.csv"]);
     assert_eq!(code, 2);
     assert!(err.starts_with("error: bad.csv: `plan` exited with exit status: 2: error: bad.csv"), "{err}");
@@ -174,15 +177,36 @@ fn a_planner_that_lies_or_fails_is_named() {
     let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &liar]);
     assert_eq!(
         (code, err.as_str()),
-        (1, "error: three.csv: the planner printed HWM 12000 bytes, the verifier finds 12288\n")
+        (
+            1,
+            "error: three.csv: the planner printed HWM 12000 bytes, its solution's peak (offset + size rounded up \
+             to --align) is 12288\n"
+        )
     );
+    // a bound above the peak, a buffer count that is not the input's, a negative stage time
+    for (name, json_edit, said) in [
+        (
+            "bound.sh",
+            ("\"lower_bound\": 12288", "\"lower_bound\": 20000"),
+            "a lower bound of 20000 bytes, above its HWM 12288",
+        ),
+        ("count.sh", ("\"buffers\": 3", "\"buffers\": 7"), "printed 7 buffers, the input has 3"),
+        ("time.sh", ("\"time_ms\": 0.1", "\"time_ms\": -5"), "printed a plan time of -5 ms"),
+    ] {
+        let path = script(name, good, 12288);
+        let text = std::fs::read_to_string(&path).unwrap().replace(json_edit.0, json_edit.1);
+        std::fs::write(&path, text).unwrap();
+        let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &path]);
+        assert_eq!(code, 1, "{err}");
+        assert!(err.contains(said), "{err}");
+    }
     let wrong = script("wrong.sh", overlapping, 12288);
     let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &wrong]);
     assert_eq!(code, 1);
     assert!(err.starts_with("error: three.csv: the plan does not verify: "), "{err}");
     let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", "/nonexistent/planner"]);
-    assert_eq!(code, 1);
-    assert!(err.starts_with("error: /nonexistent/planner: cannot run the planner: "), "{err}");
+    assert_eq!(code, 2);
+    assert!(err.starts_with("error: --planner /nonexistent/planner: cannot run it: "), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -200,7 +224,7 @@ fn an_interrupted_scale_leaves_no_scratch_directory() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let dir = std::env::temp_dir().join(format!("dramalloc-scale-{}", child.id()));
+    let dir = std::env::temp_dir().join(format!("dramalloc-scale-{}-0", child.id()));
     let input = dir.join("long-tail-300000-seed971265762964537345.csv");
     let start = std::time::Instant::now();
     while !input.exists() && start.elapsed().as_secs() < 60 {
@@ -212,5 +236,79 @@ fn an_interrupted_scale_leaves_no_scratch_directory() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert!(!dir.exists(), "{} is left", dir.display());
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// With `--align` above 1 the HWM `plan` prints counts each buffer's size rounded up to it, and
+/// so does the check (before, every such run failed: "the planner printed HWM 48181248 bytes,
+/// the verifier finds 48178944"); a file with its own `alignment` column too.
+#[test]
+fn the_hwm_at_an_alignment_is_of_the_rounded_sizes() {
+    let d = scratch("align");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    std::fs::write(
+        d.join("own.csv"),
+        "id,lower,upper,size,alignment\na,0,2,4000,64\nb,1,3,10,1\nc,2,4,5000,1\n",
+    )
+    .unwrap();
+    let (code, out, err) =
+        run(&d, &["scale", "--generated", "1000", "--shapes", "mixed", "--align", "4096", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["cases"][0]["runs"][0]["hwm"].as_u64().unwrap() % 4096, 0);
+    let (code, out, err) =
+        run(&d, &["scale", "three.csv", "own.csv", "--strategy", "greedy-size", "--align", "8", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let hwm = |k: usize| v["cases"][k]["runs"][0]["hwm"].as_u64().unwrap();
+    let (_, own, _) =
+        run(&d, &["plan", "own.csv", "--strategy", "greedy-size", "--align", "8", "--json", "-o", "s.csv"]);
+    let own: serde_json::Value = serde_json::from_str(&own).unwrap();
+    assert_eq!((hwm(0), hwm(1)), (12288, own["hwm"].as_u64().unwrap()));
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// One input that fails does not hide the others: their rows are printed, the failure named
+/// after them, and the exit code is the failure's.
+#[test]
+fn the_inputs_measured_are_reported_whatever_became_of_the_others() {
+    let d = scratch("keep");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    std::fs::write(d.join("bad.csv"), "id,lower,upper,size\na,3,1,10\n").unwrap();
+    let (code, out, err) = run(&d, &["scale", "bad.csv", "three.csv", "--strategy", "greedy-size"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(out.lines().nth(2).unwrap().starts_with("three.csv "), "{out}");
+    assert_eq!(out.lines().count(), 5, "{out}");
+    assert!(err.starts_with("error: bad.csv: `plan` exited with exit status: 2: error: bad.csv"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `--shapes` and `--seeds` with files, a directory, a bad target or run count are bad flags.
+#[test]
+fn flags_that_do_not_apply_are_refused() {
+    let d = scratch("flags");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    std::fs::create_dir_all(d.join("dir")).unwrap();
+    for (args, said) in [
+        (
+            &["scale", "three.csv", "--seeds", "1"][..],
+            "--shapes and --seeds are of --generated problems, not of files",
+        ),
+        (
+            &["scale", "three.csv", "--shapes", "short"][..],
+            "--shapes and --seeds are of --generated problems, not of files",
+        ),
+        (&["scale", "dir"][..], "dir: `scale` reads each input several times: give a regular file"),
+        (&["scale", "three.csv", "--runs", "0"][..], "expected a run count from 1 to 1000"),
+        (&["scale", "three.csv", "--max-seconds", "inf"][..], "expected a time target in seconds"),
+        (
+            &["scale", "three.csv", "--planner", "no-such-planner"][..],
+            "(a name without a `/` is looked up in PATH: give ./NAME)",
+        ),
+    ] {
+        let (code, _, err) = run(&d, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -66,7 +66,7 @@ pub struct ScaleArgs {
     #[arg(long, value_parser = args::threads)]
     pub threads: Option<usize>,
     /// Runs of each input (the table shows the worst of them).
-    #[arg(long, default_value = "1", value_parser = args::count)]
+    #[arg(long, default_value = "1", value_parser = runs)]
     pub runs: usize,
     /// The planner executable to run (default: this one), e.g. another build to compare.
     #[arg(long)]
@@ -75,7 +75,7 @@ pub struct ScaleArgs {
     #[arg(long, default_value = "1.01", value_parser = ratio)]
     pub max_ratio: f64,
     /// Target: the whole process ends before this many seconds.
-    #[arg(long, default_value = "1", value_parser = args::seconds)]
+    #[arg(long, default_value = "1", value_parser = target_seconds)]
     pub max_seconds: Duration,
     /// Target: the planner's peak resident set stays under this size.
     #[arg(long, default_value = "256M", value_parser = args::size)]
@@ -83,6 +83,24 @@ pub struct ScaleArgs {
     /// Print JSON (every run of every input) instead of the table.
     #[arg(long)]
     pub json: bool,
+}
+
+/// A run count, 1..=1000.
+fn runs(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n @ 1..=1000) => Ok(n),
+        _ => Err("expected a run count from 1 to 1000".to_owned()),
+    }
+}
+
+/// A time target: a positive, finite number of seconds.
+fn target_seconds(s: &str) -> Result<Duration, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x > 0.0 && x < 1e9 => Ok(Duration::from_secs_f64(x)),
+        _ => {
+            Err("expected a time target in seconds, more than 0 and less than 10^9, e.g. 1 or 0.5".to_owned())
+        }
+    }
 }
 
 /// A ratio target: a finite number of at least 1.
@@ -104,9 +122,16 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
     if a.paths.is_empty() && a.generated.is_empty() {
         return fail(con, "give the files to plan, or --generated N[,N...]", EXIT_BAD_INPUT);
     }
-    if let Some(p) = a.paths.iter().find(|p| args::is_dash(p)) {
-        let why = "`scale` runs `plan` on each input several times: give a file, not `-` (standard input)";
-        return fail(con, format!("{}: {why}", p.display()), EXIT_BAD_INPUT);
+    if !a.paths.is_empty() && (!a.shapes.is_empty() || !a.seeds.is_empty()) {
+        return fail(con, "--shapes and --seeds are of --generated problems, not of files", EXIT_BAD_INPUT);
+    }
+    // every input is read by each run and then by the verifier: a pipe would be empty after
+    // the first (a trial's `scale <(cat f.csv)` said "the file is empty")
+    if let Some(p) =
+        a.paths.iter().find(|p| args::is_dash(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_file()))
+    {
+        let why = "`scale` reads each input several times: give a regular file, not standard input, a pipe or a directory";
+        return fail(con, format!("{}: {why}", args::display(p)), EXIT_BAD_INPUT);
     }
     let planner = match &a.planner {
         Some(p) => p.clone(),
@@ -133,7 +158,7 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
         }
     };
     let targets = Targets { ratio: a.max_ratio, time: a.max_seconds, resident: a.max_resident };
-    let mut cases = Vec::new();
+    let (mut cases, mut failures) = (Vec::new(), Vec::new());
     for (name, input) in inputs(a) {
         let measured = match input {
             Input::File(path) => measure(a, &planner, &path, scratch.path(), name, con),
@@ -150,14 +175,20 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
         };
         match measured {
             Ok(case) => cases.push(case),
-            Err(f) => return fail(con, f.message, f.code),
+            Err(f) => failures.push(f),
         }
     }
+    // the inputs measured are reported whatever became of the others, which are named after
     let text = if a.json { json(&cases, &targets) } else { table(&cases, &targets) };
     if let Err(e) = con.write_out(|o| o.write_all(text.as_bytes())) {
         return stdout_failed(con, &e);
     }
-    ExitCode::from(EXIT_OK)
+    let mut code = EXIT_OK;
+    for f in failures {
+        let _ = writeln!(con.stderr, "error: {}", f.message);
+        code = code.max(f.code);
+    }
+    ExitCode::from(code)
 }
 
 /// One input of the command.
@@ -210,24 +241,53 @@ fn measure(
                     .map_err(|e| Failure { message: e.to_string(), code: EXIT_BAD_INPUT })?,
             ),
         };
-        let sol = read_solution(&solution, con).map_err(|e| Failure {
-            message: format!("the solution {} of {name}: {e}", solution.display()),
+        // (the read error names the file)
+        let sol = read_solution(&solution, con)
+            .map_err(|e| Failure { message: format!("{name}: its solution: {e}"), code: EXIT_FAILED })?;
+        crate::verify::verify(problem, &sol, a.align, None).map_err(|e| Failure {
+            message: format!("{name}: the plan does not verify: {e}"),
             code: EXIT_FAILED,
         })?;
-        let peak = crate::verify::verify(problem, &sol, a.align, None)
-            .map_err(|e| Failure {
-                message: format!("{name}: the plan does not verify: {e}"),
-                code: EXIT_FAILED,
-            })?
-            .peak;
-        if peak != run.hwm {
-            let message =
-                format!("{name}: the planner printed HWM {} bytes, the verifier finds {peak}", run.hwm);
-            return Err(Failure { message, code: EXIT_FAILED });
+        if let Some(wrong) = untrue(&run, problem.len() as u64, footprint_peak(&sol, a.align)) {
+            return Err(Failure { message: format!("{name}: {wrong}"), code: EXIT_FAILED });
         }
         runs.push(run);
     }
     Ok(Case { input: name, runs })
+}
+
+/// The peak of a verified solution as `plan` counts its HWM: the largest offset plus size
+/// rounded up to `align` (a buffer's footprint), bytes.
+fn footprint_peak(solution: &crate::input::Problem, align: u64) -> u64 {
+    let up = |size: u64| size.div_ceil(align.max(1)).saturating_mul(align.max(1));
+    let rows = solution.rows().iter().enumerate();
+    rows.map(|(i, r)| solution.fixed(i).unwrap_or(0).saturating_add(up(r.size))).max().unwrap_or(0)
+}
+
+/// What in `run`'s printed figures is not true of its verified solution (`buffers` rows,
+/// footprint peak `peak`): the first of its HWM, its buffer count, a bound above the peak, a
+/// negative stage time; `None` where all hold.
+fn untrue(run: &ProcessRun, buffers: u64, peak: u64) -> Option<String> {
+    if run.hwm != peak {
+        return Some(format!(
+            "the planner printed HWM {} bytes, its solution's peak (offset + size rounded up to --align) is {peak}",
+            run.hwm
+        ));
+    }
+    if run.buffers != buffers {
+        return Some(format!("the planner printed {} buffers, the input has {buffers}", run.buffers));
+    }
+    if run.lower_bound > run.hwm {
+        return Some(format!(
+            "the planner printed a lower bound of {} bytes, above its HWM {}",
+            run.lower_bound, run.hwm
+        ));
+    }
+    let stages = [("read", run.read_ms), ("plan", run.plan_ms), ("write", run.write_ms)];
+    stages
+        .iter()
+        .find(|(_, ms)| ms.is_nan() || *ms < 0.0)
+        .map(|(stage, ms)| format!("the planner printed a {stage} time of {ms} ms"))
 }
 
 /// One `plan` process on `input`, writing `solution`, timed from spawn to exit.
@@ -240,9 +300,18 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
     }
     cmd.arg("--json").arg("-o").arg(solution);
     let start = Instant::now();
+    // (a bad --planner is a bad flag; a name without a `/` is looked up in PATH)
     let out = cmd.output().map_err(|e| Failure {
-        message: format!("{}: cannot run the planner: {e}", planner.display()),
-        code: EXIT_FAILED,
+        message: format!(
+            "--planner {}: cannot run it: {e}{}",
+            planner.display(),
+            if planner.components().count() == 1 {
+                " (a name without a `/` is looked up in PATH: give ./NAME)"
+            } else {
+                ""
+            }
+        ),
+        code: EXIT_BAD_INPUT,
     })?;
     let whole = start.elapsed();
     let said = String::from_utf8_lossy(&out.stderr);
@@ -251,7 +320,8 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
         // the planner's bad input is this command's bad input; anything else is a failed run
         let code =
             if out.status.code() == Some(i32::from(EXIT_BAD_INPUT)) { EXIT_BAD_INPUT } else { EXIT_FAILED };
-        let message = format!("{}: `plan` exited with {}: {said}", input.display(), out.status);
+        let said = if said.is_empty() { String::new() } else { format!(": {said}") };
+        let message = format!("{}: `plan` exited with {}{said}", input.display(), out.status);
         return Err(Failure { message, code });
     }
     ProcessRun::from_plan_json(&out.stdout, whole)

@@ -103,6 +103,21 @@ impl Targets {
     /// Issue 12's targets at 10^6 buffers: ≤ 1.01 × LB, under 1 s, under 256 MiB.
     pub const ISSUE_12: Targets = Targets { ratio: 1.01, time: Duration::from_secs(1), resident: 256 << 20 };
 
+    /// `whole process under T s` with T as given (not rounded).
+    fn time_words(&self) -> String {
+        format!("whole process under {} s", self.time.as_secs_f64())
+    }
+
+    /// `peak resident under B bytes (M MiB)`: the bytes exactly, the MiB to two decimals.
+    fn resident_words(&self) -> String {
+        format!("peak resident under {} bytes ({:.2} MiB)", self.resident, mib(self.resident))
+    }
+
+    /// The time and memory targets in words, for the table's header.
+    fn words(&self) -> String {
+        format!("{}, {}", self.time_words(), self.resident_words())
+    }
+
     /// Which targets `run` misses.
     ///
     /// ```
@@ -213,18 +228,17 @@ impl Case {
 /// let lines: Vec<&str> = text.lines().collect();
 /// assert_eq!(lines[2], "a.csv                                     1000          1000  1.0050    0.031      1.5     20.2      0.8      12.0  met");
 /// assert_eq!(lines[3], "b.csv                                     1000          1000  1.0200    1.250      1.5     20.2      0.8      12.0  missed: ratio, time");
-/// assert_eq!(lines[5], "within 1.01 x LB: 1 of 2; whole process under 1.000 s: 1 of 2; peak resident under 256.0 MiB: 2 of 2; all three: 1 of 2");
+/// assert_eq!(lines[5], "within 1.01 x LB: 1 of 2; whole process under 1 s: 1 of 2; peak resident under 268435456 bytes (256.00 MiB): 2 of 2; all three: 1 of 2");
 /// ```
 pub fn table(cases: &[Case], targets: &Targets) -> String {
     let runs = cases.iter().map(|c| c.runs.len()).max().unwrap_or(0);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "whole-process figures of `plan`, the worst of {runs} run{} each (targets: peak <= {} x LB, whole process under {:.3} s, peak resident under {:.1} MiB)",
+        "whole-process figures of `plan`, the worst of {runs} run{} each (targets: peak <= {} x LB, {})",
         if runs == 1 { "" } else { "s" },
         targets.ratio,
-        targets.time.as_secs_f64(),
-        mib(targets.resident)
+        targets.words()
     );
     // the input column as wide as the longest name, at least 36
     let w = cases.iter().map(|c| c.input.chars().count()).max().unwrap_or(0).max(36);
@@ -263,10 +277,10 @@ pub fn table(cases: &[Case], targets: &Targets) -> String {
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "within {} x LB: {ratio} of {n}; whole process under {:.3} s: {time} of {n}; peak resident under {:.1} MiB: {resident} of {n}; all three: {all} of {n}",
+        "within {} x LB: {ratio} of {n}; {}: {time} of {n}; {}: {resident} of {n}; all three: {all} of {n}",
         targets.ratio,
-        targets.time.as_secs_f64(),
-        mib(targets.resident)
+        targets.time_words(),
+        targets.resident_words()
     );
     out
 }
