@@ -13,6 +13,7 @@
 #![deny(missing_docs)]
 
 pub mod atomic_write;
+pub mod child_process;
 pub mod cli;
 pub mod exec;
 pub mod host_storage;

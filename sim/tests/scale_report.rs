@@ -210,9 +210,10 @@ fn a_planner_that_lies_or_fails_is_named() {
     std::fs::remove_dir_all(&d).unwrap();
 }
 
-/// Interrupted (SIGINT, as `kill -INT` sends it to this process alone), the command removes its
-/// scratch directory, the generated input and the solution in it, and exits 130 as the
-/// signal would have (before, the directory and a 300,000-row input were left behind).
+/// Interrupted (SIGINT, as `kill -INT` sends it to this process alone), the command ends its
+/// `plan` child, removes its scratch directory, the generated input and the solution in it,
+/// and exits 130 as the signal would have (before, the directory and a 300,000-row input were
+/// left behind, and the child ran on with no parent).
 #[test]
 fn an_interrupted_scale_leaves_no_scratch_directory() {
     let d = scratch("interrupt");
@@ -231,11 +232,22 @@ fn an_interrupted_scale_leaves_no_scratch_directory() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     assert!(input.exists(), "no generated input in {}", dir.display());
+    // its `plan` child (whose arguments name the directory) running
+    let children = || {
+        let out = Command::new("pgrep").args(["-f", &dir.display().to_string()]).output().unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    while children().is_empty() && start.elapsed().as_secs() < 60 {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    assert_ne!(children(), "", "no plan child running");
     let killed = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     assert!(killed.success());
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert!(!dir.exists(), "{} is left", dir.display());
+    // and its `plan` child was ended, not left running
+    assert_eq!(children(), "", "a plan child is left running");
     std::fs::remove_dir_all(&d).unwrap();
 }
 

@@ -10,13 +10,11 @@
 //! the independent verifier ([`crate::verify::verify`]), whose peak must be the HWM the
 //! process printed. The scratch directory (`dramalloc-scale-PID` under the system's temp
 //! directory, [`ScratchDir`]) is removed at the end, whatever happened, also on SIGINT, SIGTERM
-//! or SIGHUP (a `plan` child then running is signalled too where the signal came from the
-//! terminal, to its process group; otherwise it ends at its time limit and finds no directory
-//! to write into).
+//! or SIGHUP, which also end a `plan` child then running ([`crate::child_process`]).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use dramalloc_core::Strategy;
 
@@ -299,9 +297,8 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
         cmd.args(["--threads", &t.to_string()]);
     }
     cmd.arg("--json").arg("-o").arg(solution);
-    let start = Instant::now();
     // (a bad --planner is a bad flag; a name without a `/` is looked up in PATH)
-    let out = cmd.output().map_err(|e| Failure {
+    let (out, whole) = crate::child_process::run_timed(&mut cmd).map_err(|e| Failure {
         message: format!(
             "--planner {}: cannot run it: {e}{}",
             planner.display(),
@@ -313,7 +310,6 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
         ),
         code: EXIT_BAD_INPUT,
     })?;
-    let whole = start.elapsed();
     let said = String::from_utf8_lossy(&out.stderr);
     let said = said.lines().find(|l| l.starts_with("error")).unwrap_or_else(|| said.trim());
     if !out.status.success() {

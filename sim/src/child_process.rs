@@ -1,0 +1,113 @@
+//! A child process run to its end and timed, that a signal ending this process ends too.
+//! Uses: std only; used by: cli (scale), main.rs (the signal's clean-up).
+//!
+//! [`run_timed`] is `Command::output` (its standard output and error read whole, by one thread
+//! each, so a child that writes much is never blocked on a full pipe) with the child kept in a
+//! list while it runs, so [`kill_running`], called by the binary's signal handler, can end it:
+//! a `kill -INT` aimed at `dramalloc scale` alone left its `plan` child running on with no
+//! parent (a terminal's Ctrl-C reaches the child's process group anyway). The end is found by
+//! polling every [`POLL`] (`Child::wait` would hold the child the handler needs), so a time
+//! measured this way is late by at most that.
+
+use std::io::{self, Read};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How often a running child is asked whether it has ended.
+pub const POLL: Duration = Duration::from_micros(250);
+
+/// The children running now.
+static RUNNING: Mutex<Vec<Child>> = Mutex::new(Vec::new());
+
+/// The list of running children, even after a panic while it was held.
+fn running() -> std::sync::MutexGuard<'static, Vec<Child>> {
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Runs `cmd` to its end, its standard input empty and its standard output and error
+/// captured; returns what it printed and how long it took from spawn to its end (late by at
+/// most [`POLL`]).
+///
+/// # Errors
+/// The child cannot be started or waited for; or it was ended by [`kill_running`]
+/// (`ErrorKind::Interrupted`).
+///
+/// ```
+/// use dramalloc_sim::child_process::run_timed;
+/// let (out, took) = run_timed(std::process::Command::new("sh").args(["-c", "echo hi; echo no >&2; exit 3"]))?;
+/// assert_eq!((out.stdout.as_slice(), out.stderr.as_slice(), out.status.code()), (&b"hi\n"[..], &b"no\n"[..], Some(3)));
+/// assert!(took > std::time::Duration::ZERO);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    let id = child.id();
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut p) = pipe {
+                let _ = p.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    running().push(child);
+    let status = loop {
+        let mut list = running();
+        let Some(k) = list.iter().position(|c| c.id() == id) else {
+            // ended by `kill_running`
+            drop(list);
+            let _ = (out.join(), err.join());
+            return Err(io::Error::new(
+                io::ErrorKind::Interrupted,
+                "the child was ended by a signal to this process",
+            ));
+        };
+        match list[k].try_wait() {
+            Ok(Some(status)) => {
+                // (reaped by `try_wait`: this `wait` returns its status at once)
+                let _ = list.swap_remove(k).wait();
+                break status;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let mut c = list.swap_remove(k);
+                let _ = c.kill();
+                let _ = c.wait();
+                return Err(e);
+            }
+        }
+        drop(list);
+        std::thread::sleep(POLL);
+    };
+    let took = start.elapsed();
+    let join = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
+    Ok((Output { status, stdout: join(out), stderr: join(err) }, took))
+}
+
+/// Kills every child [`run_timed`] is running and waits for each; returns how many: for a
+/// signal handler about to exit.
+///
+/// ```
+/// use dramalloc_sim::child_process::{kill_running, run_timed};
+/// let waiter = std::thread::spawn(|| run_timed(std::process::Command::new("sleep").arg("30")));
+/// while kill_running() == 0 {
+///     std::thread::sleep(std::time::Duration::from_millis(5));
+/// }
+/// let ended = waiter.join().unwrap().unwrap_err();
+/// assert_eq!(ended.kind(), std::io::ErrorKind::Interrupted);
+/// ```
+pub fn kill_running() -> usize {
+    let mut list = running();
+    let n = list.len();
+    for mut c in list.drain(..) {
+        let _ = c.kill();
+        let _ = c.wait();
+    }
+    n
+}
