@@ -163,12 +163,16 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
             Input::Generated(shape, n, seed) => {
                 let path = scratch.path().join(format!("{}-{n}-seed{seed}.csv", shape.name()));
                 let problem = shape.generate(n, seed);
-                match crate::atomic_write::write_atomic_with(&path, |w| {
+                let written = crate::atomic_write::write_atomic_with(&path, |w| {
                     super::generate::write_csv(&problem, w)
-                }) {
+                });
+                let measured = match written {
                     Ok(()) => measure(a, &planner, &path, scratch.path(), name, con),
                     Err(e) => Err(Failure { message: format!("{}: {e}", path.display()), code: EXIT_FAILED }),
-                }
+                };
+                // (one generated input at a time in the scratch directory: 10^6 rows are 27-28 MB)
+                let _ = std::fs::remove_file(&path);
+                measured
             }
         };
         match measured {
