@@ -17,11 +17,11 @@ use std::time::{Duration, Instant};
 /// How often a running child is asked whether it has ended.
 pub const POLL: Duration = Duration::from_micros(250);
 
-/// The children running now.
-static RUNNING: Mutex<Vec<Child>> = Mutex::new(Vec::new());
+/// The children running now, and whether [`kill_running`] was called (no child runs after it).
+static RUNNING: Mutex<(Vec<Child>, bool)> = Mutex::new((Vec::new(), false));
 
 /// The list of running children, even after a panic while it was held.
-fn running() -> std::sync::MutexGuard<'static, Vec<Child>> {
+fn running() -> std::sync::MutexGuard<'static, (Vec<Child>, bool)> {
     RUNNING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -56,12 +56,24 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
     };
     let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    running().push(child);
-    let status = loop {
+    {
         let mut list = running();
+        if list.1 {
+            // (started as the signal's clean-up ran: it is not left running either)
+            drop(list);
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = (out.join(), err.join());
+            return Err(io::Error::new(io::ErrorKind::Interrupted, "this process is ending on a signal"));
+        }
+        list.0.push(child);
+    }
+    let status = loop {
+        let mut guard = running();
+        let list = &mut guard.0;
         let Some(k) = list.iter().position(|c| c.id() == id) else {
             // ended by `kill_running`
-            drop(list);
+            drop(guard);
             let _ = (out.join(), err.join());
             return Err(io::Error::new(
                 io::ErrorKind::Interrupted,
@@ -82,7 +94,7 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
                 return Err(e);
             }
         }
-        drop(list);
+        drop(guard);
         std::thread::sleep(POLL);
     };
     let took = start.elapsed();
@@ -90,22 +102,26 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
     Ok((Output { status, stdout: join(out), stderr: join(err) }, took))
 }
 
-/// Kills every child [`run_timed`] is running and waits for each; returns how many: for a
-/// signal handler about to exit.
+/// Kills every child [`run_timed`] is running and waits for each, and makes every later
+/// [`run_timed`] kill its child at once (`ErrorKind::Interrupted`); returns how many it killed:
+/// for a signal handler about to exit.
 ///
 /// ```
 /// use dramalloc_sim::child_process::{kill_running, run_timed};
 /// let waiter = std::thread::spawn(|| run_timed(std::process::Command::new("sleep").arg("30")));
-/// while kill_running() == 0 {
-///     std::thread::sleep(std::time::Duration::from_millis(5));
-/// }
+/// std::thread::sleep(std::time::Duration::from_millis(200));
+/// assert!(kill_running() <= 1); // (1 where the child had started)
 /// let ended = waiter.join().unwrap().unwrap_err();
 /// assert_eq!(ended.kind(), std::io::ErrorKind::Interrupted);
+/// // and a child started afterwards is ended at once
+/// let late = run_timed(&mut std::process::Command::new("sleep").arg("30")).unwrap_err();
+/// assert_eq!(late.kind(), std::io::ErrorKind::Interrupted);
 /// ```
 pub fn kill_running() -> usize {
-    let mut list = running();
-    let n = list.len();
-    for mut c in list.drain(..) {
+    let mut guard = running();
+    guard.1 = true;
+    let n = guard.0.len();
+    for mut c in guard.0.drain(..) {
         let _ = c.kill();
         let _ = c.wait();
     }
