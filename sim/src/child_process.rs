@@ -7,7 +7,9 @@
 //! a `kill -INT` aimed at `dramalloc scale` alone left its `plan` child running on with no
 //! parent (a terminal's Ctrl-C reaches the child's process group anyway). The end is found by
 //! polling every [`POLL`] (`Child::wait` would hold the child the handler needs), so a time
-//! measured this way is late by at most that.
+//! measured this way is late by at most that; a child past its deadline is killed. Only the
+//! child is: processes it started itself run on (a shell script's `sleep`), and the threads
+//! reading its pipes are left to end when those close.
 
 use std::io::{self, Read};
 use std::process::{Child, Command, Output, Stdio};
@@ -27,20 +29,24 @@ fn running() -> std::sync::MutexGuard<'static, (Vec<Child>, bool)> {
 
 /// Runs `cmd` to its end, its standard input empty and its standard output and error
 /// captured; returns what it printed and how long it took from spawn to its end (late by at
-/// most [`POLL`]).
+/// most [`POLL`]). A child still running `deadline` after its spawn is killed.
 ///
 /// # Errors
-/// The child cannot be started or waited for; or it was ended by [`kill_running`]
-/// (`ErrorKind::Interrupted`).
+/// The child cannot be started or waited for; it was ended by [`kill_running`]
+/// (`ErrorKind::Interrupted`); or it was killed at `deadline` (`ErrorKind::TimedOut`).
 ///
 /// ```
 /// use dramalloc_sim::child_process::run_timed;
-/// let (out, took) = run_timed(std::process::Command::new("sh").args(["-c", "echo hi; echo no >&2; exit 3"]))?;
+/// use std::time::Duration;
+/// let (out, took) =
+///     run_timed(std::process::Command::new("sh").args(["-c", "echo hi; echo no >&2; exit 3"]), Duration::from_secs(60))?;
 /// assert_eq!((out.stdout.as_slice(), out.stderr.as_slice(), out.status.code()), (&b"hi\n"[..], &b"no\n"[..], Some(3)));
-/// assert!(took > std::time::Duration::ZERO);
+/// assert!(took > Duration::ZERO);
+/// let slow = run_timed(std::process::Command::new("sleep").arg("30"), Duration::from_millis(100)).unwrap_err();
+/// assert_eq!(slow.to_string(), "it did not end within 0.1 s and was killed");
 /// # Ok::<(), std::io::Error>(())
 /// ```
-pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
+pub fn run_timed(cmd: &mut Command, deadline: Duration) -> io::Result<(Output, Duration)> {
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let start = Instant::now();
     let mut child = cmd.spawn()?;
@@ -63,7 +69,7 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
             drop(list);
             let _ = child.kill();
             let _ = child.wait();
-            let _ = (out.join(), err.join());
+            drop((out, err)); // (detached: a grandchild may still hold the pipes)
             return Err(io::Error::new(io::ErrorKind::Interrupted, "this process is ending on a signal"));
         }
         list.0.push(child);
@@ -74,7 +80,7 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
         let Some(k) = list.iter().position(|c| c.id() == id) else {
             // ended by `kill_running`
             drop(guard);
-            let _ = (out.join(), err.join());
+            drop((out, err)); // (detached: a grandchild may still hold the pipes)
             return Err(io::Error::new(
                 io::ErrorKind::Interrupted,
                 "the child was ended by a signal to this process",
@@ -85,6 +91,15 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
                 // (reaped by `try_wait`: this `wait` returns its status at once)
                 let _ = list.swap_remove(k).wait();
                 break status;
+            }
+            Ok(None) if start.elapsed() >= deadline => {
+                let mut c = list.swap_remove(k);
+                let _ = c.kill();
+                let _ = c.wait();
+                drop(guard);
+                drop((out, err)); // (detached: a grandchild may still hold the pipes)
+                let e = format!("it did not end within {} s and was killed", deadline.as_secs_f64());
+                return Err(io::Error::new(io::ErrorKind::TimedOut, e));
             }
             Ok(None) => {}
             Err(e) => {
@@ -108,13 +123,14 @@ pub fn run_timed(cmd: &mut Command) -> io::Result<(Output, Duration)> {
 ///
 /// ```
 /// use dramalloc_sim::child_process::{kill_running, run_timed};
-/// let waiter = std::thread::spawn(|| run_timed(std::process::Command::new("sleep").arg("30")));
+/// let day = std::time::Duration::from_secs(86_400);
+/// let waiter = std::thread::spawn(move || run_timed(std::process::Command::new("sleep").arg("30"), day));
 /// std::thread::sleep(std::time::Duration::from_millis(200));
 /// assert!(kill_running() <= 1); // (1 where the child had started)
 /// let ended = waiter.join().unwrap().unwrap_err();
 /// assert_eq!(ended.kind(), std::io::ErrorKind::Interrupted);
 /// // and a child started afterwards is ended at once
-/// let late = run_timed(&mut std::process::Command::new("sleep").arg("30")).unwrap_err();
+/// let late = run_timed(&mut std::process::Command::new("sleep").arg("30"), day).unwrap_err();
 /// assert_eq!(late.kind(), std::io::ErrorKind::Interrupted);
 /// ```
 pub fn kill_running() -> usize {

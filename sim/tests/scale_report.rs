@@ -324,3 +324,23 @@ fn flags_that_do_not_apply_are_refused() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A planner that hangs is killed at `--run-timeout` and its run counted as failed (exit 1),
+/// named; the command does not wait for it.
+#[test]
+fn a_hung_planner_is_killed_at_the_run_timeout() {
+    let d = scratch("hung");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    let hung = d.join("hung.sh");
+    std::fs::write(&hung, "#!/bin/sh\nsleep 30\n").unwrap();
+    Command::new("chmod").arg("+x").arg(&hung).status().unwrap();
+    let start = std::time::Instant::now();
+    let (code, _, err) =
+        run(&d, &["scale", "three.csv", "--planner", &hung.display().to_string(), "--run-timeout", "0.5"]);
+    assert!(start.elapsed().as_secs() < 20, "waited {:?}", start.elapsed());
+    assert_eq!(
+        (code, err.as_str()),
+        (1, "error: three.csv: `plan`: it did not end within 0.5 s and was killed\n")
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -78,6 +78,10 @@ pub struct ScaleArgs {
     /// Target: the planner's peak resident set stays under this size.
     #[arg(long, default_value = "256M", value_parser = args::size)]
     pub max_resident: u64,
+    /// A run still going after this many seconds is killed and counted as failed (a hung
+    /// planner; default: ten times `--time-limit` plus 60 s).
+    #[arg(long, value_parser = target_seconds)]
+    pub run_timeout: Option<Duration>,
     /// Print JSON (every run of every input) instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -301,8 +305,17 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
         cmd.args(["--threads", &t.to_string()]);
     }
     cmd.arg("--json").arg("-o").arg(solution);
+    let deadline =
+        a.run_timeout.unwrap_or(a.time_limit.saturating_mul(10).saturating_add(Duration::from_secs(60)));
+    let ran = crate::child_process::run_timed(&mut cmd, deadline);
+    // (a hung run is a failed run; a planner that cannot be started, a bad flag)
+    if let Err(e) = &ran {
+        if e.kind() == std::io::ErrorKind::TimedOut {
+            return Err(Failure { message: format!("{}: `plan`: {e}", input.display()), code: EXIT_FAILED });
+        }
+    }
     // (a bad --planner is a bad flag; a name without a `/` is looked up in PATH)
-    let (out, whole) = crate::child_process::run_timed(&mut cmd).map_err(|e| Failure {
+    let (out, whole) = ran.map_err(|e| Failure {
         message: format!(
             "--planner {}: cannot run it: {e}{}",
             planner.display(),
