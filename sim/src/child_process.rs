@@ -117,6 +117,11 @@ pub fn run_timed(cmd: &mut Command, deadline: Duration) -> io::Result<(Output, D
     Ok((Output { status, stdout: join(out), stderr: join(err) }, took))
 }
 
+/// Whether [`kill_running`] was called: the process is ending on a signal.
+pub fn ending() -> bool {
+    running().1
+}
+
 /// Kills every child [`run_timed`] is running and waits for each, and makes every later
 /// [`run_timed`] kill its child at once (`ErrorKind::Interrupted`); returns how many it killed:
 /// for a signal handler about to exit.

@@ -221,7 +221,7 @@ fn an_interrupted_scale_leaves_no_scratch_directory() {
         .args(["scale", "--generated", "300000", "--shapes", "long-tail", "--runs", "20"])
         .current_dir(&d)
         .stdin(Stdio::null())
-        .stdout(Stdio::null())
+        .stdout(std::fs::File::create(d.join("stdout")).unwrap())
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -246,8 +246,10 @@ fn an_interrupted_scale_leaves_no_scratch_directory() {
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130));
     assert!(!dir.exists(), "{} is left", dir.display());
-    // and its `plan` child was ended, not left running
+    // and its `plan` child was ended, not left running, and no report was printed (a trial
+    // saw an empty table and "cannot run it" after the signal)
     assert_eq!(children(), "", "a plan child is left running");
+    assert_eq!(std::fs::read_to_string(d.join("stdout")).unwrap(), "");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -292,6 +294,18 @@ fn the_inputs_measured_are_reported_whatever_became_of_the_others() {
     assert!(out.lines().nth(2).unwrap().starts_with("three.csv "), "{out}");
     assert_eq!(out.lines().count(), 5, "{out}");
     assert!(err.starts_with("error: bad.csv: `plan` exited with exit status: 2: error: bad.csv"), "{err}");
+    // and in JSON, the failed input with its error beside the cases measured
+    let (code, out, _) = run(&d, &["scale", "bad.csv", "three.csv", "--strategy", "greedy-size", "--json"]);
+    assert_eq!(code, 2);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((&v["cases"][0]["input"], &v["failed"][0]["input"]), (&"three.csv".into(), &"bad.csv".into()));
+    assert!(v["failed"][0]["error"]
+        .as_str()
+        .unwrap()
+        .starts_with("bad.csv: `plan` exited with exit status: 2"));
+    // every input failed: the header still says how many runs each was to have
+    let (_, out, _) = run(&d, &["scale", "bad.csv", "--runs", "3"]);
+    assert!(out.starts_with("whole-process figures of `plan`, the worst of 3 runs each"), "{out}");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -317,6 +331,7 @@ fn flags_that_do_not_apply_are_refused() {
             &["scale", "three.csv", "--planner", "no-such-planner"][..],
             "(a name without a `/` is looked up in PATH: give ./NAME)",
         ),
+        (&["scale", "three.csv", "--max-resident", "0"][..], "a memory target is at least 1 byte"),
     ] {
         let (code, _, err) = run(&d, args);
         assert_eq!(code, 2, "{args:?}: {err}");
@@ -342,5 +357,24 @@ fn a_hung_planner_is_killed_at_the_run_timeout() {
         (code, err.as_str()),
         (1, "error: three.csv: `plan`: it did not end within 0.5 s and was killed\n")
     );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// `/dev/stdin` redirected from a file is that file: the child is given the file's own path
+/// (it was given `/dev/stdin`, its own empty standard input: "the file is empty").
+#[test]
+fn a_redirected_standard_input_path_is_its_file() {
+    let d = scratch("devstdin");
+    std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
+    let out = Command::new(BIN)
+        .args(["scale", "/dev/stdin", "--strategy", "greedy-size"])
+        .current_dir(&d)
+        .stdin(std::fs::File::open(d.join("three.csv")).unwrap())
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let row: Vec<&str> = stdout.lines().nth(2).unwrap().split_whitespace().collect();
+    assert_eq!((row[0], row[1], row[2]), ("/dev/stdin", "3", "12288"), "{stdout}");
     std::fs::remove_dir_all(&d).unwrap();
 }

@@ -76,7 +76,7 @@ pub struct ScaleArgs {
     #[arg(long, default_value = "1", value_parser = target_seconds)]
     pub max_seconds: Duration,
     /// Target: the planner's peak resident set stays under this size.
-    #[arg(long, default_value = "256M", value_parser = args::size)]
+    #[arg(long, default_value = "256M", value_parser = resident)]
     pub max_resident: u64,
     /// A run still going after this many seconds is killed and counted as failed (a hung
     /// planner; default: ten times `--time-limit` plus 60 s).
@@ -105,6 +105,14 @@ fn target_seconds(s: &str) -> Result<Duration, String> {
     }
 }
 
+/// A memory target: a size of at least 1 byte.
+fn resident(s: &str) -> Result<u64, String> {
+    match args::size(s)? {
+        0 => Err("a memory target is at least 1 byte (no process stays under 0)".to_owned()),
+        b => Ok(b),
+    }
+}
+
 /// A ratio target: a finite number of at least 1.
 fn ratio(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
@@ -129,9 +137,7 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
     }
     // every input is read by each run and then by the verifier: a pipe would be empty after
     // the first (a trial's `scale <(cat f.csv)` said "the file is empty")
-    if let Some(p) =
-        a.paths.iter().find(|p| args::is_dash(p) || std::fs::metadata(p).is_ok_and(|m| !m.is_file()))
-    {
+    if let Some(p) = a.paths.iter().find(|p| args::is_dash(p) || real_file(p).is_err_and(|m| m.is_some())) {
         let why = "`scale` reads each input several times: give a regular file, not standard input, a pipe or a directory";
         return fail(con, format!("{}: {why}", args::display(p)), EXIT_BAD_INPUT);
     }
@@ -162,8 +168,15 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
     let targets = Targets { ratio: a.max_ratio, time: a.max_seconds, resident: a.max_resident };
     let (mut cases, mut failures) = (Vec::new(), Vec::new());
     for (name, input) in inputs(a) {
+        let inputs_name = name.clone();
         let measured = match input {
-            Input::File(path) => measure(a, &planner, &path, scratch.path(), name, con),
+            Input::File(path) => {
+                // (a descriptor's path, `/dev/stdin` redirected from a file, is given to the
+                // child as that file: the child's own would be its empty standard input)
+                let described = path.starts_with("/dev") || path.starts_with("/proc");
+                let path = if described { real_file(&path).unwrap_or(path) } else { path };
+                measure(a, &planner, &path, scratch.path(), name, con)
+            }
             Input::Generated(shape, n, seed) => {
                 let path = scratch.path().join(format!("{}-{n}-seed{seed}.csv", shape.name()));
                 let problem = shape.generate(n, seed);
@@ -181,20 +194,37 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
         };
         match measured {
             Ok(case) => cases.push(case),
-            Err(f) => failures.push(f),
+            Err(f) => failures.push((f, inputs_name.clone())),
+        }
+        // a signal is ending the process: its handler killed the child and exits; nothing
+        // more is run or printed (a trial saw an empty table and "cannot run it")
+        if crate::child_process::ending() {
+            return ExitCode::from(EXIT_FAILED);
         }
     }
     // the inputs measured are reported whatever became of the others, which are named after
-    let text = if a.json { json(&cases, &targets) } else { table(&cases, &targets) };
+    let text = if a.json { json(&cases, &failures, &targets) } else { table(&cases, &targets, a.runs) };
     if let Err(e) = con.write_out(|o| o.write_all(text.as_bytes())) {
         return stdout_failed(con, &e);
     }
     let mut code = EXIT_OK;
-    for f in failures {
+    for (f, _) in failures {
         let _ = writeln!(con.stderr, "error: {}", f.message);
         code = code.max(f.code);
     }
     ExitCode::from(code)
+}
+
+/// The regular file `path` names, resolved (`/dev/stdin` redirected from a file is that file);
+/// `Err(None)` where it cannot be resolved (the child says why), `Err(Some(()))` where it is
+/// not a regular file.
+fn real_file(path: &Path) -> Result<PathBuf, Option<()>> {
+    let real = std::fs::canonicalize(path).map_err(|_| None)?;
+    match std::fs::metadata(&real) {
+        Ok(m) if m.is_file() => Ok(real),
+        Ok(_) => Err(Some(())),
+        Err(_) => Err(None),
+    }
 }
 
 /// One input of the command.
@@ -238,7 +268,7 @@ fn measure(
     let mut runs = Vec::with_capacity(a.runs);
     let mut problem = None;
     for _ in 0..a.runs {
-        let run = run_plan(a, planner, input, &solution)?;
+        let run = run_plan(a, planner, input, &solution, &name)?;
         // the problem as the verifier reads it, once per input
         let problem = match &mut problem {
             Some(p) => p,
@@ -271,8 +301,9 @@ fn footprint_peak(solution: &crate::input::Problem, align: u64) -> u64 {
 }
 
 /// What in `run`'s printed figures is not true of its verified solution (`buffers` rows,
-/// footprint peak `peak`): the first of its HWM, its buffer count, a bound above the peak, a
-/// negative stage time; `None` where all hold.
+/// footprint peak `peak`): the first of its HWM, its buffer count, a resident set of 0 bytes, a
+/// bound above the peak, a negative stage time; `None` where all hold. The bound is otherwise
+/// the planner's own figure (`plan`'s counts fixed rows' ends too): not recomputed here.
 fn untrue(run: &ProcessRun, buffers: u64, peak: u64) -> Option<String> {
     if run.hwm != peak {
         return Some(format!(
@@ -282,6 +313,9 @@ fn untrue(run: &ProcessRun, buffers: u64, peak: u64) -> Option<String> {
     }
     if run.buffers != buffers {
         return Some(format!("the planner printed {} buffers, the input has {buffers}", run.buffers));
+    }
+    if run.peak_resident == Some(0) {
+        return Some("the planner printed a peak resident set of 0 bytes".to_owned());
     }
     if run.lower_bound > run.hwm {
         return Some(format!(
@@ -297,7 +331,13 @@ fn untrue(run: &ProcessRun, buffers: u64, peak: u64) -> Option<String> {
 }
 
 /// One `plan` process on `input`, writing `solution`, timed from spawn to exit.
-fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Result<ProcessRun, Failure> {
+fn run_plan(
+    a: &ScaleArgs,
+    planner: &Path,
+    input: &Path,
+    solution: &Path,
+    name: &str,
+) -> Result<ProcessRun, Failure> {
     let mut cmd = Command::new(planner);
     cmd.arg("plan").arg(input).args(["--strategy", a.strategy.name()]);
     cmd.args(["--align", &a.align.to_string(), "--time-limit", &a.time_limit.as_secs_f64().to_string()]);
@@ -311,7 +351,7 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
     // (a hung run is a failed run; a planner that cannot be started, a bad flag)
     if let Err(e) = &ran {
         if e.kind() == std::io::ErrorKind::TimedOut {
-            return Err(Failure { message: format!("{}: `plan`: {e}", input.display()), code: EXIT_FAILED });
+            return Err(Failure { message: format!("{name}: `plan`: {e}"), code: EXIT_FAILED });
         }
     }
     // (a bad --planner is a bad flag; a name without a `/` is looked up in PATH)
@@ -319,7 +359,7 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
         message: format!(
             "--planner {}: cannot run it: {e}{}",
             planner.display(),
-            if planner.components().count() == 1 {
+            if planner.to_str().is_some_and(|p| !p.contains('/') && p != "." && p != "..") {
                 " (a name without a `/` is looked up in PATH: give ./NAME)"
             } else {
                 ""
@@ -334,15 +374,16 @@ fn run_plan(a: &ScaleArgs, planner: &Path, input: &Path, solution: &Path) -> Res
         let code =
             if out.status.code() == Some(i32::from(EXIT_BAD_INPUT)) { EXIT_BAD_INPUT } else { EXIT_FAILED };
         let said = if said.is_empty() { String::new() } else { format!(": {said}") };
-        let message = format!("{}: `plan` exited with {}{said}", input.display(), out.status);
+        let message = format!("{name}: `plan` exited with {}{said}", out.status);
         return Err(Failure { message, code });
     }
     ProcessRun::from_plan_json(&out.stdout, whole)
-        .map_err(|e| Failure { message: format!("{}: {e}", input.display()), code: EXIT_FAILED })
+        .map_err(|e| Failure { message: format!("{name}: {e}"), code: EXIT_FAILED })
 }
 
-/// `--json`: the targets and every run of every case, with what each case missed.
-fn json(cases: &[Case], t: &Targets) -> String {
+/// `--json`: the targets and every run of every case, with what each case missed, and each
+/// input that failed with its error (also on standard error).
+fn json(cases: &[Case], failures: &[(Failure, String)], t: &Targets) -> String {
     let cases: Vec<serde_json::Value> = cases
         .iter()
         .map(|c| {
@@ -372,9 +413,12 @@ fn json(cases: &[Case], t: &Targets) -> String {
             })
         })
         .collect();
+    let failed: Vec<serde_json::Value> =
+        failures.iter().map(|(f, input)| serde_json::json!({ "input": input, "error": f.message })).collect();
     let v = serde_json::json!({
         "targets": { "ratio": t.ratio, "whole_s": t.time.as_secs_f64(), "resident_bytes": t.resident },
         "cases": cases,
+        "failed": failed,
     });
     format!("{}\n", serde_json::to_string_pretty(&v).unwrap_or_default())
 }

@@ -211,7 +211,7 @@ impl Case {
     }
 }
 
-/// The text table of `cases` against `targets`: a header, one row per case (its input named in
+/// The text table of `cases` against `targets` (`runs` runs of each input asked for): a header, one row per case (its input named in
 /// a column as wide as the longest name, at least 36 characters) with the worst of
 /// its runs (the highest ratio, the slowest whole process and its stages, the largest resident
 /// set), then how many cases met each target and all of them.
@@ -224,14 +224,13 @@ impl Case {
 /// let slow = ProcessRun { hwm: 1_020, whole: Duration::from_millis(1_250), ..run.clone() };
 /// let cases = [Case { input: "a.csv".into(), runs: vec![run.clone()] },
 ///              Case { input: "b.csv".into(), runs: vec![run, slow] }];
-/// let text = table(&cases, &Targets::ISSUE_12);
+/// let text = table(&cases, &Targets::ISSUE_12, 1);
 /// let lines: Vec<&str> = text.lines().collect();
 /// assert_eq!(lines[2], "a.csv                                     1000          1000  1.0050    0.031      1.5     20.2      0.8      12.0  met");
 /// assert_eq!(lines[3], "b.csv                                     1000          1000  1.0200    1.250      1.5     20.2      0.8      12.0  missed: ratio, time");
 /// assert_eq!(lines[5], "within 1.01 x LB: 1 of 2; whole process under 1 s: 1 of 2; peak resident under 268435456 bytes (256.00 MiB): 2 of 2; all three: 1 of 2");
 /// ```
-pub fn table(cases: &[Case], targets: &Targets) -> String {
-    let runs = cases.iter().map(|c| c.runs.len()).max().unwrap_or(0);
+pub fn table(cases: &[Case], targets: &Targets, runs: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
