@@ -51,24 +51,13 @@ pub fn run_timed(cmd: &mut Command, deadline: Duration) -> io::Result<(Output, D
     let start = Instant::now();
     let mut child = cmd.spawn()?;
     let id = child.id();
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            if let Some(mut p) = pipe {
-                let _ = p.read_to_end(&mut bytes);
-            }
-            bytes
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let (out, err) = (drain(child.stdout.take()), drain(child.stderr.take()));
     {
         let mut list = running();
         if list.1 {
             // (started as the signal's clean-up ran: it is not left running either)
             drop(list);
-            let _ = child.kill();
-            let _ = child.wait();
+            end(&mut child);
             drop((out, err)); // (detached: a grandchild may still hold the pipes)
             return Err(io::Error::new(io::ErrorKind::Interrupted, "this process is ending on a signal"));
         }
@@ -93,9 +82,7 @@ pub fn run_timed(cmd: &mut Command, deadline: Duration) -> io::Result<(Output, D
                 break status;
             }
             Ok(None) if start.elapsed() >= deadline => {
-                let mut c = list.swap_remove(k);
-                let _ = c.kill();
-                let _ = c.wait();
+                end(&mut list.swap_remove(k));
                 drop(guard);
                 drop((out, err)); // (detached: a grandchild may still hold the pipes)
                 let e = format!("it did not end within {} s and was killed", deadline.as_secs_f64());
@@ -103,9 +90,7 @@ pub fn run_timed(cmd: &mut Command, deadline: Duration) -> io::Result<(Output, D
             }
             Ok(None) => {}
             Err(e) => {
-                let mut c = list.swap_remove(k);
-                let _ = c.kill();
-                let _ = c.wait();
+                end(&mut list.swap_remove(k));
                 return Err(e);
             }
         }
@@ -115,6 +100,23 @@ pub fn run_timed(cmd: &mut Command, deadline: Duration) -> io::Result<(Output, D
     let took = start.elapsed();
     let join = |h: std::thread::JoinHandle<Vec<u8>>| h.join().unwrap_or_default();
     Ok((Output { status, stdout: join(out), stderr: join(err) }, took))
+}
+
+/// Reads `pipe` to its end on a thread of its own (nothing where there is none).
+fn drain<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut p) = pipe {
+            let _ = p.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+/// Kills `child` and reaps it.
+fn end(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Whether [`kill_running`] was called: the process is ending on a signal.
@@ -143,8 +145,7 @@ pub fn kill_running() -> usize {
     guard.1 = true;
     let n = guard.0.len();
     for mut c in guard.0.drain(..) {
-        let _ = c.kill();
-        let _ = c.wait();
+        end(&mut c);
     }
     n
 }

@@ -23,6 +23,7 @@ use super::console::{stdout_failed, Console};
 use super::{fail, EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK};
 use crate::quality::generate::{Shape, DEFAULT_SEED};
 use crate::quality::scale::{table, Case, ProcessRun, Targets};
+use crate::quality::settle::peak_of;
 use crate::scratch_dir::ScratchDir;
 
 /// `scale --help`'s closing lines.
@@ -168,14 +169,13 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
     let targets = Targets { ratio: a.max_ratio, time: a.max_seconds, resident: a.max_resident };
     let (mut cases, mut failures) = (Vec::new(), Vec::new());
     for (name, input) in inputs(a) {
-        let inputs_name = name.clone();
         let measured = match input {
             Input::File(path) => {
                 // (a descriptor's path, `/dev/stdin` redirected from a file, is given to the
                 // child as that file: the child's own would be its empty standard input)
                 let described = path.starts_with("/dev") || path.starts_with("/proc");
                 let path = if described { real_file(&path).unwrap_or(path) } else { path };
-                measure(a, &planner, &path, scratch.path(), name, con)
+                measure(a, &planner, &path, scratch.path(), &name, con)
             }
             Input::Generated(shape, n, seed) => {
                 let path = scratch.path().join(format!("{}-{n}-seed{seed}.csv", shape.name()));
@@ -184,7 +184,7 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
                     super::generate::write_csv(&problem, w)
                 });
                 let measured = match written {
-                    Ok(()) => measure(a, &planner, &path, scratch.path(), name, con),
+                    Ok(()) => measure(a, &planner, &path, scratch.path(), &name, con),
                     Err(e) => Err(Failure { message: format!("{}: {e}", path.display()), code: EXIT_FAILED }),
                 };
                 // (one generated input at a time in the scratch directory: 10^6 rows are 27-28 MB)
@@ -194,7 +194,7 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
         };
         match measured {
             Ok(case) => cases.push(case),
-            Err(f) => failures.push((f, inputs_name.clone())),
+            Err(f) => failures.push((f, name)),
         }
         // a signal is ending the process: its handler killed the child and exits; nothing
         // more is run or printed (a trial saw an empty table and "cannot run it")
@@ -261,14 +261,14 @@ fn measure(
     planner: &Path,
     input: &Path,
     scratch: &Path,
-    name: String,
+    name: &str,
     con: &mut Console<'_>,
 ) -> Result<Case, Failure> {
     let solution = scratch.join("solution.csv");
     let mut runs = Vec::with_capacity(a.runs);
     let mut problem = None;
     for _ in 0..a.runs {
-        let run = run_plan(a, planner, input, &solution, &name)?;
+        let run = run_plan(a, planner, input, &solution, name)?;
         // the problem as the verifier reads it, once per input
         let problem = match &mut problem {
             Some(p) => p,
@@ -284,20 +284,14 @@ fn measure(
             message: format!("{name}: the plan does not verify: {e}"),
             code: EXIT_FAILED,
         })?;
-        if let Some(wrong) = untrue(&run, problem.len() as u64, footprint_peak(&sol, a.align)) {
+        // the peak as `plan` counts its HWM: offset plus size rounded up to `--align`
+        let offsets: Vec<u64> = (0..sol.len()).map(|i| sol.fixed(i).unwrap_or(0)).collect();
+        if let Some(wrong) = untrue(&run, problem.len() as u64, peak_of(&sol, &offsets, a.align)) {
             return Err(Failure { message: format!("{name}: {wrong}"), code: EXIT_FAILED });
         }
         runs.push(run);
     }
-    Ok(Case { input: name, runs })
-}
-
-/// The peak of a verified solution as `plan` counts its HWM: the largest offset plus size
-/// rounded up to `align` (a buffer's footprint), bytes.
-fn footprint_peak(solution: &crate::input::Problem, align: u64) -> u64 {
-    let up = |size: u64| size.div_ceil(align.max(1)).saturating_mul(align.max(1));
-    let rows = solution.rows().iter().enumerate();
-    rows.map(|(i, r)| solution.fixed(i).unwrap_or(0).saturating_add(up(r.size))).max().unwrap_or(0)
+    Ok(Case { input: name.to_owned(), runs })
 }
 
 /// What in `run`'s printed figures is not true of its verified solution (`buffers` rows,
