@@ -222,13 +222,18 @@ impl Case {
 /// let run = ProcessRun { buffers: 1000, hwm: 1_005, lower_bound: 1_000, read_ms: 1.5, plan_ms: 20.25,
 ///     write_ms: 0.75, whole: Duration::from_millis(31), peak_resident: Some(12 << 20) };
 /// let slow = ProcessRun { hwm: 1_020, whole: Duration::from_millis(1_250), ..run.clone() };
+/// // just over the targets: more decimals, so that the figure does not read as met
+/// let close = ProcessRun { hwm: 10_100_304, lower_bound: 10_000_000, whole: Duration::from_micros(1_000_400),
+///     ..run.clone() };
 /// let cases = [Case { input: "a.csv".into(), runs: vec![run.clone()] },
-///              Case { input: "b.csv".into(), runs: vec![run, slow] }];
+///              Case { input: "b.csv".into(), runs: vec![run, slow] },
+///              Case { input: "c.csv".into(), runs: vec![close] }];
 /// let text = table(&cases, &Targets::ISSUE_12, 1);
 /// let lines: Vec<&str> = text.lines().collect();
 /// assert_eq!(lines[2], "a.csv                                     1000          1000  1.0050    0.031      1.5     20.2      0.8      12.0  met");
 /// assert_eq!(lines[3], "b.csv                                     1000          1000  1.0200    1.250      1.5     20.2      0.8      12.0  missed: ratio, time");
-/// assert_eq!(lines[5], "within 1.01 x LB: 1 of 2; whole process under 1 s: 1 of 2; peak resident under 268435456 bytes (256.00 MiB): 2 of 2; all three: 1 of 2");
+/// assert_eq!(lines[4], "c.csv                                     1000      10000000 1.01003   1.0004      1.5     20.2      0.8      12.0  missed: ratio, time");
+/// assert_eq!(lines[6], "within 1.01 x LB: 1 of 3; whole process under 1 s: 1 of 3; peak resident under 268435456 bytes (256.00 MiB): 3 of 3; all three: 1 of 3");
 /// ```
 pub fn table(cases: &[Case], targets: &Targets, runs: usize) -> String {
     let mut out = String::new();
@@ -257,18 +262,22 @@ pub fn table(cases: &[Case], targets: &Targets, runs: usize) -> String {
         time += usize::from(!missed.time);
         resident += usize::from(missed.resident == Some(false));
         all += usize::from(missed.none());
+        let resident_target = mib(targets.resident);
         let _ = writeln!(
             out,
-            "{:<w$} {:>9} {:>13} {:>7.4} {:>8.3} {:>8.1} {:>8.1} {:>8.1} {:>9}  {}",
+            "{:<w$} {:>9} {:>13} {:>7} {:>8} {:>8.1} {:>8.1} {:>8.1} {:>9}  {}",
             case.input,
             slowest.buffers,
             slowest.lower_bound,
-            worst(ProcessRun::ratio),
-            slowest.whole.as_secs_f64(),
+            figure(worst(ProcessRun::ratio), 4, targets.ratio, missed.ratio),
+            figure(slowest.whole.as_secs_f64(), 3, targets.time.as_secs_f64(), missed.time),
             slowest.read_ms,
             slowest.plan_ms,
             slowest.write_ms,
-            peak.map_or_else(|| "-".to_owned(), |b| format!("{:.1}", mib(b))),
+            peak.map_or_else(
+                || "-".to_owned(),
+                |b| figure(mib(b), 1, resident_target, missed.resident == Some(true))
+            ),
             missed.describe()
         );
     }
@@ -285,6 +294,27 @@ pub fn table(cases: &[Case], targets: &Targets, runs: usize) -> String {
 }
 
 /// Bytes in MiB.
+/// `value` with `decimals` decimals; for a target `missed`, with more (up to 9) where fewer
+/// would print it on the target's met side (a ratio of 1.0100304 against 1.01 reads `1.01003`,
+/// not `1.0100 missed`). A value equal to the target (a time of exactly 1 s, whose target is
+/// "under 1 s") prints as the target.
+///
+/// ```
+/// use dramalloc_sim::quality::scale::figure;
+/// assert_eq!(figure(1.0100304, 4, 1.01, true), "1.01003");
+/// assert_eq!(figure(1.0100304, 4, 1.01, false), "1.0100");
+/// assert_eq!(figure(1.0234, 4, 1.01, true), "1.0234");
+/// assert_eq!(figure(1.0004, 3, 1.0, true), "1.0004");
+/// assert_eq!(figure(1.0, 3, 1.0, true), "1.000");
+/// ```
+pub fn figure(value: f64, decimals: usize, target: f64, missed: bool) -> String {
+    let text = |d: usize| format!("{value:.d$}");
+    if !missed || value <= target {
+        return text(decimals);
+    }
+    (decimals..=9).map(text).find(|t| t.parse::<f64>().is_ok_and(|p| p > target)).unwrap_or_else(|| text(9))
+}
+
 fn mib(bytes: u64) -> f64 {
     bytes as f64 / f64::from(1u32 << 20)
 }
