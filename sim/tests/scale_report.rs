@@ -378,3 +378,22 @@ fn a_redirected_standard_input_path_is_its_file() {
     assert_eq!((row[0], row[1], row[2]), ("/dev/stdin", "3", "12288"), "{stdout}");
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// `-v` reaches the `plan` children: each run's milestone lines, those of `plan -v` run by
+/// hand, are passed on after the input's name; without it nothing is.
+#[test]
+fn verbose_passes_each_childs_lines_after_the_input_name() {
+    let d = scratch("verbose");
+    std::fs::write(d.join("p.csv"), PROBLEM).unwrap();
+    let (code, _, by_hand) = run(&d, &["-v", "plan", "p.csv", "--json", "-o", "by_hand.csv"]);
+    assert_eq!(code, 0, "{by_hand}");
+    assert!(by_hand.contains("DRAM allocation successful"), "{by_hand}");
+    let once: String = by_hand.lines().map(|l| format!("p.csv: {l}\n")).collect();
+    let (code, out, err) = run(&d, &["-v", "scale", "p.csv", "--runs", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(err, once.repeat(2));
+    assert!(out.contains("p.csv "), "{out}");
+    let (code, _, quiet) = run(&d, &["scale", "p.csv", "--runs", "2"]);
+    assert_eq!((code, quiet.as_str()), (0, ""));
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -161,6 +161,6 @@ pub fn run_with(args: impl IntoIterator<Item = std::ffi::OsString>, con: &mut Co
         Command::CheckPlan(a) => check_plan::cmd_check_plan(&a, con),
         Command::Quality(a) => quality::cmd_quality(&a, con),
         Command::Generate(a) => generate::cmd_generate(&a, con),
-        Command::Scale(a) => scale::cmd_scale(&a, con),
+        Command::Scale(a) => scale::cmd_scale(&a, cli.verbose, con),
     }
 }

@@ -128,8 +128,9 @@ struct Failure {
     code: u8,
 }
 
-/// `dramalloc scale`.
-pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
+/// `dramalloc scale`; `verbose` (`-v`): each `plan` child runs with `-v` too, and what it
+/// prints on standard error is passed on, each line after the input's name.
+pub(super) fn cmd_scale(a: &ScaleArgs, verbose: bool, con: &mut Console<'_>) -> ExitCode {
     if a.paths.is_empty() && a.generated.is_empty() {
         return fail(con, "give the files to plan, or --generated N[,N...]", EXIT_BAD_INPUT);
     }
@@ -175,7 +176,7 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
                 // child as that file: the child's own would be its empty standard input)
                 let described = path.starts_with("/dev") || path.starts_with("/proc");
                 let path = if described { real_file(&path).unwrap_or(path) } else { path };
-                measure(a, &planner, &path, scratch.path(), &name, con)
+                measure(a, &planner, &path, scratch.path(), &name, verbose, con)
             }
             Input::Generated(shape, n, seed) => {
                 let path = scratch.path().join(format!("{}-{n}-seed{seed}.csv", shape.name()));
@@ -184,7 +185,7 @@ pub(super) fn cmd_scale(a: &ScaleArgs, con: &mut Console<'_>) -> ExitCode {
                     super::generate::write_csv(&problem, w)
                 });
                 let measured = match written {
-                    Ok(()) => measure(a, &planner, &path, scratch.path(), &name, con),
+                    Ok(()) => measure(a, &planner, &path, scratch.path(), &name, verbose, con),
                     Err(e) => Err(Failure { message: format!("{}: {e}", path.display()), code: EXIT_FAILED }),
                 };
                 // (one generated input at a time in the scratch directory: 10^6 rows are 27-28 MB)
@@ -255,20 +256,21 @@ fn inputs(a: &ScaleArgs) -> Vec<(String, Input)> {
     out
 }
 
-/// The runs of `input` by `planner`, each solution verified.
+/// The runs of `input` by `planner`, each solution verified (`verbose`: see [`cmd_scale`]).
 fn measure(
     a: &ScaleArgs,
     planner: &Path,
     input: &Path,
     scratch: &Path,
     name: &str,
+    verbose: bool,
     con: &mut Console<'_>,
 ) -> Result<Case, Failure> {
     let solution = scratch.join("solution.csv");
     let mut runs = Vec::with_capacity(a.runs);
     let mut problem = None;
     for _ in 0..a.runs {
-        let run = run_plan(a, planner, input, &solution, name)?;
+        let run = run_plan(a, planner, input, &solution, name, verbose, con)?;
         // the problem as the verifier reads it, once per input
         let problem = match &mut problem {
             Some(p) => p,
@@ -324,15 +326,21 @@ fn untrue(run: &ProcessRun, buffers: u64, peak: u64) -> Option<String> {
         .map(|(stage, ms)| format!("the planner printed a {stage} time of {ms} ms"))
 }
 
-/// One `plan` process on `input`, writing `solution`, timed from spawn to exit.
+/// One `plan` process on `input`, writing `solution`, timed from spawn to exit; `verbose`:
+/// run with `-v`, its standard error passed on to `con`'s, each line after `name`.
 fn run_plan(
     a: &ScaleArgs,
     planner: &Path,
     input: &Path,
     solution: &Path,
     name: &str,
+    verbose: bool,
+    con: &mut Console<'_>,
 ) -> Result<ProcessRun, Failure> {
     let mut cmd = Command::new(planner);
+    if verbose {
+        cmd.arg("-v");
+    }
     cmd.arg("plan").arg(input).args(["--strategy", a.strategy.name()]);
     cmd.args(["--align", &a.align.to_string(), "--time-limit", &a.time_limit.as_secs_f64().to_string()]);
     if let Some(t) = a.threads {
@@ -362,6 +370,11 @@ fn run_plan(
         code: EXIT_BAD_INPUT,
     })?;
     let said = String::from_utf8_lossy(&out.stderr);
+    if verbose {
+        for line in said.lines() {
+            let _ = writeln!(con.stderr, "{name}: {line}");
+        }
+    }
     let said = said.lines().find(|l| l.starts_with("error")).unwrap_or_else(|| said.trim());
     if !out.status.success() {
         // the planner's bad input is this command's bad input; anything else is a failed run
