@@ -397,3 +397,44 @@ fn verbose_passes_each_childs_lines_after_the_input_name() {
     assert_eq!((code, quiet.as_str()), (0, ""));
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// A run that fails is named with its run where there are several, and with what the planner
+/// said from its first `error` line on (the hint after it too, the warning before it not).
+#[test]
+fn a_failed_run_is_named_with_its_run_and_all_its_error() {
+    let d = scratch("failed-run");
+    std::fs::write(d.join("p.csv"), PROBLEM).unwrap();
+    // runs the real planner once, then fails
+    let path = d.join("second.sh");
+    let body = format!(
+        "#!/bin/sh\nif [ -e ran ]; then echo 'warning: first' >&2; echo 'error: run broke' >&2; \
+         echo 'hint: try again' >&2; exit 1; fi\ntouch ran\nexec {BIN} \"$@\"\n"
+    );
+    std::fs::write(&path, body).unwrap();
+    Command::new("chmod").arg("+x").arg(&path).status().unwrap();
+    let (code, _, err) = run(&d, &["scale", "p.csv", "--runs", "2", "--planner", path.to_str().unwrap()]);
+    assert_eq!(
+        (code, err.as_str()),
+        (1, "error: p.csv: `plan` (run 2 of 2) exited with exit status: 1: error: run broke\n  hint: try again\n")
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// With `-v` a failing child's standard error is passed on once, line by line after the
+/// input's name, and the failure says where it is (before, its error was printed twice).
+#[test]
+fn verbose_prints_a_childs_error_once() {
+    let d = scratch("verbose-error");
+    std::fs::write(d.join("bad.csv"), "id,lower,upper,size\na,0,x,4096\n").unwrap();
+    let (code, _, err) = run(&d, &["-v", "scale", "bad.csv"]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            2,
+            "bad.csv: error: bad.csv: line 2, column `upper`: expected a non-negative integer, found `x`\n\
+             error: bad.csv: `plan` exited with exit status: 2 (its standard error is above: it ran with -v, \
+             as `scale` did)\n"
+        )
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -269,8 +269,8 @@ fn measure(
     let solution = scratch.join("solution.csv");
     let mut runs = Vec::with_capacity(a.runs);
     let mut problem = None;
-    for _ in 0..a.runs {
-        let run = run_plan(a, planner, input, &solution, name, verbose, con)?;
+    for k in 0..a.runs {
+        let run = run_plan(a, planner, input, &solution, (name, k), verbose, con)?;
         // the problem as the verifier reads it, once per input
         let problem = match &mut problem {
             Some(p) => p,
@@ -326,14 +326,17 @@ fn untrue(run: &ProcessRun, buffers: u64, peak: u64) -> Option<String> {
         .map(|(stage, ms)| format!("the planner printed a {stage} time of {ms} ms"))
 }
 
-/// One `plan` process on `input`, writing `solution`, timed from spawn to exit; `verbose`:
-/// run with `-v`, its standard error passed on to `con`'s, each line after `name`.
+/// Run `run` (from 0) of the `plan` process on `input` (named `name`), writing `solution`,
+/// timed from spawn to exit; `verbose`: run with `-v`, its standard error passed on to
+/// `con`'s, each line after `name`. A run that fails is named with its run where there are
+/// several, and with what the planner said from its first `error` line on (where `verbose`
+/// did not pass it on already).
 fn run_plan(
     a: &ScaleArgs,
     planner: &Path,
     input: &Path,
     solution: &Path,
-    name: &str,
+    (name, run): (&str, usize),
     verbose: bool,
     con: &mut Console<'_>,
 ) -> Result<ProcessRun, Failure> {
@@ -375,13 +378,26 @@ fn run_plan(
             let _ = writeln!(con.stderr, "{name}: {line}");
         }
     }
-    let said = said.lines().find(|l| l.starts_with("error")).unwrap_or_else(|| said.trim());
     if !out.status.success() {
         // the planner's bad input is this command's bad input; anything else is a failed run
         let code =
             if out.status.code() == Some(i32::from(EXIT_BAD_INPUT)) { EXIT_BAD_INPUT } else { EXIT_FAILED };
-        let said = if said.is_empty() { String::new() } else { format!(": {said}") };
-        let message = format!("{name}: `plan` exited with {}{said}", out.status);
+        let which = if a.runs > 1 { format!(" (run {} of {})", run + 1, a.runs) } else { String::new() };
+        let said = if verbose {
+            // passed on above, line by line (and a planner that does not take `-v` fails so)
+            " (its standard error is above: it ran with -v, as `scale` did)".to_owned()
+        } else {
+            // from its first `error` line on (the error and what follows it, such as a hint)
+            let from = said.lines().position(|l| l.starts_with("error")).unwrap_or(0);
+            let lines: Vec<&str> =
+                said.lines().skip(from).map(str::trim_end).filter(|l| !l.is_empty()).collect();
+            if lines.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", lines.join("\n  "))
+            }
+        };
+        let message = format!("{name}: `plan`{which} exited with {}{said}", out.status);
         return Err(Failure { message, code });
     }
     ProcessRun::from_plan_json(&out.stdout, whole)

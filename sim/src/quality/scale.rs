@@ -269,15 +269,12 @@ pub fn table(cases: &[Case], targets: &Targets, runs: usize) -> String {
             case.input,
             slowest.buffers,
             slowest.lower_bound,
-            figure(worst(ProcessRun::ratio), 4, targets.ratio, missed.ratio),
-            figure(slowest.whole.as_secs_f64(), 3, targets.time.as_secs_f64(), missed.time),
+            figure(worst(ProcessRun::ratio), 4, targets.ratio, Bound::AtMost),
+            figure(slowest.whole.as_secs_f64(), 3, targets.time.as_secs_f64(), Bound::Under),
             slowest.read_ms,
             slowest.plan_ms,
             slowest.write_ms,
-            peak.map_or_else(
-                || "-".to_owned(),
-                |b| figure(mib(b), 1, resident_target, missed.resident == Some(true))
-            ),
+            peak.map_or_else(|| "-".to_owned(), |b| figure(mib(b), 1, resident_target, Bound::Under)),
             missed.describe()
         );
     }
@@ -294,25 +291,42 @@ pub fn table(cases: &[Case], targets: &Targets, runs: usize) -> String {
 }
 
 /// Bytes in MiB.
-/// `value` with `decimals` decimals; for a target `missed`, with more (up to 9) where fewer
-/// would print it on the target's met side (a ratio of 1.0100304 against 1.01 reads `1.01003`,
-/// not `1.0100 missed`). A value equal to the target (a time of exactly 1 s, whose target is
-/// "under 1 s") prints as the target.
+/// How a figure meets its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// At or below the target (the ratio: `peak <= 1.01 x LB`).
+    AtMost,
+    /// Strictly below the target (the whole process and the resident set: "under 1 s").
+    Under,
+}
+
+/// `value` with `decimals` decimals, or as many more as it takes for the printed figure to
+/// be on the same side of `target` as `value`, and not equal to it unless `value` is (so a
+/// figure never reads as met where it missed, nor the reverse): a ratio of 1.0100304 against at most 1.01 prints `1.01003`, not
+/// `1.0100`; 1.00006 against at most 1.00007 prints `1.00006`, not `1.0001`. Past 12
+/// decimals, the shortest text that reads back as `value`. A value equal to the target prints
+/// as the target (a time of exactly 1 s, missed against "under 1 s", reads `1.000`).
 ///
 /// ```
-/// use dramalloc_sim::quality::scale::figure;
-/// assert_eq!(figure(1.0100304, 4, 1.01, true), "1.01003");
-/// assert_eq!(figure(1.0100304, 4, 1.01, false), "1.0100");
-/// assert_eq!(figure(1.0234, 4, 1.01, true), "1.0234");
-/// assert_eq!(figure(1.0004, 3, 1.0, true), "1.0004");
-/// assert_eq!(figure(1.0, 3, 1.0, true), "1.000");
+/// use dramalloc_sim::quality::scale::{figure, Bound};
+/// assert_eq!(figure(1.0100304, 4, 1.01, Bound::AtMost), "1.01003"); // missed
+/// assert_eq!(figure(1.0234, 4, 1.01, Bound::AtMost), "1.0234");
+/// assert_eq!(figure(1.00006, 4, 1.00007, Bound::AtMost), "1.00006"); // met
+/// assert_eq!(figure(1.0100000001, 4, 1.01, Bound::AtMost), "1.0100000001");
+/// assert_eq!(figure(1.0004, 3, 1.0, Bound::Under), "1.0004"); // missed
+/// assert_eq!(figure(0.9996, 3, 1.0, Bound::Under), "0.9996"); // met
+/// assert_eq!(figure(1.0, 3, 1.0, Bound::Under), "1.000"); // missed, and equal
 /// ```
-pub fn figure(value: f64, decimals: usize, target: f64, missed: bool) -> String {
-    let text = |d: usize| format!("{value:.d$}");
-    if !missed || value <= target {
-        return text(decimals);
-    }
-    (decimals..=9).map(text).find(|t| t.parse::<f64>().is_ok_and(|p| p > target)).unwrap_or_else(|| text(9))
+pub fn figure(value: f64, decimals: usize, target: f64, bound: Bound) -> String {
+    let met = |v: f64| match bound {
+        Bound::AtMost => v <= target,
+        Bound::Under => v < target,
+    };
+    let side = met(value);
+    (decimals..=12)
+        .map(|d| format!("{value:.d$}"))
+        .find(|t| t.parse::<f64>().is_ok_and(|p| met(p) == side && (p != target || value == target)))
+        .unwrap_or_else(|| format!("{value}"))
 }
 
 fn mib(bytes: u64) -> f64 {
