@@ -17,6 +17,16 @@ fn scratch(name: &str) -> PathBuf {
     d
 }
 
+/// Writes the shell script `body` to `dir/name`, executable (a planner for `--planner`), and
+/// returns its path as text.
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, body).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.display().to_string()
+}
+
 /// `dramalloc ARGS` in `dir`: (exit code, stdout, stderr).
 fn run(dir: &Path, args: &[&str]) -> (i32, String, String) {
     let out = Command::new(BIN).args(args).current_dir(dir).stdin(Stdio::null()).output().unwrap();
@@ -153,8 +163,7 @@ fn bad_inputs_are_named() {
 fn a_planner_that_lies_or_fails_is_named() {
     let d = scratch("lies");
     std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
-    let script = |name: &str, solution: &str, hwm: u64| {
-        let path = d.join(name);
+    let planner = |name: &str, solution: &str, hwm: u64| {
         let json = format!(
             r#"{{"buffers": 3, "hwm": {hwm}, "lower_bound": 12288, "read_ms": 0.1, "time_ms": 0.1, "write_ms": 0.1, "peak_resident_bytes": null}}"#
         );
@@ -162,18 +171,16 @@ fn a_planner_that_lies_or_fails_is_named() {
             "#!/bin/sh\nwhile [ \"$1\" != \"-o\" ]; do shift; done\nprintf '{}' > \"$2\"\necho '{json}'\n",
             solution.replace('\n', "\\n")
         );
-        std::fs::write(&path, body).unwrap();
-        Command::new("chmod").arg("+x").arg(&path).status().unwrap();
-        path.display().to_string()
+        script(&d, name, &body)
     };
     let good = "id,lower,upper,size,offset\na,0,2,4096,0\nb,1,3,4096,8192\nc,2,4,8192,0\n";
     let overlapping = "id,lower,upper,size,offset\na,0,2,4096,0\nb,1,3,4096,0\nc,2,4,8192,4096\n";
-    let honest = script("honest.sh", good, 12288);
+    let honest = planner("honest.sh", good, 12288);
     let (code, out, err) = run(&d, &["scale", "three.csv", "--planner", &honest]);
     assert_eq!(code, 0, "{err}");
     let row: Vec<&str> = out.lines().nth(2).unwrap().split_whitespace().collect();
     assert_eq!((row[3], row[8], row[row.len() - 1]), ("1.0000", "-", "known"), "{out}");
-    let liar = script("liar.sh", good, 12000);
+    let liar = planner("liar.sh", good, 12000);
     let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &liar]);
     assert_eq!(
         (code, err.as_str()),
@@ -193,14 +200,14 @@ fn a_planner_that_lies_or_fails_is_named() {
         ("count.sh", ("\"buffers\": 3", "\"buffers\": 7"), "printed 7 buffers, the input has 3"),
         ("time.sh", ("\"time_ms\": 0.1", "\"time_ms\": -5"), "printed a plan time of -5 ms"),
     ] {
-        let path = script(name, good, 12288);
+        let path = planner(name, good, 12288);
         let text = std::fs::read_to_string(&path).unwrap().replace(json_edit.0, json_edit.1);
         std::fs::write(&path, text).unwrap();
         let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &path]);
         assert_eq!(code, 1, "{err}");
         assert!(err.contains(said), "{err}");
     }
-    let wrong = script("wrong.sh", overlapping, 12288);
+    let wrong = planner("wrong.sh", overlapping, 12288);
     let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &wrong]);
     assert_eq!(code, 1);
     assert!(err.starts_with("error: three.csv: the plan does not verify: "), "{err}");
@@ -346,12 +353,9 @@ fn flags_that_do_not_apply_are_refused() {
 fn a_hung_planner_is_killed_at_the_run_timeout() {
     let d = scratch("hung");
     std::fs::write(d.join("three.csv"), PROBLEM).unwrap();
-    let hung = d.join("hung.sh");
-    std::fs::write(&hung, "#!/bin/sh\nsleep 30\n").unwrap();
-    Command::new("chmod").arg("+x").arg(&hung).status().unwrap();
+    let hung = script(&d, "hung.sh", "#!/bin/sh\nsleep 30\n");
     let start = std::time::Instant::now();
-    let (code, _, err) =
-        run(&d, &["scale", "three.csv", "--planner", &hung.display().to_string(), "--run-timeout", "0.5"]);
+    let (code, _, err) = run(&d, &["scale", "three.csv", "--planner", &hung, "--run-timeout", "0.5"]);
     assert!(start.elapsed().as_secs() < 20, "waited {:?}", start.elapsed());
     assert_eq!(
         (code, err.as_str()),
@@ -380,16 +384,18 @@ fn a_redirected_standard_input_path_is_its_file() {
 }
 
 /// `-v` reaches the `plan` children: each run's milestone lines, those of `plan -v` run by
-/// hand, are passed on after the input's name; without it nothing is.
+/// hand (on one thread, so that their order is fixed), are passed on after the input's name; without it nothing is.
 #[test]
 fn verbose_passes_each_childs_lines_after_the_input_name() {
     let d = scratch("verbose");
     std::fs::write(d.join("p.csv"), PROBLEM).unwrap();
-    let (code, _, by_hand) = run(&d, &["-v", "plan", "p.csv", "--json", "-o", "by_hand.csv"]);
+    // one thread: helper threads log too, in an order that varies from run to run
+    let (code, _, by_hand) =
+        run(&d, &["-v", "plan", "p.csv", "--threads", "1", "--json", "-o", "by_hand.csv"]);
     assert_eq!(code, 0, "{by_hand}");
     assert!(by_hand.contains("DRAM allocation successful"), "{by_hand}");
     let once: String = by_hand.lines().map(|l| format!("p.csv: {l}\n")).collect();
-    let (code, out, err) = run(&d, &["-v", "scale", "p.csv", "--runs", "2"]);
+    let (code, out, err) = run(&d, &["-v", "scale", "p.csv", "--threads", "1", "--runs", "2"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(err, once.repeat(2));
     assert!(out.contains("p.csv "), "{out}");
@@ -405,14 +411,12 @@ fn a_failed_run_is_named_with_its_run_and_all_its_error() {
     let d = scratch("failed-run");
     std::fs::write(d.join("p.csv"), PROBLEM).unwrap();
     // runs the real planner once, then fails
-    let path = d.join("second.sh");
     let body = format!(
         "#!/bin/sh\nif [ -e ran ]; then echo 'warning: first' >&2; echo 'error: run broke' >&2; \
          echo 'hint: try again' >&2; exit 1; fi\ntouch ran\nexec {BIN} \"$@\"\n"
     );
-    std::fs::write(&path, body).unwrap();
-    Command::new("chmod").arg("+x").arg(&path).status().unwrap();
-    let (code, _, err) = run(&d, &["scale", "p.csv", "--runs", "2", "--planner", path.to_str().unwrap()]);
+    let path = script(&d, "second.sh", &body);
+    let (code, _, err) = run(&d, &["scale", "p.csv", "--runs", "2", "--planner", &path]);
     assert_eq!(
         (code, err.as_str()),
         (1, "error: p.csv: `plan` (run 2 of 2) exited with exit status: 1: error: run broke\n  hint: try again\n")
