@@ -23,7 +23,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
         let mut scan = self.open.scan((i, j), s0 as u32);
         for s in s0..s1 {
             while let Some(k) = scan.peek().filter(|&k| slots[self.by_lo[k] as usize].lo as usize <= s) {
-                scan.next();
+                scan.take_peeked();
                 let v = self.by_lo[k];
                 let c = &slots[v as usize];
                 debug_assert_eq!(c.at, UNPLACED);
@@ -120,7 +120,7 @@ impl<const PLAIN: bool> Search<'_, PLAIN> {
             }
             self.sec[s].pad = 0;
             while let Some(k) = scan.peek().filter(|&k| slots[self.by_lo[k] as usize].lo as usize <= s) {
-                scan.next();
+                scan.take_peeked();
                 let v = self.by_lo[k];
                 let c = &slots[v as usize];
                 if c.hi as usize >= u0 && c.floor <= most {

@@ -123,6 +123,14 @@ impl Scan<'_> {
         }
         Some(self.w * 64 + self.bits.trailing_zeros() as usize)
     }
+
+    /// Drops the position the last [`Scan::peek`] returned (`next` without finding it again:
+    /// the sections' sweeps peek at each position before they take it). Nothing after a peek
+    /// that returned `None`.
+    #[inline(always)]
+    pub(super) fn take_peeked(&mut self) {
+        self.bits &= self.bits.wrapping_sub(1);
+    }
 }
 
 impl Iterator for Scan<'_> {
@@ -174,5 +182,8 @@ mod tests {
             (scan.peek(), scan.peek(), scan.next(), scan.peek()),
             (Some(60), Some(60), Some(60), Some(61))
         );
+        // a peeked position taken without finding it again: the next peek is the one after
+        scan.take_peeked();
+        assert_eq!((scan.peek(), scan.next(), scan.peek()), (Some(62), Some(62), Some(63)));
     }
 }
