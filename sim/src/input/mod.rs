@@ -13,6 +13,7 @@
 //! overflowing `u64`.
 
 pub mod bundled;
+mod canonical_row;
 pub mod error;
 pub mod import;
 mod line_count;

@@ -37,6 +37,11 @@ impl<'f> RowRules<'f> {
         self.max_rows
     }
 
+    /// What these rules read the rows as.
+    pub(super) fn kind(&self) -> Kind {
+        self.kind
+    }
+
     /// Fresh rules for a later part of the same file, `bytes` long (its file, row limit and
     /// kind; nothing declared yet).
     pub(super) fn for_part(&self, bytes: u64) -> RowRules<'f> {
