@@ -50,10 +50,9 @@ pub(super) fn take(problem: &mut Problem, line: &[u8], line_no: u64, max_rows: u
         return false;
     }
     let Ok(id) = std::str::from_utf8(id) else { return false };
+    // (`push` appends a free buffer with no own alignment, as the general rules' row is)
     let k = problem.push(id, Row { lower, upper, size });
     problem.set_line(k, line_no);
-    problem.set_fixed(k, None);
-    problem.set_alignment(k, 1);
     true
 }
 

@@ -14,10 +14,11 @@
 //! caller then reads the whole file again through the `csv` crate, which decides: the same
 //! plan or the same error, naming the same line, as without this path.
 //!
-//! Under a problem's own four columns in order (`id,lower,upper,size`), a line of a printable
-//! id and plain decimal numbers is read in one pass ([`super::canonical_row`]: 10^6 rows of
-//! `generate --shape short`, 1,448 → 877 million instructions for the read stage, callgrind);
-//! every other line goes through the cells and the rules as before.
+//! Under a problem's own four columns in order (`id,lower,upper,size`), a line of an id of
+//! ASCII bytes above the space and plain decimal numbers is read in one pass
+//! ([`super::canonical_row`]: 10^6 rows of `generate --shape short`, 1,448 → 877 million
+//! instructions for the read stage, callgrind); every other line goes through the cells and
+//! the rules as before.
 //!
 //! On a host of several cores the lines are split among up to [`MAX_PARTS`] threads,
 //! [`PART`] bytes each at a time: each checks its lines by the same rules into a problem of
