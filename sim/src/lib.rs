@@ -28,6 +28,7 @@ pub mod report;
 pub mod run;
 pub mod scratch_dir;
 pub mod size;
+pub mod sync_ahead;
 pub mod tensor_parallel;
 pub mod verify;
 
