@@ -361,7 +361,7 @@ fn plan_built_with(
     // every plan's HWM is at least the floor, with or without anything to place above it,
     // and at least the end of every pinned candidate (they stay where they are)
     let pinned_top = infos.iter().filter(|i| i.is_pinned()).map(Info::end).max().unwrap_or(0);
-    let bound = |(all, free): (u64, u64)| all.max(floor + free).max(pinned_top);
+    let bound = |(all, free): (u64, u64)| all.max(floor.saturating_add(free)).max(pinned_top);
     // the bound's end keys go in `occupied`, unused until a strategy runs
     let (load_all, load_free) = max_load(&mut graph, infos, scratch, bytemuck::cast_slice_mut(occupied))?;
     let mut metrics = Metrics {
