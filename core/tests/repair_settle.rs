@@ -167,8 +167,9 @@ fn settle_leaves_a_pinned_buffer_where_it_is() {
 /// lifetimes of every scale, a xorshift with a fixed seed), with a budget only the sweep fits
 /// in and the repair gets the rest: the peak it reaches when that work runs out pins its
 /// windows, their margins and what they cost (no clock: deterministic). The budget is one
-/// unit short of the sweep around the hot's estimate (684,368 units) and the sweep's, so that
-/// row, which would make the first plan (at the bound), is skipped.
+/// unit short of the sweep's estimate and that of the sweep around the hot with its smallest
+/// hot set (1/1024: 578,154 units; 1/8: 684,368), so that row, which would make the first
+/// plan (at the bound, `core/tests/sweep_hot_row.rs`), is skipped at every size.
 #[test]
 fn the_repair_loop_on_generated_buffers() {
     use dramalloc_core::place::exact::Budget;
@@ -179,24 +180,24 @@ fn the_repair_loop_on_generated_buffers() {
     let cfg = PlanConfig { window: u64::MAX, cc: CcSize::Mib(0), strategy: Strategy::Auto };
     let sweep = 20 * 2500 * 12; // 20 n log2(n + 1)
     let mut always = || true;
-    let hot = 684_368;
-    let mut budget = Budget::new(0, sweep + hot - 1, &mut always);
+    let (hot, smallest) = (684_368, 578_154);
+    let mut budget = Budget::new(0, sweep + smallest - 1, &mut always);
     let plan = plan_buffers_with(&bufs, 1, &cfg, &mut ws, &mut budget).unwrap();
     let runs = plan.members.runs();
     let skipped =
-        (Member::SweepHot(3), Outcome::NoRoomForTheSweep { cost: hot, sweep, left: sweep + hot - 1 });
+        (Member::SweepHot(3), Outcome::NoRoomForTheSweep { cost: hot, sweep, left: sweep + smallest - 1 });
     assert_eq!(runs[1], skipped);
     let swept = runs.iter().find(|(m, _)| *m == Member::Sweep).map(|r| r.1);
     let repaired = runs.iter().find(|(m, _)| *m == Member::Repair).map(|r| r.1);
-    // every other row is over budget; the repair spends all that is left (684,367 units):
-    // the sweep's 1.2391 x the bound comes down to 1.0054 x, as it did with 740,000 units
-    // before the sweep around the hot came first (1.0103 x, 679,680, when each window queried
-    // all its buffers' neighbours before its first order)
+    // every other row is over budget; the repair spends all that is left (578,153 units):
+    // the sweep's 1.2391 x the bound comes down to 1.0054 x, as it did with 684,367 and
+    // 740,000 units before (1.0103 x, 679,680, when each window queried all its buffers'
+    // neighbours before its first order)
     assert_eq!(
         (swept, repaired, plan.metrics.lower_bound, plan.metrics.hwm),
         (
             Some(Outcome::Ran { peak: 833_600, work: 600_000 }),
-            Some(Outcome::Ran { peak: 676_416, work: 684_367 }),
+            Some(Outcome::Ran { peak: 676_416, work: 578_153 }),
             672_768,
             676_416
         ),

@@ -73,6 +73,36 @@ fn the_row_runs_where_a_greedy_pass_does_not_fit() {
     assert_eq!((p.metrics.hwm, p.members.best), (1_043_968, Some(M::Sweep)));
 }
 
+/// Where the 1/8 hottest and the sweep's estimate are more than is left as the first plan,
+/// the row runs with the largest smaller hot set whose estimate fits beside the sweep's
+/// (estimates: 1/8 1,237,324 before its pairs are counted, 1/16 1,022,218, 1/32 914,686, 1/64
+/// 860,926, the sweep 720,000): with one unit less than the 1/8's, the 1/16 runs (charged its
+/// counted 997,098), its plan (1,045,504) is kept over the sweep's, and the repair brings it to
+/// 1,029,632, where the sweep and the repair with the budget alone reached 1,043,968 (the test
+/// above). With just the 1/64's estimate and the sweep's left, the 1/64 runs, and the repair,
+/// left 159,404 units, ends at 1,044,736: above the 1,043,968 that the repair reaches with
+/// one unit less (no hot set fits then, and it gets 860,925 units). A rung that is not always
+/// lower: it takes what the repair would have had.
+#[test]
+fn a_smaller_hot_set_makes_the_first_plan_where_the_eighth_does_not_fit() {
+    let (p, digest) = plan(1_237_324 + 720_000 - 1);
+    assert_eq!(digest, 1_535_930_217_984);
+    let runs = p.members.runs();
+    assert_eq!(runs[1], (M::SweepHot(4), O::Ran { peak: 1_045_504, work: 997_098 }));
+    assert_eq!(runs[16], (M::Repair, O::Ran { peak: 1_029_632, work: 364_785 }));
+    assert_eq!((p.metrics.hwm, p.members.best), (1_029_632, Some(M::SweepHot(4))));
+    let (p, _) = plan(860_926 + 720_000);
+    let runs = p.members.runs();
+    assert_eq!(runs[1], (M::SweepHot(6), O::Ran { peak: 1_051_392, work: 826_082 }));
+    assert_eq!(runs[16], (M::Repair, O::Ran { peak: 1_044_736, work: 159_404 }));
+    let (p, _) = plan(860_926 + 720_000 - 1);
+    let runs = p.members.runs();
+    let left = 860_926 + 719_999;
+    assert_eq!(runs[1], (M::SweepHot(3), O::NoRoomForTheSweep { cost: 1_237_324, sweep: 720_000, left }));
+    assert_eq!(runs[16], (M::Repair, O::Ran { peak: 1_043_968, work: 860_925 }));
+    assert_eq!(p.metrics.hwm, 1_043_968);
+}
+
 /// Where a greedy pass fits in what is left at its row the row is skipped there, and runs
 /// after `greedy-load` where that is then over budget: with 5,220,000 units left at its row (it
 /// comes before the sweep), the sweep takes 720,000 of them, the sweep around the 1/8

@@ -94,7 +94,7 @@ use crate::place::seed::search::Span;
 use crate::place::seed::select::Regions;
 use crate::place::single::{greedy_of, run_single, strategy_of};
 use crate::place::skyline_member::{run_skyline, skyline_applies, Finish};
-use crate::place::sweep_hot::{affords, run_sweep_hot, set_up_units};
+use crate::place::sweep_hot::{affords, run_sweep_hot, set_up_units, sized_hot_set};
 use crate::place::sweep_long::run_sweep_long;
 use crate::place::sweep_two_ended::run_two_ended;
 use crate::strategy::Strategy;
@@ -120,7 +120,10 @@ pub const AUTO_WORK_BUDGET: u64 = 700_000_000;
 /// greedy pass no longer fits in the budget left, [`Outcome::Covered`], or, in a second place
 /// right after `greedy-load`, where that is then over budget (`rows`); where it makes the
 /// first plan, only where it leaves the sweep's estimate, [`Outcome::NoRoomForTheSweep`]),
-/// then the sweep (always, when neither made a plan: the cheapest plan there is); then,
+/// then the sweep (always, when neither made a plan: the cheapest plan there is; where the
+/// 1/8 hottest would make the first plan but do not fit beside the sweep's estimate, the row
+/// runs with the largest smaller hot set that does, down to 1/64:
+/// [`crate::place::sweep_hot::MAX_HOT_SHARE`]); then,
 /// alternating, a skyline preorder, sweeps around larger long sets (1/8, 1/2: dearer, as their
 /// greedy part grows) and greedy orders, so a small budget still gets every kind; the two
 /// best-fit orders (ties by lifetime, by start) and the seed's order, as they are rarely
@@ -258,6 +261,7 @@ pub(crate) fn run_strategy(
         if again && !stand_in {
             continue;
         }
+        let (member, cost) = sized_hot_set(member, cost, best.is_none(), left, &est);
         let c = est.cost(cost);
         let mut started = None;
         // the sweep runs whatever the budget, the clock and the host's plans say when no row

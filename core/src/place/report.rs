@@ -16,7 +16,9 @@ pub enum Member {
     /// longest-lived buffers placed first by size-ordered first fit (`s` = 7, 3, 1).
     SweepLong(u8),
     /// The sweep around the hot ([`crate::place::sweep_hot`]): the `n >> s` buffers with the
-    /// largest loads over their lifetimes placed first in `greedy-load`'s order (`s` = 3).
+    /// largest loads over their lifetimes placed first in `greedy-load`'s order (`s` = 3; 4 to
+    /// [`crate::place::sweep_hot::MAX_HOT_SHARE`] where it makes the first plan and the 1/8
+    /// does not fit in the budget: `auto` sizes the hot set to it).
     SweepHot(u8),
     /// The two-ended sweep ([`crate::place::sweep_two_ended`]): each buffer at the bottom of
     /// the lowest gap or the top of the highest below the lower bound, against the longer-lived
@@ -100,7 +102,11 @@ impl Member {
             Member::SweepLong(7) => "sweep-long/128",
             Member::SweepLong(3) => "sweep-long/8",
             Member::SweepLong(_) => "sweep-long/2",
-            Member::SweepHot(_) => "sweep-hot/8",
+            Member::SweepHot(3) => "sweep-hot/8",
+            Member::SweepHot(4) => "sweep-hot/16",
+            Member::SweepHot(5) => "sweep-hot/32",
+            Member::SweepHot(6) => "sweep-hot/64",
+            Member::SweepHot(_) => "sweep-hot",
             Member::SweepTwoEnded => "sweep-two-ended",
             Member::Skyline(0) => "skyline-wat",
             Member::Skyline(1) => "skyline-taw",

@@ -1,7 +1,7 @@
 //! The sweep around the hot: the buffers live where the load is highest placed first in
 //! `greedy-load`'s order, then every other buffer by the time sweep around them.
 //! Uses: sections (through single: the loads), sweep_long (the sweep around a first set),
-//! portfolio (Storage, peak), error, liveness, workspace; used by: portfolio (its row).
+//! portfolio (Storage, peak), report (Member), error, liveness, workspace; used by: portfolio (its row, the share it runs with).
 //!
 //! `greedy-load` (first fit in order of each buffer's largest load over its lifetime, then
 //! lifetime) packs the buffers live at the max-load instant first, contiguously from the
@@ -24,6 +24,13 @@
 //! tried (1.07–1.23). The hot set is a share of the buffers, not a load threshold, so its
 //! cost is known before it runs (the portfolio's estimate).
 //!
+//! **Sized to the budget** (2026-12-07). Where the row would make `auto`'s first plan and the
+//! 1/8 hottest, with the sweep's estimate kept beside them, are over the budget left, the
+//! portfolio runs it with the largest smaller share that fits, down to 1/64
+//! ([`MAX_HOT_SHARE`], `sized_hot_set`); the report names the share
+//! (`sweep-hot/16`). At 10^6 rows planned as two time sections, each section's row then runs
+//! (1/16 to 1/64) where the 1/8 was skipped for its budget and the sweep made the plan.
+//!
 //! **The hot set's pairs are counted** before its greedy pass (O(h log h) for h hot buffers):
 //! the portfolio's estimate assumes an eighth of the interfering pairs, and a hot set that is
 //! a clique holds about all of them (a try-and-break run's cliques of n/8 to n/16 buffers took
@@ -42,6 +49,7 @@ use crate::liveness::interference::Graph;
 use crate::place::clock::Clock;
 use crate::place::cost_model::{Cost, Estimate, HOT_LOAD_UNITS};
 use crate::place::portfolio::{peak, Storage};
+use crate::place::report::Member;
 use crate::place::seed::select::Regions;
 use crate::place::single::section_loads_asking;
 use crate::place::sweep_long::{hot_key, sweep_first, First};
@@ -106,6 +114,43 @@ pub(super) fn run_sweep_hot(
 pub(super) fn affords(cost: u64, left: u64, first: bool, est: &Estimate) -> bool {
     let keep = if first { est.cost(Cost::Sweep) } else { 0 };
     cost.saturating_add(keep) <= left
+}
+
+/// The smallest hot set the sweep around the hot is sized to (`sized_hot_set`): `n >>
+/// MAX_HOT_SHARE` (1/64) of the buffers. Below it the row saves little (its estimate is mostly
+/// the sweep's and the section loads', `18 n log2 n`: on 10^6 generated `long-tail` buffers
+/// 621 million units at 1/64 against 582 at 1/256 and 1,082 at 1/8) and loses what placing the
+/// hot first gained (the same input, one thread: 1.0312 × the bound from 1/8 to 1/256,
+/// 1.0776 at 1/1024, 1.0905 at 1/8192, the sweep 1.1609).
+pub const MAX_HOT_SHARE: u8 = 6;
+
+/// The row `(member, cost)` as it runs: as it is, but for the sweep around the hot where it
+/// would make the first plan (`first`), no greedy pass fits in the budget `left` (so it is
+/// not [`crate::place::report::Outcome::Covered`]) and its share of the buffers, with the sweep's estimate after it,
+/// is more than `left`: then the largest smaller share (1/16, 1/32, 1/64: [`MAX_HOT_SHARE`])
+/// that fits with the sweep's estimate, where one does (else as it is, and skipped for its
+/// budget). A smaller hot set costs less (its greedy pass is over fewer buffers and pairs)
+/// and still places the buffers live at the highest loads first, where the sweep alone is
+/// online everywhere. Not always lower: what it spends, the repair does not get
+/// (`core/tests/sweep_hot_row.rs` has a case either way).
+pub(super) fn sized_hot_set(
+    member: Member,
+    cost: Cost,
+    first: bool,
+    left: u64,
+    est: &Estimate,
+) -> (Member, Cost) {
+    match member {
+        Member::SweepHot(share)
+            if first && est.cost(Cost::Greedy) > left && !affords(est.cost(cost), left, true, est) =>
+        {
+            match (share + 1..=MAX_HOT_SHARE).find(|&s| affords(est.sweep_hot(s as u32), left, true, est)) {
+                Some(s) => (Member::SweepHot(s), Cost::SweepHot(s)),
+                None => (member, cost),
+            }
+        }
+        _ => (member, cost),
+    }
 }
 
 /// Work units of the row's set-up (the section loads and the hot set), what it is charged
