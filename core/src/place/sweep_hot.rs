@@ -1,7 +1,8 @@
 //! The sweep around the hot: the buffers live where the load is highest placed first in
 //! `greedy-load`'s order, then every other buffer by the time sweep around them.
 //! Uses: sections (through single: the loads), sweep_long (the sweep around a first set),
-//! portfolio (Storage, peak), report (Member), error, liveness, workspace; used by: portfolio (its row, the share it runs with).
+//! portfolio (Storage, peak), report (Member), error, liveness, workspace; used by: portfolio
+//! (its row, the share it runs with).
 //!
 //! `greedy-load` (first fit in order of each buffer's largest load over its lifetime, then
 //! lifetime) packs the buffers live at the max-load instant first, contiguously from the
@@ -126,8 +127,9 @@ pub const MAX_HOT_SHARE: u8 = 6;
 
 /// The row `(member, cost)` as it runs: as it is, but for the sweep around the hot where it
 /// would make the first plan (`first`), no greedy pass fits in the budget `left` (so it is
-/// not [`crate::place::report::Outcome::Covered`]) and its share of the buffers, with the sweep's estimate after it,
-/// is more than `left`: then the largest smaller share (1/16, 1/32, 1/64: [`MAX_HOT_SHARE`])
+/// not [`crate::place::report::Outcome::Covered`]) and its share of the buffers, with the
+/// sweep's estimate after it, is more than `left`: then the largest smaller share (1/16,
+/// 1/32, 1/64: [`MAX_HOT_SHARE`])
 /// that fits with the sweep's estimate, where one does (else as it is, and skipped for its
 /// budget). A smaller hot set costs less (its greedy pass is over fewer buffers and pairs)
 /// and still places the buffers live at the highest loads first, where the sweep alone is

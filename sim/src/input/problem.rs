@@ -378,15 +378,10 @@ impl FromIterator<SolutionRow> for Problem {
 /// costs at most 4 bytes × 2^22 = 16 MiB.
 pub const DIRECT_IDS: u64 = 1 << 22;
 
-/// The number an id is, when it is a plain decimal below [`DIRECT_IDS`].
-fn direct(id: &str) -> Option<usize> {
-    direct_bytes(id.as_bytes())
-}
-
-/// [`direct`] of an id's bytes: at most 7 digits, no leading zero but in `0` itself, read in
-/// one pass.
+/// The number an id (its bytes) is, when it is a plain decimal below [`DIRECT_IDS`]: at most
+/// 7 digits, no leading zero but in `0` itself, read in one pass.
 #[inline]
-fn direct_bytes(b: &[u8]) -> Option<usize> {
+fn direct(b: &[u8]) -> Option<usize> {
     if b.is_empty() || b.len() > 7 || (b[0] == b'0' && b.len() > 1) {
         return None;
     }
@@ -431,7 +426,7 @@ impl IdIndex {
     pub fn insert(&mut self, problem: &Problem, k: usize) -> Option<usize> {
         let id = problem.id(k);
         let key = u32::try_from(k).ok().filter(|&k| k < u32::MAX).expect("fewer than 2^32 - 1 buffers");
-        if let Some(n) = direct(id) {
+        if let Some(n) = direct(id.as_bytes()) {
             if n >= self.numeric.len() {
                 self.numeric.resize((n + 1).next_power_of_two().min(DIRECT_IDS as usize), 0);
             }
@@ -460,7 +455,7 @@ impl IdIndex {
 
     /// The buffer of `problem` (the one this index was built over) whose id is `id`.
     pub fn get(&self, problem: &Problem, id: &str) -> Option<usize> {
-        if let Some(n) = direct(id) {
+        if let Some(n) = direct(id.as_bytes()) {
             return self.numeric.get(n).filter(|&&r| r > 0).map(|&r| r as usize - 1);
         }
         let hash = self.hasher.hash_one(id);
@@ -490,7 +485,7 @@ pub fn first_duplicate(problem: &Problem) -> Option<(usize, usize)> {
     for (k, &end) in problem.ends.iter().enumerate() {
         let bytes = &text[start..end];
         start = end;
-        match direct_bytes(bytes) {
+        match direct(bytes) {
             Some(n) => {
                 if n >= numeric.len() {
                     numeric.resize((n + 1).next_power_of_two().min(DIRECT_IDS as usize), 0);
@@ -500,7 +495,7 @@ pub fn first_duplicate(problem: &Problem) -> Option<(usize, usize)> {
                     first => better(first as usize - 1, k),
                 }
             }
-            None => hashed.push((hasher.hash_one(problem.id(k)), k as u32)),
+            None => hashed.push((hasher.hash_one(bytes), k as u32)),
         }
     }
     hashed.sort_unstable();
@@ -603,7 +598,7 @@ mod tests {
             (" 1", None),
         ];
         for (id, want) in cases {
-            assert_eq!(direct(id), want, "{id:?}");
+            assert_eq!(direct(id.as_bytes()), want, "{id:?}");
         }
         // the batch check reads them the same way: "0" and "00" differ, "4194304" is hashed
         let p = of_ids(&["0", "00", "4194304", "1:", "0"]);
