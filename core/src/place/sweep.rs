@@ -70,6 +70,29 @@ pub fn sweep(
     fit: Fit,
     clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
+    let lent = (pinned, lookahead);
+    sweep_ahead_of(graph, infos, order, heap, placed, occupied, sections, lent, regions, fit, false, clock)
+}
+
+/// [`sweep`], and with `exact_ahead` every free buffer avoids every pinned one defined during
+/// its lifetime, found by the index or by sorting them, however many there are (never placed
+/// above every pinned one instead): the sweep around a first set
+/// ([`crate::place::sweep_long::sweep_first`]), whose look-ahead is exact on its list path.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sweep_ahead_of(
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    order: &mut [u32],
+    heap: &mut [u32],
+    placed: &mut [Placed],
+    occupied: &mut [Span],
+    sections: &mut [Section],
+    (pinned, lookahead): (&mut [u32], &mut [u64]),
+    regions: Regions,
+    fit: Fit,
+    exact_ahead: bool,
+    clock: &mut Clock<'_>,
+) -> Result<bool, PlanError> {
     let n = infos.len();
     if infos.iter().any(|i| i.interval_count != 1)
         || placed.len() < n
@@ -85,10 +108,10 @@ pub fn sweep(
     let p = pinned_in_def_order(nodes, infos, &order[..n], pinned);
     let pinned = &pinned[..p];
     // a free buffer with too many pinned ones to look ahead of goes above every pinned one
-    // (nothing pinned is up there), where it fits
+    // (nothing pinned is up there), where it fits; not where every look-ahead is exact
     let top = infos.iter().filter(|i| i.is_pinned()).map(Info::end).max().unwrap_or(0);
-    let above =
-        (top <= regions.general_ceiling).then_some(Regions { start: regions.start.max(top), ..regions });
+    let above = (top <= regions.general_ceiling && !exact_ahead)
+        .then_some(Regions { start: regions.start.max(top), ..regions });
     sweep_in(
         nodes,
         infos,
@@ -131,10 +154,13 @@ fn sweep_in(
     if fit == Fit::First && max_live(nodes, order, keys, LIST_MAX_LIVE) > LIST_MAX_LIVE {
         let words: &mut [u64] = bytemuck::cast_slice_mut(sections);
         if let Some(mut live) = LiveSet::new(words, heap, n) {
-            // room to sort a buffer's pinned obstacles, and the index of them past it
+            // room to sort a buffer's pinned obstacles (as byte ranges, 16 bytes to an entry's
+            // 24: at least one each), and the index of them past it
             let (scratch, rest) = placed.split_at_mut(pinned.len().min(placed.len()));
             let index = index_pinned(longer(bytemuck::cast_slice_mut(rest), lookahead), nodes, infos, pinned);
-            let ahead = Ahead { pinned, placed: scratch, index, above };
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(scratch);
+            let whole = bytes.len() / size_of::<Span>() * size_of::<Span>();
+            let ahead = Ahead { pinned, spans: bytemuck::cast_slice_mut(&mut bytes[..whole]), index, above };
             if let Some(done) = sweep_tree(nodes, infos, order, keys, &mut live, ahead, regions, clock)? {
                 return Ok(done);
             }
@@ -320,7 +346,7 @@ pub const LIST_MAX_LIVE: usize = 256;
 /// as soon as more than `cap` are live (the sweep only asks whether the list would hold more
 /// than [`LIST_MAX_LIVE`]: where many are live that is known early, and the heap never grows
 /// past `cap + 1`). O(n log min(d, cap)).
-fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64], cap: usize) -> usize {
+pub(crate) fn max_live(nodes: &[Node], order: &[u32], heap: &mut [u64], cap: usize) -> usize {
     let by_key = |a: u64, b: u64| a < b;
     let (mut hlen, mut most) = (0usize, 0usize);
     for &ni in order {
@@ -432,12 +458,13 @@ fn sweep_tree(
             let address = match found.or(high) {
                 Some(a) => a,
                 None => {
-                    let obstacles = &mut ahead.placed[..k];
+                    let obstacles = &mut ahead.spans[..k];
                     for (o, &q) in obstacles.iter_mut().zip(later) {
                         let q = &infos[nodes[q as usize].payload as usize];
-                        *o = Placed { lo: 0, hi: 0, addr: q.address, end: q.end() };
+                        *o = Span { lo: q.address, hi: q.end() };
                     }
-                    obstacles.sort_unstable_by_key(|o| (o.addr, o.end));
+                    // (by first byte alone: equal ones cut the same gaps in either order)
+                    obstacles.sort_unstable_by_key(|o| o.lo);
                     match tree_fit(live, obstacles, (size, location), regions) {
                         Err(()) => return Ok(None),
                         Ok(found) => found?,

@@ -162,7 +162,8 @@ pub(crate) fn ask_index<'i, 'w>(
 /// obstacles among them by address, and their index where it had room.
 pub(crate) struct Ahead<'p> {
     pub(crate) pinned: &'p [u32],
-    pub(crate) placed: &'p mut [Placed],
+    /// Room for the byte ranges of a buffer's pinned obstacles, one per pinned buffer.
+    pub(crate) spans: &'p mut [Span],
     pub(crate) index: Option<PinnedIndex<'p>>,
     /// The regions above every pinned buffer, if they exist.
     pub(crate) above: Option<Regions>,
@@ -173,7 +174,7 @@ pub(crate) struct Ahead<'p> {
 /// first fit among the live buffers and the obstacles together. Also the largest gap seen
 /// where `fit` reports one. `Err(())` from `fit`.
 pub(crate) fn fit_around(
-    obstacles: &[Placed],
+    obstacles: &[Span],
     start: u64,
     ceiling: u64,
     mut fit: impl FnMut(u64, u64) -> Result<(Option<u64>, u64), ()>,
@@ -183,14 +184,14 @@ pub(crate) fn fit_around(
         if from >= ceiling {
             return Ok((None, largest));
         }
-        if o.addr > from {
-            let (a, gap) = fit(from, o.addr.min(ceiling))?;
+        if o.lo > from {
+            let (a, gap) = fit(from, o.lo.min(ceiling))?;
             if a.is_some() {
                 return Ok((a, 0));
             }
             largest = largest.max(gap);
         }
-        from = from.max(o.end);
+        from = from.max(o.hi);
     }
     if from >= ceiling {
         return Ok((None, largest));
@@ -225,7 +226,7 @@ pub(crate) fn indexed_tree_fit(
 /// stack.
 pub(crate) fn tree_fit(
     live: &LiveSet<'_>,
-    obstacles: &[Placed],
+    obstacles: &[Span],
     (size, location): (u64, u32),
     regions: Regions,
 ) -> Result<Result<u64, PlanError>, ()> {

@@ -53,7 +53,7 @@ use crate::place::portfolio::{peak, Storage};
 use crate::place::report::Member;
 use crate::place::seed::select::Regions;
 use crate::place::single::section_loads_asking;
-use crate::place::sweep_long::{hot_key, sweep_first, First};
+use crate::place::sweep_long::{hot_key, sweep_first, First, Lent};
 use crate::workspace::Slot;
 use core::cmp::Reverse;
 
@@ -104,8 +104,21 @@ pub(super) fn run_sweep_hot(
         return Ok(None);
     }
     let first = First::Hot { loads, at_least };
-    Ok(sweep_first(graph, infos, first, order, st.heap, st.placed, st.occupied, st.sections, regions, clock)?
-        .then(|| peak(infos)))
+    let lent = Lent { pinned: st.neighbours, lookahead: st.lookahead };
+    Ok(sweep_first(
+        graph,
+        infos,
+        first,
+        order,
+        st.heap,
+        st.placed,
+        st.occupied,
+        st.sections,
+        Some(lent),
+        regions,
+        clock,
+    )?
+    .then(|| peak(infos)))
 }
 
 /// Whether the row may spend `cost` of the `left` units: as the first plan (`first`), which
@@ -255,6 +268,7 @@ mod tests {
             &mut placed[..n],
             &mut occ[..n],
             &mut sections,
+            None,
             WIDE,
             &mut Clock::none(),
         )?;
