@@ -15,28 +15,21 @@ use dramalloc_core::place::sweep::LIST_MAX_LIVE;
 use dramalloc_core::place::sweep_long::{sweep_first, First, Lent};
 use dramalloc_core::workspace::{Placed, Section};
 
-/// xorshift64 from `seed`: a value below `m`.
-struct Rng(u64);
-impl Rng {
-    fn below(&mut self, m: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % m
-    }
-}
+#[path = "support/xorshift.rs"]
+mod rng;
+use rng::xorshift;
 
 /// `n` buffers defined over instructions 0–299: one in four long-lived (100–1,099
 /// instructions), the rest 1–40; sizes 1–4,096 bytes; one in `pinned_every` fixed at an address
 /// of its own above 2^30 (none for 0). Returns `(lo, hi, size, fixed address)`.
 fn buffers(seed: u64, n: usize, pinned_every: u64) -> Vec<(u32, u32, u64, Option<u64>)> {
-    let mut r = Rng(seed);
+    let mut below = xorshift(seed);
     (0..n)
         .map(|k| {
-            let lo = r.below(300) as u32;
-            let life = if r.below(4) == 0 { 100 + r.below(1000) } else { 1 + r.below(40) };
-            let size = 1 + r.below(4096);
-            let fixed = (pinned_every > 0 && r.below(pinned_every) == 0).then(|| (1 << 30) + k as u64 * 4096);
+            let lo = below(300) as u32;
+            let life = if below(4) == 0 { 100 + below(1000) } else { 1 + below(40) };
+            let size = 1 + below(4096);
+            let fixed = (pinned_every > 0 && below(pinned_every) == 0).then(|| (1 << 30) + k as u64 * 4096);
             (lo, lo + life as u32, size, fixed)
         })
         .collect()
