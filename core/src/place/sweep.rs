@@ -70,19 +70,32 @@ pub fn sweep(
     fit: Fit,
     clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
+    let n = infos.len();
+    if infos.iter().any(|i| i.interval_count != 1)
+        || placed.len() < n
+        || occupied.len() < n
+        || heap.len() < n
+        || order.len() < n
+        || pinned.len() < infos.iter().filter(|i| i.is_pinned()).count()
+    {
+        return Ok(false);
+    }
+    def_order(graph.tree().nodes(), infos, &mut order[..n]);
     let lent = (pinned, lookahead);
     sweep_ahead_of(graph, infos, order, heap, placed, occupied, sections, lent, regions, fit, false, clock)
 }
 
-/// [`sweep`], and with `exact_ahead` every free buffer avoids every pinned one defined during
-/// its lifetime, found by the index or by sorting them, however many there are (never placed
-/// above every pinned one instead): the sweep around a first set
-/// ([`crate::place::sweep_long::sweep_first`]), whose look-ahead is exact on its list path.
+/// [`sweep`] over `order` already in def order ([`def_order`]), its slices as long as
+/// [`sweep`] asks (the caller checked them); with `exact_ahead` every free buffer avoids every
+/// pinned one defined during its lifetime, found by the index or by sorting them, however
+/// many there are (never placed above every pinned one instead): the sweep around a first
+/// set ([`crate::place::sweep_long::sweep_first`]), whose look-ahead is exact on its list
+/// path and whose order is sorted already.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sweep_ahead_of(
     graph: &Graph<'_>,
     infos: &mut [Info],
-    order: &mut [u32],
+    order: &[u32],
     heap: &mut [u32],
     placed: &mut [Placed],
     occupied: &mut [Span],
@@ -94,17 +107,7 @@ pub(crate) fn sweep_ahead_of(
     clock: &mut Clock<'_>,
 ) -> Result<bool, PlanError> {
     let n = infos.len();
-    if infos.iter().any(|i| i.interval_count != 1)
-        || placed.len() < n
-        || occupied.len() < n
-        || heap.len() < n
-        || order.len() < n
-        || pinned.len() < infos.iter().filter(|i| i.is_pinned()).count()
-    {
-        return Ok(false);
-    }
     let nodes = graph.tree().nodes();
-    def_order(nodes, infos, &mut order[..n]);
     let p = pinned_in_def_order(nodes, infos, &order[..n], pinned);
     let pinned = &pinned[..p];
     // a free buffer with too many pinned ones to look ahead of goes above every pinned one

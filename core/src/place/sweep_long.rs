@@ -368,14 +368,14 @@ const FIRST_SET: u8 = 2;
 /// step 1) standing as pinned candidates: the same first fit over the same live buffers and
 /// the same look-ahead (the first-set buffers defined within a buffer's lifetime), on the
 /// sweep's treap where more than [`LIST_MAX_LIVE`] buffers are live at once (O(n log d)
-/// instead of the list's O(n · d)). Where the sweep declines (a slice too short for its
-/// pinned list), `Ok(false)`, nothing placed.
+/// instead of the list's O(n · d)). `order` is in def order already, and the slices are as
+/// long as the sweep asks (step 1 and the caller's test of `lent` checked them).
 #[allow(clippy::too_many_arguments)]
 fn sweep_around(
     graph: &Graph<'_>,
     infos: &mut [Info],
     first: First<'_>,
-    order: &mut [u32],
+    order: &[u32],
     heap: &mut [u32],
     placed: &mut [Placed],
     occupied: &mut [Span],
@@ -393,6 +393,7 @@ fn sweep_around(
     }
     let Lent { pinned, lookahead } = lent;
     let lent = (pinned, lookahead);
+    // (`order` is in def order: sorted by the caller)
     let done = sweep_ahead_of(
         graph,
         infos,
