@@ -16,6 +16,7 @@ pub mod member_lines;
 pub mod problem;
 pub mod program_problem;
 pub mod scale;
+pub mod section_rows;
 pub mod settle;
 pub mod solve_error;
 pub mod solved;

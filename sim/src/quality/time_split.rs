@@ -46,6 +46,7 @@ use crate::input::Problem;
 use crate::quality::limits::nanos_until;
 use crate::quality::live_pairs::{overlapping_pairs, overlapping_pairs_of};
 use crate::quality::problem::{solve_limited, Limits, Solved};
+use crate::quality::section_rows::SectionRows;
 use crate::quality::storage::{front_end_storage, holds_adjacency};
 
 /// At most one buffer in this many may cross a cut: past it the split is refused. A design
@@ -122,7 +123,7 @@ fn cuts_and_bytes(problem: &Problem, sections: usize) -> Vec<(u64, u64)> {
     // instants relative to the first start: `x - t0`
     let t0 = rows.iter().map(|r| r.lower).min().unwrap_or(0);
     let span = rows.iter().map(|r| r.upper - t0).max().unwrap_or(0);
-    if sections < 2 || n < 2 || span < 2 {
+    if sections < 2 || n < 2 || span < 2 || n > u32::MAX as usize {
         return Vec::new();
     }
     // candidate cuts at `t0 + b w`, at most about 4n of them
@@ -144,28 +145,30 @@ fn cuts_and_bytes(problem: &Problem, sections: usize) -> Vec<(u64, u64)> {
         // `lower < b w` from cut b = lower / w + 1 on
         starts[first] += 1;
     }
-    let mut load = 0u64;
-    let mut started = 0u64;
-    // (crossing bytes, buffers started before it) at each cut
-    let at: Vec<(u64, u64)> = (0..=slots)
-        .map(|b| {
-            load = load.wrapping_add(cross[b]);
-            started += u64::from(starts[b]);
-            (load, started)
-        })
-        .collect();
+    // prefix sums in place: at cut `b` the crossing bytes and the buffers started before it
+    // (both non-decreasing in `b` for the starts; n fits `u32`, checked above)
+    let (mut load, mut started) = (0u64, 0u32);
+    for (c, s) in cross.iter_mut().zip(starts.iter_mut()) {
+        load = load.wrapping_add(*c);
+        *c = load;
+        started += *s;
+        *s = started;
+    }
     let (n64, k64) = (n as u64, sections as u64);
     let slack = n64 / (BALANCE_SLACK as u64 * k64);
     let mut cuts = Vec::with_capacity(sections - 1);
     for k in 1..k64 {
         let ideal = n64 * k / k64;
         let (lo, hi) = (ideal.saturating_sub(slack).max(1), (ideal + slack).min(n64 - 1));
-        let best = (1..=slots)
-            .filter(|&b| (lo..=hi).contains(&at[b].1) && (b as u64) * w < span)
+        // the cuts whose started count is in `[lo, hi]`: one run of them, found by bisection
+        let first = starts.partition_point(|&s| u64::from(s) < lo).max(1);
+        let end = starts.partition_point(|&s| u64::from(s) <= hi).min(slots + 1);
+        let best = (first..end)
+            .filter(|&b| (b as u64) * w < span)
             .filter(|&b| cuts.last().is_none_or(|&(c, _)| t0 + (b as u64) * w > c))
-            .min_by_key(|&b| (at[b].0, at[b].1.abs_diff(ideal)));
+            .min_by_key(|&b| (cross[b], u64::from(starts[b]).abs_diff(ideal)));
         if let Some(b) = best {
-            cuts.push((t0 + b as u64 * w, at[b].0));
+            cuts.push((t0 + b as u64 * w, cross[b]));
         }
     }
     cuts
@@ -267,20 +270,16 @@ pub fn solve_split(
     let cuts: Vec<u64> = cuts.into_iter().map(|(cut, _)| cut).collect();
     let first_start = problem.rows().iter().map(|r| r.lower).min().unwrap_or(0);
     let k = cuts.len() + 1;
-    // each buffer's section: the number of cuts at or before its start; it crosses a cut
-    // where the first cut after its start is before its end
-    let section_of = |lower: u64| cuts.partition_point(|&c| c <= lower);
-    let crosses = |i: usize| {
-        let r = problem.row(i);
-        cuts.get(section_of(r.lower)).is_some_and(|&c| c < r.upper)
-    };
-    let crossing: Vec<u32> = (0..n).filter(|&i| crosses(i)).map(|i| i as u32).collect();
+    // each section's rows, listed once: its own (starting in it and ending before the next
+    // cut) and the crossing ones live in it
+    let rows = SectionRows::new(problem, &cuts);
+    let crossing = rows.crossing();
     if crossing.len().saturating_mul(MAX_PINNED_SHARE) > n {
         return Err(NotSplit::Crossing { buffers: crossing.len(), of: n });
     }
     // the crossing buffers first, alone, on their share of the work
     let mut first = Problem::with_capacity(crossing.len(), 0);
-    for &i in &crossing {
+    for &i in crossing {
         copy_row(problem, i as usize, &mut first);
     }
     let share = Limits {
@@ -297,26 +296,11 @@ pub fn solve_split(
     };
     let crossing_hwm = crate::quality::settle::peak_of(&first, &pinned, align);
     drop(first);
-    let bounds: Vec<(u64, u64)> = (0..k)
-        .map(|s| (if s == 0 { first_start } else { cuts[s - 1] }, cuts.get(s).copied().unwrap_or(u64::MAX)))
-        .collect();
-    // section `s`: its own buffers and the crossing ones it reaches, in problem order, each
-    // with the offset it is pinned at (for a crossing one); not copied, read where it lies
-    let (section_of, crossing_ref, pinned_ref) = (&section_of, &crossing, &pinned);
-    let rows_of = |s: usize| {
-        let (from, to) = bounds[s];
-        let (crossing, pinned) = (crossing_ref, pinned_ref);
-        let mut next = 0; // the next crossing buffer
-        (0..n).filter_map(move |i| {
-            let row = problem.row(i);
-            if crossing.get(next).is_some_and(|&c| c as usize == i) {
-                next += 1;
-                (row.lower < to && row.upper > from).then_some((i, Some(pinned[next - 1])))
-            } else {
-                (section_of(row.lower) == s).then_some((i, None))
-            }
-        })
-    };
+    let bounds: Vec<u64> = (0..k).map(|s| if s == 0 { first_start } else { cuts[s - 1] }).collect();
+    // section `s`: its rows in problem order, each crossing one with the offset it is pinned
+    // at; not copied, read where they lie
+    let (rows_ref, pinned_ref) = (&rows, &pinned);
+    let rows_of = |s: usize| rows_ref.rows(s).map(move |(i, at)| (i, at.map(|a| pinned_ref[a])));
     // the sections hold the interference graph only where the whole problem would: together
     // they would hold as much, each on a budget of the whole's (a try-and-break run: 300,000
     // rows 265 MB resident split, 73 MB whole)
@@ -337,7 +321,7 @@ pub fn solve_split(
     let mut offsets = vec![0u64; n];
     let mut sections = Vec::with_capacity(k);
     let mut top: Option<Metrics> = None;
-    for (s, (part, &(from, _))) in solved.into_iter().zip(&bounds).enumerate() {
+    for (s, (part, &from)) in solved.into_iter().zip(&bounds).enumerate() {
         let sol = part.ok_or(NotSplit::Failed)?;
         for ((i, _), &at) in rows_of(s).zip(&sol.offsets) {
             offsets[i] = at;
@@ -357,7 +341,7 @@ pub fn solve_split(
     }
     let top = top.ok_or(NotSplit::Failed)?;
     let metrics = Metrics { lower_bound, candidates: n as u64, intervals: n as u64, pinned: 0, ..top };
-    let split = Split { cuts, crossing: crossing.len(), crossing_hwm, sections };
+    let split = Split { cuts, crossing: rows.crossing().len(), crossing_hwm, sections };
     Ok(Solved {
         offsets,
         metrics,
