@@ -120,12 +120,23 @@ pub const CLASS_UNITS_PER_PAIR: u64 = 21;
 /// chunk-table read and the first records of the stretch).
 pub const CLASS_UNITS_PER_CLASS: u64 = 8;
 
+/// Work units per entry of the address-ordered scan's bound (`n_first · (pinned + n_first /
+/// 2)` entries walked) when it places a sweep's first set (`place/first_set.rs`), in the
+/// units of the class index's estimate (`class_pass`, as in [`Estimate::greedy`]). Measured
+/// 2026-12-07 with each placer forced on the first sets of 14 inputs (`dramalloc generate` `mixed`, `short`, `long-tail`, `layered` at 2 · 10^4, 10^5
+/// and 3 · 10^5 rows, seed 7 and `long-tail` seed 3; `iopddl` `Y_1`; `somas` `pangu_2.6B`;
+/// 29 sets of 108 to 44,929 buffers): the scan took 1.2–4.5 ns per entry of its bound (most
+/// 1.6–3.4; it walks dead entries too), the class index 0.6–1.4 ns per unit of its estimate
+/// (up to 3.6 on sets of a few hundred buffers, where building the index over all n
+/// candidates dominates).
+pub const FIRST_SCAN_UNITS_PER_ENTRY: u64 = 3;
+
 /// Work units of a class-index greedy pass over `n` buffers in `classes` non-empty lifetime
 /// classes with `pairs` interfering pairs: `(`[`CLASS_UNITS_PER_PAIR`] `· 2 pairs +`
 /// [`CLASS_UNITS_PER_CLASS`] `· n · classes) · (1 + n / 2^20)`, the last factor for the
 /// cache misses of the index and the buffers' records at scale (measured: 47 ns a pair at
 /// 10^5 buffers, 84 at 10^6).
-fn class_pass(pairs: u64, n: u64, classes: u64) -> u64 {
+pub(crate) fn class_pass(pairs: u64, n: u64, classes: u64) -> u64 {
     pairs
         .saturating_mul(2 * CLASS_UNITS_PER_PAIR)
         .saturating_add(n.saturating_mul(classes).saturating_mul(CLASS_UNITS_PER_CLASS))

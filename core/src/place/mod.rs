@@ -11,6 +11,7 @@ pub mod clock;
 pub mod cost_model;
 pub mod exact;
 mod exact_member;
+mod first_set;
 mod gather;
 pub mod greedy;
 #[cfg(test)]

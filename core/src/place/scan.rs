@@ -123,16 +123,48 @@ pub fn scan(
             info.allocated = 0;
         }
     }
+    if !place_scanned(&mut list, graph, infos, order, occupied, regions, fit, clock)? {
+        return Ok(());
+    }
+    if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
+        return Err(PlanError::Unallocated { location: i.location });
+    }
+    Ok(())
+}
+
+/// Places the candidates of `order` (first element first) among the entries of `list` and
+/// each other, as [`scan`] does once its list holds the pinned candidates: for each, first
+/// fit (or `fit`) among the entries live with it, then its entry inserted. `occupied` holds
+/// at least as many entries as `list` will. Returns `Ok(false)` where `clock` said stop (or
+/// a buffer ended at or above its ceiling) before the order's end, the rest left as they
+/// were. The entries each first-fit walk reads are charged to `clock`.
+///
+/// # Errors
+/// [`PlanError::DoesNotFit`] from [`place_one`].
+///
+/// # Panics
+/// When `list` fills up (its slice shorter than its entries and the order).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn place_scanned(
+    list: &mut PlacedList<'_>,
+    graph: &Graph<'_>,
+    infos: &mut [Info],
+    order: &[u32],
+    occupied: &mut [Span],
+    regions: Regions,
+    fit: Fit,
+    clock: &mut Clock<'_>,
+) -> Result<bool, PlanError> {
     for &v in order {
         if !clock.tick() {
-            return Ok(());
+            return Ok(false);
         }
         let (lo, hi) = interval_of(graph, &infos[v as usize]);
         let live = || list.iter().filter(|p| live_in(p, lo, hi));
         // first fit stops at the first gap; the full list only for best fit, the CC retry
         // and the error
         let (fast, walked) = match fit {
-            Fit::First => first_fit(&list, lo, hi, infos[v as usize].aligned, regions),
+            Fit::First => first_fit(list, lo, hi, infos[v as usize].aligned, regions),
             Fit::Best => (None, 0),
         };
         // the work is the entries walked: the first-fit walk, or the whole list
@@ -154,10 +186,7 @@ pub fn scan(
         list.insert(Placed { lo, hi, addr: address, end: info.end() });
         clock.placed(info.end());
     }
-    if let Some(i) = infos.iter().find(|i| !i.is_allocated()) {
-        return Err(PlanError::Unallocated { location: i.location });
-    }
-    Ok(())
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -12,8 +12,9 @@
 //! peak is decided by the buffers that live where the load is high: a buffer that lives
 //! only at instants of low load can go almost anywhere without raising it. So this member
 //! places the `n >> s` buffers first in that order (the *hot* set: the largest loads over
-//! their lifetimes), among themselves only, by first fit through a lifetime-class index
-//! holding only them, and sweeps the rest (*cold*) around them in def order
+//! their lifetimes), among themselves only, by first fit (through a lifetime-class index
+//! holding only them, or the address-ordered scan where the hot set is dense:
+//! `place/first_set.rs`), and sweeps the rest (*cold*) around them in def order
 //! ([`crate::place::sweep_long::sweep_first`] with [`First::Hot`]: the same machinery as the
 //! sweep around the long-lived, another first set and order).
 //!
@@ -40,7 +41,7 @@
 //! the row may spend, the row stops there, charged its set-up, and the portfolio goes on.
 //!
 //! Complexity: the section loads O(n log n), the selection of the hot set O(n), their greedy
-//! pass as a class-index pass over them, the sweep O(n log n + n · d); no heap allocation.
+//! pass as the cheaper of a class-index pass and a scan over them, the sweep O(n log n + n · d); no heap allocation.
 //! Storage: the sweep around the long-lived's, and the search slots (one per candidate) for
 //! the loads.
 

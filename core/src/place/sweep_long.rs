@@ -1,6 +1,6 @@
 //! The sweep around the long-lived: the longest-lived buffers placed first by size-ordered
 //! first fit, then every other buffer by the time sweep around them.
-//! Uses: class_index, cost_model (Estimate), error, gather, liveness, min_heap, portfolio (peak,
+//! Uses: class_index, cost_model (Estimate), error, first_set, gather, liveness, min_heap, portfolio (peak,
 //! Storage), scan, seed, sweep, workspace; used by: portfolio (its row, `run_sweep_long`).
 //!
 //! The time sweep ([`crate::place::sweep`]) is the one placer cheap enough for millions of
@@ -13,7 +13,8 @@
 //! 1. the candidates of lifetime class at least `k` (lifetime `hi - lo` of bit length ≥ `k`,
 //!    [`crate::place::class_index::class_of`]; the *long* set, chosen by [`long_class`]) are
 //!    placed first, among themselves only, in size order (then lifetime, then index) by
-//!    first fit through a [`ClassIndex`] holding only them;
+//!    first fit (`place/first_set.rs`: through the lifetime-class index holding only
+//!    them, or the address-ordered scan where the set's counted pairs make that cheaper);
 //! 2. then all candidates are swept in def order (size descending at one instruction): a
 //!    long one enters the sorted live list at its def with its address; a short one goes by
 //!    first fit among the live list *and the long ones defined during its lifetime* (found
@@ -47,9 +48,10 @@
 use crate::error::PlanError;
 use crate::liveness::info::Info;
 use crate::liveness::interference::Graph;
-use crate::place::class_index::{class_of, place_listed, ClassIndex, CLASSES};
+use crate::place::class_index::{class_of, CLASSES};
 use crate::place::clock::Clock;
 use crate::place::cost_model::Estimate;
+use crate::place::first_set::place_first_set;
 use crate::place::gather::{gather, GATHER};
 use crate::place::min_heap;
 use crate::place::portfolio::{peak, Storage};
@@ -252,16 +254,11 @@ pub fn sweep_first(
     for info in infos.iter_mut().filter(|i| !i.is_pinned()) {
         info.allocated = 0;
     }
+    // (the first set among itself and the pinned ones: `place/first_set.rs`)
+    let of_first = |lo: u32, hi: u32, v: u32| first.holds(v, lo, hi);
+    if !place_first_set(graph, infos, &of_first, &order[..nl], placed, occupied, words, heap, regions, clock)?
     {
-        let kept = |lo: u32, hi: u32, v: u32| first.before(infos, v, lo, hi);
-        let Some(mut index) = ClassIndex::holding(graph, infos, kept, placed, words, heap) else {
-            return Ok(false);
-        };
-        // the pinned ones are obstacles to the long ones
-        for (v, info) in infos.iter().enumerate().filter(|(_, i)| i.is_pinned()) {
-            index.place(v, info.address, info.end());
-        }
-        place_listed(&mut index, graph, infos, &order[..nl], occupied, regions, Fit::First, clock)?;
+        return Ok(false);
     }
     if clock.halted() {
         return Ok(true);
