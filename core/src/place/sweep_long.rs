@@ -1,7 +1,8 @@
 //! The sweep around the long-lived: the longest-lived buffers placed first by size-ordered
 //! first fit, then every other buffer by the time sweep around them.
-//! Uses: class_index, cost_model (Estimate), error, first_set, gather, liveness, min_heap, portfolio (peak,
-//! Storage), scan, seed, sweep, workspace; used by: portfolio (its row, `run_sweep_long`).
+//! Uses: class_index, cost_model (Estimate), error, first_set, gather, liveness, min_heap,
+//! portfolio (peak, Storage), scan, seed, sweep, workspace; used by: portfolio (its row,
+//! `run_sweep_long`).
 //!
 //! The time sweep ([`crate::place::sweep`]) is the one placer cheap enough for millions of
 //! buffers, but it is online: a buffer that will live for thousands of instructions goes
