@@ -123,12 +123,8 @@ pub fn place_first_set(
 ) -> Result<bool, PlanError> {
     let n = infos.len();
     let nodes = graph.tree().nodes();
-    if placed.len() < n
-        || occupied.len() < n
-        || at.len() < n
-        || nodes.len() != n
-        || infos.iter().any(|i| i.interval_count != 1)
-    {
+    // (one interval each: then the nodes are the candidates, one each)
+    if placed.len() < n || occupied.len() < n || at.len() < n || infos.iter().any(|i| i.interval_count != 1) {
         return Ok(false);
     }
     let choice = choose(nodes, infos, first, occupied);
@@ -183,6 +179,8 @@ mod tests {
     use crate::test_rng::XorShift;
 
     const N: usize = 64;
+
+    const WIDE: Regions = Regions { start: 0, general_ceiling: 1 << 40, window: 1 << 40, align: 1 };
 
     /// Builds the problem `iv` (`(lo, hi, size)`, closed intervals; `pinned` at the given
     /// addresses), then runs `f` on its graph and candidate records.
@@ -291,6 +289,43 @@ mod tests {
         }
         // both outcomes were seen: plans, and sets that fit in no gap of the window
         assert_eq!(scanned_somewhere, [true, true]);
+    }
+
+    /// The storage asked of the caller is the class index's whichever placer runs, to the
+    /// entry: a table of one entry per candidate and one per lifetime class held (the set's
+    /// and the pinned ones') places the set; one entry less declines, nothing placed.
+    #[test]
+    fn the_table_is_asked_for_to_the_entry() {
+        // a clique of 6 (the scan runs) beside a pinned buffer of another lifetime class
+        let iv = [(0, 3, 64), (0, 3, 64), (1, 3, 32), (1, 2, 32), (0, 2, 16), (2, 3, 16), (0, 40, 8)];
+        for scan in [true, false] {
+            for cut in [0, 1] {
+                let (r, placed) = with_problem(&iv, &[(6, 1 << 20)], |graph, infos| {
+                    let first = |_: u32, _: u32, _: u32| scan;
+                    let c = choose(graph.tree().nodes(), infos, &first, &mut [Span::default(); N]);
+                    assert_eq!((c.scans(), c.held_classes), (scan, if scan { 3 } else { 1 }));
+                    let order = [0u32, 1, 2, 3, 4, 5];
+                    let k = if scan { 6 } else { 0 };
+                    let (mut placed, mut occupied) = ([Placed::default(); 7], [Span::default(); 7]);
+                    let (mut table, mut at) = ([0u32; 7 + CLASSES], [0u32; 7]);
+                    let r = place_first_set(
+                        graph,
+                        infos,
+                        &first,
+                        &order[..k],
+                        &mut placed,
+                        &mut occupied,
+                        &mut table[..7 + c.held_classes - cut],
+                        &mut at,
+                        WIDE,
+                        &mut Clock::none(),
+                    );
+                    (r, infos.iter().filter(|i| i.is_allocated() && !i.is_pinned()).count())
+                });
+                let want = if cut == 0 { (Ok(true), if scan { 6 } else { 0 }) } else { (Ok(false), 0) };
+                assert_eq!((r, placed), want, "scan {scan} cut {cut}");
+            }
+        }
     }
 
     /// The choice prices a clique for the scan and spread buffers for the class index, with
