@@ -60,6 +60,8 @@ pub mod strategy;
 pub mod workspace;
 
 #[cfg(test)]
+mod test_problem;
+#[cfg(test)]
 mod test_rng;
 
 pub use cc_region::CcSize;

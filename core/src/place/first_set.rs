@@ -175,7 +175,8 @@ fn place_with(
 mod tests {
     use super::*;
     use crate::liveness::interference::build_csr;
-    use crate::liveness::interval_tree::{IntervalTree, Node};
+    use crate::liveness::interval_tree::IntervalTree;
+    use crate::test_problem::one_interval;
     use crate::test_rng::XorShift;
 
     const N: usize = 64;
@@ -190,17 +191,7 @@ mod tests {
         f: impl FnOnce(&Graph<'_>, &mut [Info]) -> R,
     ) -> R {
         let n = iv.len();
-        let mut nodes = [Node::default(); N];
-        let mut infos = [Info::default(); N];
-        for (v, &(lo, hi, size)) in iv.iter().enumerate() {
-            nodes[v] = Node { lo, hi, payload: v as u32, ..Node::default() };
-            infos[v] = Info { aligned: size, location: v as u32, interval_count: 1, ..Info::default() };
-        }
-        for &(v, at) in pinned {
-            infos[v].pinned = 1;
-            infos[v].address = at;
-            infos[v].allocated = 1;
-        }
+        let (mut nodes, mut infos) = one_interval::<N>(iv, pinned);
         let tree = IntervalTree::build(&mut nodes[..n]);
         let mut ids = [0u32; N];
         build_csr(tree.nodes(), &mut ids[..n], &mut infos[..n]);

@@ -199,14 +199,14 @@ fn hot_last(order: &mut [u32], loads: &[Slot], hot: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use crate::error::PlanError;
-    use crate::liveness::info::Info;
     use crate::liveness::interference::{build_csr, Graph};
-    use crate::liveness::interval_tree::{IntervalTree, Node};
+    use crate::liveness::interval_tree::IntervalTree;
     use crate::place::clock::Clock;
     use crate::place::sections::{prepare_loads, section_totals};
     use crate::place::seed::search::Span;
     use crate::place::seed::select::Regions;
     use crate::place::sweep_long::{hot_key, sweep_first, First};
+    use crate::test_problem::one_interval;
     use crate::workspace::{Placed, Section, Slot};
     use core::cmp::Reverse;
 
@@ -223,16 +223,7 @@ mod tests {
         hot: usize,
     ) -> Result<([u64; N], [u32; N]), PlanError> {
         let n = iv.len();
-        let mut nodes = [Node::default(); N];
-        let mut infos = [Info::default(); N];
-        for (v, &(lo, hi, size)) in iv.iter().enumerate() {
-            nodes[v] = Node { lo, hi, payload: v as u32, ..Node::default() };
-            infos[v] = Info { aligned: size, location: v as u32, interval_count: 1, ..Info::default() };
-        }
-        for &(v, at) in pinned {
-            infos[v].pinned = 1;
-            infos[v].address = at;
-        }
+        let (mut nodes, mut infos) = one_interval::<N>(iv, pinned);
         let tree = IntervalTree::build(&mut nodes[..n]);
         let mut ids = [0u32; N];
         build_csr(tree.nodes(), &mut ids[..n], &mut infos[..n]);
