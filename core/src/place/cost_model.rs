@@ -123,12 +123,12 @@ pub const CLASS_UNITS_PER_CLASS: u64 = 8;
 /// Work units per entry of the address-ordered scan's bound (`n_first · (pinned + n_first /
 /// 2)` entries walked) when it places a sweep's first set (`place/first_set.rs`), in the
 /// units of the class index's estimate (`class_pass`, as in [`Estimate::greedy`]). Measured
-/// 2026-12-07 with each placer forced on the first sets of 14 inputs (`dramalloc generate` `mixed`, `short`, `long-tail`, `layered` at 2 · 10^4, 10^5
-/// and 3 · 10^5 rows, seed 7 and `long-tail` seed 3; `iopddl` `Y_1`; `somas` `pangu_2.6B`;
-/// 29 sets of 108 to 44,929 buffers): the scan took 1.2–4.5 ns per entry of its bound (most
-/// 1.6–3.4; it walks dead entries too), the class index 0.6–1.4 ns per unit of its estimate
-/// (up to 3.6 on sets of a few hundred buffers, where building the index over all n
-/// candidates dominates).
+/// 2026-12-07, each placer forced on the first sets of 14 inputs (`generate` shapes at 2 ·
+/// 10^4 to 3 · 10^5 rows, `iopddl` `Y_1`, `somas` `pangu_2.6B`): on 26 sets of 108 to 44,929
+/// buffers timed with both (a 27th was cut short by the clock in both runs) the scan took
+/// 1.2–4.5 ns per entry of its bound (it walks dead entries too), the index 0.6–1.4 ns per
+/// unit (up to 3.6 on sets of a few hundred buffers, where building the index over all n
+/// candidates dominates); at 3 units the cheaper placer is chosen on 25 of the 26.
 pub const FIRST_SCAN_UNITS_PER_ENTRY: u64 = 3;
 
 /// Work units of a class-index greedy pass over `n` buffers in `classes` non-empty lifetime
