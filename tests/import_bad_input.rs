@@ -440,11 +440,7 @@ fn a_top_k_past_its_axis_is_refused() {
         output: vec![value_info("v", F32, None), value_info("i", 7, None)],
         ..graph(vec![node("tk", "TopK", &["x", "k"], &["v", "i"])], vec![ints("k", &[k])])
     };
-    assert_eq!(
-        onnx_err(top_k(5)),
-        "m.onnx: node `tk` (TopK): k 5 is more than the 4 elements of axis 1, and the file declares no static \
-         shape for output `v`"
-    );
+    assert_eq!(onnx_err(top_k(5)), "m.onnx: node `tk` (TopK): k 5 is more than the 4 elements of axis 1");
     let got = onnx(top_k(4)).unwrap();
     let sizes: Vec<(&str, u64)> = got.program.tensors.iter().map(|t| (t.name.as_str(), t.bytes)).collect();
     assert_eq!(sizes, [("x", 16), ("k", 8), ("v", 16), ("i", 32)]);

@@ -99,6 +99,17 @@ pub fn with_ints(mut n: NodeProto, name: &str, v: &[i64]) -> NodeProto {
     n
 }
 
+/// `node` with a string attribute (`Einsum`'s `equation`).
+pub fn with_string(mut n: NodeProto, name: &str, v: &str) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec()),
+        ..Default::default()
+    });
+    n
+}
+
 /// `node` with a graph attribute (`If`'s `then_branch`/`else_branch`, `Loop`'s `body`).
 pub fn with_graph(mut n: NodeProto, name: &str, g: GraphProto) -> NodeProto {
     n.attribute.push(AttributeProto {

@@ -19,8 +19,8 @@ fn window(
     auto_pad: &str,
     ceil: bool,
 ) -> R<u64> {
-    if stride == 0 || kernel == 0 {
-        return Err(format!("kernel {kernel} / stride {stride} must be positive"));
+    if stride == 0 || kernel == 0 || dilation == 0 {
+        return Err(format!("kernel {kernel}, stride {stride} and dilation {dilation} must be positive"));
     }
     let eff_k = (kernel - 1).saturating_mul(dilation).saturating_add(1);
     match auto_pad {
@@ -260,6 +260,11 @@ mod tests {
         // ceil_mode: 55 -> 27 with floor, 27 with ceil (3x3 stride 2, no pad).
         assert_eq!(window(55, 3, 2, 1, (0, 0), "NOTSET", true).unwrap(), 27);
         assert_eq!(window(56, 3, 2, 1, (0, 0), "NOTSET", false).unwrap(), 27);
+        // a dilation of 0 (a trial's Conv was sized as if its window were one element)
+        assert_eq!(
+            window(8, 3, 1, 0, (0, 0), "NOTSET", false).unwrap_err(),
+            "kernel 3, stride 1 and dilation 0 must be positive"
+        );
         assert_eq!(window(56, 3, 2, 1, (0, 0), "NOTSET", true).unwrap(), 28);
         assert_eq!(window(5, 2, 2, 1, (1, 1), "NOTSET", true).unwrap(), 3);
         assert_eq!(window(5, 3, 2, 1, (0, 0), "SAME_UPPER", false).unwrap(), 3);

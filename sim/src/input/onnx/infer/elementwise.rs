@@ -59,6 +59,19 @@ pub fn unary(n: &Node, eval: Option<fn(f64) -> f64>) -> R<Vec<Info>> {
     Ok(vec![out.with(data)])
 }
 
+/// A same-shape op along attribute `axis` (`Softmax`, `LogSoftmax`, `Hardmax`,
+/// `LpNormalization`; `default` where the node gives none): the input's shape, once the axis
+/// is in `-rank..rank`.
+///
+/// # Errors
+/// An absent input, or an axis out of range for the input's rank (a trial's `Softmax` with
+/// axis -9 on a rank-4 input was imported; onnx's checker refuses it).
+pub fn along_axis(n: &Node, default: i64) -> R<Vec<Info>> {
+    let x = n.input(0)?;
+    n.axis("axis", default, x.shape.len())?;
+    unary(n, None)
+}
+
 /// The constant-folding function of a unary op, if it has one here.
 #[must_use]
 pub fn unary_eval(op: &str) -> Option<fn(f64) -> f64> {

@@ -64,7 +64,38 @@ pub fn det(n: &Node) -> R<Vec<Info>> {
     Ok(vec![Info::new(x.dtype, x.shape[..r].to_vec())])
 }
 
-/// `Einsum(equation)`.
+/// One term of an Einsum equation: its letters in order, and the place of its ellipsis (`...`,
+/// at most one) among them.
+///
+/// # Errors
+/// A character that is neither an ASCII letter nor part of `...`, or a second ellipsis (a
+/// trial's `....->` panicked the importer before).
+fn einsum_term(term: &str, what: &str) -> R<(Vec<char>, Option<usize>)> {
+    let (mut letters, mut ellipsis, mut rest) = (Vec::new(), None, term);
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("...") {
+            if ellipsis.is_some() {
+                return Err(format!("{what} `{term}` has two ellipses (`...`)"));
+            }
+            ellipsis = Some(letters.len());
+            rest = after;
+        } else if c.is_ascii_alphabetic() {
+            letters.push(c);
+            rest = &rest[1..];
+        } else {
+            return Err(format!("{what} `{term}`: `{c}` is neither a letter nor part of an ellipsis `...`"));
+        }
+    }
+    Ok((letters, ellipsis))
+}
+
+/// `Einsum(equation)`: each operand's term names every dimension of it (its rank letters, or
+/// fewer and one `...` for the rest, broadcast across operands); the output's letters are
+/// distinct input letters.
+///
+/// # Errors
+/// A malformed term ([`einsum_term`]), a term whose letters do not match its operand's rank,
+/// a letter given two sizes (neither 1), an output letter repeated or not among the inputs'.
 pub fn einsum(n: &Node) -> R<Vec<Info>> {
     let eq: String = n
         .string("equation")
@@ -84,23 +115,27 @@ pub fn einsum(n: &Node) -> R<Vec<Info>> {
     let mut dims: BTreeMap<char, u64> = BTreeMap::new();
     let mut count: BTreeMap<char, usize> = BTreeMap::new();
     let mut ellipsis: Vec<u64> = Vec::new();
-    for (term, x) in terms.iter().zip(&inputs) {
-        let letters: Vec<char> = term.replace("...", ".").chars().collect();
-        let named = letters.iter().filter(|&&c| c != '.').count();
-        let extra = x
-            .shape
-            .len()
-            .checked_sub(named)
-            .ok_or_else(|| format!("term `{term}` has more letters than {:?} has dimensions", x.shape))?;
-        let mut at = 0;
-        for c in letters {
-            if c == '.' {
-                ellipsis = broadcast(&ellipsis, &x.shape[at..at + extra])?;
-                at += extra;
-                continue;
+    let mut any_ellipsis = false;
+    for (k, (term, x)) in terms.iter().zip(&inputs).enumerate() {
+        let (letters, at) = einsum_term(term, &format!("operand {k}'s term"))?;
+        let rank = x.shape.len();
+        let fits = if at.is_some() { letters.len() <= rank } else { letters.len() == rank };
+        if !fits {
+            return Err(format!(
+                "operand {k}'s term `{term}` names {} dimensions, its shape {:?} has {rank}",
+                letters.len(),
+                x.shape
+            ));
+        }
+        // the ellipsis stands for the dimensions the letters leave
+        let extra = rank - letters.len();
+        let mut shape = x.shape.iter().copied();
+        for (j, &c) in letters.iter().enumerate() {
+            if at == Some(j) {
+                let skipped: Vec<u64> = shape.by_ref().take(extra).collect();
+                ellipsis = broadcast(&ellipsis, &skipped)?;
             }
-            let d = x.shape[at];
-            at += 1;
+            let d = shape.next().unwrap_or(1);
             *count.entry(c).or_insert(0) += 1;
             match dims.get(&c) {
                 Some(&e) if e != d && e != 1 && d != 1 => return Err(format!("`{c}` is {e} and {d}")),
@@ -110,25 +145,35 @@ pub fn einsum(n: &Node) -> R<Vec<Info>> {
                 }
             }
         }
+        if at == Some(letters.len()) {
+            ellipsis = broadcast(&ellipsis, &shape.collect::<Vec<u64>>())?;
+        }
+        any_ellipsis |= at.is_some();
     }
     let out: String = match rhs {
         Some(r) => r,
         None => {
             let once: String = count.iter().filter(|(_, &k)| k == 1).map(|(&c, _)| c).collect();
-            if lhs.contains("...") {
+            if any_ellipsis {
                 format!("...{once}")
             } else {
                 once
             }
         }
     };
+    let (letters, at) = einsum_term(&out, "the output")?;
     let mut shape = Vec::new();
-    for c in out.replace("...", ".").chars() {
-        if c == '.' {
+    for (j, &c) in letters.iter().enumerate() {
+        if at == Some(j) {
             shape.extend_from_slice(&ellipsis);
-        } else {
-            shape.push(*dims.get(&c).ok_or_else(|| format!("output letter `{c}` is not an input letter"))?);
         }
+        if letters[..j].contains(&c) {
+            return Err(format!("output `{out}` names `{c}` twice"));
+        }
+        shape.push(*dims.get(&c).ok_or_else(|| format!("output letter `{c}` is not an input letter"))?);
+    }
+    if at == Some(letters.len()) {
+        shape.extend_from_slice(&ellipsis);
     }
     Ok(vec![Info::new(inputs[0].dtype, shape)])
 }

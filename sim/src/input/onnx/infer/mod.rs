@@ -128,6 +128,11 @@ const BROADCASTING: &[&str] = &[
 pub fn infer(op: &str, n: &Node) -> Option<R<Vec<Info>>> {
     use dtype::BOOL;
     let result = match op {
+        // (the default axis moved from 1 to -1 in opset 13)
+        "Softmax" | "LogSoftmax" | "Hardmax" => {
+            elementwise::along_axis(n, if n.opset >= 13 { -1 } else { 1 })
+        }
+        "LpNormalization" => elementwise::along_axis(n, -1),
         _ if UNARY.contains(&op) => elementwise::unary(n, elementwise::unary_eval(op)),
         _ if BROADCASTING.contains(&op) => elementwise::broadcasting(n, op),
         "IsNaN" | "IsInf" => elementwise::same_shape(n, &[Some(BOOL)]),
@@ -193,6 +198,21 @@ pub fn infer(op: &str, n: &Node) -> Option<R<Vec<Info>>> {
         _ => return None,
     };
     Some(result.and_then(|outs| declared_outputs(n, outs)))
+}
+
+/// Whether a rule's error `why` says it needs what the file does not give here (an input's
+/// value computed at run time, an input absent) rather than that the node contradicts its
+/// op: only then may a shape the file declares for an output stand in for the rule's.
+///
+/// ```
+/// use dramalloc_sim::input::onnx::infer::needs_runtime_data;
+/// assert!(needs_runtime_data("the output shape depends on the value of input 1 (`s`), which is not a constant"));
+/// assert!(needs_runtime_data("input 1 is missing"));
+/// assert!(!needs_runtime_data("inner dimensions differ: [2, 8] @ [5, 16]"));
+/// ```
+#[must_use]
+pub fn needs_runtime_data(why: &str) -> bool {
+    why.contains(node::NOT_CONSTANT) || why.contains(node::MISSING)
 }
 
 /// Rules produce every output the op can have; a node may declare fewer (trailing optional

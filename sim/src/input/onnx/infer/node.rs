@@ -78,7 +78,7 @@ impl<'a> Node<'a> {
     /// # Errors
     /// When it is absent.
     pub fn input(&self, i: usize) -> R<&'a Info> {
-        self.inputs.get(i).copied().flatten().ok_or_else(|| format!("input {i} is missing"))
+        self.inputs.get(i).copied().flatten().ok_or_else(|| format!("input {i} {MISSING}"))
     }
 
     /// Input `i` when given.
@@ -102,7 +102,7 @@ impl<'a> Node<'a> {
     pub fn value(&self, i: usize) -> R<&'a Value> {
         let name = self.proto.input.get(i).map_or("", String::as_str);
         self.input(i)?.value.as_deref().ok_or_else(|| {
-            format!("the output shape depends on the value of input {i} (`{name}`), which is not a constant")
+            format!("the output shape depends on the value of input {i} (`{name}`), {NOT_CONSTANT}")
         })
     }
 
@@ -204,6 +204,14 @@ impl<'a> Node<'a> {
         norm_axis(self.int(name, default), rank).map_err(|e| format!("attribute `{name}`: {e}"))
     }
 }
+
+/// The end of a rule's message where an input it reads is absent (left out, or nothing
+/// defines it before this node).
+pub const MISSING: &str = "is missing";
+
+/// The end of a rule's message where the output shape depends on an input's value that is
+/// computed at run time (or too large to evaluate here).
+pub const NOT_CONSTANT: &str = "which is not a constant";
 
 /// `axis` (negative counts from the end) as an index into `0..rank`.
 ///
