@@ -567,3 +567,23 @@ fn past_the_pair_limit_no_settle_is_claimed() {
     assert!(!out.stderr.contains("each settled down"), "{}", out.stderr);
     assert!(!out.stderr.contains("(padded, settled,"), "{}", out.stderr);
 }
+
+/// A capacity missed on a problem with fixed rows names the bound the plan's summary prints:
+/// the max load (12,288 bytes here), raised to the end of the highest fixed buffer (53,248),
+/// which stays where it is (a fresh-user trial, 2026-12-08: the error said the max load
+/// alone, the summary of the same plan the raised bound).
+#[test]
+fn a_missed_capacity_names_the_bound_the_summary_prints() {
+    let csv =
+        "id,lower,upper,size,alignment,offset\na,0,10,4096,,49152\nb,0,10,4096,,0\nh,0,10,4096,65536,\n";
+    let out = dramalloc_in(&["plan", "-", "-o", "-"], csv);
+    assert_eq!(out.code, ExitCode::from(0), "{}", out.stderr);
+    assert!(out.stderr.contains("HWM 69632 bytes, lower bound 53248 bytes"), "{}", out.stderr);
+    let misses = dramalloc_in(&["plan", "-", "-o", "-", "--capacity", "60000"], csv);
+    assert_eq!(misses.code, ExitCode::from(1));
+    assert_eq!(
+        misses.stderr,
+        "error: <stdin>: no plan found within --capacity 60000 bytes: the best plan found peaks at 69632 bytes (the \
+         lower bound is 53248 bytes, so a plan may exist)\n"
+    );
+}
