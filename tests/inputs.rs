@@ -135,6 +135,15 @@ fn json_non_numeric_bytes() {
         json_error(|v| v["tensors"][0]["bytes"] = json!(1.5)),
         "bad.json: tensors[0].bytes: expected a non-negative integer, found 1.5"
     );
+    // a whole number past u64 (JSON keeps it as a float): out of range, as in a CSV
+    let mut v = good();
+    v["tensors"][2]["bytes"] = json!(987_654_321u64);
+    let text = v.to_string().replace("987654321", "18446744073709551616");
+    assert_eq!(
+        parse_program(&text, "bad.json", MAX).unwrap_err().to_string(),
+        "bad.json: tensors[2].bytes: 1.8446744073709552e+19 is out of range: past u64's largest value, \
+         18446744073709551615"
+    );
 }
 
 #[test]

@@ -323,9 +323,14 @@ impl Parser<'_> {
             return Ok(n);
         }
         let negative = v.as_f64().is_some_and(|x| x < 0.0);
+        // a whole number past u64, which serde_json keeps as a float (a trial's
+        // 18446744073709551616 was "expected a non-negative integer, found 1.8446744073709552e19")
+        let past_u64 = v.as_f64().is_some_and(|x| x >= 18_446_744_073_709_551_616.0 && x.fract() == 0.0);
         let (file, at, value) = (self.file.to_owned(), Location::Json(path), show(v));
         Err(if negative {
             InputError::Negative { file, at, value }
+        } else if past_u64 {
+            InputError::OutOfRange { file, at, value }
         } else {
             InputError::NotANumber { file, at, value }
         })
