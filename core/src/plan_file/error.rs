@@ -45,7 +45,23 @@ pub enum PlanFileError {
         /// Bytes present.
         found: u64,
     },
-    /// The first 8 bytes are not [`super::MAGIC`].
+    /// The first 8 bytes are not [`super::MAGIC`]; the message shows them in hex, and as
+    /// text where they are printable.
+    ///
+    /// ```
+    /// use dramalloc_core::plan_file::PlanFileError;
+    /// let e = PlanFileError::BadMagic { found: *b"id,lower" };
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "not a plan file: it starts with 0x69 0x64 0x2c 0x6c 0x6f 0x77 0x65 0x72 \
+    ///      (as text: `id,lower`), a plan file with `DRAMPLAN`"
+    /// );
+    /// let e = PlanFileError::BadMagic { found: [0x7f, b'E', b'L', b'F', 2, 1, 1, 0] };
+    /// assert_eq!(
+    ///     e.to_string(),
+    ///     "not a plan file: it starts with 0x7f 0x45 0x4c 0x46 0x02 0x01 0x01 0x00, a plan file with `DRAMPLAN`"
+    /// );
+    /// ```
     BadMagic {
         /// The bytes found.
         found: [u8; 8],
@@ -376,7 +392,22 @@ impl fmt::Display for PlanFileError {
         use PlanFileError::*;
         match *self {
             Truncated { needed, found } => write!(f, "truncated: {needed} bytes needed, {found} present"),
-            BadMagic { found } => write!(f, "not a plan file: magic {found:02x?}"),
+            BadMagic { found } => {
+                // the bytes in hex, and as text where they are printable (a trial's CSV given
+                // to `check-plan` read "magic [69, 64, 2c, 6c, 6f, 77, 65, 72]")
+                write!(f, "not a plan file: it starts with")?;
+                for b in found {
+                    write!(f, " {b:#04x}")?;
+                }
+                if found.iter().all(|&b| b.is_ascii_graphic() || b == b' ') {
+                    f.write_str(" (as text: `")?;
+                    for &b in &found {
+                        write!(f, "{}", char::from(b))?;
+                    }
+                    f.write_str("`)")?;
+                }
+                f.write_str(", a plan file with `DRAMPLAN`")
+            }
             UnsupportedVersion { found, supported } => {
                 write!(f, "format version {found} (this reader reads version {supported})")
             }
