@@ -224,6 +224,13 @@ fn an_edit_of_any_single_field_of_a_real_plan_is_rejected() {
             }),
         ),
         (
+            "shared_base past the window (the region empty)",
+            header(offset_of!(PlanHeader, shared_base)),
+            window + 4096,
+            8,
+            Expect::Core(PlanFileError::SharedRegionOutsideWindow { base: window + 4096, bytes: 0, window }),
+        ),
+        (
             "align 0",
             header(offset_of!(PlanHeader, align)),
             0,

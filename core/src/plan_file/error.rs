@@ -240,6 +240,17 @@ pub enum PlanFileError {
         /// The region's size (`shared_bytes`).
         bytes: u64,
     },
+    /// The header's shared region `[shared_base, shared_base + shared_bytes)` ends past the
+    /// window (checked also where it is empty: a trial's `shared_base` of 2^56 + 36,864 in a
+    /// 24 GiB window, its CRC fixed up, was accepted).
+    SharedRegionOutsideWindow {
+        /// The region's start (`shared_base`).
+        base: u64,
+        /// The region's size (`shared_bytes`).
+        bytes: u64,
+        /// The header's window.
+        window: u64,
+    },
     /// The header's `shared_bytes` is not the extent of the shared records above `shared_base`.
     SharedBytesMismatch {
         /// The stored size, bytes.
@@ -371,6 +382,7 @@ impl PlanFileError {
             | AlignedMismatch { .. }
             | BadAlign { .. }
             | SharedOutsideRegion { .. }
+            | SharedRegionOutsideWindow { .. }
             | SharedBytesMismatch { .. }
             | FloorMismatch { .. }
             | CcRegionNotAtTop { .. }
@@ -509,6 +521,9 @@ impl fmt::Display for PlanFileError {
                 f,
                 "record {record}: shared tensor {tensor} at [{address}, {end}) lies outside the shared region [{base}, {base} + {bytes})"
             ),
+            SharedRegionOutsideWindow { base, bytes, window } => {
+                write!(f, "the shared region at {base} of {bytes} bytes ends past the window ({window} bytes)")
+            }
             SharedBytesMismatch { stored, computed } => {
                 write!(f, "header: shared region of {stored} bytes, the shared records use {computed}")
             }

@@ -159,14 +159,17 @@ impl PlanFile<'_> {
         Ok(())
     }
 
-    /// Every shared record outside the CC region inside `[shared_base, shared_base +
+    /// The shared region inside the window, every shared record outside the CC region inside `[shared_base, shared_base +
     /// shared_bytes)`, and `shared_bytes` the highest end of such a record minus
     /// `shared_base` (0: none). The collective buffers are shared too but live in the CC
     /// region (flagged [`FLAG_CC`], checked against their core's CC range by the records'
     /// check).
     fn check_shared_region(&self) -> Result<(), PlanFileError> {
         let h = self.header();
-        let (base, bytes) = (h.shared_base.get(), h.shared_bytes.get());
+        let (base, bytes, window) = (h.shared_base.get(), h.shared_bytes.get(), h.window.get());
+        if base.checked_add(bytes).is_none_or(|end| end > window) {
+            return Err(PlanFileError::SharedRegionOutsideWindow { base, bytes, window });
+        }
         let mut top = None;
         for (i, r) in self.records().iter().enumerate() {
             if !r.has(FLAG_SHARED) || r.has(FLAG_CC) {
