@@ -13,7 +13,7 @@ use super::{REPLAY_BLOCKS, REPLAY_CBS};
 use crate::atomic_write::same_file;
 use crate::report::banked::{write_reports, MemoryView, REPORT_NAMES};
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Named {
     Block(u64),
     Buffer(BufferType, u64),
@@ -146,6 +146,15 @@ impl Machine {
                         (n.clone(), *self.names.get(n).ok_or_else(|| format!("unknown name `{n}`"))?)
                     }
                 };
+                // a name freed (or cleared) before whose address another name holds now: its
+                // free would free that one (a fresh-user trial: `alloc a`, `free a`, `alloc b`,
+                // `free a` freed `b`, and `stats` said 0 bytes allocated)
+                if let Target::Name(n) = target {
+                    let holder = self.live.iter().find(|m| self.names.get(*m) == Some(&named));
+                    if let (false, Some(holder)) = (self.live.contains(n), holder) {
+                        return Err(format!("double free: `{n}` was freed or cleared before (its address now holds `{holder}`)"));
+                    }
+                }
                 match named {
                     Named::Block(a) => {
                         self.fl()?.free(a).map_err(e)?;

@@ -10,7 +10,7 @@
 //!
 //! | line | output |
 //! |---|---|
-//! | `alloc NAME SIZE [down]` | `NAME ADDR` or `NAME none` (out of memory) |
+//! | `alloc NAME SIZE [up\|down]` (bottom-up by default) | `NAME ADDR` or `NAME none` (out of memory) |
 //! | `at NAME ADDR SIZE` | `NAME ADDR`, `NAME none` (outside the range), or an error line (over a live block) |
 //! | `free NAME` or `free ADDR` | `free NAME`, or an error line (unknown / double free) |
 //! | `shrink SIZE`, `reset`, `clear` | the operation's name and argument, or an error line |

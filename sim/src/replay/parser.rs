@@ -163,7 +163,7 @@ fn parse_line(text: &str, mode: &mut Mode) -> Result<Option<Op>, String> {
                 2 => false,
                 3 if pos[2] == "down" => true,
                 3 if pos[2] == "up" => false,
-                _ => return Err("usage: alloc NAME SIZE [down]".into()),
+                _ => return Err("usage: alloc NAME SIZE [up|down]".into()),
             };
             Op::Alloc { name: name(pos[0])?, size: size(pos[1])?, down }
         }
