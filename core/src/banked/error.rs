@@ -93,7 +93,22 @@ impl fmt::Display for OutOfMemory {
 #[non_exhaustive]
 pub enum BankedError {
     /// A configuration value is unusable (zero size or alignment, zero banks, a reserved
-    /// region that fills the bank).
+    /// region that fills the bank); the message says which and why.
+    ///
+    /// ```
+    /// use dramalloc_core::banked::BankedError;
+    /// let e = |what, value| BankedError::InvalidConfig { what, value }.to_string();
+    /// assert_eq!(e("alignment", 0), "invalid configuration: alignment = 0: it must be positive");
+    /// assert_eq!(
+    ///     e("l1_unreserved_base", 1_499_136),
+    ///     "invalid configuration: l1_unreserved_base = 1499136: at or above l1_size, it leaves no unreserved L1"
+    /// );
+    /// assert_eq!(
+    ///     e("dram_reserved", 65_536),
+    ///     "invalid configuration: dram_reserved = 65536: the reserved region fills the bank (it must be below \
+    ///      dram_bank_size)"
+    /// );
+    /// ```
     InvalidConfig {
         /// Which parameter.
         what: &'static str,
@@ -274,7 +289,15 @@ impl fmt::Display for BankedError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Self::InvalidConfig { what, value } => {
-                write!(f, "invalid configuration: {what} = {value}")
+                // why, where the parameter says it (a trial read "invalid configuration:
+                // l1_unreserved_base = 1499136" and had to guess)
+                let why = match what {
+                    "dram_reserved" => ": the reserved region fills the bank (it must be below dram_bank_size)",
+                    "l1_unreserved_base" => ": at or above l1_size, it leaves no unreserved L1",
+                    _ if value == 0 => ": it must be positive",
+                    _ => "",
+                };
+                write!(f, "invalid configuration: {what} = {value}{why}")
             }
             Self::RangeTooLarge { offset, size, limit } => match offset.checked_add(size) {
                 None => write!(f, "invalid configuration: offset {offset} + size {size} overflows 64 bits"),
