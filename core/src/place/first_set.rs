@@ -174,30 +174,12 @@ fn place_with(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::liveness::interference::build_csr;
-    use crate::liveness::interval_tree::IntervalTree;
-    use crate::test_problem::one_interval;
+    use crate::test_problem::with_graph;
     use crate::test_rng::XorShift;
 
     const N: usize = 64;
 
     const WIDE: Regions = Regions { start: 0, general_ceiling: 1 << 40, window: 1 << 40, align: 1 };
-
-    /// Builds the problem `iv` (`(lo, hi, size)`, closed intervals; `pinned` at the given
-    /// addresses), then runs `f` on its graph and candidate records.
-    fn with_problem<R>(
-        iv: &[(u32, u32, u64)],
-        pinned: &[(usize, u64)],
-        f: impl FnOnce(&Graph<'_>, &mut [Info]) -> R,
-    ) -> R {
-        let n = iv.len();
-        let (mut nodes, mut infos) = one_interval::<N>(iv, pinned);
-        let tree = IntervalTree::build(&mut nodes[..n]);
-        let mut ids = [0u32; N];
-        build_csr(tree.nodes(), &mut ids[..n], &mut infos[..n]);
-        let graph = Graph::new(tree, &ids[..n]);
-        f(&graph, &mut infos[..n])
-    }
 
     /// The addresses (`u64::MAX` where unplaced) after placing the first set of `iv` (the
     /// candidates whose lifetime is at least `min_life`, in size-descending order) through the
@@ -209,7 +191,7 @@ mod tests {
         min_life: u32,
         regions: Regions,
     ) -> (Result<bool, PlanError>, [u64; N]) {
-        with_problem(iv, pinned, |graph, infos| {
+        with_graph::<N, _>(iv, pinned, |graph, infos| {
             let first = |lo: u32, hi: u32, _: u32| hi - lo >= min_life;
             let mut order = [0u32; N];
             let mut k = 0;
@@ -291,7 +273,7 @@ mod tests {
         let iv = [(0, 3, 64), (0, 3, 64), (1, 3, 32), (1, 2, 32), (0, 2, 16), (2, 3, 16), (0, 40, 8)];
         for scan in [true, false] {
             for cut in [0, 1] {
-                let (r, placed) = with_problem(&iv, &[(6, 1 << 20)], |graph, infos| {
+                let (r, placed) = with_graph::<N, _>(&iv, &[(6, 1 << 20)], |graph, infos| {
                     let first = |_: u32, _: u32, _: u32| scan;
                     let c = choose(graph.tree().nodes(), infos, &first, &mut [Span::default(); N]);
                     assert_eq!((c.scans(), c.held_classes), (scan, if scan { 3 } else { 1 }));
@@ -326,7 +308,7 @@ mod tests {
     fn a_clique_scans_and_spread_buffers_are_indexed() {
         // 40 buffers all live over [0, 9]: 780 pairs, one lifetime class
         let clique = [(0u32, 9u32, 64u64); 40];
-        let c = with_problem(&clique, &[], |g, infos| {
+        let c = with_graph::<N, _>(&clique, &[], |g, infos| {
             choose(g.tree().nodes(), infos, &|_, _, _| true, &mut [Span::default(); N])
         });
         assert_eq!(
@@ -341,7 +323,7 @@ mod tests {
         }
         // the pinned one long-lived: a lifetime class of its own for the index's table
         spread[0].1 = 100;
-        let c = with_problem(&spread, &[(0, 1 << 20)], |g, infos| {
+        let c = with_graph::<N, _>(&spread, &[(0, 1 << 20)], |g, infos| {
             choose(g.tree().nodes(), infos, &|_, _, _| true, &mut [Span::default(); N])
         });
         assert_eq!(
@@ -354,7 +336,7 @@ mod tests {
         for (k, x) in chain.iter_mut().enumerate() {
             *x = (k as u32, k as u32 + 1, 64);
         }
-        let c = with_problem(&chain, &[], |g, infos| {
+        let c = with_graph::<N, _>(&chain, &[], |g, infos| {
             choose(g.tree().nodes(), infos, &|_, _, _| true, &mut [Span::default(); N])
         });
         assert_eq!(c, Choice { pairs: 9, scan: 3 * 10 * 5, classes: class_pass(9, 10, 1), held_classes: 1 });

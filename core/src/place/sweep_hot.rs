@@ -199,14 +199,12 @@ fn hot_last(order: &mut [u32], loads: &[Slot], hot: usize) -> u32 {
 #[cfg(test)]
 mod tests {
     use crate::error::PlanError;
-    use crate::liveness::interference::{build_csr, Graph};
-    use crate::liveness::interval_tree::IntervalTree;
     use crate::place::clock::Clock;
     use crate::place::sections::{prepare_loads, section_totals};
     use crate::place::seed::search::Span;
     use crate::place::seed::select::Regions;
     use crate::place::sweep_long::{hot_key, sweep_first, First};
-    use crate::test_problem::one_interval;
+    use crate::test_problem::with_graph;
     use crate::workspace::{Placed, Section, Slot};
     use core::cmp::Reverse;
 
@@ -223,49 +221,46 @@ mod tests {
         hot: usize,
     ) -> Result<([u64; N], [u32; N]), PlanError> {
         let n = iv.len();
-        let (mut nodes, mut infos) = one_interval::<N>(iv, pinned);
-        let tree = IntervalTree::build(&mut nodes[..n]);
-        let mut ids = [0u32; N];
-        build_csr(tree.nodes(), &mut ids[..n], &mut infos[..n]);
-        let graph = Graph::new(tree, &ids[..n]);
-        let mut slots = [Slot::default(); N];
-        let (mut order, mut heap) = ([0u32; N], [0u32; N]);
-        let mut sections = [Section::default(); N];
-        let count = prepare_loads(
-            &infos[..n],
-            |i| (iv[i.location as usize].0, iv[i.location as usize].1),
-            0,
-            &mut slots,
-            &mut sections,
-            &mut order,
-            &mut heap,
-        )
-        .unwrap();
-        section_totals(&mut slots, &mut sections, count, &heap[..n]);
-        let mut ranked = [0u32; N];
-        let mut m = 0;
-        for v in (0..n as u32).filter(|&v| !infos[v as usize].is_pinned()) {
-            ranked[m] = v;
-            m += 1;
-        }
-        ranked[..m].sort_unstable_by_key(|&v| Reverse(hot_key(&slots, v)));
-        let first = First::Hot { loads: &slots, at_least: hot_key(&slots, ranked[hot - 1]) };
-        let (mut placed, mut occ) = ([Placed::default(); N], [Span::default(); N]);
-        let done = sweep_first(
-            &graph,
-            &mut infos[..n],
-            first,
-            &mut order[..n],
-            &mut heap[..n],
-            &mut placed[..n],
-            &mut occ[..n],
-            &mut sections,
-            None,
-            WIDE,
-            &mut Clock::none(),
-        )?;
-        assert!(done);
-        Ok((core::array::from_fn(|v| if v < n { infos[v].address } else { 0 }), ranked))
+        with_graph::<N, _>(iv, pinned, |graph, infos| {
+            let mut slots = [Slot::default(); N];
+            let (mut order, mut heap) = ([0u32; N], [0u32; N]);
+            let mut sections = [Section::default(); N];
+            let count = prepare_loads(
+                &*infos,
+                |i| (iv[i.location as usize].0, iv[i.location as usize].1),
+                0,
+                &mut slots,
+                &mut sections,
+                &mut order,
+                &mut heap,
+            )
+            .unwrap();
+            section_totals(&mut slots, &mut sections, count, &heap[..n]);
+            let mut ranked = [0u32; N];
+            let mut m = 0;
+            for v in (0..n as u32).filter(|&v| !infos[v as usize].is_pinned()) {
+                ranked[m] = v;
+                m += 1;
+            }
+            ranked[..m].sort_unstable_by_key(|&v| Reverse(hot_key(&slots, v)));
+            let first = First::Hot { loads: &slots, at_least: hot_key(&slots, ranked[hot - 1]) };
+            let (mut placed, mut occ) = ([Placed::default(); N], [Span::default(); N]);
+            let done = sweep_first(
+                graph,
+                infos,
+                first,
+                &mut order[..n],
+                &mut heap[..n],
+                &mut placed[..n],
+                &mut occ[..n],
+                &mut sections,
+                None,
+                WIDE,
+                &mut Clock::none(),
+            )?;
+            assert!(done);
+            Ok((core::array::from_fn(|v| if v < n { infos[v].address } else { 0 }), ranked))
+        })
     }
 
     /// An 8-byte buffer A at [0, 1], a 4-byte B at [1, 20], a 16-byte C at [3, 4]: the load is
