@@ -180,10 +180,7 @@ fn solve_clocked(
     // says it (a portfolio, and with per-buffer alignments any strategy, plans unbounded first,
     // where it would pass)
     if let Some(capacity) = capacity {
-        let end = |k: usize| {
-            let size = problem.row(k).size.checked_next_multiple_of(align.max(1)).unwrap_or(u64::MAX);
-            problem.fixed(k).map(|at| at.saturating_add(size))
-        };
+        let end = |k: usize| fixed_end(problem, k, align);
         if let Some(k) = (0..problem.len()).find(|&k| end(k).is_some_and(|e| e > capacity)) {
             let (location, end) = (k as u32, end(k).unwrap_or(u64::MAX));
             return Err(name(PlanError::OutsideWindow { location, end, window: capacity }));
@@ -573,16 +570,15 @@ pub(crate) fn core_buffers(problem: &Problem, own: bool) -> impl ExactSizeIterat
     })
 }
 
-/// The highest end of a fixed buffer of `problem` (its offset plus its size rounded up to
-/// `align`, saturating), bytes; 0 with none. Every plan's peak is at least this: fixed
-/// buffers stay where they are.
+/// The end of buffer `k` of `problem` where it is fixed: its offset plus its size rounded up
+/// to `align`, saturating at `u64::MAX` (bytes); `None` for a free buffer.
+fn fixed_end(problem: &Problem, k: usize, align: u64) -> Option<u64> {
+    let size = problem.row(k).size.checked_next_multiple_of(align.max(1)).unwrap_or(u64::MAX);
+    problem.fixed(k).map(|at| at.saturating_add(size))
+}
+
+/// The highest [`fixed_end`] of `problem`, bytes; 0 with no fixed buffer. Every plan's peak is
+/// at least this: fixed buffers stay where they are.
 fn fixed_top(problem: &Problem, align: u64) -> u64 {
-    (0..problem.len())
-        .filter_map(|k| {
-            let a = u128::from(align.max(1));
-            let size = u128::from(problem.row(k).size).div_ceil(a) * a;
-            problem.fixed(k).map(|at| u64::try_from(u128::from(at) + size).unwrap_or(u64::MAX))
-        })
-        .max()
-        .unwrap_or(0)
+    (0..problem.len()).filter_map(|k| fixed_end(problem, k, align)).max().unwrap_or(0)
 }
